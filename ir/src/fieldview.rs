@@ -1,0 +1,492 @@
+//! The typed fieldview IR: what the macro's checker produces from a `#[field_operator]`,
+//! `#[scan_operator]` or `#[program]`.
+//!
+//! Semantics are GT4Py's (`shared/reference/GT4PY_FIELDVIEW.md` §1): an expression of field type
+//! is a function from points of its domain to values; operators between fields of different
+//! dimensions broadcast to the union of the dimensions in canonical order. Every node carries its
+//! type, so consumers never re-infer anything.
+
+use serde::{Deserialize, Serialize};
+
+use crate::types::{CmpOp, DimInfo, OffsetInfo, ScalarType, Type};
+
+/// A typed expression.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub ty: Type,
+    pub kind: ExprKind,
+}
+
+/// A literal value. Floats are kept as bit patterns so NaN and infinities survive serialisation.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    Bool(bool),
+    Int(i64),
+    /// `f64::to_bits` of the value (an `f32` literal is stored widened).
+    Float(u64),
+}
+
+impl Literal {
+    pub fn float(value: f64) -> Literal {
+        Literal::Float(value.to_bits())
+    }
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Literal::Bool(b) => b as i64 as f64,
+            Literal::Int(i) => i as f64,
+            Literal::Float(bits) => f64::from_bits(bits),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `!x`: logical not on bool, bitwise not on integers.
+    Not,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// Rust's `%`: truncated remainder on integers, `fmod` on floats.
+    Rem,
+    /// `&`: logical and on bool, bitwise and on integers.
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+}
+
+/// Elementwise math builtins, spelled as Rust's own methods (`x.sqrt()`, `a.max(b)`, …).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFun {
+    Abs,
+    Sqrt,
+    Cbrt,
+    Exp,
+    /// Natural logarithm (`x.ln()`).
+    Ln,
+    Log10,
+    Log2,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// The gamma function (`gamma(x)`).
+    Gamma,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    /// Predicates returning bool.
+    IsNan,
+    IsFinite,
+    IsInfinite,
+    /// Binary: `a.min(b)`, `a.max(b)` (GT4Py `minimum`/`maximum`).
+    Min,
+    Max,
+    /// `a.powf(b)` (floats), `a.powi(n)` (float base, i32 exponent), `a.pow(n)` (integer base).
+    Powf,
+    Powi,
+    /// Euclidean division and remainder (`a.div_euclid(b)`, `a.rem_euclid(b)`): floor semantics,
+    /// as Python's `//` and `%` for positive divisors.
+    DivEuclid,
+    RemEuclid,
+    /// `a.atan2(b)`
+    Atan2,
+    /// `a.hypot(b)`
+    Hypot,
+}
+
+impl MathFun {
+    pub fn arity(self) -> usize {
+        use MathFun::*;
+        match self {
+            Min | Max | Powf | Powi | DivEuclid | RemEuclid | Atan2 | Hypot => 2,
+            _ => 1,
+        }
+    }
+    /// True for functions that return bool whatever their argument.
+    pub fn is_predicate(self) -> bool {
+        matches!(
+            self,
+            MathFun::IsNan | MathFun::IsFinite | MathFun::IsInfinite
+        )
+    }
+    /// True for functions defined on floats only.
+    pub fn float_only(self) -> bool {
+        use MathFun::*;
+        !matches!(self, Abs | Min | Max | DivEuclid | RemEuclid | Powi)
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// `neighbor_sum`: starts from 0.
+    Sum,
+    /// `max_over`: starts from the lowest finite value of the dtype.
+    Max,
+    /// `min_over`: starts from the highest finite value of the dtype.
+    Min,
+}
+
+/// A condition on point indices for `concat_where`, e.g. `(K > 0) & (K < nlev - 1)`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum DomainCond {
+    /// `index(dim) op value`; `value` is a scalar integer expression.
+    Cmp {
+        dim: String,
+        op: CmpOp,
+        value: Box<Expr>,
+    },
+    And(Box<DomainCond>, Box<DomainCond>),
+    Or(Box<DomainCond>, Box<DomainCond>),
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// Parameter `n` of the enclosing operator or program.
+    Param(u32),
+    /// A `let`-bound value, numbered uniquely within the enclosing operator.
+    Var(u32),
+    /// `let var = value; body`
+    Let {
+        var: u32,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
+    Literal(Literal),
+    /// `arg.at(dim + offset)`: `result[i] = arg[i + offset]` along `dim`.
+    CartesianShift {
+        arg: Box<Expr>,
+        dim: String,
+        offset: i64,
+    },
+    /// `arg.at(dim + off)` with `off` an integer field or scalar (GT4Py `as_offset`).
+    DynamicShift {
+        arg: Box<Expr>,
+        dim: String,
+        offset: Box<Expr>,
+    },
+    /// `arg.at(O)` (slot `None`: adds the local dimension `O`) or `arg.at(O[slot])`.
+    /// The argument lives on `O.to`; the result on `O.from`.
+    NeighborShift {
+        arg: Box<Expr>,
+        offset: String,
+        slot: Option<u32>,
+    },
+    /// `arg[O(slot)]`: picks one slot of the local dimension `local`.
+    LocalIndex {
+        arg: Box<Expr>,
+        local: String,
+        slot: u32,
+    },
+    Unary {
+        op: UnaryOp,
+        arg: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Compare {
+        op: CmpOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Math {
+        fun: MathFun,
+        args: Vec<Expr>,
+    },
+    /// `x as T`
+    Cast {
+        arg: Box<Expr>,
+        to: ScalarType,
+    },
+    /// `select(cond, a, b)`: elementwise, `cond` a bool field or scalar; tuples map elementwise.
+    Select {
+        cond: Box<Expr>,
+        if_true: Box<Expr>,
+        if_false: Box<Expr>,
+    },
+    /// `if cond { a } else { b }` with a scalar bool condition: only one branch is evaluated.
+    IfElse {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+    /// `neighbor_sum(arg, O)`, `max_over`, `min_over`: removes the local dimension `local`,
+    /// skipping slots whose connectivity entry is -1.
+    Reduce {
+        op: ReduceOp,
+        local: String,
+        arg: Box<Expr>,
+    },
+    /// `broadcast(arg, (D1, D2, …))`
+    Broadcast {
+        arg: Box<Expr>,
+        dims: Vec<String>,
+    },
+    /// `concat_where(cond, a, b)`: `a` where the point's indices satisfy `cond`, else `b`.
+    ConcatWhere {
+        cond: DomainCond,
+        if_true: Box<Expr>,
+        if_false: Box<Expr>,
+    },
+    Tuple(Vec<Expr>),
+    TupleGet {
+        arg: Box<Expr>,
+        index: u32,
+    },
+    /// A call of another field or scan operator, by its [`Operator::key`]. For a scan
+    /// operator `args` are the values for its parameters after the carry.
+    Call {
+        callee: String,
+        args: Vec<Expr>,
+    },
+}
+
+impl Expr {
+    pub fn new(ty: Type, kind: ExprKind) -> Expr {
+        Expr { ty, kind }
+    }
+
+    /// Calls `f` on every direct sub-expression (not on domain-condition values).
+    pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        use ExprKind::*;
+        match &self.kind {
+            Param(_) | Var(_) | Literal(_) => {}
+            Let { value, body, .. } => {
+                f(value);
+                f(body)
+            }
+            CartesianShift { arg, .. }
+            | NeighborShift { arg, .. }
+            | LocalIndex { arg, .. }
+            | Unary { arg, .. }
+            | Cast { arg, .. }
+            | Reduce { arg, .. }
+            | Broadcast { arg, .. }
+            | TupleGet { arg, .. } => f(arg),
+            DynamicShift { arg, offset, .. } => {
+                f(arg);
+                f(offset)
+            }
+            Binary { lhs, rhs, .. } | Compare { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs)
+            }
+            Math { args, .. } | Tuple(args) | Call { args, .. } => args.iter().for_each(f),
+            Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                f(cond);
+                f(if_true);
+                f(if_false)
+            }
+            IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                f(cond);
+                f(then);
+                f(otherwise)
+            }
+            ConcatWhere {
+                if_true, if_false, ..
+            } => {
+                f(if_true);
+                f(if_false)
+            }
+        }
+    }
+
+    /// Visits this expression and all sub-expressions, parents first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        self.for_each_child(|c| c.walk(f));
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum OperatorKind {
+    Field,
+    /// A scan: `params[0]` is the carry, whose type equals the return type and `init`'s type;
+    /// the other parameters are per-level scalars. The body is a scalar expression.
+    Scan {
+        axis: String,
+        forward: bool,
+        init: Expr,
+    },
+}
+
+/// A checked field or scan operator.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Operator {
+    /// Unique across crates: the name plus a hash of where and what it is.
+    pub key: String,
+    pub name: String,
+    pub params: Vec<Param>,
+    pub ret: Type,
+    pub body: Expr,
+    pub kind: OperatorKind,
+}
+
+/// Everything an operator needs to be understood without its source: itself, every operator
+/// it calls (transitively) and every dimension and offset they mention. This is what an
+/// operator's hidden definition macro hands to whoever calls it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+pub struct Bundle {
+    pub operators: Vec<Operator>,
+    pub dims: Vec<DimInfo>,
+    pub offsets: Vec<OffsetInfo>,
+}
+
+impl Bundle {
+    pub fn operator(&self, key: &str) -> Option<&Operator> {
+        self.operators.iter().find(|o| o.key == key)
+    }
+    pub fn dim(&self, name: &str) -> Option<&DimInfo> {
+        self.dims.iter().find(|d| d.name == name)
+    }
+    pub fn offset(&self, name: &str) -> Option<&OffsetInfo> {
+        self.offsets.iter().find(|o| o.name == name)
+    }
+    /// Adds what `other` has and `self` lacks (keys and names are identities).
+    pub fn merge(&mut self, other: &Bundle) {
+        for o in &other.operators {
+            if self.operator(&o.key).is_none() {
+                self.operators.push(o.clone());
+            }
+        }
+        for d in &other.dims {
+            if self.dim(&d.name).is_none() {
+                self.dims.push(d.clone());
+            }
+        }
+        for o in &other.offsets {
+            if self.offset(&o.name).is_none() {
+                self.offsets.push(o.clone());
+            }
+        }
+    }
+}
+
+/// How a program parameter is used.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Read only (`&Field` or a scalar).
+    In,
+    /// Written by a call and never read (`&mut Field`).
+    Out,
+    /// Read by some call and written by some call (`&mut Field`).
+    InOut,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ProgramParam {
+    pub name: String,
+    pub ty: Type,
+    pub role: Role,
+    /// Declared `#[static_arg]`: a scalar that `compile()` may specialise on.
+    pub is_static: bool,
+}
+
+/// `start..end` along `dim`; both are scalar integer expressions over program parameters.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct DomainRange {
+    pub dim: String,
+    pub start: Expr,
+    pub end: Expr,
+}
+
+/// Where a program call writes its result.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Target {
+    /// Program parameter `param` (a field), over `domain`. Dimensions of the field that the
+    /// domain does not list take the field's whole range; an empty domain is the whole field.
+    Field {
+        param: u32,
+        domain: Vec<DomainRange>,
+    },
+    /// A tuple result, element by element (each element with its own domain).
+    Tuple(Vec<Target>),
+}
+
+/// One statement of a program: `value.write_to(target)`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ProgramCall {
+    /// Evaluated in program scope (`Param` refers to program parameters); usually a `Call`.
+    pub value: Expr,
+    pub target: Target,
+}
+
+/// A checked program, with everything it calls.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Program {
+    pub name: String,
+    pub params: Vec<ProgramParam>,
+    pub calls: Vec<ProgramCall>,
+    pub bundle: Bundle,
+}
+
+impl Program {
+    /// Offsets whose connectivity the program needs at run time (shifted through or reduced
+    /// over), in the order of `bundle.offsets`.
+    pub fn used_offsets(&self) -> Vec<&OffsetInfo> {
+        let mut used = std::collections::BTreeSet::new();
+        let mut visit = |e: &Expr| match &e.kind {
+            ExprKind::NeighborShift { offset, .. } => {
+                used.insert(offset.clone());
+            }
+            ExprKind::Reduce { local, .. } => {
+                used.insert(local.clone());
+            }
+            _ => {}
+        };
+        for c in &self.calls {
+            c.value.walk(&mut visit);
+        }
+        for op in &self.bundle.operators {
+            op.body.walk(&mut visit);
+        }
+        self.bundle
+            .offsets
+            .iter()
+            .filter(|o| used.contains(&o.name))
+            .collect()
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self)
+            .expect("the IR serialises: it holds no maps with non-string keys")
+    }
+
+    pub fn from_json(json: &str) -> Result<Program, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+}

@@ -1,0 +1,187 @@
+//! Dimensions, offsets, dtypes and expression types.
+
+use serde::{Deserialize, Serialize};
+
+/// What a dimension indexes. The declaration order is the canonical order of dimensions in a
+/// field type: horizontal, then local, then vertical (GT4Py's rule), then by name.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DimKind {
+    Horizontal,
+    Local,
+    Vertical,
+}
+
+/// A declared dimension. Within one program every dimension name is unique.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DimInfo {
+    pub name: String,
+    pub kind: DimKind,
+}
+
+/// A declared neighbour offset, e.g. `E2C2V: Edge => Vertex [4]`. The offset is also the local
+/// dimension (same name) that indexes the `count` neighbours of each `from` point.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OffsetInfo {
+    pub name: String,
+    /// Dimension of the points that own the neighbour list (the result of a shift).
+    pub from: String,
+    /// Dimension of the neighbours (the field that is read).
+    pub to: String,
+    pub count: u32,
+}
+
+/// Element types of fields and scalars.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    Bool,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+impl ScalarType {
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::F32 | ScalarType::F64)
+    }
+    pub fn is_int(self) -> bool {
+        matches!(self, ScalarType::I32 | ScalarType::I64)
+    }
+    pub fn is_arithmetic(self) -> bool {
+        self.is_float() || self.is_int()
+    }
+    /// The Rust spelling (`f64`, `i32`, `bool`, …).
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "i32",
+            ScalarType::I64 => "i64",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+        }
+    }
+    pub fn from_rust_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "bool" => ScalarType::Bool,
+            "i32" => ScalarType::I32,
+            "i64" => ScalarType::I64,
+            "f32" => ScalarType::F32,
+            "f64" => ScalarType::F64,
+            _ => return None,
+        })
+    }
+}
+
+/// The type of a fieldview expression.
+///
+/// `Field { dims: [] }` is a 0-d field, distinct from `Scalar`. `dims` are dimension names in
+/// canonical order (see [`DimKind`]).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Scalar(ScalarType),
+    Field {
+        dims: Vec<String>,
+        dtype: ScalarType,
+    },
+    Tuple(Vec<Type>),
+}
+
+impl Type {
+    pub fn field(dims: &[&str], dtype: ScalarType) -> Type {
+        Type::Field {
+            dims: dims.iter().map(|d| d.to_string()).collect(),
+            dtype,
+        }
+    }
+    /// The element type of a scalar or field; `None` for tuples.
+    pub fn dtype(&self) -> Option<ScalarType> {
+        match self {
+            Type::Scalar(t) | Type::Field { dtype: t, .. } => Some(*t),
+            Type::Tuple(_) => None,
+        }
+    }
+    /// The dimensions of a field (empty for scalars); `None` for tuples.
+    pub fn dims(&self) -> Option<&[String]> {
+        match self {
+            Type::Scalar(_) => Some(&[]),
+            Type::Field { dims, .. } => Some(dims),
+            Type::Tuple(_) => None,
+        }
+    }
+    pub fn is_field(&self) -> bool {
+        matches!(self, Type::Field { .. })
+    }
+}
+
+impl std::fmt::Display for Type {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Type::Scalar(t) => write!(f, "{}", t.rust_name()),
+            Type::Field { dims, dtype } => {
+                write!(f, "Field<({}), {}>", dims.join(", "), dtype.rust_name())
+            }
+            Type::Tuple(items) => {
+                write!(f, "(")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+/// Comparison operators, used both in expressions and in `concat_where` domain conditions.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Orders `dims` canonically: by kind (horizontal, local, vertical), then by name.
+/// Returns `None` if a dimension is unknown to `infos`.
+pub fn canonical_order(dims: &[String], infos: &[DimInfo]) -> Option<Vec<String>> {
+    let mut keyed = Vec::with_capacity(dims.len());
+    for d in dims {
+        let info = infos.iter().find(|i| &i.name == d)?;
+        keyed.push((info.kind, d.clone()));
+    }
+    keyed.sort();
+    keyed.dedup();
+    Some(keyed.into_iter().map(|(_, d)| d).collect())
+}
+
+/// The dimensions of the result of combining fields of dimensions `a` and `b`: their union in
+/// canonical order. `Err` names the two local dimensions when both have a different one (a field
+/// holds at most one local dimension).
+pub fn promote_dims(a: &[String], b: &[String], infos: &[DimInfo]) -> Result<Vec<String>, String> {
+    let mut all: Vec<String> = a.to_vec();
+    for d in b {
+        if !all.contains(d) {
+            all.push(d.clone());
+        }
+    }
+    let ordered = canonical_order(&all, infos).ok_or_else(|| "unknown dimension".to_string())?;
+    let locals: Vec<&String> = ordered
+        .iter()
+        .filter(|d| {
+            infos
+                .iter()
+                .any(|i| &i.name == *d && i.kind == DimKind::Local)
+        })
+        .collect();
+    if locals.len() > 1 {
+        return Err(format!(
+            "a field holds at most one local dimension, but this combines `{}` and `{}`",
+            locals[0], locals[1]
+        ));
+    }
+    Ok(ordered)
+}

@@ -1,0 +1,5 @@
+//! Emitters: Rust tokens generated from the checked IR.
+
+pub mod cpu;
+pub mod operator;
+pub mod program;

@@ -1,0 +1,168 @@
+//! What a `#[program]` expands to: a module named after it with
+//!
+//! * `Args`: one public field per parameter, typed exactly as the user wrote it;
+//! * `compile(&Options) -> Result<Compiled, Error>`: resolves the backend and binds the
+//!   connectivities the program needs (checked once, here);
+//! * `Compiled::call(&self, Args) -> Result<(), Error>`: validates cheaply and runs;
+//! * `ir()` and `signature()`: the program as data.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{FnArg, ItemFn, Lifetime, Pat, Type};
+
+use gt4rs_ir::fieldview::{Program, Role};
+
+use crate::codegen::cpu;
+
+/// The spelling of the `Args` type inside generated code (`Args<'_>` or `Args`).
+pub struct ArgsInfo {
+    pub ty: TokenStream,
+}
+
+pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
+    let vis = &func.vis;
+    let name = &func.sig.ident;
+    let name_str = name.to_string();
+    let lifetime = Lifetime::new("'a", proc_macro2::Span::call_site());
+    let mut has_refs = false;
+    let mut fields = Vec::new();
+    for input in &func.sig.inputs {
+        let FnArg::Typed(pt) = input else { continue };
+        let Pat::Ident(ident) = &*pt.pat else {
+            continue;
+        };
+        let ident = &ident.ident;
+        let mut ty = (*pt.ty).clone();
+        if let Type::Reference(r) = &mut ty {
+            r.lifetime = Some(lifetime.clone());
+            has_refs = true;
+        }
+        let doc = param_doc(program, &ident.to_string());
+        fields.push(quote!(#[doc = #doc] pub #ident: #ty));
+    }
+    let (args_decl, args_ty) = if has_refs {
+        (quote!(Args<'a>), quote!(Args<'_>))
+    } else {
+        (quote!(Args), quote!(Args))
+    };
+    let embedded_args = program.params.iter().map(|p| {
+        let ident = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
+        match (&p.ty, p.role) {
+            (gt4rs_ir::Type::Field { .. }, Role::In) => {
+                quote!(::gt4rs::__private::embedded::Arg::field(&*args.#ident))
+            }
+            (gt4rs_ir::Type::Field { .. }, _) => {
+                quote!(::gt4rs::__private::embedded::Arg::field_mut(&mut *args.#ident))
+            }
+            _ => quote!(::gt4rs::__private::embedded::Arg::scalar(args.#ident)),
+        }
+    });
+    let ir_json = program.to_json();
+    let cpu_impl = cpu::emit(
+        program,
+        &ArgsInfo {
+            ty: args_ty.clone(),
+        },
+    );
+    let mod_doc =
+        format!("The gt4rs program `{name_str}`: see [`compile`] and [`Compiled::call`].");
+    let args_mut = if program
+        .params
+        .iter()
+        .any(|p| p.role != Role::In && p.ty.is_field())
+    {
+        quote!(mut)
+    } else {
+        quote!()
+    };
+    quote! {
+        #[doc = #mod_doc]
+        #[allow(non_snake_case, unused_imports, clippy::all)]
+        #vis mod #name {
+            use super::*;
+
+            /// The program's name.
+            pub const NAME: &str = #name_str;
+
+            /// The checked program IR, serialised.
+            pub const IR_JSON: &str = #ir_json;
+
+            /// The checked program IR.
+            pub fn ir() -> &'static ::gt4rs::__private::ir::fieldview::Program {
+                static IR: ::gt4rs::__private::OnceLock<::gt4rs::__private::ir::fieldview::Program> =
+                    ::gt4rs::__private::OnceLock::new();
+                IR.get_or_init(|| {
+                    ::gt4rs::__private::ir::fieldview::Program::from_json(IR_JSON)
+                        .expect("the macro serialised this IR itself")
+                })
+            }
+
+            /// Parameter names, dimensions, dtypes and roles.
+            pub fn signature() -> ::gt4rs::Signature {
+                ::gt4rs::Signature::of(ir())
+            }
+
+            /// The arguments of one call.
+            pub struct #args_decl {
+                #( #fields, )*
+            }
+
+            /// A program compiled for one backend, with its connectivities bound.
+            pub struct Compiled {
+                backend: ::gt4rs::__private::Resolved,
+                cpu: ::gt4rs::CpuOptions,
+                connectivities: ::std::vec::Vec<::std::sync::Arc<::gt4rs::ConnectivityTable>>,
+            }
+
+            /// Resolves the backend and binds the connectivities from `options`.
+            pub fn compile(options: &::gt4rs::Options) -> ::core::result::Result<Compiled, ::gt4rs::Error> {
+                let backend = ::gt4rs::__private::resolve_backend(options.backend, NAME)?;
+                let connectivities = options.connectivities.bind(ir())?;
+                Ok(Compiled { backend, cpu: options.cpu, connectivities })
+            }
+
+            impl Compiled {
+                /// Runs the program. Points of the outputs outside each call's domain are left
+                /// untouched.
+                pub fn call(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    match self.backend {
+                        ::gt4rs::__private::Resolved::Embedded => self.run_embedded(args),
+                        ::gt4rs::__private::Resolved::Cpu => self.run_cpu(args),
+                    }
+                }
+
+                /// The backend this program runs on.
+                pub fn backend(&self) -> ::gt4rs::Backend {
+                    match self.backend {
+                        ::gt4rs::__private::Resolved::Embedded => ::gt4rs::Backend::Embedded,
+                        ::gt4rs::__private::Resolved::Cpu => ::gt4rs::Backend::Cpu,
+                    }
+                }
+
+                fn run_embedded(&self, #args_mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    let mut dyn_args = [ #( #embedded_args, )* ];
+                    let tables: ::std::vec::Vec<&::gt4rs::ConnectivityTable> =
+                        self.connectivities.iter().map(|t| &**t).collect();
+                    ::gt4rs::__private::embedded::run_program(ir(), &mut dyn_args, &tables)
+                }
+            }
+
+            #cpu_impl
+        }
+    }
+}
+
+fn param_doc(program: &Program, name: &str) -> String {
+    match program.params.iter().find(|p| p.name == name) {
+        Some(p) => {
+            let role = match p.role {
+                Role::In => "input",
+                Role::Out => "output",
+                Role::InOut => "input and output",
+            };
+            let stat = if p.is_static { ", static" } else { "" };
+            format!("`{}`: {} ({}{})", p.name, p.ty, role, stat)
+        }
+        None => format!("`{name}`"),
+    }
+}

@@ -1,0 +1,161 @@
+//! `dimensions!` and `offsets!`: marker types plus their definition macros.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{bracketed, Ident, LitInt, Path, Token, Visibility};
+
+use gt4rs_ir::{DimInfo, DimKind, OffsetInfo};
+
+use crate::collect::{definition_macro, item_key, Def};
+
+struct DimGroup {
+    vis: Visibility,
+    names: Vec<Ident>,
+    kind: DimKind,
+}
+
+impl Parse for DimGroup {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let vis: Visibility = input.parse()?;
+        let names = Punctuated::<Ident, Token![,]>::parse_separated_nonempty(input)?;
+        input.parse::<Token![:]>()?;
+        let kind_ident: Ident = input.parse()?;
+        let kind = match kind_ident.to_string().as_str() {
+            "horizontal" => DimKind::Horizontal,
+            "vertical" => DimKind::Vertical,
+            "local" => DimKind::Local,
+            other => {
+                return Err(syn::Error::new(
+                    kind_ident.span(),
+                    format!("unknown dimension kind `{other}`: expected `horizontal`, `vertical` or `local`"),
+                ))
+            }
+        };
+        Ok(DimGroup {
+            vis,
+            names: names.into_iter().collect(),
+            kind,
+        })
+    }
+}
+
+/// `dimensions! { pub Cell, Edge: horizontal; pub K: vertical; }`
+pub fn dimensions(input: TokenStream) -> TokenStream {
+    let groups = match Parser::parse2(Punctuated::<DimGroup, Token![;]>::parse_terminated, input) {
+        Ok(g) => g,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut out = TokenStream::new();
+    for group in groups {
+        for name in &group.names {
+            let info = DimInfo {
+                name: name.to_string(),
+                kind: group.kind,
+            };
+            out.extend(marker_type(&group.vis, name, group.kind));
+            let key = item_key(name, &quote!(dimension #name));
+            out.extend(definition_macro(&group.vis, name, &key, &Def::Dim(info)));
+        }
+    }
+    out
+}
+
+struct OffsetDecl {
+    vis: Visibility,
+    name: Ident,
+    from: Path,
+    to: Path,
+    count: LitInt,
+}
+
+impl Parse for OffsetDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let vis = input.parse()?;
+        let name = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let from = input.parse()?;
+        input.parse::<Token![=>]>()?;
+        let to = input.parse()?;
+        let content;
+        bracketed!(content in input);
+        let count = content.parse()?;
+        Ok(OffsetDecl {
+            vis,
+            name,
+            from,
+            to,
+            count,
+        })
+    }
+}
+
+/// `offsets! { pub E2C2V: Edge => Vertex [4]; }`
+pub fn offsets(input: TokenStream) -> TokenStream {
+    let decls = match Parser::parse2(Punctuated::<OffsetDecl, Token![;]>::parse_terminated, input) {
+        Ok(d) => d,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut out = TokenStream::new();
+    for OffsetDecl {
+        vis,
+        name,
+        from,
+        to,
+        count,
+    } in decls
+    {
+        let n: u32 = match count.base10_parse() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                return syn::Error::new(
+                    count.span(),
+                    "the neighbour count must be a positive integer",
+                )
+                .to_compile_error()
+            }
+        };
+        let last = |p: &Path| {
+            p.segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default()
+        };
+        let info = OffsetInfo {
+            name: name.to_string(),
+            from: last(&from),
+            to: last(&to),
+            count: n,
+        };
+        out.extend(marker_type(&vis, &name, DimKind::Local));
+        let count_usize = n as usize;
+        out.extend(quote! {
+            impl ::gt4rs::Offset for #name {
+                type From = #from;
+                type To = #to;
+                const COUNT: usize = #count_usize;
+            }
+        });
+        let key = item_key(&name, &quote!(offset #name));
+        out.extend(definition_macro(&vis, &name, &key, &Def::Offset(info)));
+    }
+    out
+}
+
+fn marker_type(vis: &Visibility, name: &Ident, kind: DimKind) -> TokenStream {
+    let name_str = name.to_string();
+    let kind = match kind {
+        DimKind::Horizontal => quote!(Horizontal),
+        DimKind::Vertical => quote!(Vertical),
+        DimKind::Local => quote!(Local),
+    };
+    quote! {
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #vis struct #name;
+        impl ::gt4rs::Dimension for #name {
+            const NAME: &'static str = #name_str;
+            const KIND: ::gt4rs::DimKind = ::gt4rs::DimKind::#kind;
+        }
+    }
+}

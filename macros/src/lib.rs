@@ -1,0 +1,53 @@
+//! Proc macros of gt4rs. Entry points only dispatch; the work is in ordinary functions over
+//! `proc_macro2::TokenStream` (unit-tested without a compiler run).
+//!
+//! Cross-item visibility: every dimension, offset and operator also emits a hidden
+//! `macro_rules!` definition macro under the item's own name (macro namespace), which hands
+//! the item's checked IR to `__collect!`. An operator or program that mentions other items
+//! expands by chained calls of their definition macros, resolved by the same paths the user
+//! wrote (see `collect.rs`).
+
+mod codegen;
+mod collect;
+mod entities;
+mod frontend;
+
+use proc_macro::TokenStream;
+
+/// `#[field_operator]`: a pure function over fields, fused into its callers.
+#[proc_macro_attribute]
+pub fn field_operator(attr: TokenStream, item: TokenStream) -> TokenStream {
+    collect::start(collect::ItemKind::FieldOperator, attr.into(), item.into()).into()
+}
+
+/// `#[scan_operator(axis = K, forward = true, init = …)]`: a carry along a vertical dimension.
+#[proc_macro_attribute]
+pub fn scan_operator(attr: TokenStream, item: TokenStream) -> TokenStream {
+    collect::start(collect::ItemKind::ScanOperator, attr.into(), item.into()).into()
+}
+
+/// `#[program]`: calls of operators written to output fields over domains; generates a module
+/// with `Args`, `compile` and `Compiled::call`.
+#[proc_macro_attribute]
+pub fn program(attr: TokenStream, item: TokenStream) -> TokenStream {
+    collect::start(collect::ItemKind::Program, attr.into(), item.into()).into()
+}
+
+/// `dimensions! { pub Cell, Edge: horizontal; pub K: vertical; }`
+#[proc_macro]
+pub fn dimensions(input: TokenStream) -> TokenStream {
+    entities::dimensions(input.into()).into()
+}
+
+/// `offsets! { pub E2C: Edge => Cell [2]; }`
+#[proc_macro]
+pub fn offsets(input: TokenStream) -> TokenStream {
+    entities::offsets(input.into()).into()
+}
+
+/// Continuation of the chained expansion (generated code only).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __collect(input: TokenStream) -> TokenStream {
+    collect::resume(input.into()).into()
+}

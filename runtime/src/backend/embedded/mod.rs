@@ -1,0 +1,129 @@
+//! The embedded backend: the semantic reference.
+//!
+//! It interprets the typed fieldview IR directly, one operation at a time over whole fields
+//! (ndarray), with GT4Py's domain semantics, and shares no code with the fused lowering. The
+//! fused backends are tested against it.
+
+use gt4rs_ir::fieldview::Program;
+use ndarray::{ArrayViewD, ArrayViewMutD};
+
+use crate::connectivity::ConnectivityTable;
+use crate::dims::Dims;
+use crate::error::Error;
+use crate::field::{Field, Scalar};
+
+/// A scalar argument value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarValue {
+    Bool(bool),
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+}
+
+/// Conversion of Rust scalars into [`ScalarValue`].
+pub trait IntoScalarValue: Scalar {
+    fn into_value(self) -> ScalarValue;
+}
+impl IntoScalarValue for bool {
+    fn into_value(self) -> ScalarValue {
+        ScalarValue::Bool(self)
+    }
+}
+impl IntoScalarValue for i32 {
+    fn into_value(self) -> ScalarValue {
+        ScalarValue::I32(self)
+    }
+}
+impl IntoScalarValue for i64 {
+    fn into_value(self) -> ScalarValue {
+        ScalarValue::I64(self)
+    }
+}
+impl IntoScalarValue for f32 {
+    fn into_value(self) -> ScalarValue {
+        ScalarValue::F32(self)
+    }
+}
+impl IntoScalarValue for f64 {
+    fn into_value(self) -> ScalarValue {
+        ScalarValue::F64(self)
+    }
+}
+
+/// A read-only field argument: its data and the index of its first element per dimension.
+pub enum FieldView<'a> {
+    Bool(ArrayViewD<'a, bool>, &'a [i64]),
+    I32(ArrayViewD<'a, i32>, &'a [i64]),
+    I64(ArrayViewD<'a, i64>, &'a [i64]),
+    F32(ArrayViewD<'a, f32>, &'a [i64]),
+    F64(ArrayViewD<'a, f64>, &'a [i64]),
+}
+
+/// A writable field argument.
+pub enum FieldViewMut<'a> {
+    Bool(ArrayViewMutD<'a, bool>, &'a [i64]),
+    I32(ArrayViewMutD<'a, i32>, &'a [i64]),
+    I64(ArrayViewMutD<'a, i64>, &'a [i64]),
+    F32(ArrayViewMutD<'a, f32>, &'a [i64]),
+    F64(ArrayViewMutD<'a, f64>, &'a [i64]),
+}
+
+/// One program argument, in the order of `Program::params`.
+pub enum Arg<'a> {
+    Field(FieldView<'a>),
+    FieldMut(FieldViewMut<'a>),
+    Scalar(ScalarValue),
+}
+
+/// Fields whose element type the embedded backend handles.
+pub trait EmbeddedScalar: IntoScalarValue {
+    fn view<'a>(data: ArrayViewD<'a, Self>, origin: &'a [i64]) -> FieldView<'a>;
+    fn view_mut<'a>(data: ArrayViewMutD<'a, Self>, origin: &'a [i64]) -> FieldViewMut<'a>;
+}
+
+macro_rules! embedded_scalar {
+    ($t:ty, $variant:ident) => {
+        impl EmbeddedScalar for $t {
+            fn view<'a>(data: ArrayViewD<'a, Self>, origin: &'a [i64]) -> FieldView<'a> {
+                FieldView::$variant(data, origin)
+            }
+            fn view_mut<'a>(data: ArrayViewMutD<'a, Self>, origin: &'a [i64]) -> FieldViewMut<'a> {
+                FieldViewMut::$variant(data, origin)
+            }
+        }
+    };
+}
+embedded_scalar!(bool, Bool);
+embedded_scalar!(i32, I32);
+embedded_scalar!(i64, I64);
+embedded_scalar!(f32, F32);
+embedded_scalar!(f64, F64);
+
+impl<'a> Arg<'a> {
+    pub fn field<D: Dims, T: EmbeddedScalar>(field: &'a Field<D, T>) -> Self {
+        Arg::Field(T::view(field.as_array(), field.origin()))
+    }
+    pub fn field_mut<D: Dims, T: EmbeddedScalar>(field: &'a mut Field<D, T>) -> Self {
+        let (data, origin) = field.parts_mut();
+        Arg::FieldMut(T::view_mut(data, origin))
+    }
+    pub fn scalar<T: IntoScalarValue>(value: T) -> Self {
+        Arg::Scalar(value.into_value())
+    }
+}
+
+/// Runs every call of `program`, op by op. `connectivities` are in the order of
+/// `program.used_offsets()`.
+pub fn run_program(
+    program: &Program,
+    args: &mut [Arg<'_>],
+    connectivities: &[&ConnectivityTable],
+) -> Result<(), Error> {
+    let _ = (args, connectivities);
+    Err(Error::Execution {
+        program: program.name.clone(),
+        message: "the embedded backend is not built yet".into(),
+    })
+}

@@ -1,0 +1,216 @@
+//! Neighbour tables.
+//!
+//! A [`Connectivity<O>`] is built and validated once (entries in range or -1, width equal to
+//! the offset's neighbour count). Programs bind the tables they need at `compile()` from
+//! [`Options::connectivities`](crate::Options), matched by offset name and checked against the
+//! offset's declared dimensions, so a call never re-validates a table.
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use ndarray::{Array2, ArrayView2};
+
+use crate::dims::{Dimension, Offset};
+use crate::error::Error;
+
+/// A validated neighbour table, without its offset type.
+#[derive(Debug, PartialEq)]
+pub struct ConnectivityTable {
+    offset: &'static str,
+    from: &'static str,
+    to: &'static str,
+    table: Array2<i32>,
+    target_size: usize,
+    max_entry: i32,
+    has_skip_values: bool,
+}
+
+impl ConnectivityTable {
+    /// Name of the offset (and of its local dimension).
+    pub fn offset(&self) -> &'static str {
+        self.offset
+    }
+    /// Dimension of the points owning the neighbour lists.
+    pub fn from_dim(&self) -> &'static str {
+        self.from
+    }
+    /// Dimension of the neighbours.
+    pub fn to_dim(&self) -> &'static str {
+        self.to
+    }
+    pub fn table(&self) -> ArrayView2<'_, i32> {
+        self.table.view()
+    }
+    /// Number of `from` points (rows).
+    pub fn rows(&self) -> usize {
+        self.table.nrows()
+    }
+    /// Neighbours per row.
+    pub fn count(&self) -> usize {
+        self.table.ncols()
+    }
+    /// Number of `to` points the entries index into.
+    pub fn target_size(&self) -> usize {
+        self.target_size
+    }
+    /// The largest entry (-1 if every entry is -1).
+    pub fn max_entry(&self) -> i32 {
+        self.max_entry
+    }
+    pub fn has_skip_values(&self) -> bool {
+        self.has_skip_values
+    }
+    /// Row-major entries: `count()` per row, contiguous.
+    pub fn as_slice(&self) -> &[i32] {
+        self.table.as_slice().expect("tables are stored row-major")
+    }
+}
+
+/// The neighbour table of offset `O`: one row per `O::From` point, `O::COUNT` columns, each
+/// entry an index of an `O::To` point or -1 (no neighbour: the skip value).
+#[derive(Clone, Debug)]
+pub struct Connectivity<O: Offset> {
+    table: Arc<ConnectivityTable>,
+    _offset: PhantomData<O>,
+}
+
+impl<O: Offset> Connectivity<O> {
+    /// Validates `table` (`[n_from, O::COUNT]`, entries in `-1..target_size`), where
+    /// `target_size` is the number of `O::To` points.
+    pub fn new(table: Array2<i32>, target_size: usize) -> Result<Self, Error> {
+        let err = |message: String| Error::Connectivity {
+            offset: O::NAME.to_string(),
+            message,
+        };
+        let table = if table.is_standard_layout() {
+            table
+        } else {
+            table.as_standard_layout().into_owned()
+        };
+        if table.ncols() != O::COUNT {
+            return Err(err(format!(
+                "table has {} columns, but {} has {} neighbours per {}",
+                table.ncols(),
+                O::NAME,
+                O::COUNT,
+                <O::From as Dimension>::NAME
+            )));
+        }
+        let mut max_entry = -1;
+        let mut has_skip_values = false;
+        for ((row, col), &v) in table.indexed_iter() {
+            if v == -1 {
+                has_skip_values = true;
+            } else if v < -1 || v as i64 >= target_size as i64 {
+                return Err(err(format!(
+                    "entry [{row}, {col}] = {v} is outside 0..{target_size} ({} points) and is not the skip value -1",
+                    <O::To as Dimension>::NAME
+                )));
+            }
+            max_entry = max_entry.max(v);
+        }
+        let table = ConnectivityTable {
+            offset: O::NAME,
+            from: <O::From as Dimension>::NAME,
+            to: <O::To as Dimension>::NAME,
+            table,
+            target_size,
+            max_entry,
+            has_skip_values,
+        };
+        Ok(Connectivity {
+            table: Arc::new(table),
+            _offset: PhantomData,
+        })
+    }
+
+    /// Builds from a flat row-major vector of `n_from * O::COUNT` entries.
+    pub fn from_vec(entries: Vec<i32>, target_size: usize) -> Result<Self, Error> {
+        if entries.len() % O::COUNT != 0 {
+            return Err(Error::Connectivity {
+                offset: O::NAME.to_string(),
+                message: format!(
+                    "{} entries is not a multiple of {}",
+                    entries.len(),
+                    O::COUNT
+                ),
+            });
+        }
+        let rows = entries.len() / O::COUNT;
+        let table = Array2::from_shape_vec((rows, O::COUNT), entries)
+            .map_err(|e| Error::Shape(e.to_string()))?;
+        Self::new(table, target_size)
+    }
+
+    /// The untyped, shared table.
+    pub fn shared(&self) -> Arc<ConnectivityTable> {
+        self.table.clone()
+    }
+}
+
+impl<O: Offset> std::ops::Deref for Connectivity<O> {
+    type Target = ConnectivityTable;
+    fn deref(&self) -> &ConnectivityTable {
+        &self.table
+    }
+}
+
+/// The connectivities a set of programs may use, by offset name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Connectivities {
+    tables: BTreeMap<&'static str, Arc<ConnectivityTable>>,
+}
+
+impl Connectivities {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Adds (or replaces) the table of `O`.
+    pub fn insert<O: Offset>(&mut self, conn: &Connectivity<O>) -> &mut Self {
+        self.tables.insert(O::NAME, conn.shared());
+        self
+    }
+    pub fn with<O: Offset>(mut self, conn: &Connectivity<O>) -> Self {
+        self.insert(conn);
+        self
+    }
+    pub fn get(&self, offset: &str) -> Option<&Arc<ConnectivityTable>> {
+        self.tables.get(offset)
+    }
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tables.keys().copied()
+    }
+
+    /// The tables `program` needs, in the order of `program.used_offsets()`, each checked
+    /// against the offset's declaration.
+    pub fn bind(
+        &self,
+        program: &gt4rs_ir::fieldview::Program,
+    ) -> Result<Vec<Arc<ConnectivityTable>>, Error> {
+        program
+            .used_offsets()
+            .into_iter()
+            .map(|info| {
+                let table = self.get(&info.name).ok_or_else(|| Error::Connectivity {
+                    offset: info.name.clone(),
+                    message: format!(
+                        "program `{}` needs it, but the options hold no table for it (they hold: {})",
+                        program.name,
+                        self.names().collect::<Vec<_>>().join(", ")
+                    ),
+                })?;
+                if table.from != info.from || table.to != info.to || table.count() != info.count as usize {
+                    return Err(Error::Connectivity {
+                        offset: info.name.clone(),
+                        message: format!(
+                            "the bound table maps {} => {} [{}], but program `{}` declares {} => {} [{}]",
+                            table.from, table.to, table.count(), program.name, info.from, info.to, info.count
+                        ),
+                    });
+                }
+                Ok(table.clone())
+            })
+            .collect()
+    }
+}

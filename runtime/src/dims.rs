@@ -1,0 +1,70 @@
+//! Dimension and offset marker types.
+//!
+//! `gt4rs::dimensions!` and `gt4rs::offsets!` declare zero-sized marker types implementing these
+//! traits; field types name them, e.g. `Field<(Edge, K), f64>` or, for a sparse field,
+//! `Field<(Edge, E2C2V), f64>`.
+
+use gt4rs_ir::DimKind;
+
+/// A dimension marker type.
+pub trait Dimension: Copy + Default + Send + Sync + 'static {
+    const NAME: &'static str;
+    const KIND: DimKind;
+}
+
+/// A neighbour offset, e.g. `E2C2V: Edge => Vertex [4]`. It is also the local dimension that
+/// indexes the neighbours.
+pub trait Offset: Dimension {
+    /// The dimension of the points owning the neighbour lists.
+    type From: Dimension;
+    /// The dimension of the neighbours.
+    type To: Dimension;
+    const COUNT: usize;
+}
+
+/// A tuple of dimensions (or a single dimension), naming a field's axes in canonical order.
+pub trait Dims: Send + Sync + 'static {
+    const RANK: usize;
+    /// The dimension names, in order.
+    fn names() -> &'static [&'static str];
+    /// The dimension kinds, in order.
+    fn kinds() -> &'static [DimKind];
+}
+
+impl Dims for () {
+    const RANK: usize = 0;
+    fn names() -> &'static [&'static str] {
+        &[]
+    }
+    fn kinds() -> &'static [DimKind] {
+        &[]
+    }
+}
+
+impl<A: Dimension> Dims for A {
+    const RANK: usize = 1;
+    fn names() -> &'static [&'static str] {
+        &[A::NAME]
+    }
+    fn kinds() -> &'static [DimKind] {
+        &[A::KIND]
+    }
+}
+
+macro_rules! impl_dims_for_tuple {
+    ($rank:expr; $($d:ident),+) => {
+        impl<$($d: Dimension),+> Dims for ($($d,)+) {
+            const RANK: usize = $rank;
+            fn names() -> &'static [&'static str] {
+                &[$($d::NAME),+]
+            }
+            fn kinds() -> &'static [DimKind] {
+                &[$($d::KIND),+]
+            }
+        }
+    };
+}
+impl_dims_for_tuple!(1; A);
+impl_dims_for_tuple!(2; A, B);
+impl_dims_for_tuple!(3; A, B, C);
+impl_dims_for_tuple!(4; A, B, C, D);

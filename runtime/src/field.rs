@@ -1,0 +1,214 @@
+//! Fields: n-dimensional arrays over a domain that need not start at 0.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use gt4rs_ir::ScalarType;
+use ndarray::Dimension as _;
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
+
+use crate::dims::Dims;
+use crate::error::Error;
+
+/// Element types a field may hold.
+pub trait Scalar:
+    Copy + Default + PartialEq + PartialOrd + std::fmt::Debug + Send + Sync + 'static
+{
+    const DTYPE: ScalarType;
+}
+impl Scalar for f32 {
+    const DTYPE: ScalarType = ScalarType::F32;
+}
+impl Scalar for f64 {
+    const DTYPE: ScalarType = ScalarType::F64;
+}
+impl Scalar for i32 {
+    const DTYPE: ScalarType = ScalarType::I32;
+}
+impl Scalar for i64 {
+    const DTYPE: ScalarType = ScalarType::I64;
+}
+impl Scalar for bool {
+    const DTYPE: ScalarType = ScalarType::Bool;
+}
+
+/// Memory order of a field's buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// Row-major: the last dimension (K) is contiguous. ICON4Py's and gt4rs's default.
+    #[default]
+    LastContiguous,
+    /// Column-major: the first (horizontal) dimension is contiguous, as in Fortran ICON.
+    FirstContiguous,
+}
+
+/// A field over the dimensions `D` (a tuple of dimension types) with elements `T`.
+///
+/// `origin[d]` is the index of the first element along dimension `d`, so a field may cover
+/// `[1, nlev)` or a halo-extended Cartesian range `[-2, n + 2)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field<D: Dims, T: Scalar> {
+    data: ArrayD<T>,
+    origin: Vec<i64>,
+    _dims: PhantomData<D>,
+}
+
+impl<D: Dims, T: Scalar> Field<D, T> {
+    /// A field over `domain` (one half-open range per dimension) filled with `value`.
+    pub fn filled(domain: &[Range<i64>], value: T, layout: Layout) -> Result<Self, Error> {
+        check_rank::<D>(domain.len())?;
+        let shape: Vec<usize> = domain
+            .iter()
+            .map(|r| (r.end - r.start).max(0) as usize)
+            .collect();
+        let data = match layout {
+            Layout::LastContiguous => ArrayD::from_elem(IxDyn(&shape), value),
+            Layout::FirstContiguous => ArrayD::from_elem(IxDyn(&shape).f(), value),
+        };
+        Ok(Field {
+            data,
+            origin: domain.iter().map(|r| r.start).collect(),
+            _dims: PhantomData,
+        })
+    }
+
+    /// A field of the given sizes starting at index 0, filled with `T::default()`.
+    pub fn zeros(shape: &[usize]) -> Result<Self, Error> {
+        let domain: Vec<Range<i64>> = shape.iter().map(|&n| 0..n as i64).collect();
+        Self::filled(&domain, T::default(), Layout::default())
+    }
+
+    /// A field whose element at (domain) index `idx` is `f(idx)`.
+    pub fn from_fn(
+        domain: &[Range<i64>],
+        layout: Layout,
+        mut f: impl FnMut(&[i64]) -> T,
+    ) -> Result<Self, Error> {
+        let mut field = Self::filled(domain, T::default(), layout)?;
+        let origin = field.origin.clone();
+        let mut index = vec![0i64; origin.len()];
+        for (pos, value) in field.data.indexed_iter_mut() {
+            for (d, i) in pos.as_array_view().iter().enumerate() {
+                index[d] = *i as i64 + origin[d];
+            }
+            *value = f(&index);
+        }
+        Ok(field)
+    }
+
+    /// Wraps an array whose first element along each dimension has index `origin`.
+    pub fn from_array(data: ArrayD<T>, origin: &[i64]) -> Result<Self, Error> {
+        check_rank::<D>(data.ndim())?;
+        if origin.len() != data.ndim() {
+            return Err(Error::Shape(format!(
+                "origin has {} entries for an array of {} dimensions",
+                origin.len(),
+                data.ndim()
+            )));
+        }
+        Ok(Field {
+            data,
+            origin: origin.to_vec(),
+            _dims: PhantomData,
+        })
+    }
+
+    /// Wraps an array starting at index 0 in every dimension.
+    pub fn from_array_zero_origin(data: ArrayD<T>) -> Result<Self, Error> {
+        let origin = vec![0; data.ndim()];
+        Self::from_array(data, &origin)
+    }
+
+    /// The domain: one half-open index range per dimension.
+    pub fn domain(&self) -> Vec<Range<i64>> {
+        self.origin
+            .iter()
+            .zip(self.data.shape())
+            .map(|(&o, &n)| o..o + n as i64)
+            .collect()
+    }
+
+    pub fn origin(&self) -> &[i64] {
+        &self.origin
+    }
+    pub fn shape(&self) -> &[usize] {
+        self.data.shape()
+    }
+    /// Element strides (not bytes), per dimension.
+    pub fn strides(&self) -> &[isize] {
+        self.data.strides()
+    }
+    pub fn as_array(&self) -> ArrayViewD<'_, T> {
+        self.data.view()
+    }
+    pub fn as_array_mut(&mut self) -> ArrayViewMutD<'_, T> {
+        self.data.view_mut()
+    }
+    /// The writable data together with the origin (disjoint borrows of one field).
+    pub fn parts_mut(&mut self) -> (ArrayViewMutD<'_, T>, &[i64]) {
+        (self.data.view_mut(), &self.origin)
+    }
+    pub fn into_array(self) -> ArrayD<T> {
+        self.data
+    }
+    pub fn dim_names(&self) -> &'static [&'static str] {
+        D::names()
+    }
+
+    /// Pointer to the element at the origin (the first element of each dimension).
+    pub fn as_ptr(&self) -> *const T {
+        self.data.as_ptr()
+    }
+    pub fn as_mut_ptr(&mut self) -> *mut T {
+        self.data.as_mut_ptr()
+    }
+
+    /// The element at domain index `idx`, if inside the domain.
+    pub fn get(&self, idx: &[i64]) -> Option<T> {
+        let local = self.local_index(idx)?;
+        self.data.get(IxDyn(&local)).copied()
+    }
+
+    /// Sets the element at domain index `idx`; `Err` outside the domain.
+    pub fn set(&mut self, idx: &[i64], value: T) -> Result<(), Error> {
+        let local = self.local_index(idx).ok_or_else(|| {
+            Error::Shape(format!(
+                "index {idx:?} is outside the field's domain {:?}",
+                self.domain()
+            ))
+        })?;
+        self.data[IxDyn(&local)] = value;
+        Ok(())
+    }
+
+    fn local_index(&self, idx: &[i64]) -> Option<Vec<usize>> {
+        if idx.len() != self.origin.len() {
+            return None;
+        }
+        idx.iter()
+            .zip(&self.origin)
+            .zip(self.data.shape())
+            .map(|((&i, &o), &n)| {
+                let l = i - o;
+                (l >= 0 && (l as usize) < n).then_some(l as usize)
+            })
+            .collect()
+    }
+
+    /// Sets every element to `value` (e.g. NaN, to catch points a program fails to write).
+    pub fn fill(&mut self, value: T) {
+        self.data.fill(value);
+    }
+}
+
+fn check_rank<D: Dims>(rank: usize) -> Result<(), Error> {
+    if rank != D::RANK {
+        return Err(Error::Shape(format!(
+            "a field over ({}) has {} dimensions, but {} were given",
+            D::names().join(", "),
+            D::RANK,
+            rank
+        )));
+    }
+    Ok(())
+}

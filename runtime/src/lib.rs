@@ -1,0 +1,44 @@
+//! gt4rs: stencil programs for weather and climate models.
+//!
+//! Users write `#[field_operator]`, `#[scan_operator]` and `#[program]` functions (see
+//! `docs/language.md`); the macros check them and generate, per program, a typed `Args` struct
+//! and `compile`/`call` functions that run on one of the [`Backend`]s.
+
+extern crate self as gt4rs;
+
+pub mod backend;
+pub mod connectivity;
+pub mod dims;
+pub mod error;
+pub mod field;
+pub mod options;
+pub mod signature;
+
+pub use connectivity::{Connectivities, Connectivity, ConnectivityTable};
+pub use dims::{Dimension, Dims, Offset};
+pub use error::Error;
+pub use field::{Field, Layout};
+pub use gt4rs_ir::{DimKind, ScalarType};
+pub use gt4rs_macros::{dimensions, field_operator, offsets, program, scan_operator};
+pub use options::{Backend, CpuOptions, Options};
+pub use signature::{ParamKind, ParamSignature, Signature};
+
+/// What a stencil module usually needs: `use gt4rs::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        dimensions, field_operator, offsets, program, scan_operator, Backend, Connectivities,
+        Connectivity, Error, Field, Layout, Options,
+    };
+}
+
+/// Items the generated code reaches through absolute paths. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::backend::embedded;
+    pub use crate::backend::kernel;
+    pub use crate::backend::{resolve as resolve_backend, Resolved};
+    pub use gt4rs_ir as ir;
+    pub use gt4rs_macros::__collect;
+    pub use rayon;
+    pub use std::sync::OnceLock;
+}

@@ -1,0 +1,1 @@
+//! ICON and Cartesian stencils written in gt4rs.
