@@ -51,3 +51,12 @@ pub fn offsets(input: TokenStream) -> TokenStream {
 pub fn __collect(input: TokenStream) -> TokenStream {
     collect::resume(input.into()).into()
 }
+
+/// Generates a program module from a signature and serialised fieldview IR, bypassing the
+/// checker: `__program_from_ir! { fn name(a: &Field<…>, …) {} , "<Program JSON>" }`. For
+/// testing the backends independently of the frontend.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __program_from_ir(input: TokenStream) -> TokenStream {
+    codegen::program::from_ir(input.into()).into()
+}

@@ -38,7 +38,7 @@ pub mod __private {
     pub use crate::backend::kernel;
     pub use crate::backend::{resolve as resolve_backend, Resolved};
     pub use gt4rs_ir as ir;
-    pub use gt4rs_macros::__collect;
+    pub use gt4rs_macros::{__collect, __program_from_ir};
     pub use rayon;
     pub use std::sync::OnceLock;
 }

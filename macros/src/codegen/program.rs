@@ -166,3 +166,26 @@ fn param_doc(program: &Program, name: &str) -> String {
         None => format!("`{name}`"),
     }
 }
+
+/// `fn name(params…) {}, "json"` → the program module (see `gt4rs_macros::__program_from_ir`).
+pub fn from_ir(input: TokenStream) -> TokenStream {
+    let parsed = syn::parse::Parser::parse2(
+        |stream: syn::parse::ParseStream| {
+            let func: ItemFn = stream.parse()?;
+            stream.parse::<syn::Token![,]>()?;
+            let json: syn::LitStr = stream.parse()?;
+            Ok((func, json))
+        },
+        input,
+    );
+    let (func, json) = match parsed {
+        Ok(p) => p,
+        Err(e) => return e.to_compile_error(),
+    };
+    match Program::from_json(&json.value()) {
+        Ok(program) => emit(&func, &program),
+        Err(e) => {
+            syn::Error::new(json.span(), format!("invalid program IR: {e}")).to_compile_error()
+        }
+    }
+}
