@@ -7,6 +7,7 @@
 extern crate self as gt4rs;
 
 pub mod backend;
+pub mod config;
 pub mod connectivity;
 pub mod dims;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod field;
 pub mod options;
 pub mod signature;
 
+pub use config::{Config, CudaOptions, ProgramOptions, Settings};
 pub use connectivity::{Connectivities, Connectivity, ConnectivityTable};
 pub use dims::{Dimension, Dims, Offset};
 pub use error::Error;

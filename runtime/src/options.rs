@@ -1,5 +1,9 @@
 //! Options for `compile()`.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::config::{Config, ProgramOptions, Settings};
 use crate::connectivity::Connectivities;
 
 /// Which backend runs a compiled program.
@@ -63,24 +67,61 @@ impl Default for CpuOptions {
     }
 }
 
-/// What `compile()` needs to know.
+/// What `compile()` needs to know: explicit settings (for all programs, or per program), an
+/// optional options file, and the neighbour tables. See [`crate::config`] for precedence.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
-    pub backend: Backend,
-    pub cpu: CpuOptions,
+    /// Set in code, for every program.
+    pub settings: Settings,
+    /// Set in code, per program name (wins over `settings`).
+    pub per_program: BTreeMap<String, Settings>,
+    /// An options file (`GT4RS_CONFIG` or an explicit path).
+    pub config: Option<Arc<Config>>,
     /// Neighbour tables, bound by offset name at `compile()`.
     pub connectivities: Connectivities,
 }
 
 impl Options {
+    /// Options that run every program on `backend`.
     pub fn new(backend: Backend) -> Self {
-        Options {
-            backend,
-            ..Options::default()
-        }
+        let mut options = Options::default();
+        options.settings.backend = Some(backend);
+        options
     }
     pub fn with_connectivities(mut self, connectivities: Connectivities) -> Self {
         self.connectivities = connectivities;
         self
+    }
+    /// Sets the CPU options of every program explicitly.
+    pub fn with_cpu(mut self, cpu: CpuOptions) -> Self {
+        self.settings.cpu_parallel_threshold = Some(cpu.parallel_threshold);
+        self.settings.cpu_chunk = Some(cpu.chunk);
+        self
+    }
+    /// Overrides settings for one program (e.g. "this program on CPU, that one on CUDA").
+    pub fn with_program(mut self, program: &str, settings: Settings) -> Self {
+        self.per_program.insert(program.to_string(), settings);
+        self
+    }
+    pub fn with_config(mut self, config: Config) -> Self {
+        self.config = Some(Arc::new(config));
+        self
+    }
+    /// Reads the file named by `GT4RS_CONFIG`, if that variable is set.
+    pub fn with_config_from_env(mut self) -> Result<Self, crate::Error> {
+        if let Some(config) = Config::from_env()? {
+            self.config = Some(Arc::new(config));
+        }
+        Ok(self)
+    }
+    /// The options `program` runs with.
+    pub fn resolve(&self, program: &str, device_arch: Option<&str>) -> ProgramOptions {
+        crate::config::resolve(
+            program,
+            &self.settings,
+            self.per_program.get(program),
+            self.config.as_deref(),
+            device_arch,
+        )
     }
 }

@@ -116,9 +116,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
             /// Resolves the backend and binds the connectivities from `options`.
             pub fn compile(options: &::gt4rs::Options) -> ::core::result::Result<Compiled, ::gt4rs::Error> {
-                let backend = ::gt4rs::__private::resolve_backend(options.backend, NAME)?;
+                let resolved = options.resolve(NAME, None);
+                let backend = ::gt4rs::__private::resolve_backend(resolved.backend, NAME)?;
                 let connectivities = options.connectivities.bind(ir())?;
-                Ok(Compiled { backend, cpu: options.cpu, connectivities })
+                Ok(Compiled { backend, cpu: resolved.cpu, connectivities })
             }
 
             impl Compiled {

@@ -1,0 +1,442 @@
+//! Per-program backend options, from code and from a TOML file.
+//!
+//! ```toml
+//! [default]                                   # every program, every architecture
+//! cpu.chunk = 256
+//! [arch.sm_90]                                # every program on sm_90
+//! cuda.block_size = 128
+//! [program.apply_diffusion_to_vn]             # one program, any architecture
+//! backend = "cpu"
+//! cpu.parallel_threshold = 4096
+//! [program.apply_diffusion_to_vn.arch.sm_90]  # one program on one architecture
+//! cuda.k_block = 4
+//! ```
+//!
+//! Precedence, highest first: an explicit option set in code for the program, an explicit
+//! option set in code for all programs, the file's `program.P.arch.A`, `program.P`, `arch.A`,
+//! `default`, then the built-in default. The architecture is `cpu` for the CPU and embedded
+//! backends and `sm_XY` for CUDA devices.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::options::{Backend, CpuOptions};
+
+/// Options of the CUDA backend (used by the `cuda` feature).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CudaOptions {
+    /// Threads per block.
+    pub block_size: u32,
+    /// Vertical levels each thread walks.
+    pub k_block: u32,
+    /// Register cap passed to NVRTC (`0`: none).
+    pub max_registers: u32,
+}
+
+impl Default for CudaOptions {
+    fn default() -> Self {
+        CudaOptions {
+            block_size: 128,
+            k_block: 8,
+            max_registers: 0,
+        }
+    }
+}
+
+/// A partial set of options: what one layer (code or a file section) sets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    pub backend: Option<Backend>,
+    pub cpu_parallel_threshold: Option<usize>,
+    pub cpu_chunk: Option<usize>,
+    pub cpu_k_block: Option<usize>,
+    pub cuda_block_size: Option<u32>,
+    pub cuda_k_block: Option<u32>,
+    pub cuda_max_registers: Option<u32>,
+}
+
+/// Every key a layer may set, as written in the file.
+pub const KEYS: &[&str] = &[
+    "backend",
+    "cpu.parallel_threshold",
+    "cpu.chunk",
+    "cpu.k_block",
+    "cuda.block_size",
+    "cuda.k_block",
+    "cuda.max_registers",
+];
+
+/// Where a resolved value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    BuiltIn,
+    Explicit,
+    ExplicitForProgram,
+    File { path: PathBuf, section: String },
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::BuiltIn => write!(f, "built-in default"),
+            Source::Explicit => write!(f, "set in code (all programs)"),
+            Source::ExplicitForProgram => write!(f, "set in code (this program)"),
+            Source::File { path, section } => write!(f, "{} [{}]", path.display(), section),
+        }
+    }
+}
+
+/// The options one program runs with, and where each came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgramOptions {
+    pub program: String,
+    pub arch: String,
+    pub backend: Backend,
+    pub cpu: CpuOptions,
+    pub cpu_k_block: usize,
+    pub cuda: CudaOptions,
+    /// `(key, value as text, source)` for every key of [`KEYS`].
+    pub sources: Vec<(String, String, Source)>,
+}
+
+impl fmt::Display for ProgramOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "program {} on {}", self.program, self.arch)?;
+        for (key, value, source) in &self.sources {
+            writeln!(f, "  {key:<24} = {value:<10} ({source})")?;
+        }
+        Ok(())
+    }
+}
+
+/// A parsed options file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Config {
+    path: PathBuf,
+    default: Settings,
+    arch: BTreeMap<String, Settings>,
+    program: BTreeMap<String, Settings>,
+    program_arch: BTreeMap<(String, String), Settings>,
+}
+
+impl Config {
+    /// Reads `path`. A malformed file or an unknown key is an error naming the key and the file.
+    pub fn load(path: &Path) -> Result<Config, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Config(format!("cannot read {}: {e}", path.display())))?;
+        Self::parse(&text, path)
+    }
+
+    /// Reads the file named by `GT4RS_CONFIG`, if set.
+    pub fn from_env() -> Result<Option<Config>, Error> {
+        match std::env::var_os("GT4RS_CONFIG") {
+            Some(p) if !p.is_empty() => Self::load(Path::new(&p)).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Parses `text`; `path` is used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+        let file = path.display();
+        let root: toml::Table = text
+            .parse()
+            .map_err(|e| Error::Config(format!("{file}: not valid TOML: {e}")))?;
+        let mut config = Config {
+            path: path.to_path_buf(),
+            ..Config::default()
+        };
+        for (key, value) in &root {
+            match key.as_str() {
+                "default" => config.default = settings(value, "default", path)?,
+                "arch" => {
+                    for (arch, v) in table(value, "arch", path)? {
+                        config
+                            .arch
+                            .insert(arch.clone(), settings(v, &format!("arch.{arch}"), path)?);
+                    }
+                }
+                "program" => {
+                    for (prog, v) in table(value, "program", path)? {
+                        let section = format!("program.{prog}");
+                        let mut own = v.clone();
+                        if let Some(t) = own.as_table_mut() {
+                            if let Some(arches) = t.remove("arch") {
+                                for (arch, av) in table(&arches, &format!("{section}.arch"), path)?
+                                {
+                                    let s = settings(av, &format!("{section}.arch.{arch}"), path)?;
+                                    config.program_arch.insert((prog.clone(), arch.clone()), s);
+                                }
+                            }
+                        }
+                        config
+                            .program
+                            .insert(prog.clone(), settings(&own, &section, path)?);
+                    }
+                }
+                other => return Err(Error::Config(format!(
+                    "{file}: unknown section `{other}` (expected `default`, `arch` or `program`)"
+                ))),
+            }
+        }
+        Ok(config)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file layers that apply to `program` on `arch`, highest precedence first.
+    fn layers(&self, program: &str, arch: Option<&str>) -> Vec<(String, &Settings)> {
+        let mut out = Vec::new();
+        if let Some(arch) = arch {
+            if let Some(s) = self
+                .program_arch
+                .get(&(program.to_string(), arch.to_string()))
+            {
+                out.push((format!("program.{program}.arch.{arch}"), s));
+            }
+        }
+        if let Some(s) = self.program.get(program) {
+            out.push((format!("program.{program}"), s));
+        }
+        if let Some(arch) = arch {
+            if let Some(s) = self.arch.get(arch) {
+                out.push((format!("arch.{arch}"), s));
+            }
+        }
+        out.push(("default".to_string(), &self.default));
+        out
+    }
+}
+
+fn table<'a>(value: &'a toml::Value, section: &str, path: &Path) -> Result<&'a toml::Table, Error> {
+    value
+        .as_table()
+        .ok_or_else(|| Error::Config(format!("{}: `{section}` must be a table", path.display())))
+}
+
+fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings, Error> {
+    let file = path.display();
+    let mut s = Settings::default();
+    let mut flat = Vec::new();
+    for (k, v) in table(value, section, path)? {
+        match v.as_table() {
+            Some(inner) if k == "cpu" || k == "cuda" => {
+                for (ik, iv) in inner {
+                    flat.push((format!("{k}.{ik}"), iv));
+                }
+            }
+            _ => flat.push((k.clone(), v)),
+        }
+    }
+    for (key, v) in flat {
+        let int = |v: &toml::Value| -> Result<u64, Error> {
+            v.as_integer()
+                .filter(|i| *i >= 0)
+                .map(|i| i as u64)
+                .ok_or_else(|| {
+                    Error::Config(format!(
+                        "{file}: `{section}.{key}` must be a non-negative integer, found {v}"
+                    ))
+                })
+        };
+        match key.as_str() {
+            "backend" => {
+                let name = v.as_str().ok_or_else(|| {
+                    Error::Config(format!("{file}: `{section}.backend` must be a string"))
+                })?;
+                s.backend = Some(name.parse().map_err(|e: Error| {
+                    Error::Config(format!("{file}: `{section}.backend`: {e}"))
+                })?);
+            }
+            "cpu.parallel_threshold" => s.cpu_parallel_threshold = Some(int(v)? as usize),
+            "cpu.chunk" => s.cpu_chunk = Some(int(v)?.max(1) as usize),
+            "cpu.k_block" => s.cpu_k_block = Some(int(v)?.max(1) as usize),
+            "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
+            "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
+            "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
+            other => {
+                return Err(Error::Config(format!(
+                    "{file}: unknown key `{section}.{other}` (known keys: {})",
+                    KEYS.join(", ")
+                )))
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// Resolves every option for `program`, given explicit settings (for all programs and for this
+/// program) and an optional file. `device_arch` is the CUDA architecture used when the backend
+/// resolves to CUDA.
+pub fn resolve(
+    program: &str,
+    explicit: &Settings,
+    explicit_for_program: Option<&Settings>,
+    config: Option<&Config>,
+    device_arch: Option<&str>,
+) -> ProgramOptions {
+    // The backend decides the architecture, so it is resolved from the arch-free layers.
+    let pick = |arch: Option<&str>,
+                get: &dyn Fn(&Settings) -> Option<String>|
+     -> Option<(String, Source)> {
+        if let Some(v) = explicit_for_program.and_then(get) {
+            return Some((v, Source::ExplicitForProgram));
+        }
+        if let Some(v) = get(explicit) {
+            return Some((v, Source::Explicit));
+        }
+        let config = config?;
+        config
+            .layers(program, arch)
+            .into_iter()
+            .find_map(|(section, s)| {
+                get(s).map(|v| {
+                    (
+                        v,
+                        Source::File {
+                            path: config.path.clone(),
+                            section,
+                        },
+                    )
+                })
+            })
+    };
+    let (backend_text, backend_source) = pick(None, &|s| s.backend.map(|b| b.name().to_string()))
+        .unwrap_or_else(|| (Backend::Cpu.name().to_string(), Source::BuiltIn));
+    let backend: Backend = backend_text.parse().unwrap_or(Backend::Cpu);
+    let arch = match backend {
+        Backend::Cuda | Backend::Auto => device_arch.unwrap_or("cpu").to_string(),
+        Backend::Cpu | Backend::Embedded => "cpu".to_string(),
+    };
+    let mut sources = vec![("backend".to_string(), backend_text, backend_source)];
+    let mut num = |key: &str, default: u64, get: &dyn Fn(&Settings) -> Option<u64>| -> u64 {
+        let (text, source) = pick(Some(&arch), &|s| get(s).map(|v| v.to_string()))
+            .unwrap_or_else(|| (default.to_string(), Source::BuiltIn));
+        let value = text.parse().unwrap_or(default);
+        sources.push((key.to_string(), text, source));
+        value
+    };
+    let cpu_default = CpuOptions::default();
+    let cuda_default = CudaOptions::default();
+    let cpu = CpuOptions {
+        parallel_threshold: num(
+            "cpu.parallel_threshold",
+            cpu_default.parallel_threshold as u64,
+            &|s| s.cpu_parallel_threshold.map(|v| v as u64),
+        ) as usize,
+        chunk: num("cpu.chunk", cpu_default.chunk as u64, &|s| {
+            s.cpu_chunk.map(|v| v as u64)
+        }) as usize,
+    };
+    let cpu_k_block = num("cpu.k_block", 0, &|s| s.cpu_k_block.map(|v| v as u64)) as usize;
+    let cuda = CudaOptions {
+        block_size: num("cuda.block_size", cuda_default.block_size as u64, &|s| {
+            s.cuda_block_size.map(u64::from)
+        }) as u32,
+        k_block: num("cuda.k_block", cuda_default.k_block as u64, &|s| {
+            s.cuda_k_block.map(u64::from)
+        }) as u32,
+        max_registers: num(
+            "cuda.max_registers",
+            cuda_default.max_registers as u64,
+            &|s| s.cuda_max_registers.map(u64::from),
+        ) as u32,
+    };
+    ProgramOptions {
+        program: program.to_string(),
+        arch,
+        backend,
+        cpu,
+        cpu_k_block,
+        cuda,
+        sources,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+        [default]
+        cpu.chunk = 100
+        [arch.sm_90]
+        cuda.block_size = 256
+        [program.p]
+        backend = "embedded"
+        cpu.parallel_threshold = 7
+        [program.q]
+        backend = "cuda"
+        [program.q.arch.sm_90]
+        cuda.k_block = 2
+    "#;
+
+    fn config() -> Config {
+        Config::parse(FILE, Path::new("gt4rs.toml")).expect("valid test file")
+    }
+
+    #[test]
+    fn precedence_follows_the_documented_order() {
+        let c = config();
+        let p = resolve("p", &Settings::default(), None, Some(&c), None);
+        assert_eq!(p.backend, Backend::Embedded);
+        assert_eq!(p.cpu.parallel_threshold, 7);
+        assert_eq!(p.cpu.chunk, 100);
+        let explicit = Settings {
+            cpu_chunk: Some(5),
+            ..Settings::default()
+        };
+        let p = resolve("p", &explicit, None, Some(&c), None);
+        assert_eq!(p.cpu.chunk, 5);
+        let per_program = Settings {
+            cpu_chunk: Some(9),
+            ..Settings::default()
+        };
+        let p = resolve("p", &explicit, Some(&per_program), Some(&c), None);
+        assert_eq!(p.cpu.chunk, 9);
+        let q = resolve("q", &Settings::default(), None, Some(&c), Some("sm_90"));
+        assert_eq!(q.arch, "sm_90");
+        assert_eq!(q.cuda.k_block, 2);
+        assert_eq!(q.cuda.block_size, 256);
+        let q80 = resolve("q", &Settings::default(), None, Some(&c), Some("sm_80"));
+        assert_eq!(q80.cuda.k_block, CudaOptions::default().k_block);
+        assert_eq!(q80.cuda.block_size, CudaOptions::default().block_size);
+        let other = resolve("r", &Settings::default(), None, None, None);
+        assert_eq!(other.backend, Backend::Cpu);
+        assert!(other.sources.iter().all(|(_, _, s)| *s == Source::BuiltIn));
+    }
+
+    #[test]
+    fn sources_name_the_section() {
+        let p = resolve("p", &Settings::default(), None, Some(&config()), None);
+        let (_, _, src) = p
+            .sources
+            .iter()
+            .find(|(k, _, _)| k == "cpu.chunk")
+            .expect("listed");
+        assert_eq!(src.to_string(), "gt4rs.toml [default]");
+        assert!(p.to_string().contains("cpu.parallel_threshold"));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named() {
+        let err = Config::parse("[default]\ncpu.chunks = 3\n", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("`default.cpu.chunks`"), "{err}");
+        assert!(err.to_string().contains("x.toml"), "{err}");
+        let err =
+            Config::parse("[program.p]\nbackend = \"gpu\"\n", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("program.p.backend"), "{err}");
+        let err = Config::parse("[defaults]\n", Path::new("x.toml")).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown section `defaults`"),
+            "{err}"
+        );
+        let err = Config::parse("[default]\ncpu.chunk = -1\n", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("non-negative"), "{err}");
+        let err = Config::parse("not toml [", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("not valid TOML"), "{err}");
+    }
+}
