@@ -175,9 +175,11 @@ impl Config {
                             .insert(prog.clone(), settings(&own, &section, path)?);
                     }
                 }
-                other => return Err(Error::Config(format!(
+                other => {
+                    return Err(Error::Config(format!(
                     "{file}: unknown section `{other}` (expected `default`, `arch` or `program`)"
-                ))),
+                )))
+                }
             }
         }
         Ok(config)

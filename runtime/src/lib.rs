@@ -10,6 +10,7 @@ pub mod backend;
 pub mod config;
 pub mod connectivity;
 pub mod dims;
+pub mod dynamic;
 pub mod error;
 pub mod field;
 pub mod options;
@@ -39,6 +40,7 @@ pub mod __private {
     pub use crate::backend::embedded;
     pub use crate::backend::kernel;
     pub use crate::backend::{resolve as resolve_backend, Resolved};
+    pub use crate::dynamic;
     pub use gt4rs_ir as ir;
     pub use gt4rs_macros::{__collect, __program_from_ir};
     pub use rayon;

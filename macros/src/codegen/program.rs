@@ -26,6 +26,9 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let lifetime = Lifetime::new("'a", proc_macro2::Span::call_site());
     let mut has_refs = false;
     let mut fields = Vec::new();
+    let mut dyn_takes = Vec::new();
+    let mut dyn_args = Vec::new();
+    let mut dyn_gives = Vec::new();
     for input in &func.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
         let Pat::Ident(ident) = &*pt.pat else {
@@ -38,6 +41,27 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             has_refs = true;
         }
         let doc = param_doc(program, &ident.to_string());
+        let ident_str = ident.to_string();
+        match &*pt.ty {
+            Type::Reference(r) => {
+                let inner = &r.elem;
+                if r.mutability.is_some() {
+                    dyn_takes.push(quote!(let mut #ident: #inner =
+                        ::gt4rs::__private::dynamic::take_field(NAME, source, #ident_str)?;));
+                    dyn_args.push(quote!(#ident: &mut #ident));
+                    dyn_gives.push(quote!(::gt4rs::__private::dynamic::give_field(source, #ident_str, #ident)?;));
+                } else {
+                    dyn_takes.push(quote!(let #ident: #inner =
+                        ::gt4rs::__private::dynamic::take_field(NAME, source, #ident_str)?;));
+                    dyn_args.push(quote!(#ident: &#ident));
+                }
+            }
+            other => {
+                dyn_takes.push(quote!(let #ident: #other =
+                    ::gt4rs::__private::dynamic::take_scalar(NAME, source, #ident_str)?;));
+                dyn_args.push(quote!(#ident));
+            }
+        }
         fields.push(quote!(#[doc = #doc] pub #ident: #ty));
     }
     let (args_decl, args_ty) = if has_refs {
@@ -145,6 +169,25 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     let tables: ::std::vec::Vec<&::gt4rs::ConnectivityTable> =
                         self.connectivities.iter().map(|t| &**t).collect();
                     ::gt4rs::__private::embedded::run_program(ir(), &mut dyn_args, &tables)
+                }
+            }
+
+            impl ::gt4rs::__private::dynamic::DynProgram for Compiled {
+                fn name(&self) -> &'static str {
+                    NAME
+                }
+                fn signature(&self) -> ::gt4rs::Signature {
+                    signature()
+                }
+                /// Takes every argument from `source` by name, calls, and hands the outputs back.
+                fn call_dynamic(
+                    &self,
+                    source: &mut dyn ::gt4rs::__private::dynamic::ArgSource,
+                ) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    #( #dyn_takes )*
+                    self.call(Args { #( #dyn_args, )* })?;
+                    #( #dyn_gives )*
+                    Ok(())
                 }
             }
 
