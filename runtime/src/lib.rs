@@ -9,11 +9,13 @@ extern crate self as gt4rs;
 pub mod backend;
 pub mod config;
 pub mod connectivity;
+pub mod debug;
 pub mod dims;
 pub mod dynamic;
 pub mod error;
 pub mod field;
 pub mod options;
+pub mod profiling;
 pub mod signature;
 
 pub use config::{Config, CudaOptions, ProgramOptions, Settings};
