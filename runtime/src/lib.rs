@@ -7,6 +7,7 @@
 extern crate self as gt4rs;
 
 pub mod backend;
+pub mod cache;
 pub mod config;
 pub mod connectivity;
 pub mod debug;
