@@ -2,8 +2,24 @@
 //!
 //! Every misuse is a `syn::Error` at the user's span; all errors of an item are combined and
 //! reported together.
+//!
+//! * `types`: dimension names and syn types to IR types;
+//! * `expr`: blocks, `let`, literals, operators, tuples, casts, `if`;
+//! * `builtins`: shifts, local indices, math, reductions, `select`, `broadcast`,
+//!   `concat_where` and operator calls;
+//! * `operator`: field and scan operator signatures;
+//! * `program`: program parameters, roles, `write_to` statements and domains.
 
+mod builtins;
+mod diagnostics;
+mod expr;
 pub mod names;
+mod operator;
+mod program;
+mod types;
+
+#[cfg(test)]
+mod tests;
 
 use proc_macro2::TokenStream;
 use syn::ItemFn;
@@ -21,18 +37,10 @@ pub fn check_operator(
     env: &Env,
     key: &str,
 ) -> syn::Result<Operator> {
-    let _ = (kind, attr, env, key);
-    Err(syn::Error::new_spanned(
-        &func.sig.ident,
-        "gt4rs: the operator checker is not built yet",
-    ))
+    operator::check(kind, attr, func, env, key)
 }
 
 /// Checks a `#[program]` against the collected definitions.
 pub fn check_program(attr: &TokenStream, func: &ItemFn, env: &Env) -> syn::Result<Program> {
-    let _ = (attr, env);
-    Err(syn::Error::new_spanned(
-        &func.sig.ident,
-        "gt4rs: the program checker is not built yet",
-    ))
+    program::check(attr, func, env)
 }
