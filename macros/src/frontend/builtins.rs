@@ -552,6 +552,16 @@ impl Checker<'_> {
                 let op = op.clone();
                 self.operator_call(c, &op, &args)
             }
+            Some(Def::Broken { name }) => {
+                self.diag.error(
+                    path,
+                    format!(
+                        "`{}` names the operator `{name}`, which has errors: fix them first",
+                        path_key(path)
+                    ),
+                );
+                None
+            }
             Some(def) => {
                 self.diag.error(
                     path,
