@@ -799,6 +799,23 @@ impl<'a> Checker<'a> {
         ))
     }
 
+    fn else_branch(&mut self, i: &syn::ExprIf, hint: Option<&Type>) -> Option<Expr> {
+        match &i.else_branch {
+            None => {
+                self.diag.error(
+                    i,
+                    "an `if` in an operator is an expression and needs an `else` branch",
+                );
+                None
+            }
+            Some((_, e)) => match &**e {
+                syn::Expr::If(nested) => self.if_else(nested, hint),
+                syn::Expr::Block(b) => self.block(&b.block, hint, false),
+                other => self.expr(other, hint),
+            },
+        }
+    }
+
     fn if_else(&mut self, i: &syn::ExprIf, hint: Option<&Type>) -> Option<Expr> {
         let cond = self.expr(&i.cond, Some(&Type::Scalar(ScalarType::Bool)));
         if let Some(c) = &cond {
@@ -812,22 +829,25 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        let then = self.block(&i.then_branch, hint, false);
-        let else_hint = then.as_ref().map(|t| t.ty.clone());
-        let else_hint = else_hint.as_ref().or(hint);
-        let otherwise = match &i.else_branch {
-            None => {
-                self.diag.error(
-                    i,
-                    "an `if` in an operator is an expression and needs an `else` branch",
-                );
-                None
-            }
+        // `if c { 0.0 } else { x }`: the literal branch takes its type from the other one.
+        let then_is_literal = block_is_flexible_literal(&i.then_branch);
+        let else_is_literal = match &i.else_branch {
             Some((_, e)) => match &**e {
-                syn::Expr::If(nested) => self.if_else(nested, else_hint),
-                syn::Expr::Block(b) => self.block(&b.block, else_hint, false),
-                other => self.expr(other, else_hint),
+                syn::Expr::Block(b) => block_is_flexible_literal(&b.block),
+                _ => false,
             },
+            None => false,
+        };
+        let (then, otherwise) = if then_is_literal && !else_is_literal {
+            let otherwise = self.else_branch(i, hint);
+            let then_hint = otherwise.as_ref().map(|t| t.ty.clone());
+            let then = self.block(&i.then_branch, then_hint.as_ref().or(hint), false);
+            (then, otherwise)
+        } else {
+            let then = self.block(&i.then_branch, hint, false);
+            let else_hint = then.as_ref().map(|t| t.ty.clone());
+            let otherwise = self.else_branch(i, else_hint.as_ref().or(hint));
+            (then, otherwise)
         };
         let (cond, then, otherwise) = (cond?, then?, otherwise?);
         if cond.ty != Type::Scalar(ScalarType::Bool) {
@@ -852,6 +872,10 @@ impl<'a> Checker<'a> {
             },
         ))
     }
+}
+
+fn block_is_flexible_literal(block: &syn::Block) -> bool {
+    matches!(block.stmts.as_slice(), [syn::Stmt::Expr(e, None)] if is_flexible_literal(e))
 }
 
 pub fn is_compound_assign(op: &syn::BinOp) -> bool {

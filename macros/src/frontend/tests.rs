@@ -515,3 +515,18 @@ fn program_errors() {
     );
     assert!(msgs.iter().any(|m| m.contains("domain bound")), "{msgs:?}");
 }
+
+#[test]
+fn literal_branch_of_if_takes_the_other_branchs_type() {
+    let env = icon_env();
+    let op = field_op(
+        &env,
+        parse_quote! {
+            fn f(x: f32, c: bool) -> f32 { let y = if c { 0.0 } else { x }; y }
+        },
+    )
+    .expect("checks");
+    assert_eq!(op.ret, Type::Scalar(ScalarType::F32));
+    let lit = find(&op.body, |e| matches!(e.kind, ExprKind::Literal(_))).expect("literal");
+    assert_eq!(lit.ty, Type::Scalar(ScalarType::F32));
+}
