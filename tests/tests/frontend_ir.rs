@@ -197,3 +197,46 @@ fn concat_where_program_ir() {
     let offsets: Vec<&str> = ir.used_offsets().iter().map(|o| o.name.as_str()).collect();
     assert_eq!(offsets, ["E2C"]);
 }
+
+mod ascribed {
+    use super::*;
+
+    gt4rs::dimensions! { pub Col: horizontal; pub Lev: vertical; }
+
+    #[field_operator]
+    pub fn ident(x: Field<Col, f64>, y: Field<Lev, f64>) -> (Field<Col, f64>, Field<Lev, f64>) {
+        let pair: (Field<Col, f64>, Field<Lev, f64>) = (x, y);
+        pair
+    }
+
+    #[field_operator]
+    pub fn spread(x: Field<Col, f64>) -> Field<(Col, Lev), f64> {
+        broadcast(x, (Col, Lev))
+    }
+
+    // `Lev` appears only in the `let` ascription: the collection must still find it.
+    #[field_operator]
+    pub fn through(x: Field<Col, f64>) -> Field<Col, f64> {
+        let y: Field<(Col, Lev), f64> = spread(x);
+        let _unused = y;
+        x
+    }
+}
+
+#[program]
+fn ascribed_program(
+    x: &Field<ascribed::Col, f64>,
+    y: &Field<ascribed::Lev, f64>,
+    a: &mut Field<ascribed::Col, f64>,
+    b: &mut Field<ascribed::Lev, f64>,
+) {
+    ascribed::ident(x, y).write_to((a, b));
+}
+
+#[test]
+fn paths_to_other_modules_resolve() {
+    let ir = ascribed_program::ir();
+    let dims: Vec<&str> = ir.bundle.dims.iter().map(|d| d.name.as_str()).collect();
+    assert!(dims.contains(&"Col") && dims.contains(&"Lev"), "{dims:?}");
+    assert_eq!(ir.params[2].role, Role::Out);
+}

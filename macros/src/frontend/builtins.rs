@@ -590,7 +590,7 @@ impl Checker<'_> {
     ) -> Option<Expr> {
         let is_scan = matches!(op.kind, OperatorKind::Scan { .. });
         let params = if is_scan {
-            &op.params[1..]
+            op.params.get(1..).unwrap_or(&[])
         } else {
             &op.params[..]
         };
