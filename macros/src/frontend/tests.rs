@@ -530,3 +530,142 @@ fn literal_branch_of_if_takes_the_other_branchs_type() {
     let lit = find(&op.body, |e| matches!(e.kind, ExprKind::Literal(_))).expect("literal");
     assert_eq!(lit.ty, Type::Scalar(ScalarType::F32));
 }
+
+#[test]
+fn malformed_operators_are_errors_not_panics() {
+    let env = env_with_double();
+    let bodies: Vec<syn::Block> = vec![
+        parse_quote!({}),
+        parse_quote!({
+            let x = a;
+        }),
+        parse_quote!({
+            return;
+        }),
+        parse_quote!({ a.at() }),
+        parse_quote!({ a.at(E2C, E2C) }),
+        parse_quote!({ a.at(K + 1.5) }),
+        parse_quote!({ a.at(K + a) }),
+        parse_quote!({ a.at(E2C[a]) }),
+        parse_quote!({ a.at(E2C[99999999999999999999]) }),
+        parse_quote!({ a[0] }),
+        parse_quote!({ a[E2C(-1)] }),
+        parse_quote!({ a.0 }),
+        parse_quote!({ (a, a).7 }),
+        parse_quote!({ a.name }),
+        parse_quote!({ neighbor_sum(a) }),
+        parse_quote!({ neighbor_sum(a, a) }),
+        parse_quote!({ select(true) }),
+        parse_quote!({ broadcast(a, (Edge,)) }),
+        parse_quote!({ broadcast(a, 3) }),
+        parse_quote!({ concat_where(a, a, a) }),
+        parse_quote!({ concat_where(K, a, a) }),
+        parse_quote!({ concat_where(K > 1.0, a, a) }),
+        parse_quote!({ gamma() }),
+        parse_quote!({ f64::frobnicate(a) }),
+        parse_quote!({ f64::max() }),
+        parse_quote!({ a.max() }),
+        parse_quote!({ a.powi(2.0) }),
+        parse_quote!({ a.frobnicate() }),
+        parse_quote!({ a.write_to(a) }),
+        parse_quote!({ double() }),
+        parse_quote!({ K(a) }),
+        parse_quote!({ (a.at)(E2C) }),
+        parse_quote!({ a as Field<Edge, f64> }),
+        parse_quote!({ (a, a) as f64 }),
+        parse_quote!({ -(a, a) }),
+        parse_quote!({ *a }),
+        parse_quote!({ a << a }),
+        parse_quote!({
+            if a {
+                a
+            }
+        }),
+        parse_quote!({
+            if true {
+                a
+            } else {
+                (a, a)
+            }
+        }),
+        parse_quote!({
+            let (x, y) = a;
+            x
+        }),
+        parse_quote!({
+            let [x] = a;
+            x
+        }),
+        parse_quote!({
+            let x;
+            a
+        }),
+        parse_quote!({ 99999999999 + a }),
+        parse_quote!({ 1u8 }),
+        parse_quote!({ "text" }),
+        parse_quote!({ () }),
+        parse_quote!({ [a] }),
+        parse_quote!({ loop {} }),
+        parse_quote!({ a? }),
+        parse_quote!({
+            fn inner() {}
+            a
+        }),
+        parse_quote!({
+            println!("x");
+            a
+        }),
+        parse_quote!({
+            a;
+        }),
+    ];
+    for body in bodies {
+        let func: ItemFn = parse_quote! {
+            fn f(a: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> #body
+        };
+        let text = quote!(#body).to_string();
+        match field_op(&env, func) {
+            Err(e) => assert!(error_count(&e) >= 1, "{text}"),
+            Ok(op) => panic!("`{text}` was accepted: {:?}", op.body),
+        }
+    }
+}
+
+#[test]
+fn malformed_programs_are_errors_not_panics() {
+    let env = env_with_double();
+    let bodies: Vec<syn::Block> = vec![
+        parse_quote!({ double(a).write_to() }),
+        parse_quote!({ double(a).write_to(b, domain![Edge: 0..1], 3) }),
+        parse_quote!({ double(a).write_to((b, b)) }),
+        parse_quote!({ double(a).write_to(b, (domain![Edge: 0..1], domain![K: 0..1])) }),
+        parse_quote!({ double(a).write_to(b, domain![Edge: 0..=1]) }),
+        parse_quote!({ double(a).write_to(b, domain![Edge: ..1]) }),
+        parse_quote!({ double(a).write_to(b, domain![Edge 0..1]) }),
+        parse_quote!({ double(a).write_to(b, domain![Edge: 0..1, Edge: 0..2]) }),
+        parse_quote!({ double(a).write_to(b, domain![Edge: 0..a]) }),
+        parse_quote!({ double(a).write_to(b, domain![Nope: 0..1]) }),
+        parse_quote!({ double(a).write_to(b, 5) }),
+        parse_quote!({ double(a).write_to(n) }),
+        parse_quote!({ double(a).write_to(nope) }),
+        parse_quote!({ double(a).write_to(b.c) }),
+        parse_quote!({ double(a).frobnicate(b) }),
+        parse_quote!({
+            let x = 1;
+        }),
+        parse_quote!({ a }),
+        parse_quote!({
+            println!("x");
+        }),
+    ];
+    for body in bodies {
+        let func: ItemFn = parse_quote! {
+            fn p(a: &Field<(Edge, K), f64>, b: &mut Field<(Edge, K), f64>, n: i32) #body
+        };
+        let text = quote!(#body).to_string();
+        match program(&env, func) {
+            Err(e) => assert!(error_count(&e) >= 1, "{text}"),
+            Ok(p) => panic!("`{text}` was accepted: {:?}", p.calls),
+        }
+    }
+}
