@@ -166,6 +166,13 @@ fn program_bundle(env: &Env, checker: &Checker) -> Bundle {
     bundle
 }
 
+fn target_params(t: &Target, out: &mut Vec<u32>) {
+    match t {
+        Target::Field { param, .. } => out.push(*param),
+        Target::Tuple(items) => items.iter().for_each(|t| target_params(t, out)),
+    }
+}
+
 fn collect_targets(t: &Target, out: &mut HashSet<u32>) {
     match t {
         Target::Field { param, .. } => {
@@ -231,6 +238,20 @@ fn statement<'s>(
     let target_ty = target.as_ref().map(|(_, ty)| ty.clone());
     let value = checker.expr(&m.receiver, target_ty.as_ref());
     let (mut target, target_ty) = target?;
+    let mut params = Vec::new();
+    target_params(&target, &mut params);
+    if let Some(dup) = params
+        .iter()
+        .enumerate()
+        .find(|(i, p)| params[..*i].contains(p))
+    {
+        let name = &checker.params[*dup.1 as usize].0;
+        checker.diag.error(
+            &m.args[0],
+            format!("`{name}` appears twice in this output: each field is written once per call"),
+        );
+        return None;
+    }
     if let Some(d) = domain {
         apply_domain(checker, &mut target, &target_ty, d)?;
     }

@@ -638,6 +638,7 @@ fn malformed_programs_are_errors_not_panics() {
         parse_quote!({ double(a).write_to() }),
         parse_quote!({ double(a).write_to(b, domain![Edge: 0..1], 3) }),
         parse_quote!({ double(a).write_to((b, b)) }),
+        parse_quote!({ (double(a), a).write_to((b, b)) }),
         parse_quote!({ double(a).write_to(b, (domain![Edge: 0..1], domain![K: 0..1])) }),
         parse_quote!({ double(a).write_to(b, domain![Edge: 0..=1]) }),
         parse_quote!({ double(a).write_to(b, domain![Edge: ..1]) }),
