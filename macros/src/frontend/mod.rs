@@ -3,19 +3,24 @@
 //! Every misuse is a `syn::Error` at the user's span; all errors of an item are combined and
 //! reported together.
 //!
+//! * `names`: which paths of an item name dimensions, offsets or operators (collection);
 //! * `types`: dimension names and syn types to IR types;
-//! * `expr`: blocks, `let`, literals, operators, tuples, casts, `if`;
-//! * `builtins`: shifts, local indices, math, reductions, `select`, `broadcast`,
-//!   `concat_where` and operator calls;
-//! * `operator`: field and scan operator signatures;
-//! * `program`: program parameters, roles, `write_to` statements and domains.
+//! * `expr`: the `Checker`: blocks, `let`, literals, operators, tuples, casts, `if`;
+//! * `shift`, `math`, `call`, `builtins`: shifts and local indices, math functions, calls of
+//!   builtins and operators, reductions / `select` / `broadcast` / `concat_where`;
+//! * `operator`: field and scan operator signatures and the scan attribute;
+//! * `program`: program parameters, roles, `write_to` statements and domains;
+//! * `diagnostics`: collects every error of an item.
 
 mod builtins;
+mod call;
 mod diagnostics;
 mod expr;
+mod math;
 pub mod names;
 mod operator;
 mod program;
+mod shift;
 mod types;
 
 #[cfg(test)]
