@@ -2,8 +2,29 @@
 //!
 //! Every misuse is a `syn::Error` at the user's span; all errors of an item are combined and
 //! reported together.
+//!
+//! * `names`: which paths of an item name dimensions, offsets or operators (collection);
+//! * `types`: dimension names and syn types to IR types;
+//! * `expr`: the `Checker`: blocks, `let`, literals, operators, tuples, casts, `if`;
+//! * `shift`, `math`, `call`, `builtins`: shifts and local indices, math functions, calls of
+//!   builtins and operators, reductions / `select` / `broadcast` / `concat_where`;
+//! * `operator`: field and scan operator signatures and the scan attribute;
+//! * `program`: program parameters, roles, `write_to` statements and domains;
+//! * `diagnostics`: collects every error of an item.
 
+mod builtins;
+mod call;
+mod diagnostics;
+mod expr;
+mod math;
 pub mod names;
+mod operator;
+mod program;
+mod shift;
+mod types;
+
+#[cfg(test)]
+mod tests;
 
 use proc_macro2::TokenStream;
 use syn::ItemFn;
@@ -21,18 +42,10 @@ pub fn check_operator(
     env: &Env,
     key: &str,
 ) -> syn::Result<Operator> {
-    let _ = (kind, attr, env, key);
-    Err(syn::Error::new_spanned(
-        &func.sig.ident,
-        "gt4rs: the operator checker is not built yet",
-    ))
+    operator::check(kind, attr, func, env, key)
 }
 
 /// Checks a `#[program]` against the collected definitions.
 pub fn check_program(attr: &TokenStream, func: &ItemFn, env: &Env) -> syn::Result<Program> {
-    let _ = (attr, env);
-    Err(syn::Error::new_spanned(
-        &func.sig.ident,
-        "gt4rs: the program checker is not built yet",
-    ))
+    program::check(attr, func, env)
 }

@@ -191,6 +191,10 @@ impl<'ast> Visit<'ast> for Scan {
         if let Some(init) = &local.init {
             self.visit_expr(&init.expr);
         }
+        // `let x: Field<(Edge, K), f64> = …`: the ascription names dimensions too.
+        if let Pat::Type(pt) = &local.pat {
+            self.visit_type_entities(&pt.ty);
+        }
         self.bind_pattern(&local.pat);
     }
 

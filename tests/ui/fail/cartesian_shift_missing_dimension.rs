@@ -1,0 +1,11 @@
+use gt4rs::prelude::*;
+
+gt4rs::dimensions! { pub Cell, Edge, Vertex: horizontal; pub K: vertical; }
+gt4rs::offsets! { pub E2C: Edge => Cell [2]; pub E2C2V: Edge => Vertex [4]; }
+
+#[field_operator]
+pub fn f(a: Field<Edge, f64>) -> Field<Edge, f64> {
+    a.at(K + 1)
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use gt4rs::prelude::*;
+
+gt4rs::dimensions! { pub Cell, Edge, Vertex: horizontal; pub K: vertical; }
+gt4rs::offsets! { pub E2C: Edge => Cell [2]; pub E2C2V: Edge => Vertex [4]; }
+
+#[field_operator]
+pub fn g(x: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    x
+}
+
+#[field_operator]
+pub fn f(x: Field<(Edge, g), f64>) -> Field<(Edge, K), f64> {
+    broadcast(x, (Edge, K))
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use gt4rs::prelude::*;
+
+gt4rs::dimensions! { pub Cell, Edge, Vertex: horizontal; pub K: vertical; }
+gt4rs::offsets! { pub E2C: Edge => Cell [2]; pub E2C2V: Edge => Vertex [4]; }
+
+#[field_operator]
+pub fn double(a: Field<Edge, f64>) -> Field<Edge, f64> {
+    2.0 * a
+}
+
+#[program]
+pub fn p(a: &Field<Edge, f64>, out: &mut Field<(Edge, K), f64>) {
+    double(a).write_to(out);
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use gt4rs::prelude::*;
+
+gt4rs::dimensions! { pub Cell, Edge, Vertex: horizontal; pub K: vertical; }
+gt4rs::offsets! { pub E2C: Edge => Cell [2]; pub E2C2V: Edge => Vertex [4]; }
+
+#[field_operator]
+pub fn f(a: Field<(Edge, K), f64>, flag: bool) -> Field<(Edge, K), f64> {
+    let g = |x: f64| x;
+    let b = match flag {
+        true => a,
+        false => a,
+    };
+    let c = vec![b];
+    a
+}
+
+fn main() {}
