@@ -117,6 +117,9 @@ impl std::fmt::Display for Type {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Type::Scalar(t) => write!(f, "{}", t.rust_name()),
+            Type::Field { dims, dtype } if dims.len() == 1 => {
+                write!(f, "Field<{}, {}>", dims[0], dtype.rust_name())
+            }
             Type::Field { dims, dtype } => {
                 write!(f, "Field<({}), {}>", dims.join(", "), dtype.rust_name())
             }

@@ -11,6 +11,7 @@ use gt4rs_ir::{DimInfo, DimKind, OffsetInfo};
 use crate::collect::{definition_macro, item_key, Def};
 
 struct DimGroup {
+    attrs: Vec<syn::Attribute>,
     vis: Visibility,
     names: Vec<Ident>,
     kind: DimKind,
@@ -18,6 +19,7 @@ struct DimGroup {
 
 impl Parse for DimGroup {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
         let names = Punctuated::<Ident, Token![,]>::parse_separated_nonempty(input)?;
         input.parse::<Token![:]>()?;
@@ -34,6 +36,7 @@ impl Parse for DimGroup {
             }
         };
         Ok(DimGroup {
+            attrs,
             vis,
             names: names.into_iter().collect(),
             kind,
@@ -54,7 +57,7 @@ pub fn dimensions(input: TokenStream) -> TokenStream {
                 name: name.to_string(),
                 kind: group.kind,
             };
-            out.extend(marker_type(&group.vis, name, group.kind));
+            out.extend(marker_type(&group.attrs, &group.vis, name, group.kind));
             let key = item_key(name, &quote!(dimension #name));
             out.extend(definition_macro(&group.vis, name, &key, &Def::Dim(info)));
         }
@@ -63,6 +66,7 @@ pub fn dimensions(input: TokenStream) -> TokenStream {
 }
 
 struct OffsetDecl {
+    attrs: Vec<syn::Attribute>,
     vis: Visibility,
     name: Ident,
     from: Path,
@@ -72,6 +76,7 @@ struct OffsetDecl {
 
 impl Parse for OffsetDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
         let vis = input.parse()?;
         let name = input.parse()?;
         input.parse::<Token![:]>()?;
@@ -82,6 +87,7 @@ impl Parse for OffsetDecl {
         bracketed!(content in input);
         let count = content.parse()?;
         Ok(OffsetDecl {
+            attrs,
             vis,
             name,
             from,
@@ -99,6 +105,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
     };
     let mut out = TokenStream::new();
     for OffsetDecl {
+        attrs,
         vis,
         name,
         from,
@@ -128,7 +135,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
             to: last(&to),
             count: n,
         };
-        out.extend(marker_type(&vis, &name, DimKind::Local));
+        out.extend(marker_type(&attrs, &vis, &name, DimKind::Local));
         let count_usize = n as usize;
         out.extend(quote! {
             impl ::gt4rs::Offset for #name {
@@ -143,7 +150,12 @@ pub fn offsets(input: TokenStream) -> TokenStream {
     out
 }
 
-fn marker_type(vis: &Visibility, name: &Ident, kind: DimKind) -> TokenStream {
+fn marker_type(
+    attrs: &[syn::Attribute],
+    vis: &Visibility,
+    name: &Ident,
+    kind: DimKind,
+) -> TokenStream {
     let name_str = name.to_string();
     let kind = match kind {
         DimKind::Horizontal => quote!(Horizontal),
@@ -151,6 +163,7 @@ fn marker_type(vis: &Visibility, name: &Ident, kind: DimKind) -> TokenStream {
         DimKind::Local => quote!(Local),
     };
     quote! {
+        #(#attrs)*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #vis struct #name;
         impl ::gt4rs::Dimension for #name {
