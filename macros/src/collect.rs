@@ -78,7 +78,6 @@ pub struct Env {
 }
 
 impl Env {
-    #[allow(dead_code)] // the checker, landing next, resolves every name through this
     pub fn lookup(&self, path: &Path) -> Option<&Def> {
         self.names.get(&path_key(path))
     }
