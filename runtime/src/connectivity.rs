@@ -127,7 +127,7 @@ impl<O: Offset> Connectivity<O> {
 
     /// Builds from a flat row-major vector of `n_from * O::COUNT` entries.
     pub fn from_vec(entries: Vec<i32>, target_size: usize) -> Result<Self, Error> {
-        if entries.len() % O::COUNT != 0 {
+        if !entries.len().is_multiple_of(O::COUNT) {
             return Err(Error::Connectivity {
                 offset: O::NAME.to_string(),
                 message: format!(

@@ -4,6 +4,16 @@
 //! (ndarray), with GT4Py's domain semantics, and shares no code with the fused lowering. The
 //! fused backends are tested against it.
 
+mod concat;
+mod elem;
+mod eval;
+mod ops;
+mod program;
+mod scan;
+#[cfg(test)]
+mod tests;
+mod value;
+
 use gt4rs_ir::fieldview::Program;
 use ndarray::{ArrayViewD, ArrayViewMutD};
 
@@ -116,14 +126,17 @@ impl<'a> Arg<'a> {
 
 /// Runs every call of `program`, op by op. `connectivities` are in the order of
 /// `program.used_offsets()`.
+///
+/// Each call's value is evaluated completely (GT4Py embedded semantics: every node is a whole
+/// field over its own domain) before it is written, so a call may read the field it writes.
+/// Points outside a call's domain are left untouched. A point whose value reads a skipped
+/// neighbour (table entry -1) is undefined: evaluation carries it as such, and writing it
+/// inside a domain is an error naming the point (values that discard it, e.g. through
+/// `select` or a reduction skipping the slot, are fine).
 pub fn run_program(
     program: &Program,
     args: &mut [Arg<'_>],
     connectivities: &[&ConnectivityTable],
 ) -> Result<(), Error> {
-    let _ = (args, connectivities);
-    Err(Error::Execution {
-        program: program.name.clone(),
-        message: "the embedded backend is not built yet".into(),
-    })
+    program::run(program, args, connectivities)
 }
