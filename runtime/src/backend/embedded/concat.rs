@@ -145,10 +145,8 @@ fn concat_fields(
     b: &FieldValue,
     dtype: gt4rs_ir::ScalarType,
 ) -> Result<FieldValue, Error> {
-    let mut cond_dims: Vec<&str> = Vec::new();
     let mut breaks: Vec<(String, i64)> = Vec::new();
     cond.visit_cmps(&mut |dim, value| {
-        cond_dims.push(dim);
         breaks.push((dim.to_string(), value));
         breaks.push((dim.to_string(), value.saturating_add(1)));
     });
@@ -158,53 +156,53 @@ fn concat_fields(
             .chain(&b.dims)
             .chain(breaks.iter().map(|(d, _)| d)),
     )?;
+    let cond_dims = ctx.canonical(breaks.iter().map(|(d, _)| d))?;
     let extent_of = |v: &FieldValue, d: &str| v.axis(d).map_or(Extent::Unbounded, |x| v.extents[x]);
-    // The partition of each dimension into cells.
-    let cells: Vec<Vec<Cell>> = dims
-        .iter()
-        .map(|d| {
-            let mut points: Vec<i64> = breaks
-                .iter()
-                .filter(|(bd, _)| bd == d)
-                .map(|(_, v)| *v)
-                .collect();
-            for e in [extent_of(a, d), extent_of(b, d)] {
-                if let Extent::Bounded { start, end } = e {
-                    points.push(start);
-                    points.push(end);
-                }
+    // The partition of each condition dimension into cells, and its outermost finite points.
+    let mut cells: Vec<Vec<Cell>> = Vec::with_capacity(cond_dims.len());
+    let mut hulls: Vec<(i64, i64)> = Vec::with_capacity(cond_dims.len());
+    for d in &cond_dims {
+        let mut points: Vec<i64> = breaks
+            .iter()
+            .filter(|(bd, _)| bd == d)
+            .map(|(_, v)| *v)
+            .collect();
+        for e in [extent_of(a, d), extent_of(b, d)] {
+            if let Extent::Bounded { start, end } = e {
+                points.push(start);
+                points.push(end);
             }
-            points.sort_unstable();
-            points.dedup();
-            let mut cells = Vec::with_capacity(points.len() + 1);
-            let mut lo = None;
-            for p in points {
-                cells.push(Cell { lo, hi: Some(p) });
-                lo = Some(p);
-            }
-            cells.push(Cell { lo, hi: None });
-            cells
-        })
-        .collect();
+        }
+        points.sort_unstable();
+        points.dedup();
+        hulls.push((points[0], points[points.len() - 1]));
+        let mut row = Vec::with_capacity(points.len() + 1);
+        let mut lo = None;
+        for p in points {
+            row.push(Cell { lo, hi: Some(p) });
+            lo = Some(p);
+        }
+        row.push(Cell { lo, hi: None });
+        cells.push(row);
+    }
     let grid: Vec<Extent> = cells
         .iter()
         .map(|c| Extent::range(0, c.len() as i64))
         .collect();
-    let holds_at = |point: &[i64]| {
-        cond.holds(&|d: &str| dims.iter().position(|x| x == d).map_or(0, |i| point[i]))
-    };
     // Which cells the union covers, and their bounding box in cell coordinates.
     let mut covered = Vec::with_capacity(storage_len(&grid));
-    let mut lower = vec![usize::MAX; dims.len()];
-    let mut upper = vec![0usize; dims.len()];
+    let mut lower = vec![usize::MAX; cond_dims.len()];
+    let mut upper = vec![0usize; cond_dims.len()];
     let _ = for_each_point::<()>(&grid, |cell_index| {
         let rep: Vec<i64> = cell_index
             .iter()
             .zip(&cells)
             .map(|(&i, c)| c[i as usize].representative())
             .collect();
-        let branch = if holds_at(&rep) { a } else { b };
-        let is_covered = dims
+        let holds =
+            cond.holds(&|d: &str| cond_dims.iter().position(|x| x == d).map_or(0, |i| rep[i]));
+        let branch = if holds { a } else { b };
+        let is_covered = cond_dims
             .iter()
             .zip(cell_index)
             .zip(&cells)
@@ -218,16 +216,15 @@ fn concat_fields(
         covered.push(is_covered);
         Ok(())
     });
-    let extents: Vec<Extent> = if !covered.contains(&true) {
-        vec![Extent::range(0, 0); dims.len()]
-    } else {
-        let mut in_box = true;
+    let empty = !covered.contains(&true);
+    if !empty {
         let strides = super::value::row_major_strides(&grid);
         let box_extents: Vec<Extent> = lower
             .iter()
             .zip(&upper)
             .map(|(&l, &u)| Extent::range(l as i64, u as i64 + 1))
             .collect();
+        let mut in_box = true;
         let _ = for_each_point::<()>(&box_extents, |cell_index| {
             let flat: usize = cell_index
                 .iter()
@@ -241,31 +238,32 @@ fn concat_fields(
             return Err(ctx.err(format!(
                 "concat_where: the points where a branch is defined do not form a box over ({}) \
                  (true branch over {}, false branch over {})",
-                dims.join(", "),
+                cond_dims.join(", "),
                 describe(a),
                 describe(b)
             )));
         }
-        dims.iter()
-            .enumerate()
-            .map(|(axis, d)| {
-                let lo = cells[axis][lower[axis]].lo;
-                let hi = cells[axis][upper[axis]].hi;
-                match (lo, hi) {
-                    (Some(l), Some(h)) => Ok(Extent::range(l, h)),
-                    (None, None) if !cond_dims.contains(&d.as_str()) => Ok(Extent::Unbounded),
-                    _ => Err(ctx.err(format!(
-                        "concat_where: the result is unbounded along {d}; a branch must be a field over {d}"
-                    ))),
-                }
-            })
-            .collect::<Result<_, _>>()?
-    };
+    }
+    let extents: Vec<Extent> = dims
+        .iter()
+        .map(|d| match cond_dims.iter().position(|c| c == d) {
+            // Both branches exist at every index of the other dimensions.
+            None => extent_of(a, d).intersect(extent_of(b, d)),
+            Some(_) if empty => Extent::range(0, 0),
+            // An end that only broadcast branches reach is cut at the outermost index the
+            // condition or a bounded branch names: the value has to be stored.
+            Some(axis) => Extent::range(
+                cells[axis][lower[axis]].lo.unwrap_or(hulls[axis].0),
+                cells[axis][upper[axis]].hi.unwrap_or(hulls[axis].1),
+            ),
+        })
+        .collect();
     let a_acc = a.accessor(&dims).map_err(|m| ctx.err(m))?;
     let b_acc = b.accessor(&dims).map_err(|m| ctx.err(m))?;
     let mut data = Vec::with_capacity(storage_len(&extents));
     let _ = for_each_point::<()>(&extents, |point| {
-        let e = if holds_at(point) {
+        let holds = cond.holds(&|d: &str| dims.iter().position(|x| x == d).map_or(0, |i| point[i]));
+        let e = if holds {
             a.data[a_acc.offset(point)]
         } else {
             b.data[b_acc.offset(point)]

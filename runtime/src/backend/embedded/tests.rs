@@ -1,1 +1,1305 @@
+//! Hand-built IR programs run by the embedded backend and compared with hand-written loops on
+//! random data. Outputs are poisoned with NaN first, and points outside each domain must keep
+//! the poison.
 
+use gt4rs_ir::fieldview::{
+    BinaryOp, Bundle, DomainCond, DomainRange, Expr, ExprKind, Literal, MathFun, Operator,
+    OperatorKind, Param, Program, ProgramCall, ProgramParam, ReduceOp, Role, Target,
+};
+use gt4rs_ir::{CmpOp, DimInfo, DimKind, OffsetInfo, ScalarType, Type};
+use ndarray::{Array1, Array2, Array3};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{run_program, Arg, FieldView, FieldViewMut, ScalarValue};
+use crate::connectivity::{Connectivity, ConnectivityTable};
+use crate::dims::{Dimension, Offset};
+use crate::error::Error;
+
+const F64: ScalarType = ScalarType::F64;
+const I32: ScalarType = ScalarType::I32;
+const NV: usize = 7;
+const NE: usize = 11;
+const NK: usize = 5;
+
+macro_rules! dim {
+    ($t:ident, $kind:ident) => {
+        #[derive(Clone, Copy, Default, Debug)]
+        struct $t;
+        impl Dimension for $t {
+            const NAME: &'static str = stringify!($t);
+            const KIND: DimKind = DimKind::$kind;
+        }
+    };
+}
+dim!(Vertex, Horizontal);
+dim!(Edge, Horizontal);
+dim!(V2E, Local);
+dim!(E2V, Local);
+impl Offset for V2E {
+    type From = Vertex;
+    type To = Edge;
+    const COUNT: usize = 3;
+}
+impl Offset for E2V {
+    type From = Edge;
+    type To = Vertex;
+    const COUNT: usize = 2;
+}
+
+// ---- IR builders -------------------------------------------------------------------------
+
+fn fty(dims: &[&str]) -> Type {
+    Type::field(dims, F64)
+}
+fn ity(dims: &[&str]) -> Type {
+    Type::field(dims, I32)
+}
+fn e(ty: Type, kind: ExprKind) -> Expr {
+    Expr::new(ty, kind)
+}
+fn p(n: u32, ty: Type) -> Expr {
+    e(ty, ExprKind::Param(n))
+}
+fn lit_f(x: f64) -> Expr {
+    e(Type::Scalar(F64), ExprKind::Literal(Literal::float(x)))
+}
+fn lit_i(x: i64) -> Expr {
+    e(Type::Scalar(I32), ExprKind::Literal(Literal::Int(x)))
+}
+fn bin(op: BinaryOp, a: Expr, b: Expr, ty: Type) -> Expr {
+    e(
+        ty,
+        ExprKind::Binary {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        },
+    )
+}
+fn cmp(op: CmpOp, a: Expr, b: Expr, ty: Type) -> Expr {
+    e(
+        ty,
+        ExprKind::Compare {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        },
+    )
+}
+fn shift(a: Expr, dim: &str, offset: i64) -> Expr {
+    e(
+        a.ty.clone(),
+        ExprKind::CartesianShift {
+            arg: Box::new(a),
+            dim: dim.into(),
+            offset,
+        },
+    )
+}
+fn nshift(a: Expr, offset: &str, slot: Option<u32>, ty: Type) -> Expr {
+    e(
+        ty,
+        ExprKind::NeighborShift {
+            arg: Box::new(a),
+            offset: offset.into(),
+            slot,
+        },
+    )
+}
+fn reduce(op: ReduceOp, local: &str, a: Expr, ty: Type) -> Expr {
+    e(
+        ty,
+        ExprKind::Reduce {
+            op,
+            local: local.into(),
+            arg: Box::new(a),
+        },
+    )
+}
+fn tuple(items: Vec<Expr>) -> Expr {
+    let ty = Type::Tuple(items.iter().map(|i| i.ty.clone()).collect());
+    e(ty, ExprKind::Tuple(items))
+}
+fn tget(a: Expr, index: u32, ty: Type) -> Expr {
+    e(
+        ty,
+        ExprKind::TupleGet {
+            arg: Box::new(a),
+            index,
+        },
+    )
+}
+fn call(callee: &str, args: Vec<Expr>, ty: Type) -> Expr {
+    e(
+        ty,
+        ExprKind::Call {
+            callee: callee.into(),
+            args,
+        },
+    )
+}
+fn kcond(op: CmpOp, value: i64) -> DomainCond {
+    DomainCond::Cmp {
+        dim: "K".into(),
+        op,
+        value: Box::new(lit_i(value)),
+    }
+}
+
+fn field_op(key: &str, params: Vec<Type>, ret: Type, body: Expr) -> Operator {
+    Operator {
+        key: key.into(),
+        name: key.into(),
+        params: params
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| Param {
+                name: format!("p{i}"),
+                ty,
+            })
+            .collect(),
+        ret,
+        body,
+        kind: OperatorKind::Field,
+    }
+}
+
+fn param(name: &str, ty: Type, role: Role) -> ProgramParam {
+    ProgramParam {
+        name: name.into(),
+        ty,
+        role,
+        is_static: false,
+    }
+}
+
+fn field_target(param: u32, domain: &[(&str, i64, i64)]) -> Target {
+    Target::Field {
+        param,
+        domain: domain
+            .iter()
+            .map(|(d, s, t)| DomainRange {
+                dim: d.to_string(),
+                start: lit_i(*s),
+                end: lit_i(*t),
+            })
+            .collect(),
+    }
+}
+
+fn write(value: Expr, target: Target) -> ProgramCall {
+    ProgramCall { value, target }
+}
+
+fn program(
+    params: Vec<ProgramParam>,
+    calls: Vec<ProgramCall>,
+    operators: Vec<Operator>,
+) -> Program {
+    let dim = |name: &str, kind| DimInfo {
+        name: name.into(),
+        kind,
+    };
+    let offset = |name: &str, from: &str, to: &str, count| OffsetInfo {
+        name: name.into(),
+        from: from.into(),
+        to: to.into(),
+        count,
+    };
+    Program {
+        name: "test_program".into(),
+        params,
+        calls,
+        bundle: Bundle {
+            operators,
+            dims: vec![
+                dim("Cell", DimKind::Horizontal),
+                dim("Edge", DimKind::Horizontal),
+                dim("Vertex", DimKind::Horizontal),
+                dim("I", DimKind::Horizontal),
+                dim("V2E", DimKind::Local),
+                dim("E2V", DimKind::Local),
+                dim("K", DimKind::Vertical),
+            ],
+            offsets: vec![
+                offset("V2E", "Vertex", "Edge", 3),
+                offset("E2V", "Edge", "Vertex", 2),
+            ],
+        },
+    }
+}
+
+/// The tables `prog` uses, in its `used_offsets()` order.
+fn bind<'t>(prog: &Program, all: &[&'t ConnectivityTable]) -> Vec<&'t ConnectivityTable> {
+    prog.used_offsets()
+        .iter()
+        .map(|o| {
+            *all.iter()
+                .find(|t| t.offset() == o.name)
+                .expect("test binds every table it uses")
+        })
+        .collect()
+}
+
+// ---- data ---------------------------------------------------------------------------------
+
+fn rng() -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(0x5eed_1234)
+}
+fn random2(rng: &mut ChaCha8Rng, n: usize, m: usize) -> Array2<f64> {
+    Array2::from_shape_fn((n, m), |_| rng.random::<f64>() * 2.0 - 0.5)
+}
+fn nan2(n: usize, m: usize) -> Array2<f64> {
+    Array2::from_elem((n, m), f64::NAN)
+}
+/// V2E with skip values (about one in four entries), E2V without.
+fn tables(rng: &mut ChaCha8Rng) -> (Connectivity<V2E>, Connectivity<E2V>) {
+    let mut v2e = Array2::from_shape_fn((NV, 3), |_| rng.random_range(0..NE as i32));
+    for v in 0..NV {
+        for j in 0..3 {
+            if rng.random::<f64>() < 0.25 {
+                v2e[[v, j]] = -1;
+            }
+        }
+    }
+    v2e[[0, 1]] = -1;
+    v2e[[NV - 1, 0]] = -1;
+    v2e[[NV - 1, 1]] = -1;
+    v2e[[NV - 1, 2]] = -1;
+    let e2v = Array2::from_shape_fn((NE, 2), |_| rng.random_range(0..NV as i32));
+    (
+        Connectivity::new(v2e, NE).expect("valid table"),
+        Connectivity::new(e2v, NV).expect("valid table"),
+    )
+}
+
+fn view<'a>(a: &'a Array2<f64>, origin: &'a [i64]) -> Arg<'a> {
+    Arg::Field(FieldView::F64(a.view().into_dyn(), origin))
+}
+fn view_mut<'a>(a: &'a mut Array2<f64>, origin: &'a [i64]) -> Arg<'a> {
+    Arg::FieldMut(FieldViewMut::F64(a.view_mut().into_dyn(), origin))
+}
+
+fn assert_close(got: f64, want: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+        "{what}: got {got}, want {want}"
+    );
+}
+
+/// Checks `out` against `want` inside `rows × levels` and NaN elsewhere.
+fn check2(
+    out: &Array2<f64>,
+    rows: std::ops::Range<usize>,
+    levels: std::ops::Range<usize>,
+    want: impl Fn(usize, usize) -> f64,
+) {
+    for ((i, k), &x) in out.indexed_iter() {
+        if rows.contains(&i) && levels.contains(&k) {
+            assert_close(x, want(i, k), &format!("point ({i}, {k})"));
+        } else {
+            assert!(
+                x.is_nan(),
+                "point ({i}, {k}) outside the domain was written: {x}"
+            );
+        }
+    }
+}
+
+// ---- tests --------------------------------------------------------------------------------
+
+#[test]
+fn copy_over_a_domain_given_by_scalar_parameters() {
+    let mut rng = rng();
+    let inp = random2(&mut rng, NE, NK);
+    let mut out = nan2(NE, NK);
+    let op = field_op(
+        "copy",
+        vec![fty(&["Edge", "K"])],
+        fty(&["Edge", "K"]),
+        p(0, fty(&["Edge", "K"])),
+    );
+    let bound = |n: u32| p(n, Type::Scalar(I32));
+    let prog = program(
+        vec![
+            param("inp", fty(&["Edge", "K"]), Role::In),
+            param("out", fty(&["Edge", "K"]), Role::Out),
+            param("h0", Type::Scalar(I32), Role::In),
+            param("h1", Type::Scalar(I32), Role::In),
+            param("v0", Type::Scalar(I32), Role::In),
+            param("v1", Type::Scalar(I32), Role::In),
+        ],
+        vec![write(
+            call("copy", vec![p(0, fty(&["Edge", "K"]))], fty(&["Edge", "K"])),
+            Target::Field {
+                param: 1,
+                domain: vec![
+                    DomainRange {
+                        dim: "Edge".into(),
+                        start: bound(2),
+                        end: bound(3),
+                    },
+                    DomainRange {
+                        dim: "K".into(),
+                        start: bound(4),
+                        end: bound(5),
+                    },
+                ],
+            },
+        )],
+        vec![op],
+    );
+    let mut args = vec![
+        view(&inp, &[0, 0]),
+        view_mut(&mut out, &[0, 0]),
+        Arg::Scalar(ScalarValue::I32(2)),
+        Arg::Scalar(ScalarValue::I32(9)),
+        Arg::Scalar(ScalarValue::I32(1)),
+        Arg::Scalar(ScalarValue::I32(4)),
+    ];
+    run_program(&prog, &mut args, &[]).expect("copy runs");
+    drop(args);
+    check2(&out, 2..9, 1..4, |i, k| inp[[i, k]]);
+}
+
+#[test]
+fn cartesian_shift_of_a_field_with_a_negative_origin() {
+    let mut rng = rng();
+    // inp covers I in -1..NE+1; out covers I in 0..NE.
+    let inp = random2(&mut rng, NE + 2, NK);
+    let mut out = nan2(NE, NK);
+    let ty = fty(&["I", "K"]);
+    let body = bin(
+        BinaryOp::Sub,
+        shift(p(0, ty.clone()), "I", 1),
+        bin(
+            BinaryOp::Mul,
+            lit_f(0.5),
+            shift(p(0, ty.clone()), "I", -1),
+            ty.clone(),
+        ),
+        ty.clone(),
+    );
+    let prog = program(
+        vec![
+            param("inp", ty.clone(), Role::In),
+            param("out", ty.clone(), Role::Out),
+        ],
+        vec![write(
+            call("diff", vec![p(0, ty.clone())], ty.clone()),
+            field_target(1, &[("I", 0, NE as i64)]),
+        )],
+        vec![field_op("diff", vec![ty.clone()], ty.clone(), body)],
+    );
+    let mut args = vec![view(&inp, &[-1, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("shift runs");
+    drop(args);
+    // inp index i lives at array row i + 1.
+    check2(&out, 0..NE, 0..NK, |i, k| {
+        inp[[i + 2, k]] - 0.5 * inp[[i, k]]
+    });
+}
+
+#[test]
+fn neighbour_sum_max_and_min_skip_missing_neighbours() {
+    let mut rng = rng();
+    let (v2e, e2v) = tables(&mut rng);
+    let edge = random2(&mut rng, NE, NK);
+    let weights = random2(&mut rng, NV, 3);
+    let vk = fty(&["Vertex", "K"]);
+    let sparse = fty(&["Vertex", "V2E", "K"]);
+    let product = bin(
+        BinaryOp::Mul,
+        nshift(p(0, fty(&["Edge", "K"])), "V2E", None, sparse.clone()),
+        p(1, fty(&["Vertex", "V2E"])),
+        sparse.clone(),
+    );
+    let body = tuple(vec![
+        reduce(ReduceOp::Sum, "V2E", product.clone(), vk.clone()),
+        reduce(ReduceOp::Max, "V2E", product.clone(), vk.clone()),
+        reduce(ReduceOp::Min, "V2E", product, vk.clone()),
+    ]);
+    let ret = body.ty.clone();
+    let prog = program(
+        vec![
+            param("edge", fty(&["Edge", "K"]), Role::In),
+            param("w", fty(&["Vertex", "V2E"]), Role::In),
+            param("sum", vk.clone(), Role::Out),
+            param("max", vk.clone(), Role::Out),
+            param("min", vk.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "reductions",
+                vec![p(0, fty(&["Edge", "K"])), p(1, fty(&["Vertex", "V2E"]))],
+                ret.clone(),
+            ),
+            Target::Tuple(vec![
+                field_target(2, &[("Vertex", 0, NV as i64)]),
+                field_target(3, &[("Vertex", 0, NV as i64)]),
+                field_target(4, &[("Vertex", 0, NV as i64)]),
+            ]),
+        )],
+        vec![field_op(
+            "reductions",
+            vec![fty(&["Edge", "K"]), fty(&["Vertex", "V2E"])],
+            ret,
+            body,
+        )],
+    );
+    let (mut sum, mut max, mut min) = (nan2(NV, NK), nan2(NV, NK), nan2(NV, NK));
+    let mut args = vec![
+        view(&edge, &[0, 0]),
+        view(&weights, &[0, 0]),
+        view_mut(&mut sum, &[0, 0]),
+        view_mut(&mut max, &[0, 0]),
+        view_mut(&mut min, &[0, 0]),
+    ];
+    let tables = bind(&prog, &[&v2e, &e2v]);
+    run_program(&prog, &mut args, &tables).expect("reductions run");
+    drop(args);
+    let table = v2e.table();
+    let terms = |v: usize, k: usize| -> Vec<f64> {
+        (0..3)
+            .filter(|&j| table[[v, j]] >= 0)
+            .map(|j| edge[[table[[v, j]] as usize, k]] * weights[[v, j]])
+            .collect()
+    };
+    check2(&sum, 0..NV, 0..NK, |v, k| terms(v, k).iter().sum());
+    check2(&max, 0..NV, 0..NK, |v, k| {
+        terms(v, k).iter().fold(f64::MIN, |a, &b| a.max(b))
+    });
+    check2(&min, 0..NV, 0..NK, |v, k| {
+        terms(v, k).iter().fold(f64::MAX, |a, &b| a.min(b))
+    });
+    // The last vertex has no neighbour at all: the reductions give their start values.
+    assert_eq!(sum[[NV - 1, 0]], 0.0);
+    assert_eq!(max[[NV - 1, 0]], f64::MIN);
+    assert_eq!(min[[NV - 1, 0]], f64::MAX);
+}
+
+#[test]
+fn slot_shift_and_local_index_of_a_sparse_field() {
+    let mut rng = rng();
+    let (v2e, e2v) = tables(&mut rng);
+    let vert = random2(&mut rng, NV, NK);
+    let sparse_e = random2(&mut rng, NE, 2);
+    let ek = fty(&["Edge", "K"]);
+    // out[e, k] = vert[e2v[e, 0], k] * w[e, E2V(1)] + vert[e2v[e, 1], k]
+    let body = bin(
+        BinaryOp::Add,
+        bin(
+            BinaryOp::Mul,
+            nshift(p(0, fty(&["Vertex", "K"])), "E2V", Some(0), ek.clone()),
+            e(
+                fty(&["Edge"]),
+                ExprKind::LocalIndex {
+                    arg: Box::new(p(1, fty(&["Edge", "E2V"]))),
+                    local: "E2V".into(),
+                    slot: 1,
+                },
+            ),
+            ek.clone(),
+        ),
+        nshift(p(0, fty(&["Vertex", "K"])), "E2V", Some(1), ek.clone()),
+        ek.clone(),
+    );
+    let prog = program(
+        vec![
+            param("vert", fty(&["Vertex", "K"]), Role::In),
+            param("w", fty(&["Edge", "E2V"]), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "slots",
+                vec![p(0, fty(&["Vertex", "K"])), p(1, fty(&["Edge", "E2V"]))],
+                ek.clone(),
+            ),
+            field_target(2, &[("Edge", 1, NE as i64 - 1), ("K", 0, NK as i64)]),
+        )],
+        vec![field_op(
+            "slots",
+            vec![fty(&["Vertex", "K"]), fty(&["Edge", "E2V"])],
+            ek.clone(),
+            body,
+        )],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        view(&vert, &[0, 0]),
+        view(&sparse_e, &[0, 0]),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &bind(&prog, &[&v2e, &e2v])).expect("slot shifts run");
+    drop(args);
+    let t = e2v.table();
+    check2(&out, 1..NE - 1, 0..NK, |i, k| {
+        vert[[t[[i, 0]] as usize, k]] * sparse_e[[i, 1]] + vert[[t[[i, 1]] as usize, k]]
+    });
+}
+
+#[test]
+fn slot_shift_through_a_skipped_entry_is_an_error_only_where_written() {
+    let mut rng = rng();
+    let (v2e, e2v) = tables(&mut rng);
+    let edge = random2(&mut rng, NE, NK);
+    let vk = fty(&["Vertex", "K"]);
+    let body = nshift(p(0, fty(&["Edge", "K"])), "V2E", Some(1), vk.clone());
+    let make = |h0: i64, h1: i64| {
+        program(
+            vec![
+                param("edge", fty(&["Edge", "K"]), Role::In),
+                param("out", vk.clone(), Role::Out),
+            ],
+            vec![write(
+                call("slot1", vec![p(0, fty(&["Edge", "K"]))], vk.clone()),
+                field_target(1, &[("Vertex", h0, h1)]),
+            )],
+            vec![field_op(
+                "slot1",
+                vec![fty(&["Edge", "K"])],
+                vk.clone(),
+                body.clone(),
+            )],
+        )
+    };
+    let t = v2e.table();
+    // Vertex 0 has a -1 in slot 1: writing it is an error naming the point.
+    let prog = make(0, NV as i64);
+    let mut out = nan2(NV, NK);
+    let mut args = vec![view(&edge, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    let err =
+        run_program(&prog, &mut args, &bind(&prog, &[&v2e, &e2v])).expect_err("skip slot written");
+    drop(args);
+    let message = err.to_string();
+    assert!(
+        message.contains("Vertex=") && message.contains("out"),
+        "{message}"
+    );
+    assert!(
+        out.iter().all(|x| x.is_nan()),
+        "nothing is written when a call fails"
+    );
+    // Writing only vertices whose slot 1 exists works.
+    let valid: Vec<usize> = (0..NV).filter(|&v| t[[v, 1]] >= 0).collect();
+    let (lo, hi) = (valid[0], valid[0] + 1);
+    let prog = make(lo as i64, hi as i64);
+    let mut args = vec![view(&edge, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &bind(&prog, &[&v2e, &e2v])).expect("valid slots run");
+    drop(args);
+    check2(&out, lo..hi, 0..NK, |v, k| edge[[t[[v, 1]] as usize, k]]);
+}
+
+#[test]
+fn promotion_of_edge_k_times_k() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    let b = Array1::from_shape_fn(NK, |_| rng.random::<f64>() + 0.5);
+    let ek = fty(&["Edge", "K"]);
+    let body = bin(
+        BinaryOp::Mul,
+        p(0, ek.clone()),
+        p(1, fty(&["K"])),
+        ek.clone(),
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("b", fty(&["K"]), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "scale",
+                vec![p(0, ek.clone()), p(1, fty(&["K"]))],
+                ek.clone(),
+            ),
+            field_target(2, &[("Edge", 0, NE as i64), ("K", 1, NK as i64)]),
+        )],
+        vec![field_op(
+            "scale",
+            vec![ek.clone(), fty(&["K"])],
+            ek.clone(),
+            body,
+        )],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Field(FieldView::F64(b.view().into_dyn(), &[0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("promotion runs");
+    drop(args);
+    check2(&out, 0..NE, 1..NK, |i, k| a[[i, k]] * b[k]);
+}
+
+#[test]
+fn concat_where_with_and_and_or() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    let n = NK as i64;
+    // Inner levels: a(K-1) + a(K+1), defined on 1..n-1; boundaries: a.
+    let inner = bin(
+        BinaryOp::Add,
+        shift(p(0, ek.clone()), "K", -1),
+        shift(p(0, ek.clone()), "K", 1),
+        ek.clone(),
+    );
+    let and = e(
+        ek.clone(),
+        ExprKind::ConcatWhere {
+            cond: DomainCond::And(
+                Box::new(kcond(CmpOp::Gt, 0)),
+                Box::new(kcond(CmpOp::Lt, n - 1)),
+            ),
+            if_true: Box::new(inner.clone()),
+            if_false: Box::new(p(0, ek.clone())),
+        },
+    );
+    let or = e(
+        ek.clone(),
+        ExprKind::ConcatWhere {
+            cond: DomainCond::Or(
+                Box::new(kcond(CmpOp::Eq, 0)),
+                Box::new(kcond(CmpOp::Ge, n - 1)),
+            ),
+            if_true: Box::new(lit_f(-3.0)),
+            if_false: Box::new(inner),
+        },
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("out1", ek.clone(), Role::Out),
+            param("out2", ek.clone(), Role::Out),
+        ],
+        vec![
+            write(
+                call("and", vec![p(0, ek.clone())], ek.clone()),
+                field_target(1, &[("Edge", 0, 6)]),
+            ),
+            write(
+                call("or", vec![p(0, ek.clone())], ek.clone()),
+                field_target(2, &[("Edge", 3, NE as i64)]),
+            ),
+        ],
+        vec![
+            field_op("and", vec![ek.clone()], ek.clone(), and),
+            field_op("or", vec![ek.clone()], ek.clone(), or),
+        ],
+    );
+    let (mut out1, mut out2) = (nan2(NE, NK), nan2(NE, NK));
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        view_mut(&mut out1, &[0, 0]),
+        view_mut(&mut out2, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("concat_where runs");
+    drop(args);
+    let inner_at = |i: usize, k: usize| a[[i, k - 1]] + a[[i, k + 1]];
+    check2(&out1, 0..6, 0..NK, |i, k| {
+        if k > 0 && k < NK - 1 {
+            inner_at(i, k)
+        } else {
+            a[[i, k]]
+        }
+    });
+    check2(&out2, 3..NE, 0..NK, |i, k| {
+        if k == 0 || k == NK - 1 {
+            -3.0
+        } else {
+            inner_at(i, k)
+        }
+    });
+}
+
+#[test]
+fn concat_where_whose_defined_region_is_not_a_box_is_an_error() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, 8);
+    let ek = fty(&["Edge", "K"]);
+    // True branch on K < 2 or K > 5 over 0..8; false branch a(K-4) defined on 4..12: the
+    // union 0..2 ∪ 4..8 has a hole.
+    let value = e(
+        ek.clone(),
+        ExprKind::ConcatWhere {
+            cond: DomainCond::Or(Box::new(kcond(CmpOp::Lt, 2)), Box::new(kcond(CmpOp::Gt, 5))),
+            if_true: Box::new(p(0, ek.clone())),
+            if_false: Box::new(shift(p(0, ek.clone()), "K", -4)),
+        },
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(value, field_target(1, &[]))],
+        vec![],
+    );
+    let mut out = nan2(NE, 8);
+    let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    let err = run_program(&prog, &mut args, &[]).expect_err("holes are rejected");
+    assert!(err.to_string().contains("box"), "{err}");
+}
+
+#[test]
+fn select_with_tuples_writes_each_element_over_its_own_domain() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    let b = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    let bk = Type::field(&["Edge", "K"], ScalarType::Bool);
+    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
+    let body = e(
+        pair.clone(),
+        ExprKind::Select {
+            cond: Box::new(cmp(CmpOp::Gt, p(0, ek.clone()), p(1, ek.clone()), bk)),
+            if_true: Box::new(tuple(vec![p(0, ek.clone()), p(1, ek.clone())])),
+            if_false: Box::new(tuple(vec![p(1, ek.clone()), lit_f(7.0)])),
+        },
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("b", ek.clone(), Role::In),
+            param("hi", ek.clone(), Role::Out),
+            param("other", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "pick",
+                vec![p(0, ek.clone()), p(1, ek.clone())],
+                pair.clone(),
+            ),
+            Target::Tuple(vec![
+                field_target(2, &[("Edge", 0, 4), ("K", 1, 3)]),
+                field_target(3, &[("Edge", 5, NE as i64)]),
+            ]),
+        )],
+        vec![field_op("pick", vec![ek.clone(), ek.clone()], pair, body)],
+    );
+    let (mut hi, mut other) = (nan2(NE, NK), nan2(NE, NK));
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        view(&b, &[0, 0]),
+        view_mut(&mut hi, &[0, 0]),
+        view_mut(&mut other, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("select runs");
+    drop(args);
+    check2(&hi, 0..4, 1..3, |i, k| a[[i, k]].max(b[[i, k]]));
+    check2(&other, 5..NE, 0..NK, |i, k| {
+        if a[[i, k]] > b[[i, k]] {
+            b[[i, k]]
+        } else {
+            7.0
+        }
+    });
+}
+
+#[test]
+fn if_else_evaluates_only_the_taken_branch() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    // The untaken branch divides an integer by zero, which would fail if evaluated.
+    let failing = bin(
+        BinaryOp::Add,
+        p(0, ek.clone()),
+        e(
+            Type::Scalar(F64),
+            ExprKind::Cast {
+                arg: Box::new(bin(
+                    BinaryOp::Div,
+                    lit_i(1),
+                    p(2, Type::Scalar(I32)),
+                    Type::Scalar(I32),
+                )),
+                to: F64,
+            },
+        ),
+        ek.clone(),
+    );
+    let doubled = bin(BinaryOp::Mul, p(0, ek.clone()), lit_f(2.0), ek.clone());
+    let body = e(
+        ek.clone(),
+        ExprKind::IfElse {
+            cond: Box::new(p(1, Type::Scalar(ScalarType::Bool))),
+            then: Box::new(doubled),
+            otherwise: Box::new(failing),
+        },
+    );
+    let params = vec![
+        ek.clone(),
+        Type::Scalar(ScalarType::Bool),
+        Type::Scalar(I32),
+    ];
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("flag", Type::Scalar(ScalarType::Bool), Role::In),
+            param("zero", Type::Scalar(I32), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "branch",
+                vec![
+                    p(0, ek.clone()),
+                    p(1, Type::Scalar(ScalarType::Bool)),
+                    p(2, Type::Scalar(I32)),
+                ],
+                ek.clone(),
+            ),
+            field_target(3, &[("K", 0, 3)]),
+        )],
+        vec![field_op("branch", params, ek.clone(), body)],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Scalar(ScalarValue::Bool(true)),
+        Arg::Scalar(ScalarValue::I32(0)),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("the taken branch is fine");
+    drop(args);
+    check2(&out, 0..NE, 0..3, |i, k| 2.0 * a[[i, k]]);
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Scalar(ScalarValue::Bool(false)),
+        Arg::Scalar(ScalarValue::I32(0)),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    let err = run_program(&prog, &mut args, &[]).expect_err("division by zero");
+    assert!(err.to_string().contains("division by zero"), "{err}");
+}
+
+fn scan_program(forward: bool) -> Program {
+    let ek = fty(&["Edge", "K"]);
+    let s = Type::Scalar(F64);
+    let carry_ty = Type::Tuple(vec![s.clone(), s.clone()]);
+    // carry' = (carry.0 * 0.5 + x, carry.1 + carry.0 * y)
+    let c0 = tget(p(0, carry_ty.clone()), 0, s.clone());
+    let c1 = tget(p(0, carry_ty.clone()), 1, s.clone());
+    let body = tuple(vec![
+        bin(
+            BinaryOp::Add,
+            bin(BinaryOp::Mul, c0.clone(), lit_f(0.5), s.clone()),
+            p(1, s.clone()),
+            s.clone(),
+        ),
+        bin(
+            BinaryOp::Add,
+            c1,
+            bin(BinaryOp::Mul, c0, p(2, s.clone()), s.clone()),
+            s.clone(),
+        ),
+    ]);
+    let scan = Operator {
+        key: "solve".into(),
+        name: "solve".into(),
+        params: vec![
+            Param {
+                name: "carry".into(),
+                ty: carry_ty.clone(),
+            },
+            Param {
+                name: "x".into(),
+                ty: s.clone(),
+            },
+            Param {
+                name: "y".into(),
+                ty: s.clone(),
+            },
+        ],
+        ret: carry_ty.clone(),
+        body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward,
+            init: tuple(vec![lit_f(1.0), lit_f(0.0)]),
+        },
+    };
+    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
+    program(
+        vec![
+            param("x", ek.clone(), Role::In),
+            param("y", fty(&["K"]), Role::In),
+            param("o0", ek.clone(), Role::Out),
+            param("o1", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("solve", vec![p(0, ek.clone()), p(1, fty(&["K"]))], pair),
+            Target::Tuple(vec![
+                field_target(2, &[("Edge", 1, 8), ("K", 0, NK as i64)]),
+                field_target(3, &[("Edge", 2, 9), ("K", 1, NK as i64)]),
+            ]),
+        )],
+        vec![scan],
+    )
+}
+
+#[test]
+fn scan_forward_and_backward_with_a_tuple_carry() {
+    let mut rng = rng();
+    let x = random2(&mut rng, NE, NK);
+    let y = Array1::from_shape_fn(NK, |_| rng.random::<f64>() - 0.3);
+    for forward in [true, false] {
+        let prog = scan_program(forward);
+        let (mut o0, mut o1) = (nan2(NE, NK), nan2(NE, NK));
+        let mut args = vec![
+            view(&x, &[0, 0]),
+            Arg::Field(FieldView::F64(y.view().into_dyn(), &[0])),
+            view_mut(&mut o0, &[0, 0]),
+            view_mut(&mut o1, &[0, 0]),
+        ];
+        run_program(&prog, &mut args, &[]).expect("scan runs");
+        drop(args);
+        let mut want0 = Array2::zeros((NE, NK));
+        let mut want1 = Array2::zeros((NE, NK));
+        for i in 0..NE {
+            let (mut c0, mut c1) = (1.0, 0.0);
+            let levels: Vec<usize> = if forward {
+                (0..NK).collect()
+            } else {
+                (0..NK).rev().collect()
+            };
+            for k in levels {
+                let n0 = c0 * 0.5 + x[[i, k]];
+                let n1 = c1 + c0 * y[k];
+                (c0, c1) = (n0, n1);
+                want0[[i, k]] = c0;
+                want1[[i, k]] = c1;
+            }
+        }
+        check2(&o0, 1..8, 0..NK, |i, k| want0[[i, k]]);
+        check2(&o1, 2..9, 1..NK, |i, k| want1[[i, k]]);
+    }
+}
+
+#[test]
+fn dynamic_shift_reads_at_per_point_offsets() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    let off = Array2::from_shape_fn((NE, NK), |(_, k)| {
+        let o: i32 = rng.random_range(-1..=1);
+        (k as i32 + o).clamp(0, NK as i32 - 1) - k as i32
+    });
+    let ek = fty(&["Edge", "K"]);
+    let body = e(
+        ek.clone(),
+        ExprKind::DynamicShift {
+            arg: Box::new(p(0, ek.clone())),
+            dim: "K".into(),
+            offset: Box::new(p(1, ity(&["Edge", "K"]))),
+        },
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("off", ity(&["Edge", "K"]), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "dyn",
+                vec![p(0, ek.clone()), p(1, ity(&["Edge", "K"]))],
+                ek.clone(),
+            ),
+            field_target(2, &[("Edge", 0, 9)]),
+        )],
+        vec![field_op(
+            "dyn",
+            vec![ek.clone(), ity(&["Edge", "K"])],
+            ek.clone(),
+            body,
+        )],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Field(FieldView::I32(off.view().into_dyn(), &[0, 0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("dynamic shift runs");
+    drop(args);
+    check2(&out, 0..9, 0..NK, |i, k| {
+        a[[i, (k as i32 + off[[i, k]]) as usize]]
+    });
+    // An offset that leaves the field is an error naming the point.
+    let mut bad = off.clone();
+    bad[[3, NK - 1]] = 1;
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Field(FieldView::I32(bad.view().into_dyn(), &[0, 0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    let err = run_program(&prog, &mut args, &[]).expect_err("read outside");
+    assert!(
+        err.to_string().contains(&format!("Edge=3, K={}", NK - 1)),
+        "{err}"
+    );
+}
+
+#[test]
+fn two_calls_with_different_domains_and_an_in_place_update() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    let mut out = nan2(NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    let n = NK as i64;
+    let twice = bin(BinaryOp::Mul, p(0, ek.clone()), lit_f(2.0), ek.clone());
+    let plus_one = bin(BinaryOp::Add, p(0, ek.clone()), lit_f(1.0), ek.clone());
+    // Third call: out = out(K+1) - out over K 0..n-1, in place: it must read the old values.
+    let up_diff = bin(
+        BinaryOp::Sub,
+        shift(p(0, ek.clone()), "K", 1),
+        p(0, ek.clone()),
+        ek.clone(),
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::InOut),
+        ],
+        vec![
+            write(
+                call("twice", vec![p(0, ek.clone())], ek.clone()),
+                field_target(1, &[("K", 0, n - 1)]),
+            ),
+            write(
+                call("plus_one", vec![p(0, ek.clone())], ek.clone()),
+                field_target(1, &[("K", n - 1, n)]),
+            ),
+            write(
+                call("up_diff", vec![p(1, ek.clone())], ek.clone()),
+                field_target(1, &[("Edge", 2, 7), ("K", 0, n - 1)]),
+            ),
+        ],
+        vec![
+            field_op("twice", vec![ek.clone()], ek.clone(), twice),
+            field_op("plus_one", vec![ek.clone()], ek.clone(), plus_one),
+            field_op("up_diff", vec![ek.clone()], ek.clone(), up_diff),
+        ],
+    );
+    let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("program runs");
+    drop(args);
+    let first = |i: usize, k: usize| {
+        if k < NK - 1 {
+            2.0 * a[[i, k]]
+        } else {
+            a[[i, k]] + 1.0
+        }
+    };
+    check2(&out, 0..NE, 0..NK, |i, k| {
+        if (2..7).contains(&i) && k < NK - 1 {
+            first(i, k + 1) - first(i, k)
+        } else {
+            first(i, k)
+        }
+    });
+}
+
+#[test]
+fn math_functions_and_integer_ops_match_rust() {
+    let mut rng = rng();
+    let a = Array2::from_shape_fn((NE, NK), |_| rng.random::<f64>() * 4.0 + 0.5);
+    let ek = fty(&["Edge", "K"]);
+    let math = |fun, args: Vec<Expr>| e(ek.clone(), ExprKind::Math { fun, args });
+    // gamma(a).max(a.powi(3)) + hypot(a, 2).sqrt() + (a as i32).rem_euclid(-3)
+    let as_int = e(
+        ity(&["Edge", "K"]),
+        ExprKind::Cast {
+            arg: Box::new(p(0, ek.clone())),
+            to: I32,
+        },
+    );
+    let rem = e(
+        ity(&["Edge", "K"]),
+        ExprKind::Math {
+            fun: MathFun::RemEuclid,
+            args: vec![as_int, lit_i(-3)],
+        },
+    );
+    let body = bin(
+        BinaryOp::Add,
+        bin(
+            BinaryOp::Add,
+            math(
+                MathFun::Max,
+                vec![
+                    math(MathFun::Gamma, vec![p(0, ek.clone())]),
+                    math(MathFun::Powi, vec![p(0, ek.clone()), lit_i(3)]),
+                ],
+            ),
+            math(
+                MathFun::Sqrt,
+                vec![math(MathFun::Hypot, vec![p(0, ek.clone()), lit_f(2.0)])],
+            ),
+            ek.clone(),
+        ),
+        e(
+            ek.clone(),
+            ExprKind::Cast {
+                arg: Box::new(rem),
+                to: F64,
+            },
+        ),
+        ek.clone(),
+    );
+    let prog = program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("m", vec![p(0, ek.clone())], ek.clone()),
+            field_target(1, &[]),
+        )],
+        vec![field_op("m", vec![ek.clone()], ek.clone(), body)],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("math runs");
+    drop(args);
+    check2(&out, 0..NE, 0..NK, |i, k| {
+        let x = a[[i, k]];
+        super::elem::gamma(x).max(x.powi(3))
+            + x.hypot(2.0).sqrt()
+            + (x as i32).rem_euclid(-3) as f64
+    });
+}
+
+#[test]
+fn broadcast_of_a_scalar_over_a_domain() {
+    let ek = fty(&["Edge", "K"]);
+    let value = e(
+        ek.clone(),
+        ExprKind::Broadcast {
+            arg: Box::new(p(0, Type::Scalar(F64))),
+            dims: vec!["Edge".into(), "K".into()],
+        },
+    );
+    let prog = program(
+        vec![
+            param("s", Type::Scalar(F64), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(value, field_target(1, &[("Edge", 3, 5)]))],
+        vec![],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        Arg::Scalar(ScalarValue::F64(4.25)),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("broadcast runs");
+    drop(args);
+    check2(&out, 3..5, 0..NK, |_, _| 4.25);
+}
+
+// ---- error paths ----------------------------------------------------------------------------
+
+fn shifted_copy_program(domain: &[(&str, i64, i64)]) -> Program {
+    let ek = fty(&["Edge", "K"]);
+    program(
+        vec![
+            param("a", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("up", vec![p(0, ek.clone())], ek.clone()),
+            field_target(1, domain),
+        )],
+        vec![field_op(
+            "up",
+            vec![ek.clone()],
+            ek.clone(),
+            shift(p(0, ek.clone()), "K", 1),
+        )],
+    )
+}
+
+#[test]
+fn writing_outside_the_output_field_is_an_error() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK + 1);
+    let prog = shifted_copy_program(&[("Edge", 0, NE as i64 + 1)]);
+    let mut out = nan2(NE, NK);
+    let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    let err = run_program(&prog, &mut args, &[]).expect_err("domain outside");
+    let message = err.to_string();
+    assert!(
+        message.contains("domain outside a field")
+            && message.contains("out")
+            && message.contains("Edge"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_value_not_covering_the_domain_is_an_error_naming_the_missing_range() {
+    let mut rng = rng();
+    let a = random2(&mut rng, NE, NK);
+    // a(K+1) is defined on K 0..NK-1 only.
+    let prog = shifted_copy_program(&[("K", 0, NK as i64)]);
+    let mut out = nan2(NE, NK);
+    let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    let err = run_program(&prog, &mut args, &[]).expect_err("not covered");
+    drop(args);
+    let message = err.to_string();
+    assert!(
+        message.contains("test_program")
+            && message.contains("`out`")
+            && message.contains(&format!("K {}..{} is missing", NK - 1, NK)),
+        "{message}"
+    );
+    assert!(out.iter().all(|x| x.is_nan()));
+    // The covered part works.
+    let prog = shifted_copy_program(&[("K", 0, NK as i64 - 1)]);
+    let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("covered");
+    drop(args);
+    check2(&out, 0..NE, 0..NK - 1, |i, k| a[[i, k + 1]]);
+}
+
+#[test]
+fn wrong_dtype_or_rank_of_an_argument_is_an_error() {
+    let prog = shifted_copy_program(&[]);
+    let a32 = Array2::<f32>::from_elem((NE, NK), 1.5);
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        Arg::Field(FieldView::F32(a32.view().into_dyn(), &[0, 0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    let err = run_program(&prog, &mut args, &[]).expect_err("wrong dtype");
+    assert!(
+        matches!(&err, Error::Argument { arg, .. } if arg == "a")
+            && err.to_string().contains("f32"),
+        "{err}"
+    );
+    let a3 = Array3::<f64>::from_elem((NE, NK, 2), 1.5);
+    let mut args = vec![
+        Arg::Field(FieldView::F64(a3.view().into_dyn(), &[0, 0, 0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    let err = run_program(&prog, &mut args, &[]).expect_err("wrong rank");
+    assert!(
+        matches!(&err, Error::Argument { arg, .. } if arg == "a"),
+        "{err}"
+    );
+    // An output passed read-only.
+    let a = Array2::<f64>::from_elem((NE, NK), 1.5);
+    let mut args = vec![view(&a, &[0, 0]), view(&out, &[0, 0])];
+    let err = run_program(&prog, &mut args, &[]).expect_err("read-only output");
+    assert!(
+        matches!(&err, Error::Argument { arg, .. } if arg == "out"),
+        "{err}"
+    );
+}
