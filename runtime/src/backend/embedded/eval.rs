@@ -147,7 +147,7 @@ impl<'p> Ctx<'p> {
             CartesianShift { arg, dim, offset } => {
                 let mut v = self.take_field(self.eval(scope, arg)?, "a shifted value")?;
                 if let Some(a) = v.axis(dim) {
-                    v.extents[a] = v.extents[a].shifted(-offset);
+                    v.extents[a] = v.extents[a].shifted(offset.saturating_neg());
                 }
                 Value::Field(v)
             }

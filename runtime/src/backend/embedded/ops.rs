@@ -119,13 +119,16 @@ pub(crate) fn conform(
     extents: &[Extent],
 ) -> Result<FieldValue, Error> {
     for (d, e) in dims.iter().zip(extents) {
-        if let (Some(a), Extent::Bounded { start, end }) = (v.axis(d), e) {
-            if !v.extents[a].covers(*start, *end) {
-                return Err(ctx.err(format!(
-                    "a value over {d} {} does not cover {start}..{end}",
-                    v.extents[a]
-                )));
-            }
+        let Some(a) = v.axis(d) else { continue };
+        let covered = match e {
+            Extent::Bounded { start, end } => v.extents[a].covers(*start, *end),
+            Extent::Unbounded => v.extents[a] == Extent::Unbounded,
+        };
+        if !covered {
+            return Err(ctx.err(format!(
+                "a value over {d} {} does not cover {d} {e}",
+                v.extents[a]
+            )));
         }
     }
     let acc = v.accessor(dims).map_err(|m| ctx.err(m))?;

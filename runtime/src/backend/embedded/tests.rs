@@ -36,6 +36,12 @@ dim!(Vertex, Horizontal);
 dim!(Edge, Horizontal);
 dim!(V2E, Local);
 dim!(E2V, Local);
+dim!(E2E, Local);
+impl Offset for E2E {
+    type From = Edge;
+    type To = Edge;
+    const COUNT: usize = 2;
+}
 impl Offset for V2E {
     type From = Vertex;
     type To = Edge;
@@ -220,11 +226,13 @@ fn program(
                 dim("I", DimKind::Horizontal),
                 dim("V2E", DimKind::Local),
                 dim("E2V", DimKind::Local),
+                dim("E2E", DimKind::Local),
                 dim("K", DimKind::Vertical),
             ],
             offsets: vec![
                 offset("V2E", "Vertex", "Edge", 3),
                 offset("E2V", "Edge", "Vertex", 2),
+                offset("E2E", "Edge", "Edge", 2),
             ],
         },
     }
@@ -1302,4 +1310,309 @@ fn wrong_dtype_or_rank_of_an_argument_is_an_error() {
         matches!(&err, Error::Argument { arg, .. } if arg == "out"),
         "{err}"
     );
+}
+
+/// E2E: slot 0 always present, slot 1 missing (-1) for about a third of the edges.
+fn e2e_table(rng: &mut ChaCha8Rng) -> Connectivity<E2E> {
+    let table = Array2::from_shape_fn((NE, 2), |(_, j)| {
+        if j == 1 && rng.random::<f64>() < 0.35 {
+            -1
+        } else {
+            rng.random_range(0..NE as i32)
+        }
+    });
+    Connectivity::new(table, NE).expect("valid table")
+}
+
+#[test]
+fn same_dimension_offset_and_composed_slot_shifts() {
+    let mut rng = rng();
+    let (v2e, e2v) = tables(&mut rng);
+    let e2e = e2e_table(&mut rng);
+    let edge = random2(&mut rng, NE, NK);
+    let vert = random2(&mut rng, NV, NK);
+    let ek = fty(&["Edge", "K"]);
+    let vk = fty(&["Vertex", "K"]);
+    // neighbor_sum(edge(E2E), E2E) + vert(E2V[1])(E2E[0])
+    let body = bin(
+        BinaryOp::Add,
+        reduce(
+            ReduceOp::Sum,
+            "E2E",
+            nshift(p(0, ek.clone()), "E2E", None, fty(&["Edge", "E2E", "K"])),
+            ek.clone(),
+        ),
+        nshift(
+            nshift(p(1, vk.clone()), "E2V", Some(1), ek.clone()),
+            "E2E",
+            Some(0),
+            ek.clone(),
+        ),
+        ek.clone(),
+    );
+    let prog = program(
+        vec![
+            param("edge", ek.clone(), Role::In),
+            param("vert", vk.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call(
+                "composed",
+                vec![p(0, ek.clone()), p(1, vk.clone())],
+                ek.clone(),
+            ),
+            field_target(2, &[("K", 1, NK as i64)]),
+        )],
+        vec![field_op(
+            "composed",
+            vec![ek.clone(), vk.clone()],
+            ek.clone(),
+            body,
+        )],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![
+        view(&edge, &[0, 0]),
+        view(&vert, &[0, 0]),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &bind(&prog, &[&v2e, &e2v, &e2e])).expect("composed shifts run");
+    drop(args);
+    let (t, tv) = (e2e.table(), e2v.table());
+    check2(&out, 0..NE, 1..NK, |i, k| {
+        let sum: f64 = (0..2)
+            .filter(|&j| t[[i, j]] >= 0)
+            .map(|j| edge[[t[[i, j]] as usize, k]])
+            .sum();
+        sum + vert[[tv[[t[[i, 0]] as usize, 1]] as usize, k]]
+    });
+}
+
+#[test]
+fn neighbours_outside_a_partial_field_are_undefined_where_written() {
+    let mut rng = rng();
+    let (v2e, e2v) = tables(&mut rng);
+    // The vertex field covers vertices 2..NV only.
+    let vert = random2(&mut rng, NV - 2, NK);
+    let ek = fty(&["Edge", "K"]);
+    let vk = fty(&["Vertex", "K"]);
+    let prog = program(
+        vec![
+            param("vert", vk.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            nshift(p(0, vk.clone()), "E2V", Some(0), ek.clone()),
+            field_target(1, &[]),
+        )],
+        vec![],
+    );
+    let t = e2v.table();
+    let mut out = nan2(NE, NK);
+    let mut args = vec![view(&vert, &[2, 0]), view_mut(&mut out, &[0, 0])];
+    let result = run_program(&prog, &mut args, &bind(&prog, &[&v2e, &e2v]));
+    drop(args);
+    if (0..NE).any(|e| t[[e, 0]] < 2) {
+        let err = result.expect_err("reads outside the vertex field");
+        assert!(err.to_string().contains("undefined"), "{err}");
+    } else {
+        result.expect("every neighbour is inside");
+        check2(&out, 0..NE, 0..NK, |i, k| vert[[t[[i, 0]] as usize - 2, k]]);
+    }
+}
+
+#[test]
+fn scan_inside_a_field_operator_with_a_shifted_argument_and_a_per_column_if() {
+    let mut rng = rng();
+    let x = random2(&mut rng, NE, NK + 1);
+    let ek = fty(&["Edge", "K"]);
+    let s = Type::Scalar(F64);
+    // carry' = if carry > 0.5 { carry * 0.5 + x } else { carry + x }
+    let body = e(
+        s.clone(),
+        ExprKind::IfElse {
+            cond: Box::new(cmp(
+                CmpOp::Gt,
+                p(0, s.clone()),
+                lit_f(0.5),
+                Type::Scalar(ScalarType::Bool),
+            )),
+            then: Box::new(bin(
+                BinaryOp::Add,
+                bin(BinaryOp::Mul, p(0, s.clone()), lit_f(0.5), s.clone()),
+                p(1, s.clone()),
+                s.clone(),
+            )),
+            otherwise: Box::new(bin(
+                BinaryOp::Add,
+                p(0, s.clone()),
+                p(1, s.clone()),
+                s.clone(),
+            )),
+        },
+    );
+    let scan = Operator {
+        key: "acc".into(),
+        name: "acc".into(),
+        params: vec![
+            Param {
+                name: "carry".into(),
+                ty: s.clone(),
+            },
+            Param {
+                name: "x".into(),
+                ty: s.clone(),
+            },
+        ],
+        ret: s.clone(),
+        body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: false,
+            init: lit_f(0.25),
+        },
+    };
+    // The field operator passes x(K+1) (defined on 0..NK) and adds 1 to the result.
+    let fo_body = bin(
+        BinaryOp::Add,
+        call("acc", vec![shift(p(0, ek.clone()), "K", 1)], ek.clone()),
+        lit_f(1.0),
+        ek.clone(),
+    );
+    let prog = program(
+        vec![
+            param("x", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("wrap", vec![p(0, ek.clone())], ek.clone()),
+            field_target(1, &[("Edge", 0, 6)]),
+        )],
+        vec![
+            scan,
+            field_op("wrap", vec![ek.clone()], ek.clone(), fo_body),
+        ],
+    );
+    let mut out = nan2(NE, NK + 1);
+    let mut args = vec![view(&x, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    // The output covers K 0..NK+1, but the scan only 0..NK.
+    let err = run_program(&prog, &mut args, &[]).expect_err("the top level is not covered");
+    drop(args);
+    assert!(
+        err.to_string()
+            .contains(&format!("K {}..{} is missing", NK, NK + 1)),
+        "{err}"
+    );
+    let prog = Program {
+        calls: vec![write(
+            call("wrap", vec![p(0, ek.clone())], ek.clone()),
+            field_target(1, &[("Edge", 0, 6), ("K", 0, NK as i64)]),
+        )],
+        ..prog
+    };
+    let mut args = vec![view(&x, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("scan runs");
+    drop(args);
+    let mut want = Array2::zeros((NE, NK));
+    for i in 0..NE {
+        let mut carry = 0.25;
+        for k in (0..NK).rev() {
+            let xk = x[[i, k + 1]];
+            carry = if carry > 0.5 {
+                carry * 0.5 + xk
+            } else {
+                carry + xk
+            };
+            want[[i, k]] = carry + 1.0;
+        }
+    }
+    check2(&out, 0..6, 0..NK, |i, k| want[[i, k]]);
+}
+
+#[test]
+fn integer_fields_and_casts() {
+    let mut rng = rng();
+    let a = Array2::from_shape_fn((NE, NK), |_| rng.random_range(-50..50i32));
+    let b = Array2::from_shape_fn((NE, NK), |_| rng.random_range(1..9i32));
+    let ik = ity(&["Edge", "K"]);
+    // (a / b) * 3 + a % b + (a as f64 > 0.0) as i32
+    let positive = e(
+        ik.clone(),
+        ExprKind::Cast {
+            arg: Box::new(cmp(
+                CmpOp::Gt,
+                e(
+                    fty(&["Edge", "K"]),
+                    ExprKind::Cast {
+                        arg: Box::new(p(0, ik.clone())),
+                        to: F64,
+                    },
+                ),
+                lit_f(0.0),
+                Type::field(&["Edge", "K"], ScalarType::Bool),
+            )),
+            to: I32,
+        },
+    );
+    let body = bin(
+        BinaryOp::Add,
+        bin(
+            BinaryOp::Add,
+            bin(
+                BinaryOp::Mul,
+                bin(
+                    BinaryOp::Div,
+                    p(0, ik.clone()),
+                    p(1, ik.clone()),
+                    ik.clone(),
+                ),
+                lit_i(3),
+                ik.clone(),
+            ),
+            bin(
+                BinaryOp::Rem,
+                p(0, ik.clone()),
+                p(1, ik.clone()),
+                ik.clone(),
+            ),
+            ik.clone(),
+        ),
+        positive,
+        ik.clone(),
+    );
+    let prog = program(
+        vec![
+            param("a", ik.clone(), Role::In),
+            param("b", ik.clone(), Role::In),
+            param("out", ik.clone(), Role::Out),
+        ],
+        vec![write(
+            call("ints", vec![p(0, ik.clone()), p(1, ik.clone())], ik.clone()),
+            field_target(2, &[("Edge", 1, 4)]),
+        )],
+        vec![field_op(
+            "ints",
+            vec![ik.clone(), ik.clone()],
+            ik.clone(),
+            body,
+        )],
+    );
+    let mut out = Array2::from_elem((NE, NK), i32::MIN);
+    let mut args = vec![
+        Arg::Field(FieldView::I32(a.view().into_dyn(), &[0, 0])),
+        Arg::Field(FieldView::I32(b.view().into_dyn(), &[0, 0])),
+        Arg::FieldMut(FieldViewMut::I32(out.view_mut().into_dyn(), &[0, 0])),
+    ];
+    run_program(&prog, &mut args, &[]).expect("integer program runs");
+    drop(args);
+    for ((i, k), &got) in out.indexed_iter() {
+        let (x, y) = (a[[i, k]], b[[i, k]]);
+        let want = if (1..4).contains(&i) {
+            (x / y) * 3 + x % y + (x > 0) as i32
+        } else {
+            i32::MIN
+        };
+        assert_eq!(got, want, "point ({i}, {k})");
+    }
 }

@@ -42,8 +42,8 @@ impl Extent {
     pub(crate) fn shifted(self, by: i64) -> Extent {
         match self {
             Extent::Bounded { start, end } => Extent::Bounded {
-                start: start + by,
-                end: end + by,
+                start: start.saturating_add(by),
+                end: end.saturating_add(by),
             },
             Extent::Unbounded => Extent::Unbounded,
         }
