@@ -1,6 +1,8 @@
 //! Evaluation of fieldview expressions to whole values, one IR node at a time.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use gt4rs_ir::fieldview::{Expr, MathFun};
 use gt4rs_ir::fieldview::{ExprKind, OperatorKind, Program, ReduceOp};
@@ -20,6 +22,9 @@ pub(crate) struct Ctx<'p> {
     pub program: &'p Program,
     /// Neighbour tables by offset name.
     pub tables: HashMap<&'p str, &'p ConnectivityTable>,
+    /// The index range per dimension of the field the current program call writes; a scan
+    /// runs along its axis over this range (within its arguments' range).
+    pub columns: RefCell<Vec<(String, Range<i64>)>>,
 }
 
 /// The bindings visible to an expression.

@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use gt4rs_ir::fieldview::{ExprKind, Program, ProgramCall, Role, Target};
+use gt4rs_ir::fieldview::{
+    DomainRange, ExprKind, Program, ProgramCall, ProgramParam, Role, Target,
+};
 use gt4rs_ir::{ScalarType, Type};
 use ndarray::{ArrayViewD, ArrayViewMutD, Slice};
 
@@ -24,6 +26,7 @@ pub(crate) fn run(
     let ctx = Ctx {
         program,
         tables: bind_tables(program, connectivities)?,
+        columns: Default::default(),
     };
     let mut values = check_args(program, args)?;
     for call in &program.calls {
@@ -245,6 +248,7 @@ fn run_call(
             .map_or(callee.as_str(), |o| o.name.as_str()),
         _ => "the value",
     };
+    *ctx.columns.borrow_mut() = column_ranges(ctx, &call.target, values)?;
     // The whole value first, so a call that reads and writes one field reads its old values.
     let value = ctx.eval(&mut Scope::new(values, false), &call.value)?;
     let mut writes = Vec::new();
@@ -299,36 +303,7 @@ fn plan_writes(
         ))),
         (Target::Field { param, domain }, Value::Field(v)) => {
             let index = *param as usize;
-            let out = &ctx.program.params.get(index).ok_or_else(|| {
-                ctx.err(format!(
-                    "the output is parameter {index}, which does not exist"
-                ))
-            })?;
-            let Some(Value::Field(field)) = params.get(index) else {
-                return Err(ctx.err(format!("output `{}` is not a field", out.name)));
-            };
-            // The write region: the listed ranges, the field's whole range elsewhere.
-            let mut region: Vec<Range<i64>> = field
-                .extents
-                .iter()
-                .map(|e| match e {
-                    Extent::Bounded { start, end } => *start..*end,
-                    Extent::Unbounded => 0..0,
-                })
-                .collect();
-            let mut scope = Scope::new(params, false);
-            for range in domain {
-                let axis = field.axis(&range.dim).ok_or_else(|| {
-                    domain_err(format!(
-                        "output `{}` over ({}) has no dimension {} to write a domain of",
-                        out.name,
-                        field.dims.join(", "),
-                        range.dim
-                    ))
-                })?;
-                region[axis] = ctx.eval_int(&mut scope, &range.start)?
-                    ..ctx.eval_int(&mut scope, &range.end)?;
-            }
+            let (out, field, region) = write_region(ctx, index, domain, params)?;
             if region.iter().any(|r| r.start >= r.end) {
                 return Ok(());
             }
@@ -402,6 +377,66 @@ fn plan_writes(
         (Target::Field { .. }, Value::Tuple(_)) => Err(ctx.err(format!(
             "{what} returns a tuple, but its output is a single field"
         ))),
+    }
+}
+
+/// The output parameter `index`, its current value and the region a call writes: the listed
+/// ranges, the field's whole range along the other dimensions.
+fn write_region<'v>(
+    ctx: &Ctx<'v>,
+    index: usize,
+    domain: &[DomainRange],
+    params: &'v [Value],
+) -> Result<(&'v ProgramParam, &'v FieldValue, Vec<Range<i64>>), Error> {
+    let out = ctx.program.params.get(index).ok_or_else(|| {
+        ctx.err(format!(
+            "the output is parameter {index}, which does not exist"
+        ))
+    })?;
+    let Some(Value::Field(field)) = params.get(index) else {
+        return Err(ctx.err(format!("output `{}` is not a field", out.name)));
+    };
+    let mut region: Vec<Range<i64>> = field
+        .extents
+        .iter()
+        .map(|e| match e {
+            Extent::Bounded { start, end } => *start..*end,
+            Extent::Unbounded => 0..0,
+        })
+        .collect();
+    let mut scope = Scope::new(params, false);
+    for range in domain {
+        let axis = field.axis(&range.dim).ok_or_else(|| Error::Domain {
+            program: ctx.program.name.clone(),
+            message: format!(
+                "output `{}` over ({}) has no dimension {} to write a domain of",
+                out.name,
+                field.dims.join(", "),
+                range.dim
+            ),
+        })?;
+        region[axis] =
+            ctx.eval_int(&mut scope, &range.start)?..ctx.eval_int(&mut scope, &range.end)?;
+    }
+    Ok((out, field, region))
+}
+
+/// The ranges of the first field a call writes: scans run over its range along their axis
+/// (GT4Py's column range), not over all the levels their arguments happen to cover.
+fn column_ranges(
+    ctx: &Ctx<'_>,
+    target: &Target,
+    params: &[Value],
+) -> Result<Vec<(String, Range<i64>)>, Error> {
+    match target {
+        Target::Field { param, domain } => {
+            let (_, field, region) = write_region(ctx, *param as usize, domain, params)?;
+            Ok(field.dims.iter().cloned().zip(region).collect())
+        }
+        Target::Tuple(items) => match items.first() {
+            Some(first) => column_ranges(ctx, first, params),
+            None => Ok(Vec::new()),
+        },
     }
 }
 

@@ -72,7 +72,7 @@ pub(crate) fn scan(
             .flat_map(|l| l.dims.iter())
             .chain([&axis_name]),
     )?;
-    let extents: Vec<Extent> = dims
+    let mut extents: Vec<Extent> = dims
         .iter()
         .map(|d| {
             arg_leaves
@@ -82,6 +82,15 @@ pub(crate) fn scan(
         })
         .collect();
     let axis_index = dims.iter().position(|d| d == axis).unwrap_or(0);
+    let column = ctx
+        .columns
+        .borrow()
+        .iter()
+        .find(|(d, _)| d == axis)
+        .map(|(_, r)| Extent::range(r.start, r.end));
+    if let Some(column) = column {
+        extents[axis_index] = extents[axis_index].intersect(column);
+    }
     let Extent::Bounded { start, end } = extents[axis_index] else {
         return Err(ctx.err(format!(
             "scan `{}` along {axis} needs a field argument over {axis} to define its range",

@@ -1616,3 +1616,63 @@ fn integer_fields_and_casts() {
         assert_eq!(got, want, "point ({i}, {k})");
     }
 }
+
+#[test]
+fn scan_runs_over_the_written_levels_only() {
+    let mut rng = rng();
+    let x = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    let s = Type::Scalar(F64);
+    // carry' = carry * 0.75 + x, init 0.5: a scan written over K 2..NK starts at K = 2.
+    let body = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Mul, p(0, s.clone()), lit_f(0.75), s.clone()),
+        p(1, s.clone()),
+        s.clone(),
+    );
+    let scan = Operator {
+        key: "decay".into(),
+        name: "decay".into(),
+        params: vec![
+            Param {
+                name: "carry".into(),
+                ty: s.clone(),
+            },
+            Param {
+                name: "x".into(),
+                ty: s.clone(),
+            },
+        ],
+        ret: s.clone(),
+        body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: true,
+            init: lit_f(0.5),
+        },
+    };
+    let prog = program(
+        vec![
+            param("x", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("decay", vec![p(0, ek.clone())], ek.clone()),
+            field_target(1, &[("K", 2, NK as i64)]),
+        )],
+        vec![scan],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![view(&x, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("scan runs");
+    drop(args);
+    let mut want = Array2::zeros((NE, NK));
+    for i in 0..NE {
+        let mut carry = 0.5;
+        for k in 2..NK {
+            carry = carry * 0.75 + x[[i, k]];
+            want[[i, k]] = carry;
+        }
+    }
+    check2(&out, 0..NE, 2..NK, |i, k| want[[i, k]]);
+}
