@@ -1676,3 +1676,244 @@ fn scan_runs_over_the_written_levels_only() {
     }
     check2(&out, 0..NE, 2..NK, |i, k| want[[i, k]]);
 }
+
+/// ICON's forward sweep of the tridiagonal solve for w, written as the checker would lower it,
+/// against ICON4Py's own output (`shared/refs`): scan with a tuple carry, K±1 shifts, fields
+/// with nlev+1 levels and a domain starting at K = 1. Runs when `GT4RS_REFS` names a folder
+/// holding the reference `.npz` stored uncompressed (this crate reads no deflated archives).
+#[test]
+fn icon_forward_sweep_matches_the_reference_data() {
+    use ndarray::{ArrayD, IxDyn};
+    use ndarray_npy::NpzReader;
+    let Ok(dir) = std::env::var("GT4RS_REFS") else {
+        eprintln!("skipped: set GT4RS_REFS to a folder of uncompressed reference .npz files");
+        return;
+    };
+    let path = std::path::Path::new(&dir).join("solve_tridiagonal_matrix_for_w_forward_sweep.npz");
+    let Ok(file) = std::fs::File::open(&path) else {
+        eprintln!("skipped: {} not found", path.display());
+        return;
+    };
+    let mut npz = NpzReader::new(file).expect("npz");
+    let mut load = |name: &str| -> ArrayD<f64> {
+        npz.by_name::<ndarray::OwnedRepr<f64>, IxDyn>(name)
+            .expect(name)
+    };
+    let names = [
+        "vwind_impl_wgt",
+        "theta_v_ic",
+        "ddqz_z_half",
+        "z_alpha",
+        "z_beta",
+        "z_w_expl",
+        "z_exner_expl",
+    ];
+    let inputs: Vec<ArrayD<f64>> = names.iter().map(|n| load(n)).collect();
+    let (mut z_q, mut w) = (load("z_q"), load("w"));
+    let (want_q, want_w) = (load("out__z_q"), load("out__w"));
+    let (dtime, cpd) = (load("dtime").sum(), load("cpd").sum());
+    let ncell = inputs[0].len() as i64;
+    let nlev = z_q.shape()[1] as i64;
+
+    let ck = fty(&["Cell", "K"]);
+    let c = fty(&["Cell"]);
+    let s = Type::Scalar(F64);
+    let mul = |a: Expr, b: Expr, ty: &Type| bin(BinaryOp::Mul, a, b, ty.clone());
+    let neg = |a: Expr| {
+        e(
+            a.ty.clone(),
+            ExprKind::Unary {
+                op: gt4rs_ir::fieldview::UnaryOp::Neg,
+                arg: Box::new(a),
+            },
+        )
+    };
+    let field = |n: u32| p(n, if n == 0 { c.clone() } else { ck.clone() });
+    let gamma = bin(
+        BinaryOp::Div,
+        mul(
+            mul(mul(p(7, s.clone()), p(8, s.clone()), &s), field(0), &c),
+            field(1),
+            &ck,
+        ),
+        field(2),
+        ck.clone(),
+    );
+    let g = || e(ck.clone(), ExprKind::Var(0));
+    let (alpha, beta) = (|| field(3), || field(4));
+    let a = mul(
+        mul(neg(g()), shift(beta(), "K", -1), &ck),
+        shift(alpha(), "K", -1),
+        &ck,
+    );
+    let cc = mul(mul(neg(g()), beta(), &ck), shift(alpha(), "K", 1), &ck);
+    let b = bin(
+        BinaryOp::Add,
+        lit_f(1.0),
+        mul(
+            mul(g(), alpha(), &ck),
+            bin(BinaryOp::Add, shift(beta(), "K", -1), beta(), ck.clone()),
+            &ck,
+        ),
+        ck.clone(),
+    );
+    let d = bin(
+        BinaryOp::Sub,
+        field(5),
+        mul(
+            g(),
+            bin(
+                BinaryOp::Sub,
+                shift(field(6), "K", -1),
+                field(6),
+                ck.clone(),
+            ),
+            &ck,
+        ),
+        ck.clone(),
+    );
+    let pair = Type::Tuple(vec![ck.clone(), ck.clone()]);
+    let fo_body = e(
+        pair.clone(),
+        ExprKind::Let {
+            var: 0,
+            value: Box::new(gamma),
+            body: Box::new(call("sweep", vec![a, b, cc, d], pair.clone())),
+        },
+    );
+    let carry = Type::Tuple(vec![s.clone(), s.clone()]);
+    let norm = || e(s.clone(), ExprKind::Var(0));
+    let scan_body = e(
+        carry.clone(),
+        ExprKind::Let {
+            var: 0,
+            value: Box::new(bin(
+                BinaryOp::Div,
+                lit_f(1.0),
+                bin(
+                    BinaryOp::Add,
+                    p(2, s.clone()),
+                    mul(p(1, s.clone()), tget(p(0, carry.clone()), 0, s.clone()), &s),
+                    s.clone(),
+                ),
+                s.clone(),
+            )),
+            body: Box::new(tuple(vec![
+                mul(neg(p(3, s.clone())), norm(), &s),
+                mul(
+                    bin(
+                        BinaryOp::Sub,
+                        p(4, s.clone()),
+                        mul(p(1, s.clone()), tget(p(0, carry.clone()), 1, s.clone()), &s),
+                        s.clone(),
+                    ),
+                    norm(),
+                    &s,
+                ),
+            ])),
+        },
+    );
+    let sweep = Operator {
+        key: "sweep".into(),
+        name: "tridiagonal_forward_sweep_for_w".into(),
+        params: ["state", "a", "b", "c", "d"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Param {
+                name: n.to_string(),
+                ty: if i == 0 { carry.clone() } else { s.clone() },
+            })
+            .collect(),
+        ret: carry.clone(),
+        body: scan_body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: true,
+            init: tuple(vec![lit_f(0.0), lit_f(0.0)]),
+        },
+    };
+    let mut fo_params: Vec<Type> = vec![c.clone()];
+    fo_params.extend(std::iter::repeat_n(ck.clone(), 6));
+    fo_params.extend([s.clone(), s.clone()]);
+    let fo = field_op("forward_sweep", fo_params, pair.clone(), fo_body);
+    let mut params: Vec<ProgramParam> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| param(n, if i == 0 { c.clone() } else { ck.clone() }, Role::In))
+        .collect();
+    params.push(param("z_q", ck.clone(), Role::Out));
+    params.push(param("w", ck.clone(), Role::Out));
+    params.push(param("dtime", s.clone(), Role::In));
+    params.push(param("cpd", s.clone(), Role::In));
+    for n in [
+        "horizontal_start",
+        "horizontal_end",
+        "vertical_start",
+        "vertical_end",
+    ] {
+        params.push(param(n, Type::Scalar(I32), Role::In));
+    }
+    let bound = |n: u32| p(n, Type::Scalar(I32));
+    let domain = || {
+        vec![
+            DomainRange {
+                dim: "Cell".into(),
+                start: bound(11),
+                end: bound(12),
+            },
+            DomainRange {
+                dim: "K".into(),
+                start: bound(13),
+                end: bound(14),
+            },
+        ]
+    };
+    let mut call_args: Vec<Expr> = (0..7).map(field).collect();
+    call_args.extend([p(9, s.clone()), p(10, s.clone())]);
+    let prog = program(
+        params,
+        vec![write(
+            call("forward_sweep", call_args, pair),
+            Target::Tuple(vec![
+                Target::Field {
+                    param: 7,
+                    domain: domain(),
+                },
+                Target::Field {
+                    param: 8,
+                    domain: domain(),
+                },
+            ]),
+        )],
+        vec![sweep, fo],
+    );
+    let origin2: &[i64] = &[0, 0];
+    let mut args: Vec<Arg<'_>> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            Arg::Field(FieldView::F64(
+                a.view(),
+                if i == 0 { &origin2[..1] } else { origin2 },
+            ))
+        })
+        .collect();
+    args.push(Arg::FieldMut(FieldViewMut::F64(z_q.view_mut(), origin2)));
+    args.push(Arg::FieldMut(FieldViewMut::F64(w.view_mut(), origin2)));
+    args.push(Arg::Scalar(ScalarValue::F64(dtime)));
+    args.push(Arg::Scalar(ScalarValue::F64(cpd)));
+    for v in [0, ncell, 1, nlev] {
+        args.push(Arg::Scalar(ScalarValue::I32(v as i32)));
+    }
+    run_program(&prog, &mut args, &[]).expect("forward sweep runs");
+    drop(args);
+    for (got, want, name) in [(&z_q, &want_q, "z_q"), (&w, &want_w, "w")] {
+        for ((idx, &x), &y) in got.indexed_iter().zip(want.iter()) {
+            assert!(
+                (x - y).abs() <= 1e-12 * y.abs().max(1e-300) || x == y,
+                "{name}{:?}: got {x}, want {y}",
+                ndarray::Dimension::slice(&idx)
+            );
+        }
+    }
+}
