@@ -37,6 +37,12 @@ dim!(Edge, Horizontal);
 dim!(V2E, Local);
 dim!(E2V, Local);
 dim!(E2E, Local);
+dim!(E2C2V, Local);
+impl Offset for E2C2V {
+    type From = Edge;
+    type To = Vertex;
+    const COUNT: usize = 4;
+}
 impl Offset for E2E {
     type From = Edge;
     type To = Edge;
@@ -227,12 +233,14 @@ fn program(
                 dim("V2E", DimKind::Local),
                 dim("E2V", DimKind::Local),
                 dim("E2E", DimKind::Local),
+                dim("E2C2V", DimKind::Local),
                 dim("K", DimKind::Vertical),
             ],
             offsets: vec![
                 offset("V2E", "Vertex", "Edge", 3),
                 offset("E2V", "Edge", "Vertex", 2),
                 offset("E2E", "Edge", "Edge", 2),
+                offset("E2C2V", "Edge", "Vertex", 4),
             ],
         },
     }
@@ -1915,5 +1923,286 @@ fn icon_forward_sweep_matches_the_reference_data() {
                 ndarray::Dimension::slice(&idx)
             );
         }
+    }
+}
+
+/// ICON's `apply_diffusion_to_vn` (limited-area variant) as the checker would lower it, against
+/// ICON4Py's output: E2C2V gathers with slot indexing of shifted and sparse fields, a scalar
+/// `if` on `limited_area`, `concat_where` on the edge index and an in-place update of `vn` over
+/// the partial edge domain. Runs when `GT4RS_REFS` is set (see the forward sweep test).
+#[test]
+fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
+    use ndarray::{ArrayD, IxDyn, OwnedRepr};
+    use ndarray_npy::NpzReader;
+    let Ok(dir) = std::env::var("GT4RS_REFS") else {
+        eprintln!("skipped: set GT4RS_REFS to a folder of uncompressed reference .npz files");
+        return;
+    };
+    let path = std::path::Path::new(&dir).join("apply_diffusion_to_vn.npz");
+    let mut npz = NpzReader::new(std::fs::File::open(&path).expect("reference file")).expect("npz");
+    let names = [
+        "u_vert",
+        "v_vert",
+        "primal_normal_vert_v1",
+        "primal_normal_vert_v2",
+        "z_nabla2_e",
+        "inv_vert_vert_length",
+        "inv_primal_edge_length",
+        "area_edge",
+        "kh_smag_e",
+        "diff_multfac_vn",
+        "nudgecoeff_e",
+        "vn",
+        "nudgezone_diff",
+        "fac_bdydiff_v",
+    ];
+    let mut data: Vec<ArrayD<f64>> = names
+        .iter()
+        .map(|n| npz.by_name::<OwnedRepr<f64>, IxDyn>(n).expect(n))
+        .collect();
+    let want = npz
+        .by_name::<OwnedRepr<f64>, IxDyn>("out__vn")
+        .expect("out__vn");
+    let int = |npz: &mut NpzReader<std::fs::File>, n: &str| -> i32 {
+        npz.by_name::<OwnedRepr<i32>, IxDyn>(n).expect(n).sum()
+    };
+    let nudge_index = int(&mut npz, "start_2nd_nudge_line_idx_e");
+    let bounds: Vec<i32> = [
+        "horizontal_start",
+        "horizontal_end",
+        "vertical_start",
+        "vertical_end",
+    ]
+    .iter()
+    .map(|n| int(&mut npz, n))
+    .collect();
+    let limited_area = npz
+        .by_name::<OwnedRepr<bool>, IxDyn>("limited_area")
+        .expect("limited_area")
+        .iter()
+        .all(|&b| b);
+    let table = npz
+        .by_name::<OwnedRepr<i32>, ndarray::Ix2>("E2C2V")
+        .expect("E2C2V");
+    let e2c2v = Connectivity::<E2C2V>::new(table, data[0].shape()[0]).expect("valid table");
+
+    let ek = fty(&["Edge", "K"]);
+    let vk = fty(&["Vertex", "K"]);
+    let sparse_ty = fty(&["Edge", "E2C2V"]);
+    let edge = fty(&["Edge"]);
+    let s = Type::Scalar(F64);
+    let types: Vec<Type> = vec![
+        vk.clone(),
+        vk.clone(),
+        sparse_ty.clone(),
+        sparse_ty.clone(),
+        ek.clone(),
+        edge.clone(),
+        edge.clone(),
+        edge.clone(),
+        ek.clone(),
+        fty(&["K"]),
+        edge.clone(),
+        ek.clone(),
+        s.clone(),
+        s.clone(),
+        Type::Scalar(I32),
+        Type::Scalar(ScalarType::Bool),
+    ];
+    let arg = |n: u32| p(n, types[n as usize].clone());
+    let add = |a: Expr, b: Expr| bin(BinaryOp::Add, a, b, ek.clone());
+    let sub = |a: Expr, b: Expr| bin(BinaryOp::Sub, a, b, ek.clone());
+    let mul = |a: Expr, b: Expr| {
+        let ty = if a.ty == s && b.ty == s {
+            s.clone()
+        } else if a.ty == edge && b.ty == edge {
+            edge.clone()
+        } else {
+            ek.clone()
+        };
+        bin(BinaryOp::Mul, a, b, ty)
+    };
+    let slot = |a: Expr, j: u32, ty: Type| {
+        e(
+            ty,
+            ExprKind::LocalIndex {
+                arg: Box::new(a),
+                local: "E2C2V".into(),
+                slot: j,
+            },
+        )
+    };
+    let gathered = |n: u32| nshift(arg(n), "E2C2V", None, fty(&["Edge", "E2C2V", "K"]));
+    let term = |j: u32| {
+        add(
+            mul(
+                slot(gathered(0), j, ek.clone()),
+                slot(arg(2), j, edge.clone()),
+            ),
+            mul(
+                slot(gathered(1), j, ek.clone()),
+                slot(arg(3), j, edge.clone()),
+            ),
+        )
+    };
+    let squared = |n: u32| {
+        e(
+            edge.clone(),
+            ExprKind::Math {
+                fun: MathFun::Powi,
+                args: vec![arg(n), lit_i(2)],
+            },
+        )
+    };
+    let nabla4 = mul(
+        lit_f(4.0),
+        add(
+            mul(
+                sub(add(term(2), term(3)), mul(lit_f(2.0), arg(4))),
+                squared(5),
+            ),
+            mul(
+                sub(add(term(0), term(1)), mul(lit_f(2.0), arg(4))),
+                squared(6),
+            ),
+        ),
+    );
+    let n4 = || e(ek.clone(), ExprKind::Var(0));
+    let max = e(
+        ek.clone(),
+        ExprKind::Math {
+            fun: MathFun::Max,
+            args: vec![mul(arg(12), arg(10)), arg(8)],
+        },
+    );
+    let interior = add(
+        arg(11),
+        mul(
+            arg(7),
+            sub(mul(max, arg(4)), mul(mul(arg(9), n4()), arg(7))),
+        ),
+    );
+    let boundary = add(arg(11), mul(mul(arg(4), arg(7)), arg(13)));
+    let global = add(
+        arg(11),
+        mul(
+            arg(7),
+            sub(mul(arg(8), arg(4)), mul(mul(arg(9), n4()), arg(7))),
+        ),
+    );
+    let from_nudge_line = || DomainCond::Cmp {
+        dim: "Edge".into(),
+        op: CmpOp::Ge,
+        value: Box::new(arg(14)),
+    };
+    let concat = |a: Expr, b: Expr| {
+        e(
+            ek.clone(),
+            ExprKind::ConcatWhere {
+                cond: from_nudge_line(),
+                if_true: Box::new(a),
+                if_false: Box::new(b),
+            },
+        )
+    };
+    let body = e(
+        ek.clone(),
+        ExprKind::Let {
+            var: 0,
+            value: Box::new(nabla4),
+            body: Box::new(e(
+                ek.clone(),
+                ExprKind::IfElse {
+                    cond: Box::new(arg(15)),
+                    then: Box::new(concat(interior, boundary)),
+                    otherwise: Box::new(concat(global, arg(11))),
+                },
+            )),
+        },
+    );
+    let mut params: Vec<ProgramParam> = names
+        .iter()
+        .zip(&types)
+        .map(|(n, t)| {
+            param(
+                n,
+                t.clone(),
+                if *n == "vn" { Role::InOut } else { Role::In },
+            )
+        })
+        .collect();
+    params.push(param(
+        "start_2nd_nudge_line_idx_e",
+        Type::Scalar(I32),
+        Role::In,
+    ));
+    params.push(param(
+        "limited_area",
+        Type::Scalar(ScalarType::Bool),
+        Role::In,
+    ));
+    for n in [
+        "horizontal_start",
+        "horizontal_end",
+        "vertical_start",
+        "vertical_end",
+    ] {
+        params.push(param(n, Type::Scalar(I32), Role::In));
+    }
+    let bound = |n: u32| p(n, Type::Scalar(I32));
+    let prog = program(
+        params,
+        vec![write(
+            call(
+                "apply_diffusion_to_vn",
+                (0..16).map(arg).collect(),
+                ek.clone(),
+            ),
+            Target::Field {
+                param: 11,
+                domain: vec![
+                    DomainRange {
+                        dim: "Edge".into(),
+                        start: bound(16),
+                        end: bound(17),
+                    },
+                    DomainRange {
+                        dim: "K".into(),
+                        start: bound(18),
+                        end: bound(19),
+                    },
+                ],
+            },
+        )],
+        vec![field_op(
+            "apply_diffusion_to_vn",
+            types.clone(),
+            ek.clone(),
+            body,
+        )],
+    );
+    let mut vn = std::mem::take(&mut data[11]);
+    let origins: Vec<Vec<i64>> = data.iter().map(|a| vec![0; a.ndim()]).collect();
+    let vn_origin = [0i64, 0];
+    let mut args: Vec<Arg<'_>> = Vec::new();
+    for (i, a) in data.iter().enumerate().take(11) {
+        args.push(Arg::Field(FieldView::F64(a.view(), &origins[i])));
+    }
+    args.push(Arg::FieldMut(FieldViewMut::F64(vn.view_mut(), &vn_origin)));
+    args.push(Arg::Scalar(ScalarValue::F64(data[12].sum())));
+    args.push(Arg::Scalar(ScalarValue::F64(data[13].sum())));
+    args.push(Arg::Scalar(ScalarValue::I32(nudge_index)));
+    args.push(Arg::Scalar(ScalarValue::Bool(limited_area)));
+    for b in &bounds {
+        args.push(Arg::Scalar(ScalarValue::I32(*b)));
+    }
+    run_program(&prog, &mut args, &bind(&prog, &[&e2c2v])).expect("apply_diffusion_to_vn runs");
+    drop(args);
+    for ((idx, &x), &y) in vn.indexed_iter().zip(want.iter()) {
+        assert!(
+            (x - y).abs() <= 1e-12 * y.abs().max(1e-300) || x == y,
+            "vn{:?}: got {x}, want {y}",
+            ndarray::Dimension::slice(&idx)
+        );
     }
 }
