@@ -5,6 +5,8 @@
 //! which both the condition and each branch's coverage are constant; the union is checked to be
 //! a box on that grid of cells.
 
+use std::rc::Rc;
+
 use gt4rs_ir::fieldview::DomainCond;
 use gt4rs_ir::{CmpOp, Type};
 
@@ -275,7 +277,7 @@ fn concat_fields(
         dims,
         extents,
         dtype,
-        data,
+        data: Rc::new(data),
     })
 }
 

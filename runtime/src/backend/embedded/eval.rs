@@ -1,5 +1,7 @@
 //! Evaluation of fieldview expressions to whole values, one IR node at a time.
 
+use std::rc::Rc;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -450,7 +452,7 @@ impl<'p> Ctx<'p> {
             dims,
             extents,
             dtype: a.dtype,
-            data,
+            data: Rc::new(data),
         })
     }
 
@@ -542,7 +544,7 @@ impl<'p> Ctx<'p> {
             dims,
             extents,
             dtype: a.dtype,
-            data,
+            data: Rc::new(data),
         })
     }
 
@@ -610,7 +612,7 @@ impl<'p> Ctx<'p> {
             dims,
             extents,
             dtype: a.dtype,
-            data,
+            data: Rc::new(data),
         })
     }
 }

@@ -1,11 +1,13 @@
 //! Whole-field helpers: elementwise maps with broadcasting, picking one index of a dimension,
 //! and conforming a value to given dimensions and extents.
 
+use std::rc::Rc;
+
 use gt4rs_ir::ScalarType;
 
 use super::elem::{Elem, ElemResult};
 use super::eval::Ctx;
-use super::value::{for_each_point, storage_len, Extent, FieldValue};
+use super::value::{for_each_point, for_each_row, storage_len, Extent, FieldValue};
 use crate::error::Error;
 
 /// `(Edge=3, K=5)`
@@ -54,20 +56,35 @@ pub(crate) fn zip_map_over(
         .collect::<Result<Vec<_>, _>>()?;
     let mut data = Vec::with_capacity(storage_len(&extents));
     let mut elems = vec![Elem::Missing; inputs.len()];
-    for_each_point(&extents, |point| {
-        for ((e, v), acc) in elems.iter_mut().zip(inputs).zip(&accessors) {
-            *e = v.data[acc.offset(point)];
+    let steps: Vec<usize> = accessors.iter().map(|a| a.last_stride()).collect();
+    let mut bases = vec![0usize; inputs.len()];
+    // Row by row along the last dimension: the hot loop of the whole backend.
+    for_each_row(&extents, |first, len| {
+        for (base, acc) in bases.iter_mut().zip(&accessors) {
+            *base = acc.offset(first);
         }
-        let out =
-            f(&elems).map_err(|m| ctx.err(format!("{m} at point {}", fmt_point(&dims, point))))?;
-        data.push(out);
+        for t in 0..len {
+            for (i, e) in elems.iter_mut().enumerate() {
+                *e = inputs[i].data[bases[i] + t * steps[i]];
+            }
+            match f(&elems) {
+                Ok(out) => data.push(out),
+                Err(m) => {
+                    let mut point = first.to_vec();
+                    if let Some(last) = point.last_mut() {
+                        *last += t as i64;
+                    }
+                    return Err(ctx.err(format!("{m} at point {}", fmt_point(&dims, &point))));
+                }
+            }
+        }
         Ok(())
     })?;
     Ok(FieldValue {
         dims,
         extents,
         dtype,
-        data,
+        data: Rc::new(data),
     })
 }
 
@@ -107,7 +124,7 @@ pub(crate) fn take_index(v: &FieldValue, axis: usize, index: i64) -> FieldValue 
         dims,
         extents,
         dtype: v.dtype,
-        data,
+        data: Rc::new(data),
     }
 }
 
@@ -141,6 +158,6 @@ pub(crate) fn conform(
         dims: dims.to_vec(),
         extents: extents.to_vec(),
         dtype: v.dtype,
-        data,
+        data: Rc::new(data),
     })
 }

@@ -1,6 +1,8 @@
 //! Running a program: argument checks, evaluating each call and writing its value into the
 //! target fields over the call's domain.
 
+use std::rc::Rc;
+
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -129,7 +131,7 @@ fn to_value(view: &FieldView<'_>, dims: &[String]) -> FieldValue {
                 .map(|(&o, &n)| Extent::range(o, o + n as i64))
                 .collect(),
             dtype,
-            data: a.iter().map(|&x| elem(x)).collect(),
+            data: Rc::new(a.iter().map(|&x| elem(x)).collect()),
         }
     }
     let dtype = view_dtype(view);

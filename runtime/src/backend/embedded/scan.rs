@@ -4,6 +4,8 @@
 //! argument sliced at one axis index) computes, for each column, exactly what the
 //! column-by-column loop would, with the carry a field over the non-axis dimensions.
 
+use std::rc::Rc;
+
 use gt4rs_ir::fieldview::{Expr, Operator};
 use gt4rs_ir::{ScalarType, Type};
 
@@ -110,7 +112,7 @@ pub(crate) fn scan(
             dims: dims.clone(),
             extents: extents.clone(),
             dtype,
-            data: vec![super::elem::Elem::Missing; storage_len(&extents)],
+            data: Rc::new(vec![super::elem::Elem::Missing; storage_len(&extents)]),
         })
         .collect();
     let out_strides = super::value::row_major_strides(&extents);
@@ -147,7 +149,7 @@ pub(crate) fn scan(
         for (leaf, out) in result_leaves.into_iter().zip(&mut outputs) {
             let level = conform(ctx, leaf, &column_dims, &column_extents)?;
             let level = FieldValue {
-                data: level.data.iter().map(|e| e.cast(out.dtype)).collect(),
+                data: Rc::new(level.data.iter().map(|e| e.cast(out.dtype)).collect()),
                 dtype: out.dtype,
                 ..level
             };
@@ -187,6 +189,7 @@ fn write_level(
         })
         .collect();
     let mut values = level.data.iter();
+    let out_data = Rc::make_mut(&mut out.data);
     let _ = for_each_point::<()>(&level.extents, |point| {
         let offset: usize = point
             .iter()
@@ -195,7 +198,7 @@ fn write_level(
             .map(|((&i, &f), &s)| (i - f) as usize * s)
             .sum();
         if let Some(v) = values.next() {
-            out.data[base + offset] = *v;
+            out_data[base + offset] = *v;
         }
         Ok(())
     });

@@ -1,5 +1,7 @@
 //! Runtime values: fields over a domain (scalars are fields without dimensions) and tuples.
 
+use std::rc::Rc;
+
 use gt4rs_ir::ScalarType;
 
 use super::elem::Elem;
@@ -78,7 +80,8 @@ pub(crate) struct FieldValue {
     pub dims: Vec<String>,
     pub extents: Vec<Extent>,
     pub dtype: ScalarType,
-    pub data: Vec<Elem>,
+    /// Shared, so that reading a parameter or variable and shifting copy no elements.
+    pub data: Rc<Vec<Elem>>,
 }
 
 /// Any value an expression evaluates to.
@@ -95,7 +98,7 @@ impl FieldValue {
             dims: Vec::new(),
             extents: Vec::new(),
             dtype,
-            data: vec![elem],
+            data: Rc::new(vec![elem]),
         }
     }
 
@@ -157,6 +160,11 @@ pub(crate) struct Accessor {
 }
 
 impl Accessor {
+    /// The element step along the last target dimension.
+    pub(crate) fn last_stride(&self) -> usize {
+        self.steps.last().map_or(0, |s| s.1)
+    }
+
     /// The caller guarantees that the point lies in the value's bounded extents.
     pub(crate) fn offset(&self, point: &[i64]) -> usize {
         self.steps
@@ -205,6 +213,32 @@ pub(crate) fn for_each_point<E>(
             point[axis] = firsts[axis];
         }
     }
+}
+
+/// Calls `f(first, len)` for every row of `extents` in row-major order: a row runs along the
+/// last dimension for `len` elements from the point `first`. A value without dimensions is one
+/// row of one element.
+pub(crate) fn for_each_row<E>(
+    extents: &[Extent],
+    mut f: impl FnMut(&[i64], usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let Some((last, outer)) = extents.split_last() else {
+        return f(&[], 1);
+    };
+    let len = last.len();
+    if len == 0 {
+        return Ok(());
+    }
+    let first_of_last = match last {
+        Extent::Bounded { start, .. } => *start,
+        Extent::Unbounded => 0,
+    };
+    let mut point = vec![0i64; extents.len()];
+    for_each_point(outer, |o| {
+        point[..o.len()].copy_from_slice(o);
+        point[o.len()] = first_of_last;
+        f(&point, len)
+    })
 }
 
 /// Total storage of a value over `extents`.
