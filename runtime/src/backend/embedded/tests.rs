@@ -2206,3 +2206,107 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
         );
     }
 }
+
+/// The pattern of ICON's fused vertical solver: a scan whose arguments start at K = 1, joined
+/// with broadcast zeros at K = 0 by `concat_where(K > 0, …)`, both tuples.
+#[test]
+fn concat_where_of_a_tuple_scan_and_broadcast_zeros() {
+    let mut rng = rng();
+    let x = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    let s = Type::Scalar(F64);
+    let carry = Type::Tuple(vec![s.clone(), s.clone()]);
+    // carry' = (carry.0 + x, carry.1 * 0.5 + carry.0)
+    let c0 = || tget(p(0, carry.clone()), 0, s.clone());
+    let body = tuple(vec![
+        bin(BinaryOp::Add, c0(), p(1, s.clone()), s.clone()),
+        bin(
+            BinaryOp::Add,
+            bin(
+                BinaryOp::Mul,
+                tget(p(0, carry.clone()), 1, s.clone()),
+                lit_f(0.5),
+                s.clone(),
+            ),
+            c0(),
+            s.clone(),
+        ),
+    ]);
+    let scan = Operator {
+        key: "sweep".into(),
+        name: "sweep".into(),
+        params: vec![
+            Param {
+                name: "state".into(),
+                ty: carry.clone(),
+            },
+            Param {
+                name: "x".into(),
+                ty: s.clone(),
+            },
+        ],
+        ret: carry.clone(),
+        body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: true,
+            init: tuple(vec![lit_f(1.0), lit_f(-1.0)]),
+        },
+    };
+    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
+    let zeros = || {
+        e(
+            fty(&["Edge"]),
+            ExprKind::Broadcast {
+                arg: Box::new(lit_f(0.0)),
+                dims: vec!["Edge".into()],
+            },
+        )
+    };
+    let fo_body = e(
+        pair.clone(),
+        ExprKind::ConcatWhere {
+            cond: kcond(CmpOp::Gt, 0),
+            if_true: Box::new(call(
+                "sweep",
+                vec![shift(p(0, ek.clone()), "K", -1)],
+                pair.clone(),
+            )),
+            if_false: Box::new(tuple(vec![zeros(), zeros()])),
+        },
+    );
+    let prog = program(
+        vec![
+            param("x", ek.clone(), Role::In),
+            param("o0", ek.clone(), Role::Out),
+            param("o1", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("solve", vec![p(0, ek.clone())], pair.clone()),
+            Target::Tuple(vec![
+                field_target(1, &[("Edge", 2, 9)]),
+                field_target(2, &[("Edge", 2, 9)]),
+            ]),
+        )],
+        vec![scan, field_op("solve", vec![ek.clone()], pair, fo_body)],
+    );
+    let (mut o0, mut o1) = (nan2(NE, NK), nan2(NE, NK));
+    let mut args = vec![
+        view(&x, &[0, 0]),
+        view_mut(&mut o0, &[0, 0]),
+        view_mut(&mut o1, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("solver pattern runs");
+    drop(args);
+    let mut want = (Array2::zeros((NE, NK)), Array2::zeros((NE, NK)));
+    for i in 0..NE {
+        let (mut c0, mut c1) = (1.0, -1.0);
+        for k in 1..NK {
+            (c0, c1) = (c0 + x[[i, k - 1]], c1 * 0.5 + c0);
+            want.0[[i, k]] = c0;
+            want.1[[i, k]] = c1;
+        }
+    }
+    check2(&o0, 2..9, 0..NK, |i, k| want.0[[i, k]]);
+    check2(&o1, 2..9, 0..NK, |i, k| want.1[[i, k]]);
+}
