@@ -1687,14 +1687,15 @@ fn scan_runs_over_the_written_levels_only() {
 
 /// ICON's forward sweep of the tridiagonal solve for w, written as the checker would lower it,
 /// against ICON4Py's own output (`shared/refs`): scan with a tuple carry, K±1 shifts, fields
-/// with nlev+1 levels and a domain starting at K = 1. Runs when `GT4RS_REFS` names a folder
-/// holding the reference `.npz` stored uncompressed (this crate reads no deflated archives).
+/// with nlev+1 levels and a domain starting at K = 1, against ICON4Py's reference data.
 #[test]
 fn icon_forward_sweep_matches_the_reference_data() {
     use ndarray::{ArrayD, IxDyn};
     use ndarray_npy::NpzReader;
-    let Ok(dir) = std::env::var("GT4RS_REFS") else {
-        eprintln!("skipped: set GT4RS_REFS to a folder of uncompressed reference .npz files");
+    let Some(dir) = reference_data_dir() else {
+        eprintln!(
+            "skipped: no reference data (set GT4RS_REFS or keep shared/refs beside the checkout)"
+        );
         return;
     };
     let path = std::path::Path::new(&dir).join("solve_tridiagonal_matrix_for_w_forward_sweep.npz");
@@ -1929,13 +1930,15 @@ fn icon_forward_sweep_matches_the_reference_data() {
 /// ICON's `apply_diffusion_to_vn` (limited-area variant) as the checker would lower it, against
 /// ICON4Py's output: E2C2V gathers with slot indexing of shifted and sparse fields, a scalar
 /// `if` on `limited_area`, `concat_where` on the edge index and an in-place update of `vn` over
-/// the partial edge domain. Runs when `GT4RS_REFS` is set (see the forward sweep test).
+/// the partial edge domain, against ICON4Py's reference data.
 #[test]
 fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
     use ndarray::{ArrayD, IxDyn, OwnedRepr};
     use ndarray_npy::NpzReader;
-    let Ok(dir) = std::env::var("GT4RS_REFS") else {
-        eprintln!("skipped: set GT4RS_REFS to a folder of uncompressed reference .npz files");
+    let Some(dir) = reference_data_dir() else {
+        eprintln!(
+            "skipped: no reference data (set GT4RS_REFS or keep shared/refs beside the checkout)"
+        );
         return;
     };
     let path = std::path::Path::new(&dir).join("apply_diffusion_to_vn.npz");
@@ -2309,4 +2312,13 @@ fn concat_where_of_a_tuple_scan_and_broadcast_zeros() {
     }
     check2(&o0, 2..9, 0..NK, |i, k| want.0[[i, k]]);
     check2(&o1, 2..9, 0..NK, |i, k| want.1[[i, k]]);
+}
+
+/// `GT4RS_REFS`, else the `shared/refs` folder beside the checkout.
+fn reference_data_dir() -> Option<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os("GT4RS_REFS") {
+        return Some(dir.into());
+    }
+    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/refs");
+    beside.is_dir().then_some(beside)
 }
