@@ -27,10 +27,7 @@ pub enum ReferenceDataError {
         source: std::io::Error,
     },
     #[error("{path} is not a readable .npz archive: {source}")]
-    Archive {
-        path: PathBuf,
-        source: ReadNpzError,
-    },
+    Archive { path: PathBuf, source: ReadNpzError },
     #[error("{path}: array `{name}` has a dtype other than float64, int32, int64 or bool")]
     UnsupportedDtype { path: PathBuf, name: String },
     #[error("{path}: array `{name}` holds int64 value {value} that does not fit in int32")]
@@ -464,6 +461,8 @@ mod tests {
         let bad = Array2::from_shape_vec((1, 2), vec![0, -2]).expect("shape");
         assert!(NeighborTable::new("E2C", bad).is_err());
         let ok = Array2::from_shape_vec((1, 2), vec![3, -1]).expect("shape");
-        assert!(NeighborTable::new("E2C", ok).expect("valid").has_skip_values());
+        assert!(NeighborTable::new("E2C", ok)
+            .expect("valid")
+            .has_skip_values());
     }
 }

@@ -113,8 +113,7 @@ pub fn hdiff(
         for i in 2..ni - 2 {
             for j in 2..nj - 2 {
                 out[[i, j, k]] = f[[i, j]]
-                    - coeff[[i, j, k]]
-                        * (flx(i, j) - flx(i - 1, j) + fly(i, j) - fly(i, j - 1));
+                    - coeff[[i, j, k]] * (flx(i, j) - flx(i - 1, j) + fly(i, j) - fly(i, j - 1));
             }
         }
     }
@@ -145,7 +144,10 @@ pub fn vadv(
         for j in 0..nj {
             let us = |k: usize| u_stage[[i, j, k]];
             let rhs = |k: usize, correction: f64| {
-                dtr_stage * u_pos[[i, j, k]] + utens[[i, j, k]] + utens_stage[[i, j, k]] + correction
+                dtr_stage * u_pos[[i, j, k]]
+                    + utens[[i, j, k]]
+                    + utens_stage[[i, j, k]]
+                    + correction
             };
             // Forward sweep.
             {

@@ -87,6 +87,8 @@ pub fn calculate_nabla4(call: &mut Call) -> Result<()> {
 }
 
 /// `vn + A·(max(nudgezone_diff·nudgecoeff_e, kh_smag_e)·z_nabla2_e − A·diff_multfac_vn·n4)`.
+// The parameters mirror ICON4Py's `_apply_nabla2_and_nabla4_to_vn` one to one.
+#[allow(clippy::too_many_arguments)]
 fn nabla2_and_nabla4_to_vn(
     vn: f64,
     area: f64,
@@ -364,7 +366,9 @@ fn nabla2_for_w_at(
     c: isize,
     k: isize,
 ) -> Result<f64> {
-    c2e2co.sum(c, |j, n| Ok(w.at(&[n, k])? * geofac_n2s.at(&[c, j as isize])?))
+    c2e2co.sum(c, |j, n| {
+        Ok(w.at(&[n, k])? * geofac_n2s.at(&[c, j as isize])?)
+    })
 }
 
 pub fn calculate_nabla2_for_w(call: &mut Call) -> Result<()> {
@@ -670,7 +674,10 @@ pub fn truly_horizontal_diffusion_nabla_of_theta_over_steep_points(call: &mut Ca
 /// `θ' = θ + area·z_temp`, `exner' = exner·(1 + rd_o_cvd·(θ'/θ − 1))`.
 fn theta_and_exner(z_temp: f64, area: f64, theta_v: f64, exner: f64, rd_o_cvd: f64) -> (f64, f64) {
     let new_theta = theta_v + (area * z_temp);
-    (new_theta, exner * (1.0 + rd_o_cvd * (new_theta / theta_v - 1.0)))
+    (
+        new_theta,
+        exner * (1.0 + rd_o_cvd * (new_theta / theta_v - 1.0)),
+    )
 }
 
 pub fn update_theta_and_exner(call: &mut Call) -> Result<()> {

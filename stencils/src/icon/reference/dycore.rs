@@ -148,9 +148,8 @@ pub fn compute_diagnostics_from_normal_wind(call: &mut Call) -> Result<()> {
         }
         // `_extrapolate_at_top` on K [vertical_end − 1, vertical_end).
         for k in dom.vertical.end - 1..dom.vertical.end {
-            let term = |m: isize| -> Result<f64> {
-                Ok(wgtfacq_e.at(&[e, k - m])? * vn.at(&[e, k - m])?)
-            };
+            let term =
+                |m: isize| -> Result<f64> { Ok(wgtfacq_e.at(&[e, k - m])? * vn.at(&[e, k - m])?) };
             vn_half_out.set(&[e, k], term(1)? + term(2)? + term(3)?)?;
         }
     }
