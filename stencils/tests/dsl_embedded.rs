@@ -380,6 +380,22 @@ fn dsl_matches_references_on_random_data() {
         dom((1, NV as i32), (0, NLEV as i32)),
         none,
     );
+    // Pentagons: V2E rows with a skipped sixth (and fifth) neighbour.
+    let pentagons = |_: &mut ChaCha8Rng, mut c: Call| {
+        let mut t = c.tables["V2E"].table.clone();
+        t[[1, 5]] = -1;
+        t[[4, 5]] = -1;
+        t[[4, 4]] = -1;
+        c.tables
+            .insert("V2E".into(), NeighborTable::new("V2E", t).expect("valid"));
+        c
+    };
+    compare(
+        "mo_intp_rbf_rbf_vec_interpol_vertex",
+        &[],
+        dom((0, NV as i32), (0, NLEV as i32)),
+        pentagons,
+    );
     compare("calculate_nabla4", &[], full_e.clone(), none);
     compare(
         "calculate_nabla2_and_smag_coefficients_for_vn",
