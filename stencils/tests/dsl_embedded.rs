@@ -556,7 +556,7 @@ mod cartesian_classics {
     use super::{max_rel_err, run_dsl};
     use gt4rs_stencils::cartesian::{dsl, reference};
     use gt4rs_stencils::icon::reference::Call;
-    use ndarray::{Array2, Array3, ArrayD};
+    use ndarray::{Array2, Array3, ArrayD, IxDyn};
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -635,6 +635,8 @@ mod cartesian_classics {
             .with_field("wcon", wcon.into_dyn())
             .with_field("u_pos", u_pos.into_dyn())
             .with_field("utens", utens.into_dyn())
+            .with_field("ccol", ArrayD::from_elem(IxDyn(&[ni, nj, nk]), f64::NAN))
+            .with_field("dcol", ArrayD::from_elem(IxDyn(&[ni, nj, nk]), f64::NAN))
             .with_scalar("dtr_stage", dtr_stage)
             .with_int("ni", ni as i32)
             .with_int("nj", nj as i32)

@@ -74,9 +74,10 @@ pub fn _vadv_backward(datacol_above: f64, ccol: f64, dcol: f64) -> f64 {
     dcol - ccol * datacol_above
 }
 
-/// COSMO vertical advection (`BET_M = BET_P = 0.5`) over K `[0, nk)`.
+/// The tridiagonal coefficients and right-hand side of COSMO vertical advection
+/// (`BET_M = BET_P = 0.5`) over K `[0, nk)`, then the Thomas forward sweep.
 #[field_operator]
-pub fn _vadv(
+pub fn _vadv_forward_sweep(
     utens_stage: Field<(I, J, K), f64>,
     u_stage: Field<(I, J, K), f64>,
     wcon: Field<(I, J, K), f64>,
@@ -84,7 +85,7 @@ pub fn _vadv(
     utens: Field<(I, J, K), f64>,
     dtr_stage: f64,
     nk: i32,
-) -> Field<(I, J, K), f64> {
+) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
     let gav = -0.25 * (wcon.at(I + 1) + wcon);
     let gcv = 0.25 * (wcon.at(I + 1).at(K + 1) + wcon.at(K + 1));
     let as_ = concat_where(K > 0, gav * 0.5, 0.0);
@@ -96,12 +97,40 @@ pub fn _vadv(
     let correction_above = concat_where(K < nk - 1, cs * (u_stage.at(K + 1) - u_stage), 0.0);
     let correction_term = correction_below - correction_above;
     let dcol = dtr_stage * u_pos + utens + utens_stage + correction_term;
-    let (ccol, dcol) = _vadv_forward(acol, bcol, ccol, dcol);
+    _vadv_forward(acol, bcol, ccol, dcol)
+}
+
+/// The backward sweep and the tendency `dtr_stage·(x − u_pos)`.
+#[field_operator]
+pub fn _vadv_backward_sweep(
+    ccol: Field<(I, J, K), f64>,
+    dcol: Field<(I, J, K), f64>,
+    u_pos: Field<(I, J, K), f64>,
+    dtr_stage: f64,
+) -> Field<(I, J, K), f64> {
     let datacol = _vadv_backward(ccol, dcol);
     dtr_stage * (datacol - u_pos)
 }
 
-/// `wcon` has one more point in I than the other fields.
+/// Both sweeps in one operator: a scan feeding a scan in the other direction, which the fused
+/// backends can only run through a temporary (the embedded backend runs it as is).
+#[field_operator]
+pub fn _vadv(
+    utens_stage: Field<(I, J, K), f64>,
+    u_stage: Field<(I, J, K), f64>,
+    wcon: Field<(I, J, K), f64>,
+    u_pos: Field<(I, J, K), f64>,
+    utens: Field<(I, J, K), f64>,
+    dtr_stage: f64,
+    nk: i32,
+) -> Field<(I, J, K), f64> {
+    let (ccol, dcol) = _vadv_forward_sweep(utens_stage, u_stage, wcon, u_pos, utens, dtr_stage, nk);
+    _vadv_backward_sweep(ccol, dcol, u_pos, dtr_stage)
+}
+
+/// COSMO vertical advection; `wcon` has one more point in I than the other fields, and `ccol`,
+/// `dcol` are work fields for the forward sweep's results (the fused backends build no
+/// temporaries between scans in opposite directions).
 #[program]
 pub fn vadv(
     utens_stage: &mut Field<(I, J, K), f64>,
@@ -109,11 +138,15 @@ pub fn vadv(
     wcon: &Field<(I, J, K), f64>,
     u_pos: &Field<(I, J, K), f64>,
     utens: &Field<(I, J, K), f64>,
+    ccol: &mut Field<(I, J, K), f64>,
+    dcol: &mut Field<(I, J, K), f64>,
     dtr_stage: f64,
     ni: i32,
     nj: i32,
     nk: i32,
 ) {
-    _vadv(utens_stage, u_stage, wcon, u_pos, utens, dtr_stage, nk)
+    _vadv_forward_sweep(utens_stage, u_stage, wcon, u_pos, utens, dtr_stage, nk)
+        .write_to((ccol, dcol), domain![I: 0..ni, J: 0..nj, K: 0..nk]);
+    _vadv_backward_sweep(ccol, dcol, u_pos, dtr_stage)
         .write_to(utens_stage, domain![I: 0..ni, J: 0..nj, K: 0..nk]);
 }
