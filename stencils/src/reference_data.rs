@@ -59,6 +59,8 @@ pub enum ReferenceDataError {
     },
     #[error("neighbour table `{name}`: {problem}")]
     BadTable { name: String, problem: String },
+    #[error("{path}: the sidecar disagrees with the arrays: {problem}")]
+    SidecarMismatch { path: PathBuf, problem: String },
 }
 
 /// The element type of a stored array.
@@ -306,7 +308,7 @@ impl ReferenceData {
             }
         }
         let sidecar = read_sidecar(&path.with_extension("json"))?;
-        Ok(Self {
+        let data = Self {
             path,
             program,
             variant,
@@ -314,7 +316,75 @@ impl ReferenceData {
             expected,
             tables,
             sidecar,
-        })
+        };
+        data.check_sidecar()?;
+        Ok(data)
+    }
+
+    /// Checks the arrays against the sidecar, when there is one: every listed parameter present
+    /// with its dtype and shape (scalars 0-d), every listed output present as `out__<name>` with
+    /// the parameter's shape, and every listed offset's table with its shape.
+    pub fn check_sidecar(&self) -> Result<(), ReferenceDataError> {
+        let Some(sidecar) = &self.sidecar else {
+            return Ok(());
+        };
+        let mismatch = |problem: String| ReferenceDataError::SidecarMismatch {
+            path: self.path.clone(),
+            problem,
+        };
+        let params = sidecar["params"]
+            .as_array()
+            .ok_or_else(|| mismatch("no `params` list".into()))?;
+        for param in params {
+            let name = param["name"]
+                .as_str()
+                .ok_or_else(|| mismatch("a parameter without a name".into()))?;
+            let array = self.params.get(name)?;
+            let dtype = param["dtype"].as_str().unwrap_or_default();
+            if dtype != array.dtype().to_string() {
+                return Err(mismatch(format!(
+                    "`{name}` is {} in the archive, {dtype} in the sidecar",
+                    array.dtype()
+                )));
+            }
+            let shape: Vec<usize> = match param["kind"].as_str() {
+                Some("scalar") => Vec::new(),
+                _ => json_shape(&param["shape"])
+                    .ok_or_else(|| mismatch(format!("`{name}` has no valid `shape`")))?,
+            };
+            if array.shape() != shape.as_slice() {
+                return Err(mismatch(format!(
+                    "`{name}` has shape {:?}, the sidecar says {shape:?}",
+                    array.shape()
+                )));
+            }
+        }
+        for output in sidecar["outputs"].as_array().into_iter().flatten() {
+            let name = output.as_str().unwrap_or_default();
+            let want = self.params.get(name)?.shape();
+            let got = self
+                .expected
+                .get(name)
+                .map_err(|_| mismatch(format!("output `{name}` has no `{OUTPUT_PREFIX}{name}`")))?
+                .shape();
+            if got != want {
+                return Err(mismatch(format!(
+                    "`{OUTPUT_PREFIX}{name}` has shape {got:?}, the parameter {want:?}"
+                )));
+            }
+        }
+        for (offset, shape) in sidecar["offsets"].as_object().into_iter().flatten() {
+            let table = self.table(offset)?;
+            let want = json_shape(shape)
+                .ok_or_else(|| mismatch(format!("offset `{offset}` has no valid shape")))?;
+            if table.table.shape() != want.as_slice() {
+                return Err(mismatch(format!(
+                    "table `{offset}` has shape {:?}, the sidecar says {want:?}",
+                    table.table.shape()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Names of the expected outputs (parameter names, without the `out__` prefix).
@@ -329,6 +399,14 @@ impl ReferenceData {
                 name: offset.into(),
             })
     }
+}
+
+fn json_shape(value: &serde_json::Value) -> Option<Vec<usize>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+        .collect()
 }
 
 /// Every `.npz` in `dir`, sorted by name.

@@ -220,6 +220,36 @@ fn loader_reads_dtypes_scalars_and_tables() {
     assert!(data.table("V2E").is_err());
 }
 
+/// A sidecar that disagrees with its archive (here: a shape) is reported, not trusted.
+#[test]
+fn loader_reports_a_sidecar_that_disagrees_with_the_archive() {
+    let Some(dir) = refs_dir() else { return };
+    let src = dir.join("calculate_nabla4.npz");
+    if !src.exists() {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("gt4rs-sidecar-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let npz = tmp.join("calculate_nabla4.npz");
+    std::fs::copy(&src, &npz).expect("copy");
+    let json = std::fs::read_to_string(dir.join("calculate_nabla4.json")).expect("sidecar");
+    let mut sidecar: serde_json::Value = serde_json::from_str(&json).expect("json");
+    std::fs::write(tmp.join("calculate_nabla4.json"), sidecar.to_string()).expect("write");
+    assert!(
+        ReferenceData::load(&npz).is_ok(),
+        "an unchanged sidecar agrees"
+    );
+    sidecar["params"][0]["shape"] = serde_json::json!([9, 11]);
+    std::fs::write(tmp.join("calculate_nabla4.json"), sidecar.to_string()).expect("write");
+    let err = ReferenceData::load(&npz).expect_err("shape mismatch");
+    assert!(err.to_string().contains("u_vert"), "{err}");
+    sidecar["params"][0]["shape"] = serde_json::json!([9, 10]);
+    sidecar["params"][0]["dtype"] = serde_json::json!("int32");
+    std::fs::write(tmp.join("calculate_nabla4.json"), sidecar.to_string()).expect("write");
+    assert!(ReferenceData::load(&npz).is_err(), "dtype mismatch");
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
 #[test]
 fn loader_reports_missing_and_corrupt_files() {
     let dir = std::env::temp_dir().join(format!("gt4rs-refs-{}", std::process::id()));
