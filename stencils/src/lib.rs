@@ -1,1 +1,5 @@
 //! ICON and Cartesian stencils written in gt4rs.
+
+pub mod cartesian;
+pub mod icon;
+pub mod reference_data;
