@@ -2,8 +2,6 @@
 //! ICON4Py's outputs in `shared/refs` and against the hand-written references.
 //! Run with `cargo test -p gt4rs-stencils --features dsl --test dsl_cpu`.
 
-#![cfg(feature = "dsl")]
-
 use std::path::PathBuf;
 
 use gt4rs::prelude::*;

@@ -3,8 +3,6 @@
 //! references on random data, for every program and both values of every static flag.
 //! Run with `cargo test -p gt4rs-stencils --features dsl --test dsl_embedded`.
 
-#![cfg(feature = "dsl")]
-
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -97,21 +95,6 @@ fn connectivity(offset: &str, table: Array2<i32>, target: usize) -> Arc<Connecti
 
 /// Runs `program` on the embedded backend over the call's parameters, in place.
 fn run_dsl(program: &Program, call: &mut Call) {
-    // The frontend lists offsets only in `bundle.offsets`; the embedded backend also wants their
-    // local dimensions in `bundle.dims`.
-    let mut patched = program.clone();
-    for o in &program.bundle.offsets {
-        if patched.bundle.dim(&o.name).is_none() {
-            patched
-                .bundle
-                .dims
-                .push(gt4rs::__private::ir::types::DimInfo {
-                    name: o.name.clone(),
-                    kind: gt4rs::DimKind::Local,
-                });
-        }
-    }
-    let program = &patched;
     let mut owned: Vec<RefArray> = program
         .params
         .iter()

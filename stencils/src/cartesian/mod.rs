@@ -2,6 +2,5 @@
 //! and, behind the `dsl` feature until the checker is merged, the DSL programs.
 
 pub mod dims;
-#[cfg(feature = "dsl")]
 pub mod dsl;
 pub mod reference;

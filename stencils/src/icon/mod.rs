@@ -5,6 +5,5 @@
 //! `icon/dsl/README.md`).
 
 pub mod dims;
-#[cfg(feature = "dsl")]
 pub mod dsl;
 pub mod reference;
