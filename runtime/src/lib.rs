@@ -11,6 +11,7 @@ pub mod connectivity;
 pub mod dims;
 pub mod error;
 pub mod field;
+pub mod grid;
 pub mod options;
 pub mod signature;
 
