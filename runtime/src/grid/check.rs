@@ -61,16 +61,25 @@ fn check_tables(grid: &Grid, report: &mut CheckReport) {
         };
         let (from, to) = super::topology::table_dims(name).expect("known table");
         let (rows, target) = (grid.size(from), grid.size(to));
-        let in_range = t.iter().all(|&x| x == -1 || (x >= 0 && (x as usize) < target));
+        let in_range = t
+            .iter()
+            .all(|&x| x == -1 || (x >= 0 && (x as usize) < target));
         report.record(
             t.dim() == (rows, width) && in_range,
-            format!("{name}: shape {:?} (expected ({rows}, {width})), entries in -1..{target}", t.dim()),
+            format!(
+                "{name}: shape {:?} (expected ({rows}, {width})), entries in -1..{target}",
+                t.dim()
+            ),
         );
     }
 }
 
 fn check_topology(grid: &Grid, report: &mut CheckReport) {
-    let (c, e, v) = (grid.num_cells as i64, grid.num_edges as i64, grid.num_vertices as i64);
+    let (c, e, v) = (
+        grid.num_cells as i64,
+        grid.num_edges as i64,
+        grid.num_vertices as i64,
+    );
     let expected = match (&grid.kind, grid.geometry.surface) {
         (GridKind::Regional { .. }, _) => 1,
         (_, Surface::Sphere { .. }) => 2,
@@ -78,22 +87,35 @@ fn check_topology(grid: &Grid, report: &mut CheckReport) {
     };
     report.record(
         v - e + c == expected,
-        format!("Euler characteristic V - E + C = {} (expected {expected})", v - e + c),
+        format!(
+            "Euler characteristic V - E + C = {} (expected {expected})",
+            v - e + c
+        ),
     );
     let e2c = &grid.tables["E2C"];
     let e2v = &grid.tables["E2V"];
-    let two_vertices = e2v.rows().into_iter().all(|r| r[0] >= 0 && r[1] >= 0 && r[0] != r[1]);
+    let two_vertices = e2v
+        .rows()
+        .into_iter()
+        .all(|r| r[0] >= 0 && r[1] >= 0 && r[0] != r[1]);
     report.record(two_vertices, "every edge has two distinct vertices".into());
     if is_regional(grid) {
         let one = e2c.rows().into_iter().all(|r| r[0] >= 0 || r[1] >= 0);
         report.record(one, "every edge has at least one cell".into());
     } else {
-        let two = e2c.rows().into_iter().all(|r| r[0] >= 0 && r[1] >= 0 && r[0] != r[1]);
+        let two = e2c
+            .rows()
+            .into_iter()
+            .all(|r| r[0] >= 0 && r[1] >= 0 && r[0] != r[1]);
         report.record(two, "every edge has two distinct cells".into());
     }
     if let GridKind::Icosahedral { .. } = grid.kind {
         let v2e = &grid.tables["V2E"];
-        let pentagons = v2e.rows().into_iter().filter(|r| r.iter().filter(|&&x| x >= 0).count() == 5).count();
+        let pentagons = v2e
+            .rows()
+            .into_iter()
+            .filter(|r| r.iter().filter(|&&x| x >= 0).count() == 5)
+            .count();
         let pentagon_slot = v2e.rows().into_iter().all(|r| {
             let n = r.iter().filter(|&&x| x >= 0).count();
             n == 6 || (n == 5 && r[5] == -1)
@@ -106,27 +128,53 @@ fn check_topology(grid: &Grid, report: &mut CheckReport) {
 }
 
 fn check_cross_tables(grid: &Grid, report: &mut CheckReport) {
-    let t = |n: &str| &grid.tables[n];
+    let tables = cross_check_tables(
+        &grid.tables,
+        grid.num_cells,
+        grid.num_edges,
+        grid.num_vertices,
+    );
+    report.passed.extend(tables.passed);
+    report.failed.extend(tables.failed);
+}
+
+/// Checks the tables against each other. Entries must already be in range.
+pub(crate) fn cross_check_tables(
+    tables: &super::Tables,
+    num_cells: usize,
+    num_edges: usize,
+    num_vertices: usize,
+) -> CheckReport {
+    let mut report = CheckReport::default();
+    let report = &mut report;
+    let t = |n: &str| &tables[n];
     let (c2v, c2e, c2e2c, e2v, e2c) = (t("C2V"), t("C2E"), t("C2E2C"), t("E2V"), t("E2C"));
     let (v2e, v2c, v2e2v, e2c2v, e2c2e) = (t("V2E"), t("V2C"), t("V2E2V"), t("E2C2V"), t("E2C2E"));
     let contains = |row: ndarray::ArrayView1<i32>, x: i32| row.iter().any(|&y| y == x);
 
     let mut ok = true;
-    for c in 0..grid.num_cells {
+    for c in 0..num_cells {
         for i in 0..3 {
             let e = c2e[[c, i]] as usize;
             let (a, b) = (c2v[[c, i]], c2v[[c, (i + 1) % 3]]);
             ok &= (e2v[[e, 0]] == a && e2v[[e, 1]] == b) || (e2v[[e, 0]] == b && e2v[[e, 1]] == a);
             ok &= contains(e2c.row(e), c as i32);
             let n = c2e2c[[c, i]];
-            let other = if e2c[[e, 0]] == c as i32 { e2c[[e, 1]] } else { e2c[[e, 0]] };
+            let other = if e2c[[e, 0]] == c as i32 {
+                e2c[[e, 1]]
+            } else {
+                e2c[[e, 0]]
+            };
             ok &= n == other;
         }
     }
-    report.record(ok, "C2E agrees with C2V and E2V; C2E2C is the cell across each C2E edge (via E2C)".into());
+    report.record(
+        ok,
+        "C2E agrees with C2V and E2V; C2E2C is the cell across each C2E edge (via E2C)".into(),
+    );
 
     let mut ok = true;
-    for e in 0..grid.num_edges {
+    for e in 0..num_edges {
         ok &= e2c2v[[e, 0]] == e2v[[e, 0]] && e2c2v[[e, 1]] == e2v[[e, 1]];
         for k in 0..2 {
             let c = e2c[[e, k]];
@@ -144,10 +192,13 @@ fn check_cross_tables(grid: &Grid, report: &mut CheckReport) {
             }
         }
     }
-    report.record(ok, "E2C2V = E2V then the far C2V corner of each E2C cell; E2C2E from C2E of E2C".into());
+    report.record(
+        ok,
+        "E2C2V = E2V then the far C2V corner of each E2C cell; E2C2E from C2E of E2C".into(),
+    );
 
     let mut ok = true;
-    for v in 0..grid.num_vertices {
+    for v in 0..num_vertices {
         for j in 0..6 {
             let (e, c, w) = (v2e[[v, j]], v2c[[v, j]], v2e2v[[v, j]]);
             if e >= 0 {
@@ -163,11 +214,15 @@ fn check_cross_tables(grid: &Grid, report: &mut CheckReport) {
             }
         }
     }
-    report.record(ok, "V2E/V2C/V2E2V agree with E2V, C2V and C2E (ring order)".into());
+    report.record(
+        ok,
+        "V2E/V2C/V2E2V agree with E2V, C2V and C2E (ring order)".into(),
+    );
 
-    let (c2e2co, e2c2eo, c2e2c2e, butterfly) = (t("C2E2CO"), t("E2C2EO"), t("C2E2C2E"), t("C2E2C2E2C"));
+    let (c2e2co, e2c2eo, c2e2c2e, butterfly) =
+        (t("C2E2CO"), t("E2C2EO"), t("C2E2C2E"), t("C2E2C2E2C"));
     let mut ok = true;
-    for c in 0..grid.num_cells {
+    for c in 0..num_cells {
         ok &= c2e2co[[c, 0]] == c as i32;
         for i in 0..3 {
             ok &= c2e2co[[c, 1 + i]] == c2e2c[[c, i]];
@@ -182,15 +237,22 @@ fn check_cross_tables(grid: &Grid, report: &mut CheckReport) {
             }
         }
     }
-    for e in 0..grid.num_edges {
+    for e in 0..num_edges {
         ok &= e2c2eo[[e, 0]] == e as i32 && (0..4).all(|k| e2c2eo[[e, 1 + k]] == e2c2e[[e, k]]);
     }
-    report.record(ok, "C2E2CO, E2C2EO, C2E2C2E, C2E2C2E2C agree with C2E2C, C2E, E2C2E".into());
+    report.record(
+        ok,
+        "C2E2CO, E2C2EO, C2E2C2E, C2E2C2E2C agree with C2E2C, C2E, E2C2E".into(),
+    );
+    std::mem::take(report)
 }
 
 fn check_geometry(grid: &Grid, report: &mut CheckReport) {
     let g = &grid.geometry;
-    let finite = g.arrays().iter().all(|a| a.data.iter().all(|x| x.is_finite()));
+    let finite = g
+        .arrays()
+        .iter()
+        .all(|a| a.data.iter().all(|x| x.is_finite()));
     report.record(finite, "every geometry array is finite".into());
     let positive = g.cell_area.iter().all(|&a| a > 0.0)
         && g.dual_area.iter().all(|&a| a > 0.0)
@@ -213,10 +275,27 @@ fn check_geometry(grid: &Grid, report: &mut CheckReport) {
     let sums_to_one = |a: &ndarray::Array2<f64>, rows: usize| {
         (0..rows).all(|r| (a.row(r).sum() - 1.0).abs() < 1e-12)
     };
-    let interior = grid.start(GridDim::Cell, super::Zone::Interior).unwrap_or(0);
-    let interior_v = grid.start(GridDim::Vertex, super::Zone::Interior).unwrap_or(0);
-    let ok = sums_to_one(&g.c_intp.slice(ndarray::s![interior_v.., ..]).to_owned(), grid.num_vertices - interior_v)
-        && sums_to_one(&g.e_bln_c_s.slice(ndarray::s![interior.., ..]).to_owned(), grid.num_cells - interior)
-        && sums_to_one(&g.c_lin_e, grid.num_edges);
-    report.record(ok, "c_intp, e_bln_c_s and c_lin_e rows sum to 1".into());
+    let interior = grid
+        .start(GridDim::Cell, super::Zone::Interior)
+        .unwrap_or(0);
+    let interior_e = grid
+        .start(GridDim::Edge, super::Zone::Interior)
+        .unwrap_or(0);
+    let interior_v = grid
+        .start(GridDim::Vertex, super::Zone::Interior)
+        .unwrap_or(0);
+    let ok = sums_to_one(
+        &g.c_intp.slice(ndarray::s![interior_v.., ..]).to_owned(),
+        grid.num_vertices - interior_v,
+    ) && sums_to_one(
+        &g.e_bln_c_s.slice(ndarray::s![interior.., ..]).to_owned(),
+        grid.num_cells - interior,
+    ) && sums_to_one(
+        &g.c_lin_e.slice(ndarray::s![interior_e.., ..]).to_owned(),
+        grid.num_edges - interior_e,
+    );
+    report.record(
+        ok,
+        "c_intp, e_bln_c_s and c_lin_e rows sum to 1 (interior points)".into(),
+    );
 }

@@ -147,7 +147,12 @@ impl Geometry {
         vertex_position: Array2<f64>,
         tables: &Tables,
     ) -> Result<Self, Error> {
-        let (c2v, c2e, e2v, e2c) = (&tables["C2V"], &tables["C2E"], &tables["E2V"], &tables["E2C"]);
+        let (c2v, c2e, e2v, e2c) = (
+            &tables["C2V"],
+            &tables["C2E"],
+            &tables["E2V"],
+            &tables["E2C"],
+        );
         let (v2e, v2c, e2c2v) = (&tables["V2E"], &tables["V2C"], &tables["E2C2V"]);
         let (nc, ne, nv) = (c2v.nrows(), e2v.nrows(), vertex_position.nrows());
         let vpos = |v: i32| row(&vertex_position, v as usize);
@@ -203,7 +208,8 @@ impl Geometry {
                 edge_cell_length[[e, k]] = surface.distance(m, cpos(e2c[[e, k]]));
                 edge_vert_length[[e, k]] = surface.distance(m, vpos(e2v[[e, k]]));
             }
-            inv_vert_vert_length[e] = 1.0 / surface.distance(vpos(e2c2v[[e, 2]]), vpos(e2c2v[[e, 3]]));
+            inv_vert_vert_length[e] =
+                1.0 / surface.distance(vpos(e2c2v[[e, 2]]), vpos(e2c2v[[e, 3]]));
         }
         let inv_primal_edge_length = primal_edge_length.mapv(|x: f64| 1.0 / x);
         let inv_dual_edge_length = dual_edge_length.mapv(|x: f64| 1.0 / x);
@@ -223,9 +229,9 @@ impl Geometry {
                     continue;
                 }
                 let cu = c as usize;
-                let i = (0..3).find(|&i| c2v[[cu, i]] == v as i32).ok_or_else(|| {
-                    Error::Config(format!("V2C and C2V disagree at vertex {v}"))
-                })?;
+                let i = (0..3)
+                    .find(|&i| c2v[[cu, i]] == v as i32)
+                    .ok_or_else(|| Error::Config(format!("V2C and C2V disagree at vertex {v}")))?;
                 let (e_out, e_in) = (c2e[[cu, i]], c2e[[cu, (i + 2) % 3]]);
                 let cc = cpos(c);
                 let kite = surface.signed_triangle_area(p, epos(e_out), cc)

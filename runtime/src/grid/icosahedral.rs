@@ -37,7 +37,9 @@ impl IcosahedralGrid {
             )));
         }
         if !(radius.is_finite() && radius > 0.0) {
-            return Err(Error::Config(format!("radius must be positive, got {radius}")));
+            return Err(Error::Config(format!(
+                "radius must be positive, got {radius}"
+            )));
         }
         let (mut points, mut cells) = root_division(root);
         for _ in 0..bisections {
@@ -84,11 +86,14 @@ fn icosahedron() -> (Vec<Vec3>, Vec<[u32; 3]>) {
     let mut order: Vec<usize> = (0..12).collect();
     order.sort_by(|&a, &b| {
         let key = |p: Vec3| ((-p[2] * 1e6).round(), p[1].atan2(p[0]));
-        key(rotated[a]).partial_cmp(&key(rotated[b])).expect("finite")
+        key(rotated[a])
+            .partial_cmp(&key(rotated[b]))
+            .expect("finite")
     });
     let points: Vec<Vec3> = order.iter().map(|&i| rotated[i]).collect();
     let edge_length = norm(sub(points[0], points[1])).min(norm(sub(points[0], points[2])));
-    let adjacent = |a: usize, b: usize| (norm(sub(points[a], points[b])) - edge_length).abs() < 1e-9;
+    let adjacent =
+        |a: usize, b: usize| (norm(sub(points[a], points[b])) - edge_length).abs() < 1e-9;
     let mut faces = Vec::with_capacity(20);
     for a in 0..12 {
         for b in a + 1..12 {

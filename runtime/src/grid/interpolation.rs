@@ -53,7 +53,10 @@ fn compute_geofac_grg(g: &mut Geometry, tables: &Tables) {
             let Some(own) = (0..2).find(|&k| e2c[[e, k]] == c as i32) else {
                 continue;
             };
-            let normal = [g.primal_normal_cell_x[[e, own]], g.primal_normal_cell_y[[e, own]]];
+            let normal = [
+                g.primal_normal_cell_x[[e, own]],
+                g.primal_normal_cell_y[[e, own]],
+            ];
             let div = g.geofac_div[[c, j]];
             for d in 0..2 {
                 grg[d][[c, 0]] += normal[d] * div * g.c_lin_e[[e, own]];
@@ -145,8 +148,9 @@ fn compute_rbf_vertex(g: &mut Geometry, tables: &Tables) -> Result<(), Error> {
         let edges: Vec<usize> = slots.iter().map(|&j| v2e[[v, j]] as usize).collect();
         let at = row(&g.vertex_position, v);
         let (east, north) = g.surface.east_north(at);
-        let w = rbf_weights(g, &edges, at, &[east, north], gaussian, scale)
-            .ok_or_else(|| Error::Config(format!("rbf_vec_coeff_v: singular system at vertex {v}")))?;
+        let w = rbf_weights(g, &edges, at, &[east, north], gaussian, scale).ok_or_else(|| {
+            Error::Config(format!("rbf_vec_coeff_v: singular system at vertex {v}"))
+        })?;
         for (k, &j) in slots.iter().enumerate() {
             g.rbf_vec_coeff_v1[[v, j]] = w[0][k];
             g.rbf_vec_coeff_v2[[v, j]] = w[1][k];
@@ -207,4 +211,3 @@ pub(crate) fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     }
     Some(x)
 }
-

@@ -4,7 +4,7 @@
 //! geometry is `Array1/2<f64>`; [`Grid::connectivity`] turns a table into a typed
 //! [`Connectivity`].
 
-mod check;
+pub(crate) mod check;
 mod geometry;
 mod icosahedral;
 mod interpolation;
@@ -56,17 +56,33 @@ impl GridDim {
         GridDim::ALL
             .into_iter()
             .find(|d| d.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| Error::Config(format!("`{name}` is not a grid dimension (Cell, Edge, Vertex)")))
+            .ok_or_else(|| {
+                Error::Config(format!(
+                    "`{name}` is not a grid dimension (Cell, Edge, Vertex)"
+                ))
+            })
     }
 }
 
 /// How a grid was made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum GridKind {
-    Icosahedral { root: u32, bisections: u32 },
-    Regional { parent: Box<GridKind>, region: RegionSpec },
-    Torus { nx: usize, ny: usize, edge_length: f64 },
-    File { path: String },
+    Icosahedral {
+        root: u32,
+        bisections: u32,
+    },
+    Regional {
+        parent: Box<GridKind>,
+        region: RegionSpec,
+    },
+    Torus {
+        nx: usize,
+        ny: usize,
+        edge_length: f64,
+    },
+    File {
+        path: String,
+    },
 }
 
 impl GridKind {
@@ -102,11 +118,9 @@ impl Grid {
         kind: GridKind,
     ) -> Result<Grid, Error> {
         let topo = topology::build(cells, points.len())?;
-        let positions = Array2::from_shape_vec(
-            (points.len(), 3),
-            points.into_iter().flatten().collect(),
-        )
-        .map_err(|e| Error::Shape(e.to_string()))?;
+        let positions =
+            Array2::from_shape_vec((points.len(), 3), points.into_iter().flatten().collect())
+                .map_err(|e| Error::Shape(e.to_string()))?;
         let geometry = Geometry::compute(surface, positions, &topo.tables)?;
         Ok(Grid {
             kind,
@@ -135,13 +149,16 @@ impl Grid {
 
     /// The table of an offset (`"E2C2V"`, ...).
     pub fn table(&self, offset: &str) -> Result<ArrayView2<'_, i32>, Error> {
-        self.tables.get(offset).map(|t| t.view()).ok_or_else(|| Error::Connectivity {
-            offset: offset.to_string(),
-            message: format!(
-                "the grid has no such table (it has {})",
-                self.tables.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-        })
+        self.tables
+            .get(offset)
+            .map(|t| t.view())
+            .ok_or_else(|| Error::Connectivity {
+                offset: offset.to_string(),
+                message: format!(
+                    "the grid has no such table (it has {})",
+                    self.tables.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            })
     }
 
     /// The table of offset `O` as a validated [`Connectivity`], matched by `O::NAME` and

@@ -46,9 +46,11 @@ impl Grid {
             zones: self.zones.clone(),
         };
         let json = serde_json::to_vec(&meta).map_err(|e| io(path, e))?;
-        npz.add_array(META, &Array1::from(json)).map_err(|e| io(path, e))?;
+        npz.add_array(META, &Array1::from(json))
+            .map_err(|e| io(path, e))?;
         for (name, table) in &self.tables {
-            npz.add_array(name.as_str(), table).map_err(|e| io(path, e))?;
+            npz.add_array(name.as_str(), table)
+                .map_err(|e| io(path, e))?;
         }
         for a in self.geometry.arrays() {
             npz.add_array(a.name, &a.data).map_err(|e| io(path, e))?;
@@ -60,14 +62,16 @@ impl Grid {
     /// Reads a grid written by [`write_npz`](Self::write_npz).
     pub fn read_npz(path: impl AsRef<Path>) -> Result<Grid, Error> {
         let path = path.as_ref();
-        let mut npz = NpzReader::new(File::open(path).map_err(|e| io(path, e))?)
-            .map_err(|e| io(path, e))?;
+        let mut npz =
+            NpzReader::new(File::open(path).map_err(|e| io(path, e))?).map_err(|e| io(path, e))?;
         let json: Array1<u8> = npz.by_name(META).map_err(|e| io(path, e))?;
         let meta: Meta = serde_json::from_slice(json.as_slice().unwrap_or(&json.to_vec()))
             .map_err(|e| io(path, e))?;
         let mut tables = Tables::new();
         for &(name, _) in TABLE_WIDTHS {
-            let t: Array2<i32> = npz.by_name(name).map_err(|e| io(path, format!("{name}: {e}")))?;
+            let t: Array2<i32> = npz
+                .by_name(name)
+                .map_err(|e| io(path, format!("{name}: {e}")))?;
             tables.insert(name.to_string(), t);
         }
         let mut arrays = BTreeMap::new();
@@ -76,7 +80,9 @@ impl Grid {
             if name == META || tables.contains_key(&name) {
                 continue;
             }
-            let a: ArrayD<f64> = npz.by_name(&name).map_err(|e| io(path, format!("{name}: {e}")))?;
+            let a: ArrayD<f64> = npz
+                .by_name(&name)
+                .map_err(|e| io(path, format!("{name}: {e}")))?;
             arrays.insert(name, a);
         }
         let geometry = Geometry::from_arrays(meta.surface, &mut arrays)?;
@@ -90,7 +96,9 @@ impl Grid {
             zones: meta.zones,
         };
         let report = grid.check();
-        if !report.passed.iter().any(|m| m.starts_with("C2E:")) || report.failed.iter().any(|m| m.contains("shape")) {
+        if !report.passed.iter().any(|m| m.starts_with("C2E:"))
+            || report.failed.iter().any(|m| m.contains("shape"))
+        {
             return Err(io(path, format!("inconsistent grid:\n{report}")));
         }
         Ok(grid)

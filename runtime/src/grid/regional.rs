@@ -65,16 +65,27 @@ impl Grid {
     /// `region.radius` of the region's centre, sorted into ICON's zones. Neighbours outside
     /// the region are -1.
     pub fn regional(&self, region: RegionSpec) -> Result<Grid, Error> {
-        let Surface::Sphere { radius: sphere_radius } = self.geometry.surface else {
-            return Err(Error::Config("regional grids are cut from spherical grids".into()));
+        let Surface::Sphere {
+            radius: sphere_radius,
+        } = self.geometry.surface
+        else {
+            return Err(Error::Config(
+                "regional grids are cut from spherical grids".into(),
+            ));
         };
         if matches!(self.kind, GridKind::Regional { .. }) {
             return Err(Error::Config("the grid is already regional".into()));
         }
         if !(region.radius.is_finite() && region.radius > 0.0) {
-            return Err(Error::Config(format!("region radius must be positive, got {}", region.radius)));
+            return Err(Error::Config(format!(
+                "region radius must be positive, got {}",
+                region.radius
+            )));
         }
-        let (lat, lon) = (region.center_lat_deg.to_radians(), region.center_lon_deg.to_radians());
+        let (lat, lon) = (
+            region.center_lat_deg.to_radians(),
+            region.center_lon_deg.to_radians(),
+        );
         let center = [
             sphere_radius * lat.cos() * lon.cos(),
             sphere_radius * lat.cos() * lon.sin(),
@@ -124,7 +135,12 @@ impl Grid {
             }
         }
         let clevel: Vec<usize> = (0..self.num_cells)
-            .map(|c| (0..3).map(|i| vlevel[c2v[[c, i]] as usize]).min().unwrap_or(UNCLASSIFIED))
+            .map(|c| {
+                (0..3)
+                    .map(|i| vlevel[c2v[[c, i]] as usize])
+                    .min()
+                    .unwrap_or(UNCLASSIFIED)
+            })
             .collect();
         let elevel: Vec<usize> = (0..self.num_edges)
             .map(|e| {

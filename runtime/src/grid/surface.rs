@@ -58,11 +58,9 @@ impl Surface {
     fn wrap(&self, p: Vec3) -> Vec3 {
         match self {
             Surface::Sphere { .. } => p,
-            Surface::Torus { length_x, length_y } => [
-                p[0].rem_euclid(*length_x),
-                p[1].rem_euclid(*length_y),
-                0.0,
-            ],
+            Surface::Torus { length_x, length_y } => {
+                [p[0].rem_euclid(*length_x), p[1].rem_euclid(*length_y), 0.0]
+            }
         }
     }
 

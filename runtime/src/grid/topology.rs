@@ -85,7 +85,9 @@ pub fn build(c2v: &[[u32; 3]], num_vertices: usize) -> Result<Topology, Error> {
         for i in 0..3 {
             let (a, b) = (corners[i], corners[(i + 1) % 3]);
             if a as usize >= num_vertices || b as usize >= num_vertices || a == b {
-                return Err(topo_err(format!("cell {c} has invalid corners {corners:?}")));
+                return Err(topo_err(format!(
+                    "cell {c} has invalid corners {corners:?}"
+                )));
             }
             let key = (a.min(b), a.max(b));
             let e = match edge_of.get(&key) {
@@ -111,7 +113,9 @@ pub fn build(c2v: &[[u32; 3]], num_vertices: usize) -> Result<Topology, Error> {
     drop(edge_of);
     let num_edges = e2v.len();
     if let Some(e) = e2c.iter().position(|cells| cells[1] == -1) {
-        return Err(topo_err(format!("edge {e} has only one cell: the surface is not closed")));
+        return Err(topo_err(format!(
+            "edge {e} has only one cell: the surface is not closed"
+        )));
     }
 
     let other_cell = |e: i32, c: i32| -> i32 {
@@ -176,7 +180,11 @@ pub fn build(c2v: &[[u32; 3]], num_vertices: usize) -> Result<Topology, Error> {
             let e = v2e[v * 6 + j];
             if e >= 0 {
                 let ends = e2v[e as usize];
-                v2e2v[v * 6 + j] = if ends[0] == v as i32 { ends[1] } else { ends[0] };
+                v2e2v[v * 6 + j] = if ends[0] == v as i32 {
+                    ends[1]
+                } else {
+                    ends[0]
+                };
             }
         }
     }
@@ -186,8 +194,14 @@ pub fn build(c2v: &[[u32; 3]], num_vertices: usize) -> Result<Topology, Error> {
     tables.insert("C2V".into(), table(num_cells, 3, c2v_flat));
     tables.insert("C2E".into(), table(num_cells, 3, c2e));
     tables.insert("C2E2C".into(), table(num_cells, 3, c2e2c));
-    tables.insert("E2V".into(), table(num_edges, 2, e2v.into_iter().flatten().collect()));
-    tables.insert("E2C".into(), table(num_edges, 2, e2c.into_iter().flatten().collect()));
+    tables.insert(
+        "E2V".into(),
+        table(num_edges, 2, e2v.into_iter().flatten().collect()),
+    );
+    tables.insert(
+        "E2C".into(),
+        table(num_edges, 2, e2c.into_iter().flatten().collect()),
+    );
     tables.insert("V2E".into(), table(num_vertices, 6, v2e));
     tables.insert("V2C".into(), table(num_vertices, 6, v2c));
     tables.insert("V2E2V".into(), table(num_vertices, 6, v2e2v));

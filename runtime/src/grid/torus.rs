@@ -13,7 +13,9 @@ pub fn generate(nx: usize, ny: usize, edge_length: f64) -> Result<Grid, Error> {
         )));
     }
     if !(edge_length.is_finite() && edge_length > 0.0) {
-        return Err(Error::Config(format!("edge length must be positive, got {edge_length}")));
+        return Err(Error::Config(format!(
+            "edge length must be positive, got {edge_length}"
+        )));
     }
     let row_height = edge_length * 3f64.sqrt() / 2.0;
     let surface = Surface::Torus {

@@ -79,7 +79,10 @@ impl Zone {
 
     /// The lateral-boundary level (1..=8), if this is one.
     pub fn boundary_level(self) -> Option<usize> {
-        Zone::ALL[..8].iter().position(|&z| z == self).map(|i| i + 1)
+        Zone::ALL[..8]
+            .iter()
+            .position(|&z| z == self)
+            .map(|i| i + 1)
     }
 
     /// How many lateral-boundary levels (and nudging levels) `dim` has in ICON.
@@ -143,7 +146,9 @@ impl DimZones {
             Zone::Halo | Zone::HaloLevel2 | Zone::End => (self.size, self.size),
             Zone::Local => (0, self.size),
             boundary => {
-                let k = boundary.boundary_level().expect("the other zones are matched above");
+                let k = boundary
+                    .boundary_level()
+                    .expect("the other zones are matched above");
                 if k > lateral {
                     return Err(missing());
                 }
