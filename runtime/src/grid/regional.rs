@@ -5,8 +5,12 @@
 //! - vertex level 1 is the region's outline (vertices that also touch a cell outside);
 //!   level `k+1` the not yet classified neighbours of level `k` (V2E2V);
 //! - a cell's row is the lowest level among its vertices;
-//! - an edge's level is `l0 + l1 - 1` for vertex levels `l0, l1` (edges along a vertex ring
-//!   get odd levels, edges between rings even ones, as in ICON's 2-per-row edge levels).
+//! - an edge on the outline has level 1; any other edge `max(l0 + l1 - 1, 2)` for vertex
+//!   levels `l0, l1` (edges along a vertex ring get odd levels, edges between rings even
+//!   ones, as in ICON's two edge levels per cell row).
+//!
+//! Before classifying, the outline is smoothed: a cell with two or more neighbours on the
+//! other side of it changes sides, so the region has no one-cell notches or spikes.
 //!
 //! Cells and vertices with level 1..=4 form the lateral-boundary rows, level 5 the nudging
 //! zone; edges with level 1..=8 the boundary rows, 9 and 10 the two nudging levels. Points
@@ -60,6 +64,29 @@ fn inverse(order: &[usize], n: usize) -> Vec<i32> {
     new_index
 }
 
+/// Smooths the region's outline as ICON's LAM cuts are: cells with two or more neighbours
+/// on the other side switch sides, until none does (at most a few sweeps).
+fn smooth_outline(in_cell: &mut [bool], c2e2c: &Array2<i32>) {
+    for _ in 0..16 {
+        let mut changed = false;
+        for c in 0..in_cell.len() {
+            let other_side = (0..3)
+                .filter(|&i| {
+                    let n = c2e2c[[c, i]];
+                    n >= 0 && in_cell[n as usize] != in_cell[c]
+                })
+                .count();
+            if other_side >= 2 {
+                in_cell[c] = !in_cell[c];
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
 impl Grid {
     /// A limited-area grid: the cells of this (global) grid whose centres lie within
     /// `region.radius` of the region's centre, sorted into ICON's zones. Neighbours outside
@@ -95,12 +122,13 @@ impl Grid {
         let (c2v, c2e, v2c, v2e2v, e2v) = (t("C2V"), t("C2E"), t("V2C"), t("V2E2V"), t("E2V"));
         let surface = self.geometry.surface;
 
-        let in_cell: Vec<bool> = (0..self.num_cells)
+        let mut in_cell: Vec<bool> = (0..self.num_cells)
             .map(|c| {
                 let p = super::geometry::row(&self.geometry.cell_center, c);
                 surface.distance(p, center) <= region.radius
             })
             .collect();
+        smooth_outline(&mut in_cell, &self.tables["C2E2C"]);
         let mut in_vertex = vec![false; self.num_vertices];
         let mut in_edge = vec![false; self.num_edges];
         for c in (0..self.num_cells).filter(|&c| in_cell[c]) {
@@ -145,10 +173,18 @@ impl Grid {
         let elevel: Vec<usize> = (0..self.num_edges)
             .map(|e| {
                 let (a, b) = (vlevel[e2v[[e, 0]] as usize], vlevel[e2v[[e, 1]] as usize]);
+                let on_outline = (0..2).any(|k| {
+                    let c = self.tables["E2C"][[e, k]];
+                    c < 0 || !in_cell[c as usize]
+                });
                 if a == UNCLASSIFIED || b == UNCLASSIFIED {
                     UNCLASSIFIED
+                } else if on_outline {
+                    1
                 } else {
-                    a + b - 1
+                    // An inner edge joining two outline vertices is a chord of a notch;
+                    // it belongs to the first row of inner edges.
+                    (a + b - 1).max(2)
                 }
             })
             .collect();
