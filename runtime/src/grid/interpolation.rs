@@ -88,8 +88,8 @@ fn compute_e_bln_c_s(g: &mut Geometry, tables: &Tables) -> Result<(), Error> {
         }
         let w = solve(m.iter().map(|r| r.to_vec()).collect(), vec![1.0, 0.0, 0.0])
             .ok_or_else(|| Error::Config(format!("e_bln_c_s: degenerate cell {c}")))?;
-        for j in 0..3 {
-            g.e_bln_c_s[[c, j]] = w[j];
+        for (j, weight) in w.into_iter().enumerate() {
+            g.e_bln_c_s[[c, j]] = weight;
         }
     }
     Ok(())
@@ -108,12 +108,17 @@ fn inverse_multiquadric(r: f64, scale: f64) -> f64 {
 }
 
 /// Coefficients `a` such that `sum_i a_i vn_i` approximates `u . target` at `at`, where
-/// `vn_i = u(x_i) . n_i`: the vector RBF interpolant `u = sum_i alpha_i phi(|x - x_i|) n_i`
-/// matching the normal components, evaluated at `at` along `target`.
+/// `vn_i = u(x_i) . n_i`. The interpolant is ICON's vector RBF `sum_i alpha_i phi(|x - x_i|)
+/// n_i` augmented with a constant tangent vector `c` in the frame `basis` at `at` (two more
+/// unknowns, with the constraints `sum_i alpha_i n_i . basis_k = 0`), so that a constant
+/// wind is reconstructed exactly on a plane and to O(h) curvature terms on the sphere.
+/// The saddle-point matrix is symmetric, so the weights are its inverse applied to the
+/// target's right-hand side.
 fn rbf_weights(
     g: &Geometry,
     edges: &[usize],
     at: Vec3,
+    basis: [Vec3; 2],
     targets: &[Vec3],
     kernel: fn(f64, f64) -> f64,
     scale: f64,
@@ -121,21 +126,32 @@ fn rbf_weights(
     let pos = |e: usize| row(&g.edge_center, e);
     let nrm = |e: usize| row(&g.primal_normal, e);
     let n = edges.len();
-    let mut a = vec![vec![0.0; n]; n];
+    let size = n + 2;
+    let mut a = vec![vec![0.0; size]; size];
     for i in 0..n {
         for j in 0..n {
             let r = g.surface.distance(pos(edges[i]), pos(edges[j]));
             a[i][j] = kernel(r, scale) * dot(nrm(edges[i]), nrm(edges[j]));
         }
+        for k in 0..2 {
+            let p = dot(nrm(edges[i]), basis[k]);
+            a[i][n + k] = p;
+            a[n + k][i] = p;
+        }
     }
     targets
         .iter()
         .map(|&t| {
-            let b: Vec<f64> = edges
+            let mut b: Vec<f64> = edges
                 .iter()
                 .map(|&e| kernel(g.surface.distance(pos(e), at), scale) * dot(nrm(e), t))
                 .collect();
-            solve(a.clone(), b)
+            b.push(dot(basis[0], t));
+            b.push(dot(basis[1], t));
+            solve(a.clone(), b).map(|mut w| {
+                w.truncate(n);
+                w
+            })
         })
         .collect()
 }
@@ -148,9 +164,16 @@ fn compute_rbf_vertex(g: &mut Geometry, tables: &Tables) -> Result<(), Error> {
         let edges: Vec<usize> = slots.iter().map(|&j| v2e[[v, j]] as usize).collect();
         let at = row(&g.vertex_position, v);
         let (east, north) = g.surface.east_north(at);
-        let w = rbf_weights(g, &edges, at, &[east, north], gaussian, scale).ok_or_else(|| {
-            Error::Config(format!("rbf_vec_coeff_v: singular system at vertex {v}"))
-        })?;
+        let w = rbf_weights(
+            g,
+            &edges,
+            at,
+            [east, north],
+            &[east, north],
+            gaussian,
+            scale,
+        )
+        .ok_or_else(|| Error::Config(format!("rbf_vec_coeff_v: singular system at vertex {v}")))?;
         for (k, &j) in slots.iter().enumerate() {
             g.rbf_vec_coeff_v1[[v, j]] = w[0][k];
             g.rbf_vec_coeff_v2[[v, j]] = w[1][k];
@@ -172,6 +195,7 @@ fn compute_rbf_edge(g: &mut Geometry, tables: &Tables) -> Result<(), Error> {
             g,
             &edges,
             row(&g.edge_center, e),
+            [row(&g.primal_normal, e), row(&g.dual_normal, e)],
             &[row(&g.dual_normal, e)],
             inverse_multiquadric,
             scale,
@@ -196,12 +220,14 @@ pub(crate) fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         a.swap(col, pivot);
         b.swap(col, pivot);
-        for r in col + 1..n {
-            let f = a[r][col] / a[col][col];
-            for k in col..n {
-                a[r][k] -= f * a[col][k];
+        let (upper, lower) = a.split_at_mut(col + 1);
+        let pivot_row = &upper[col];
+        for (offset, target) in lower.iter_mut().enumerate() {
+            let f = target[col] / pivot_row[col];
+            for (t, p) in target[col..].iter_mut().zip(&pivot_row[col..]) {
+                *t -= f * p;
             }
-            b[r] -= f * b[col];
+            b[col + 1 + offset] -= f * b[col];
         }
     }
     let mut x = vec![0.0; n];

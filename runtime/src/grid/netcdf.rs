@@ -125,7 +125,7 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
             .ok_or_else(|| nc_err(path, format!("variable `{icon_name}` is missing")))?;
         let values: Vec<i32> = var.get_values(..).map_err(|e| nc_err(path, e))?;
         let rows = size(point_dim(offset));
-        if rows == 0 || values.len() % rows != 0 {
+        if rows == 0 || !values.len().is_multiple_of(rows) {
             return Err(nc_err(
                 path,
                 format!(

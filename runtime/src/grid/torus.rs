@@ -7,7 +7,7 @@ use crate::error::Error;
 pub fn generate(nx: usize, ny: usize, edge_length: f64) -> Result<Grid, Error> {
     // Odd rows are shifted by half an edge, so rows pair up and `ny` must be even; the
     // minimal-image distances need at least 3 columns and 4 rows.
-    if nx < 3 || ny < 4 || ny % 2 != 0 {
+    if nx < 3 || ny < 4 || !ny.is_multiple_of(2) {
         return Err(Error::Config(format!(
             "a torus needs nx >= 3 and an even ny >= 4, got {nx} x {ny}"
         )));
