@@ -41,11 +41,15 @@ fn normal_wind(grid: &Grid, u: impl Fn([f64; 3]) -> [f64; 3]) -> Vec<f64> {
         .collect()
 }
 
-fn grids() -> Vec<Grid> {
-    vec![
-        IcosahedralGrid::generate(2, 3).unwrap(),
-        IcosahedralGrid::generate(2, 4).unwrap(),
-    ]
+/// R2B3 and R2B4, built once for all tests of this file (debug builds are slow).
+fn grids() -> &'static [Grid] {
+    static GRIDS: std::sync::OnceLock<Vec<Grid>> = std::sync::OnceLock::new();
+    GRIDS.get_or_init(|| {
+        vec![
+            IcosahedralGrid::generate(2, 3).unwrap(),
+            IcosahedralGrid::generate(2, 4).unwrap(),
+        ]
+    })
 }
 
 fn assert_converges(name: &str, errors: &[f64], finest: f64, ratio: f64) {
@@ -58,7 +62,7 @@ fn assert_converges(name: &str, errors: &[f64], finest: f64, ratio: f64) {
 
 #[test]
 fn nabla2_of_a_constant_is_zero() {
-    let grid = IcosahedralGrid::generate(2, 3).unwrap();
+    let grid = &grids()[0];
     let n2s = &grid.geometry.geofac_n2s;
     let scale = n2s.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     for c in 0..grid.num_cells {
@@ -177,7 +181,7 @@ fn rbf_reconstructs_solid_body_rotation() {
     let mut edge_errors = Vec::new();
     for grid in grids() {
         let g = &grid.geometry;
-        let vn = normal_wind(&grid, rotation);
+        let vn = normal_wind(grid, rotation);
         let speed = OMEGA.iter().map(|x| x * x).sum::<f64>().sqrt() * EARTH_RADIUS;
         let v2e = grid.table("V2E").unwrap();
         let mut worst = 0.0f64;

@@ -3,6 +3,16 @@
 
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, Zone, EARTH_RADIUS};
 
+/// R2B2, R2B3 and R2B4, built once for all tests of this file (debug builds are slow).
+fn grids() -> &'static [Grid] {
+    static GRIDS: std::sync::OnceLock<Vec<Grid>> = std::sync::OnceLock::new();
+    GRIDS.get_or_init(|| {
+        (2..=4)
+            .map(|k| IcosahedralGrid::generate(2, k).unwrap())
+            .collect()
+    })
+}
+
 fn unit(p: [f64; 3]) -> [f64; 3] {
     let n = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
     [p[0] / n, p[1] / n, p[2] / n]
@@ -14,7 +24,7 @@ fn row3(a: &ndarray::Array2<f64>, i: usize) -> [f64; 3] {
 
 #[test]
 fn r2b4_sizes_and_consistency() {
-    let grid = IcosahedralGrid::generate(2, 4).unwrap();
+    let grid = &grids()[2];
     assert_eq!(
         (grid.num_cells, grid.num_edges, grid.num_vertices),
         (20_480, 30_720, 10_242)
@@ -66,7 +76,7 @@ fn small_grids_have_icon_sizes() {
 
 #[test]
 fn neighbours_are_close_in_memory() {
-    let grid = IcosahedralGrid::generate(2, 4).unwrap();
+    let grid = &grids()[2];
     let c2e2c = grid.table("C2E2C").unwrap();
     let mut distances: Vec<i64> = c2e2c
         .indexed_iter()
@@ -94,7 +104,7 @@ fn neighbours_are_close_in_memory() {
 
 #[test]
 fn orientation_conventions() {
-    let grid = IcosahedralGrid::generate(2, 3).unwrap();
+    let grid = &grids()[1];
     let g = &grid.geometry;
     let (e2c, e2v) = (grid.table("E2C").unwrap(), grid.table("E2V").unwrap());
     let mut plus = 0;
@@ -131,7 +141,7 @@ fn orientation_conventions() {
 /// `(omega . (b - a)) / length` up to the orientation, so the fluxes of every cell cancel.
 #[test]
 fn divergence_of_solid_body_rotation_vanishes() {
-    let grid = IcosahedralGrid::generate(2, 4).unwrap();
+    let grid = &grids()[2];
     let g = &grid.geometry;
     let omega = [0.3, -0.7, 0.65];
     let (e2v, c2e) = (grid.table("E2V").unwrap(), grid.table("C2E").unwrap());
@@ -184,8 +194,8 @@ fn divergence_of_solid_body_rotation_vanishes() {
             .fold(0.0f64, f64::max)
             * EARTH_RADIUS
     };
-    let coarse = sampled(&IcosahedralGrid::generate(2, 3).unwrap());
-    let fine = sampled(&grid);
+    let coarse = sampled(&grids()[1]);
+    let fine = sampled(grid);
     assert!(
         fine < 1e-2 && fine < coarse * 0.6,
         "coarse {coarse}, fine {fine}"
@@ -222,15 +232,35 @@ fn laplacian_error(grid: &Grid, l: i32) -> f64 {
 
 #[test]
 fn laplacian_of_spherical_harmonics_converges() {
-    let grids: Vec<Grid> = (2..=4)
-        .map(|k| IcosahedralGrid::generate(2, k).unwrap())
-        .collect();
     for l in [2, 3] {
-        let errors: Vec<f64> = grids.iter().map(|g| laplacian_error(g, l)).collect();
+        let errors: Vec<f64> = grids().iter().map(|g| laplacian_error(g, l)).collect();
         eprintln!("l = {l}: relative L2 errors R2B2..R2B4 {errors:?}");
         assert!(errors[2] < 0.05, "{errors:?}");
         for w in errors.windows(2) {
             assert!(w[1] < w[0] * 0.75, "error does not shrink: {errors:?}");
         }
     }
+}
+
+/// The benchmark grid: release builds only (`cargo test --release`), it takes seconds there.
+#[test]
+#[cfg_attr(debug_assertions, ignore)]
+fn r2b6_builds_quickly_and_is_consistent() {
+    let started = std::time::Instant::now();
+    let grid = IcosahedralGrid::generate(2, 6).unwrap();
+    let elapsed = started.elapsed().as_secs_f64();
+    eprintln!("R2B6 built in {elapsed:.2} s");
+    assert_eq!(
+        (grid.num_cells, grid.num_edges, grid.num_vertices),
+        (327_680, 491_520, 163_842)
+    );
+    assert!(elapsed < 30.0, "R2B6 took {elapsed} s");
+    let report = grid.check();
+    assert!(report.is_ok(), "{report}");
+    let errors: Vec<f64> = [&grids()[2], &grid]
+        .iter()
+        .map(|g| laplacian_error(g, 3))
+        .collect();
+    eprintln!("l = 3: relative L2 errors R2B4, R2B6 {errors:?}");
+    assert!(errors[1] < errors[0] * 0.6, "{errors:?}");
 }
