@@ -234,3 +234,32 @@ fn icon_grid_file_round_trip() {
     }
     std::fs::remove_file(&path).unwrap();
 }
+
+/// A damaged file is an error, never a panic: a missing C2E entry, an out-of-range entry,
+/// tables that disagree, a geometry array of the wrong length.
+#[test]
+fn npz_with_inconsistent_content_is_rejected() {
+    let grid = IcosahedralGrid::generate(1, 1).unwrap();
+    let path = temp_path("broken.npz");
+    let mut damaged = Vec::new();
+    let mut g = grid.clone();
+    g.tables.get_mut("C2E").unwrap()[[3, 1]] = -1;
+    damaged.push(g);
+    let mut g = grid.clone();
+    g.tables.get_mut("E2C2V").unwrap()[[5, 2]] = 1000;
+    damaged.push(g);
+    let mut g = grid.clone();
+    let c2e2c = g.tables.get_mut("C2E2C").unwrap();
+    let (a, b) = (c2e2c[[0, 0]], c2e2c[[0, 1]]);
+    c2e2c[[0, 0]] = b;
+    c2e2c[[0, 1]] = a;
+    damaged.push(g);
+    let mut g = grid.clone();
+    g.geometry.cell_area = ndarray::Array1::from_elem(7, 1.0);
+    damaged.push(g);
+    for g in damaged {
+        g.write_npz(&path).unwrap();
+        assert!(Grid::read_npz(&path).is_err());
+    }
+    std::fs::remove_file(&path).unwrap();
+}

@@ -46,6 +46,9 @@ pub fn run(grid: &Grid) -> CheckReport {
     let mut report = CheckReport::default();
     check_tables(grid, &mut report);
     if report.is_ok() {
+        check_shapes(grid, &mut report);
+    }
+    if report.is_ok() {
         check_topology(grid, &mut report);
         check_cross_tables(grid, &mut report);
         check_geometry(grid, &mut report);
@@ -72,6 +75,42 @@ fn check_tables(grid: &Grid, report: &mut CheckReport) {
             ),
         );
     }
+}
+
+/// Shapes of geometry arrays and the tables that must never hold -1; later checks index
+/// with these, so they run only if this passes.
+fn check_shapes(grid: &Grid, report: &mut CheckReport) {
+    for name in ["C2V", "C2E", "E2V"] {
+        if let Some(t) = grid.tables.get(name) {
+            report.record(
+                t.iter().all(|&x| x >= 0),
+                format!("{name} has no missing entries"),
+            );
+        }
+    }
+    let mut bad = Vec::new();
+    for a in grid.geometry.arrays() {
+        let shape = a.data.shape();
+        let rows_ok = shape.first() == Some(&grid.size(a.dim));
+        let cols_ok = match a.table {
+            Some(t) => shape.len() == 2 && grid.tables.get(t).map(|t| t.ncols()) == Some(shape[1]),
+            None => shape.len() == 1 || (shape.len() == 2 && shape[1] == 3),
+        };
+        if !(rows_ok && cols_ok) {
+            bad.push(format!("{} {:?}", a.name, shape));
+        }
+    }
+    report.record(
+        bad.is_empty(),
+        format!(
+            "geometry arrays have one row per point and one column per slot{}",
+            if bad.is_empty() {
+                String::new()
+            } else {
+                format!(" (wrong: {})", bad.join(", "))
+            }
+        ),
+    );
 }
 
 fn check_topology(grid: &Grid, report: &mut CheckReport) {
