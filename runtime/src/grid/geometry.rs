@@ -82,7 +82,7 @@ geometry_fields! {
     cell_area: Array1 @ Cell,
     /// Area of the dual (Voronoi) cell around the vertex.
     dual_area: Array1 @ Vertex,
-    /// Unit edge normal at the midpoint, `[edge, xyz]`, from E2C[0] towards E2C[1].
+    /// Unit edge normal at the midpoint, `[edge, xyz]`, from `E2C[0]` towards `E2C[1]`.
     primal_normal: Array2 @ Edge,
     /// Unit vector along the edge, `up x primal_normal`, `[edge, xyz]`.
     dual_normal: Array2 @ Edge,
@@ -91,7 +91,7 @@ geometry_fields! {
     primal_normal_y: Array1 @ Edge,
     dual_normal_x: Array1 @ Edge,
     dual_normal_y: Array1 @ Edge,
-    /// +1 if E2V[0] -> E2V[1] runs along `dual_normal`, else -1.
+    /// +1 if `E2V[0] -> E2V[1]` runs along `dual_normal`, else -1.
     tangent_orientation: Array1 @ Edge,
     /// +1 if the edge normal points out of the cell (ICON `edge_orientation` on cells).
     cell_edge_orientation: Array2 @ Cell / "C2E",
@@ -107,7 +107,7 @@ geometry_fields! {
     primal_normal_cell_y: Array2 @ Edge / "E2C",
     dual_normal_cell_x: Array2 @ Edge / "E2C",
     dual_normal_cell_y: Array2 @ Edge / "E2C",
-    /// 1 / distance between the two far vertices E2C2V[2] and E2C2V[3].
+    /// 1 / distance between the two far vertices `E2C2V[2]` and `E2C2V[3]`.
     inv_vert_vert_length: Array1 @ Edge,
     geofac_div: Array2 @ Cell / "C2E",
     geofac_rot: Array2 @ Vertex / "V2E",
