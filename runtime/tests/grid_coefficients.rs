@@ -251,3 +251,43 @@ fn torus_constant_fields() {
     assert!(worst < 1e-12, "{worst}");
     assert!(g.c_intp.iter().all(|w| (w - 1.0 / 6.0).abs() < 1e-12));
 }
+
+/// On the uniform torus the `geofac_n2s` Laplacian is first order pointwise: the
+/// third-order Taylor terms of the three neighbours do not cancel on a triangle and flip sign
+/// between upward and downward cells. Their mean over each up/down pair (cells `2k, 2k+1`)
+/// cancels it, leaving second order.
+#[test]
+fn torus_laplacian_orders() {
+    let mut pointwise = Vec::new();
+    let mut paired = Vec::new();
+    for n in [8usize, 16, 32] {
+        let torus = Grid::torus(n, n, 1.0 / n as f64).unwrap();
+        let g = &torus.geometry;
+        let (lx, ly) = (1.0, 3f64.sqrt() / 2.0);
+        let (kx, ky) = (
+            2.0 * std::f64::consts::PI / lx,
+            2.0 * std::f64::consts::PI / ly,
+        );
+        let k2 = kx * kx + ky * ky;
+        let psi: Vec<f64> = (0..torus.num_cells)
+            .map(|c| (kx * g.cell_center[[c, 0]]).sin() * (ky * g.cell_center[[c, 1]]).cos())
+            .collect();
+        let c2e2co = torus.table("C2E2CO").unwrap();
+        let error: Vec<f64> = (0..torus.num_cells)
+            .map(|c| {
+                let lap: f64 = (0..4)
+                    .map(|k| g.geofac_n2s[[c, k]] * psi[c2e2co[[c, k]] as usize])
+                    .sum();
+                (lap + k2 * psi[c]) / k2
+            })
+            .collect();
+        pointwise.push(error.iter().fold(0.0f64, |m, x| m.max(x.abs())));
+        paired.push(
+            error
+                .chunks(2)
+                .fold(0.0f64, |m, p| m.max((0.5 * (p[0] + p[1])).abs())),
+        );
+    }
+    assert_converges("torus Laplacian, pointwise", &pointwise, 2e-2, 0.55);
+    assert_converges("torus Laplacian, up/down pairs", &paired, 2e-3, 0.3);
+}
