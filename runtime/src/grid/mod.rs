@@ -193,6 +193,17 @@ impl Grid {
         Ok(self.zones.of(dim).range(dim, zone)?.1)
     }
 
+    /// [`start`](Self::start) for a dimension type (`Cell`, `Edge`, `Vertex` by name), e.g.
+    /// `grid.start_of::<Edge>(Zone::LateralBoundaryLevel5)`.
+    pub fn start_of<D: Dimension>(&self, zone: Zone) -> Result<usize, Error> {
+        self.start(GridDim::from_name(D::NAME)?, zone)
+    }
+
+    /// [`end`](Self::end) for a dimension type.
+    pub fn end_of<D: Dimension>(&self, zone: Zone) -> Result<usize, Error> {
+        self.end(GridDim::from_name(D::NAME)?, zone)
+    }
+
     /// Checks sizes, tables and geometry against each other; see [`CheckReport`].
     pub fn check(&self) -> CheckReport {
         check::run(self)
