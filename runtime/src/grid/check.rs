@@ -38,8 +38,13 @@ impl fmt::Display for CheckReport {
     }
 }
 
+/// A grid with a lateral boundary: some edge lacks a cell.
 fn is_regional(grid: &Grid) -> bool {
     matches!(grid.kind, GridKind::Regional { .. })
+        || grid
+            .tables
+            .get("E2C")
+            .is_some_and(|t| t.iter().any(|&c| c < 0))
 }
 
 pub fn run(grid: &Grid) -> CheckReport {
@@ -119,10 +124,10 @@ fn check_topology(grid: &Grid, report: &mut CheckReport) {
         grid.num_edges as i64,
         grid.num_vertices as i64,
     );
-    let expected = match (&grid.kind, grid.geometry.surface) {
-        (GridKind::Regional { .. }, _) => 1,
-        (_, Surface::Sphere { .. }) => 2,
-        (_, Surface::Torus { .. }) => 0,
+    let expected = match (is_regional(grid), grid.geometry.surface) {
+        (true, _) => 1,
+        (false, Surface::Sphere { .. }) => 2,
+        (false, Surface::Torus { .. }) => 0,
     };
     report.record(
         v - e + c == expected,

@@ -141,7 +141,8 @@ fn sign(x: f64) -> f64 {
 }
 
 impl Geometry {
-    /// Computes everything from vertex positions and a closed grid's tables.
+    /// Computes everything from vertex positions and the tables. Grids with a boundary
+    /// (missing E2C cells) get the one-sided variants documented in docs/grids.md.
     pub fn compute(
         surface: Surface,
         vertex_position: Array2<f64>,
@@ -189,10 +190,15 @@ impl Geometry {
             let m = surface.midpoint(a, b);
             let up = surface.up(m);
             let along = surface.direction(m, b);
-            // Right of a -> b; flipped if needed so that it points towards E2C[1]'s side.
+            // Right of a -> b; flipped if needed so that it points towards E2C[1]'s side
+            // (away from E2C[0]'s side on a boundary edge without E2C[1]).
             let mut n = cross(along, up);
-            let far1 = vpos(e2c2v[[e, 3]]);
-            if dot(n, surface.direction(m, far1)) < 0.0 {
+            let towards_second = match (e2c2v[[e, 2]], e2c2v[[e, 3]]) {
+                (_, far1) if far1 >= 0 => dot(n, surface.direction(m, vpos(far1))),
+                (far0, _) if far0 >= 0 => -dot(n, surface.direction(m, vpos(far0))),
+                _ => return Err(Error::Config(format!("edge {e} has no cell"))),
+            };
+            if towards_second < 0.0 {
                 n = [-n[0], -n[1], -n[2]];
             }
             let t = cross(up, n);
@@ -203,13 +209,21 @@ impl Geometry {
             }
             tangent_orientation[e] = sign(dot(along, t));
             primal_edge_length[e] = surface.distance(a, b);
-            dual_edge_length[e] = surface.distance(cpos(e2c[[e, 0]]), cpos(e2c[[e, 1]]));
             for k in 0..2 {
-                edge_cell_length[[e, k]] = surface.distance(m, cpos(e2c[[e, k]]));
+                if e2c[[e, k]] >= 0 {
+                    edge_cell_length[[e, k]] = surface.distance(m, cpos(e2c[[e, k]]));
+                }
                 edge_vert_length[[e, k]] = surface.distance(m, vpos(e2v[[e, k]]));
             }
-            inv_vert_vert_length[e] =
-                1.0 / surface.distance(vpos(e2c2v[[e, 2]]), vpos(e2c2v[[e, 3]]));
+            // A boundary edge's dual edge is mirrored: twice the distance to its one centre.
+            dual_edge_length[e] = match (e2c[[e, 0]], e2c[[e, 1]]) {
+                (c0, c1) if c0 >= 0 && c1 >= 0 => surface.distance(cpos(c0), cpos(c1)),
+                _ => 2.0 * (edge_cell_length[[e, 0]] + edge_cell_length[[e, 1]]),
+            };
+            let (far0, far1) = (e2c2v[[e, 2]], e2c2v[[e, 3]]);
+            if far0 >= 0 && far1 >= 0 {
+                inv_vert_vert_length[e] = 1.0 / surface.distance(vpos(far0), vpos(far1));
+            }
         }
         let inv_primal_edge_length = primal_edge_length.mapv(|x: f64| 1.0 / x);
         let inv_dual_edge_length = dual_edge_length.mapv(|x: f64| 1.0 / x);
@@ -288,12 +302,12 @@ impl Geometry {
             let m = epos(ei);
             (primal_normal_x[e], primal_normal_y[e]) = frame(m, normal(ei));
             (dual_normal_x[e], dual_normal_y[e]) = frame(m, tangent(ei));
-            for k in 0..4 {
+            for k in (0..4).filter(|&k| e2c2v[[e, k]] >= 0) {
                 let p = vpos(e2c2v[[e, k]]);
                 (pnv[0][[e, k]], pnv[1][[e, k]]) = frame(p, normal(ei));
                 (dnv[0][[e, k]], dnv[1][[e, k]]) = frame(p, tangent(ei));
             }
-            for k in 0..2 {
+            for k in (0..2).filter(|&k| e2c[[e, k]] >= 0) {
                 let p = cpos(e2c[[e, k]]);
                 (pnc[0][[e, k]], pnc[1][[e, k]]) = frame(p, normal(ei));
                 (dnc[0][[e, k]], dnc[1][[e, k]]) = frame(p, tangent(ei));
@@ -306,8 +320,17 @@ impl Geometry {
 
         let mut c_lin_e = Array2::zeros((ne, 2));
         for e in 0..ne {
-            c_lin_e[[e, 0]] = edge_cell_length[[e, 1]] * inv_dual_edge_length[e];
-            c_lin_e[[e, 1]] = 1.0 - c_lin_e[[e, 0]];
+            c_lin_e[[e, 0]] = match (e2c[[e, 0]] >= 0, e2c[[e, 1]] >= 0) {
+                (true, true) => edge_cell_length[[e, 1]] * inv_dual_edge_length[e],
+                // One cell: its value is taken as is (ICON's `cells2edges_scalar`).
+                (true, false) => 1.0,
+                _ => 0.0,
+            };
+            c_lin_e[[e, 1]] = if e2c[[e, 1]] >= 0 {
+                1.0 - c_lin_e[[e, 0]]
+            } else {
+                0.0
+            };
         }
 
         let mut geometry = Geometry {

@@ -173,6 +173,8 @@ fn compute_rbf_vertex(g: &mut Geometry, tables: &Tables) -> Result<(), Error> {
             gaussian,
             scale,
         )
+        .or_else(|| (edges.len() < 5).then(|| vec![vec![0.0; edges.len()]; 2]))
+        // Corners of a limited-area grid may have too few edges: no reconstruction there.
         .ok_or_else(|| Error::Config(format!("rbf_vec_coeff_v: singular system at vertex {v}")))?;
         for (k, &j) in slots.iter().enumerate() {
             g.rbf_vec_coeff_v1[[v, j]] = w[0][k];
@@ -200,6 +202,7 @@ fn compute_rbf_edge(g: &mut Geometry, tables: &Tables) -> Result<(), Error> {
             inverse_multiquadric,
             scale,
         )
+        .or_else(|| (edges.len() < 4).then(|| vec![vec![0.0; edges.len()]]))
         .ok_or_else(|| Error::Config(format!("rbf_vec_coeff_e: singular system at edge {e}")))?;
         for (k, &j) in slots.iter().enumerate() {
             g.rbf_vec_coeff_e[[e, j]] = w[0][k];

@@ -3,7 +3,9 @@
 //! Tables are stored 1-based and transposed, `[slot, point]`, with 0 for a missing
 //! neighbour, under ICON's names; positions as longitude/latitude in radians. Reading
 //! rebuilds the derived tables (E2C2V, C2E2C2E, ...) and the geometry from the file's
-//! tables and vertex positions. Only global (closed) grids can be read for now.
+//! tables and vertex positions; limited-area files get their zones from `refin_c_ctrl`,
+//! `refin_e_ctrl` and `refin_v_ctrl` (ICON's boundary distance: 1.. for the lateral and
+//! nudging levels, anything else interior), which must be sorted as ICON sorts them.
 
 use std::path::Path;
 
@@ -11,7 +13,7 @@ use ndarray::Array2;
 
 use super::surface::{lat_lon, Surface, EARTH_RADIUS};
 use super::topology::{add_derived_tables, Tables};
-use super::{Geometry, Grid, GridKind, Zones};
+use super::{DimZones, Geometry, Grid, GridDim, GridKind, Zone, Zones};
 use crate::error::Error;
 
 /// ICON's variable name of each basic table, with its slot dimension.
@@ -66,6 +68,17 @@ pub fn write_icon_grid(grid: &Grid, path: impl AsRef<Path>) -> Result<(), Error>
             .add_variable::<i32>(icon_name, &[slots, point_dim(offset)])
             .map_err(|e| nc_err(path, e))?;
         var.put_values(&one_based, ..)
+            .map_err(|e| nc_err(path, e))?;
+    }
+    for (name, dim, zones) in [
+        ("refin_c_ctrl", "cell", &grid.zones.cell),
+        ("refin_e_ctrl", "edge", &grid.zones.edge),
+        ("refin_v_ctrl", "vertex", &grid.zones.vertex),
+    ] {
+        let mut var = file
+            .add_variable::<i32>(name, &[dim])
+            .map_err(|e| nc_err(path, e))?;
+        var.put_values(&refin_ctrl_from_zones(zones), ..)
             .map_err(|e| nc_err(path, e))?;
     }
     let g = &grid.geometry;
@@ -139,12 +152,9 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
             Array2::from_shape_vec((slots, rows), values).map_err(|e| nc_err(path, e))?;
         tables.insert(offset.to_string(), transposed.t().mapv(|x| x - 1));
     }
-    for offset in ["C2V", "C2E", "C2E2C", "E2V", "E2C"] {
+    for offset in ["C2V", "C2E", "E2V"] {
         if tables[offset].iter().any(|&x| x < 0) {
-            return Err(nc_err(
-                path,
-                format!("{offset} has missing neighbours: only global grid files can be read"),
-            ));
+            return Err(nc_err(path, format!("{offset} has missing entries")));
         }
     }
     let radius = match file.attribute("sphere_radius") {
@@ -171,6 +181,34 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
         positions[[v, 2]] = radius * lat[v].sin();
     }
     add_derived_tables_checked(&mut tables, nc, ne, nv, path)?;
+    let zones = if ["refin_c_ctrl", "refin_e_ctrl", "refin_v_ctrl"]
+        .iter()
+        .all(|name| file.variable(name).is_some())
+    {
+        let mut dim_zones = Vec::new();
+        for (name, dim) in [
+            ("refin_c_ctrl", GridDim::Cell),
+            ("refin_e_ctrl", GridDim::Edge),
+            ("refin_v_ctrl", GridDim::Vertex),
+        ] {
+            let refin: Vec<i32> = file
+                .variable(name)
+                .expect("checked above")
+                .get_values(..)
+                .map_err(|e| nc_err(path, e))?;
+            dim_zones.push(
+                zones_from_refin_ctrl(&refin, dim)
+                    .map_err(|m| nc_err(path, format!("{name}: {m}")))?,
+            );
+        }
+        let [cell, edge, vertex]: [DimZones; 3] = dim_zones.try_into().expect("three dimensions");
+        if (cell.size, edge.size, vertex.size) != (nc, ne, nv) {
+            return Err(nc_err(path, "refin_*_ctrl do not have one value per point"));
+        }
+        Zones { cell, edge, vertex }
+    } else {
+        Zones::global(nc, ne, nv)
+    };
     let geometry = Geometry::compute(Surface::Sphere { radius }, positions, &tables)?;
     Ok(Grid {
         kind: GridKind::File {
@@ -181,8 +219,47 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
         num_vertices: nv,
         tables,
         geometry,
-        zones: Zones::global(nc, ne, nv),
+        zones,
     })
+}
+
+/// Zone bounds from ICON's `refin_*_ctrl` (boundary distance per point).
+fn zones_from_refin_ctrl(refin: &[i32], dim: GridDim) -> Result<DimZones, String> {
+    let (lateral, nudging) = Zone::levels(dim);
+    let zoned = (lateral + nudging) as i32;
+    let class = |r: i32| {
+        if (1..=zoned).contains(&r) {
+            r
+        } else {
+            zoned + 1
+        }
+    };
+    if let Some(i) = (1..refin.len()).find(|&i| class(refin[i]) < class(refin[i - 1])) {
+        return Err(format!(
+            "points are not sorted by zone (index {i} has level {} after level {})",
+            refin[i],
+            refin[i - 1]
+        ));
+    }
+    let mut counts = vec![0; zoned as usize];
+    for &r in refin {
+        if (1..=zoned).contains(&r) {
+            counts[r as usize - 1] += 1;
+        }
+    }
+    Ok(DimZones::from_counts(&counts, refin.len()))
+}
+
+/// ICON's `refin_*_ctrl` from zone bounds: the level for lateral and nudging points, 0 for
+/// the interior.
+fn refin_ctrl_from_zones(zones: &DimZones) -> Vec<i32> {
+    let mut refin = vec![0; zones.size];
+    for (level, bounds) in zones.bounds.windows(2).enumerate() {
+        for r in &mut refin[bounds[0]..bounds[1]] {
+            *r = level as i32 + 1;
+        }
+    }
+    refin
 }
 
 /// Validates the basic tables' ranges and mutual consistency before anything indexes with
