@@ -26,7 +26,8 @@ enum GridCommand {
     /// Build a grid and print its sizes, zone bounds, edge lengths and areas, and the
     /// result of the consistency checks (exit status 1 if one fails).
     Info {
-        /// `rNbK` (e.g. r2b4), `torus:NXxNY`, or a .npz grid file.
+        /// `rNbK` (e.g. r2b4), `torus:NXxNY`, a .npz grid file, or an ICON .nc grid file
+        /// (feature `netcdf`).
         grid: String,
         /// Cut a limited-area grid out of the global one.
         #[arg(long)]

@@ -7,11 +7,20 @@ use std::time::Instant;
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone};
 use gt4rs::Error;
 
-/// What to build: `rNbK` (e.g. `r2b4`), `torus:NXxNY` or a `.npz` file written by gt4rs.
+/// What to build: `rNbK` (e.g. `r2b4`), `torus:NXxNY`, a `.npz` file written by gt4rs, or
+/// (feature `netcdf`) an ICON grid file `.nc`.
 pub fn build(spec: &str) -> Result<Grid, Error> {
     let lower = spec.to_ascii_lowercase();
     if lower.ends_with(".npz") {
         return Grid::read_npz(spec);
+    }
+    if lower.ends_with(".nc") {
+        #[cfg(feature = "netcdf")]
+        return gt4rs::grid::netcdf::read_icon_grid(spec);
+        #[cfg(not(feature = "netcdf"))]
+        return Err(Error::Config(format!(
+            "`{spec}`: reading ICON grid files needs gt4rs built with the `netcdf` feature"
+        )));
     }
     if let Some(size) = lower.strip_prefix("torus:") {
         let (nx, ny) = size
