@@ -5,15 +5,19 @@ use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone};
 gt4rs::dimensions! { pub Cell, Edge, Vertex: horizontal; }
 gt4rs::offsets! { pub E2C2V: Edge => Vertex [4]; pub C2E: Cell => Edge [3]; pub V2E: Vertex => Edge [6]; }
 
-fn regional() -> (Grid, Grid) {
-    let global = IcosahedralGrid::generate(2, 4).unwrap();
-    let region = RegionSpec {
-        center_lat_deg: 46.8,
-        center_lon_deg: 8.2,
-        radius: 5.0e6,
-    };
-    let lam = global.regional(region).unwrap();
-    (global, lam)
+/// R2B4 and a limited-area cut of it, built once for all tests of this file.
+fn regional() -> &'static (Grid, Grid) {
+    static GRIDS: std::sync::OnceLock<(Grid, Grid)> = std::sync::OnceLock::new();
+    GRIDS.get_or_init(|| {
+        let global = IcosahedralGrid::generate(2, 4).unwrap();
+        let region = RegionSpec {
+            center_lat_deg: 46.8,
+            center_lon_deg: 8.2,
+            radius: 5.0e6,
+        };
+        let lam = global.regional(region).unwrap();
+        (global, lam)
+    })
 }
 
 #[test]
@@ -178,7 +182,7 @@ fn npz_round_trip() {
     let path = temp_path("lam.npz");
     lam.write_npz(&path).unwrap();
     let back = Grid::read_npz(&path).unwrap();
-    assert_eq!(back, lam);
+    assert_eq!(&back, lam);
     // Tables are plain int32 arrays under their offset names, as in shared/refs.
     let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(&path).unwrap()).unwrap();
     let e2c2v: ndarray::Array2<i32> = npz.by_name("E2C2V").unwrap();
@@ -262,6 +266,9 @@ fn npz_with_inconsistent_content_is_rejected() {
     let mut g = grid.clone();
     g.geometry.cell_area = ndarray::Array1::from_elem(7, 1.0);
     damaged.push(g);
+    let mut g = grid.clone();
+    g.zones.vertex.bounds[3] = 1000;
+    damaged.push(g);
     for g in damaged {
         g.write_npz(&path).unwrap();
         assert!(Grid::read_npz(&path).is_err());
@@ -282,7 +289,7 @@ fn icon_lam_grid_file_round_trip() {
     write_icon_grid(&lam, &path).unwrap();
     let back = read_icon_grid(&path).unwrap();
     assert_eq!(back.tables, lam.tables);
-    assert_eq!(back.zones, lam.zones);
+    assert_eq!(&back.zones, &lam.zones);
     let report = back.check();
     assert!(report.is_ok(), "{report}");
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-300);

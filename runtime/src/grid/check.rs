@@ -93,6 +93,23 @@ fn check_shapes(grid: &Grid, report: &mut CheckReport) {
             );
         }
     }
+    for dim in GridDim::ALL {
+        let zones = grid.zones.of(dim);
+        let (lateral, nudging) = super::Zone::levels(dim);
+        let ok = zones.size == grid.size(dim)
+            && zones.bounds.len() == lateral + nudging + 1
+            && zones.bounds.first() == Some(&0)
+            && zones.bounds.windows(2).all(|w| w[0] <= w[1])
+            && zones.bounds.last().is_some_and(|&b| b <= zones.size);
+        report.record(
+            ok,
+            format!(
+                "{} zones are ordered ranges within 0..{}",
+                dim.name(),
+                grid.size(dim)
+            ),
+        );
+    }
     let mut bad = Vec::new();
     for a in grid.geometry.arrays() {
         let shape = a.data.shape();

@@ -143,7 +143,7 @@ fn sign(x: f64) -> f64 {
 impl Geometry {
     /// Computes everything from vertex positions and the tables. Grids with a boundary
     /// (missing E2C cells) get the one-sided variants documented in docs/grids.md.
-    pub fn compute(
+    pub(crate) fn compute(
         surface: Surface,
         vertex_position: Array2<f64>,
         tables: &Tables,

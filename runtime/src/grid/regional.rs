@@ -103,6 +103,13 @@ impl Grid {
         if matches!(self.kind, GridKind::Regional { .. }) {
             return Err(Error::Config("the grid is already regional".into()));
         }
+        // The fields are public: make sure they still form a grid before indexing with them.
+        let report = self.check();
+        if !report.is_ok() {
+            return Err(Error::Config(format!(
+                "the grid is inconsistent:\n{report}"
+            )));
+        }
         if !(region.radius.is_finite() && region.radius > 0.0) {
             return Err(Error::Config(format!(
                 "region radius must be positive, got {}",
