@@ -286,7 +286,7 @@ fn icon_lam_grid_file_round_trip() {
     use gt4rs::grid::netcdf::{read_icon_grid, write_icon_grid};
     let (_, lam) = regional();
     let path = temp_path("icon_lam.nc");
-    write_icon_grid(&lam, &path).unwrap();
+    write_icon_grid(lam, &path).unwrap();
     let back = read_icon_grid(&path).unwrap();
     assert_eq!(back.tables, lam.tables);
     assert_eq!(&back.zones, &lam.zones);
