@@ -50,6 +50,10 @@ fn err<T>(message: impl Into<String>) -> Result<T, LowerError> {
     })
 }
 
+/// One element of a (possibly tuple) program target: its index path in the value's tuple, the
+/// output parameter and its domain.
+type TargetLeaf<'p> = (Vec<u32>, u32, &'p [crate::fieldview::DomainRange]);
+
 /// A lowered value: one node, or a tuple of values.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -122,7 +126,7 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
         let mut targets = Vec::new();
         flatten_target(&call.target, &mut Vec::new(), &mut targets);
         // Group tuple elements by (domain, dims): one stage per group.
-        let mut groups: Vec<Vec<&(Vec<u32>, u32, &[crate::fieldview::DomainRange])>> = Vec::new();
+        let mut groups: Vec<Vec<&TargetLeaf>> = Vec::new();
         for t in &targets {
             let dims = field_dims(program, t.1)?;
             match groups
@@ -155,11 +159,7 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
     })
 }
 
-fn flatten_target<'p>(
-    target: &'p Target,
-    index: &mut Vec<u32>,
-    out: &mut Vec<(Vec<u32>, u32, &'p [crate::fieldview::DomainRange])>,
-) {
+fn flatten_target<'p>(target: &'p Target, index: &mut Vec<u32>, out: &mut Vec<TargetLeaf<'p>>) {
     match target {
         Target::Field { param, domain } => out.push((index.clone(), *param, domain)),
         Target::Tuple(items) => {
@@ -184,7 +184,7 @@ fn lower_group(
     program: &Program,
     _call_index: usize,
     value: &Expr,
-    group: &[&(Vec<u32>, u32, &[crate::fieldview::DomainRange])],
+    group: &[&TargetLeaf],
 ) -> Result<Stage, LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)

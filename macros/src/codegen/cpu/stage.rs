@@ -1128,10 +1128,7 @@ impl<'a> StageEmitter<'a> {
             set.extend(out_info.iter().map(|(p, _)| *p));
             set.into_iter().map(|p| format_ident!("f{}", p)).collect()
         };
-        let has_general = self
-            .load_kinds
-            .iter()
-            .any(|k| *k == Some(LoadKind::General));
+        let has_general = self.load_kinds.contains(&Some(LoadKind::General));
         let reads_outputs = self
             .read_fields
             .iter()
