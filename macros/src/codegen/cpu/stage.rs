@@ -79,6 +79,9 @@ struct StageEmitter<'a> {
     emitted: HashSet<String>,
     /// Column reads to check before the loop: (field param, vertical shift).
     vertical_checks: BTreeSet<(u32, i64)>,
+    /// Reads along a horizontal domain dimension shifted by a static offset, checked before
+    /// the loop: (field param, field dimension position, domain dimension, shift).
+    horizontal_checks: BTreeSet<(u32, usize, usize, i64)>,
     read_fields: BTreeSet<u32>,
 }
 
@@ -153,6 +156,7 @@ impl<'a> StageEmitter<'a> {
             level_names: HashSet::new(),
             emitted: HashSet::new(),
             vertical_checks: BTreeSet::new(),
+            horizontal_checks: BTreeSet::new(),
             read_fields: BTreeSet::new(),
         };
         e.classify()?;
@@ -551,6 +555,13 @@ impl<'a> StageEmitter<'a> {
         let point = self.point_expr(pos_section);
         let mut terms = Vec::new();
         let mut vertical_stride = None;
+        // With only static Cartesian steps, a position is a domain index plus a constant: its
+        // range over the whole domain is checked once, before the loop.
+        let static_shifts = !*guarded
+            && path
+                .steps
+                .iter()
+                .all(|s| matches!(s, Step::Cartesian { .. }));
         for (dpos, d) in f.dims.iter().enumerate() {
             let is_local = self.lowered.dim(d).map(|i| i.kind) == Some(DimKind::Local);
             if is_local {
@@ -573,6 +584,7 @@ impl<'a> StageEmitter<'a> {
                 .cloned()
                 .ok_or_else(|| format!("no position for `{d}`"))?;
             let pv = format_ident!("{}_p{}", name, dpos);
+            let domain_dim = self.outer.iter().find(|(_, od)| od == d).map(|(j, _)| *j);
             if *guarded {
                 self.push(
                     pos_section,
@@ -580,6 +592,17 @@ impl<'a> StageEmitter<'a> {
                         let #pv: i64 = (#pexpr).clamp(#o[#dpos], #o[#dpos] + #n[#dpos] - 1);
                     },
                 );
+            } else if let (true, Some(j)) = (static_shifts, domain_dim) {
+                let shift: i64 = path
+                    .steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::Cartesian { dim, offset } if dim == d => *offset,
+                        _ => 0,
+                    })
+                    .sum();
+                self.horizontal_checks.insert((p, dpos, j, shift));
+                self.push(pos_section, quote!(let #pv: i64 = #pexpr;));
             } else {
                 let fname = f.name.clone();
                 let fail = self.fail(pos_section, quote!(format!(
@@ -987,6 +1010,24 @@ impl<'a> StageEmitter<'a> {
             Some((j, _)) => (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j)),
             None => (format_ident!("k_none_lo"), format_ident!("k_none_hi")),
         };
+        for (p, dpos, j, shift) in self.horizontal_checks.clone() {
+            let f = self.field(Source::Param(p))?;
+            let (lo, hi) = (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j));
+            let o = format_ident!("f{}_o", p);
+            let n = format_ident!("f{}_n", p);
+            let fname = &f.name;
+            let dim = &f.dims[dpos];
+            checks.push(quote! {
+                if #lo + #shift < #o[#dpos] || #hi + #shift > #o[#dpos] + #n[#dpos] {
+                    return Err(::gt4rs::Error::Domain {
+                        program: #program_name.to_string(),
+                        message: format!(
+                            "stage {}: argument `{}` is read at {} {}..{} (shift {}), outside its domain {}..{}",
+                            #index, #fname, #dim, #lo + #shift, #hi + #shift, #shift, #o[#dpos], #o[#dpos] + #n[#dpos]),
+                    });
+                }
+            });
+        }
         for (p, shift) in self.vertical_checks.clone() {
             let f = self.field(Source::Param(p))?;
             let kd = f
@@ -1025,17 +1066,47 @@ impl<'a> StageEmitter<'a> {
         } else {
             quote!(1usize #(* #extents)*)
         };
+        // Horizontal indices: decoded once per block, then advanced like an odometer (no
+        // division per point).
+        let mut decode_block = Vec::new();
         let mut decode = Vec::new();
-        decode.push(quote!(let mut rem: usize = p;));
-        for (idx, (j, _)) in self.outer.iter().enumerate().rev() {
-            let i = format_ident!("i{}", idx);
-            let lo = format_ident!("d{}_lo", j);
-            let hi = format_ident!("d{}_hi", j);
-            decode.push(quote! {
-                let ext = (#hi - #lo) as usize;
-                let #i: i64 = #lo + (rem % ext) as i64;
-                rem /= ext;
-            });
+        if self.outer.len() == 1 {
+            let lo = format_ident!("d{}_lo", self.outer[0].0);
+            decode.push(quote!(let i0: i64 = #lo + p as i64;));
+        } else if !self.outer.is_empty() {
+            decode_block.push(quote!(let mut rem: usize = lo;));
+            for (idx, (j, _)) in self.outer.iter().enumerate().rev() {
+                let cur = format_ident!("cur{}", idx);
+                let lo = format_ident!("d{}_lo", j);
+                let hi = format_ident!("d{}_hi", j);
+                decode_block.push(quote! {
+                    let ext = (#hi - #lo) as usize;
+                    let mut #cur: i64 = #lo + (rem % ext) as i64;
+                    rem /= ext;
+                });
+            }
+            for idx in 0..self.outer.len() {
+                let i = format_ident!("i{}", idx);
+                let cur = format_ident!("cur{}", idx);
+                decode.push(quote!(let #i: i64 = #cur;));
+            }
+            let last = self.outer.len() - 1;
+            let cur = format_ident!("cur{}", last);
+            decode.push(quote!(#cur += 1;));
+            for idx in (1..self.outer.len()).rev() {
+                let cur = format_ident!("cur{}", idx);
+                let up = format_ident!("cur{}", idx - 1);
+                let (lo, hi) = (
+                    format_ident!("d{}_lo", self.outer[idx].0),
+                    format_ident!("d{}_hi", self.outer[idx].0),
+                );
+                decode.push(quote! {
+                    if #cur == #hi {
+                        #cur = #lo;
+                        #up += 1;
+                    }
+                });
+            }
         }
         let nk = if self.vertical.is_some() {
             quote!(((#khi - #klo) as usize))
@@ -1190,6 +1261,7 @@ impl<'a> StageEmitter<'a> {
                         let err = &err_slot;
                         #( let #used_fields = #used_fields; )*
                         let body = move |lo: usize, hi: usize| {
+                            #(#decode_block)*
                             #err_label: for p in lo..hi {
                                 #(#decode)*
                                 #(#column)*
