@@ -150,6 +150,7 @@ fn dims() -> Vec<DimInfo> {
         d("J", DimKind::Horizontal),
         d("E2C", DimKind::Local),
         d("E2C2V", DimKind::Local),
+        d("C2E", DimKind::Local),
         d("K", DimKind::Vertical),
     ]
 }
@@ -160,7 +161,11 @@ fn offsets() -> Vec<OffsetInfo> {
         to: to.into(),
         count,
     };
-    vec![o("E2C", "Edge", "Cell", 2), o("E2C2V", "Edge", "Vertex", 4)]
+    vec![
+        o("E2C", "Edge", "Cell", 2),
+        o("E2C2V", "Edge", "Vertex", 4),
+        o("C2E", "Cell", "Edge", 3),
+    ]
 }
 fn bundle(operators: Vec<Operator>) -> Bundle {
     Bundle {
@@ -586,6 +591,60 @@ fn dynamic_and_domains() -> Generated {
     }
 }
 
+/// A gather read through a neighbour shift: `cell_sum(x) = Σ x@C2E` read at both cells of each
+/// edge, so the lowering materialises it as a temporary over all cells.
+fn nested_gather() -> Generated {
+    let ek = fty(&["Edge", "K"], F64);
+    let ck = fty(&["Cell", "K"], F64);
+    let cell_sum = Operator {
+        key: "cell_sum_0".into(),
+        name: "cell_sum".into(),
+        params: vec![Param {
+            name: "x".into(),
+            ty: ek.clone(),
+        }],
+        ret: ck.clone(),
+        body: reduce(
+            ReduceOp::Sum,
+            "C2E",
+            nshift(
+                param(0, ek.clone()),
+                "C2E",
+                None,
+                fty(&["Cell", "C2E", "K"], F64),
+            ),
+            ck.clone(),
+        ),
+        kind: OperatorKind::Field,
+    };
+    let inner = call("cell_sum_0", vec![param(0, ek.clone())], ck.clone());
+    let value = reduce(
+        ReduceOp::Sum,
+        "E2C",
+        nshift(inner, "E2C", None, fty(&["Edge", "E2C", "K"], F64)),
+        ek.clone(),
+    );
+    Generated {
+        signature: "fn nested_gather(x: &Field<(Edge, K), f64>, out: &mut Field<(Edge, K), f64>, vertical_start: i32) {}",
+        program: Program {
+            name: "nested_gather".into(),
+            params: vec![
+                pp("x", ek.clone(), Role::In),
+                pp("out", ek.clone(), Role::Out),
+                pp("vertical_start", Type::Scalar(I32), Role::In),
+            ],
+            calls: vec![ProgramCall {
+                value,
+                target: Target::Field {
+                    param: 1,
+                    domain: vec![range("K", param(2, Type::Scalar(I32)), int(4))],
+                },
+            }],
+            bundle: bundle(vec![cell_sum]),
+        },
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -597,6 +656,7 @@ fn main() {
         concat_select(),
         scans(),
         dynamic_and_domains(),
+        nested_gather(),
     ] {
         let json = g.program.to_json();
         text.push_str(&format!(

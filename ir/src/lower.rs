@@ -12,19 +12,27 @@
 //! Nodes are hash-consed (each distinct sub-expression is built once per stage) and literal
 //! operations are folded.
 //!
-//! Temporaries: this lowering always recomputes. A computed value read through a shift is
-//! re-evaluated at each shifted point; the only cases that would need a buffer (a scan result
-//! read shifted, two scans in conflicting directions in one stage) are rejected with a
-//! [`LowerError`] naming the problem, rather than silently materialised.
+//! Temporaries, decided here and nowhere else:
+//! * a computed value that itself gathers from neighbours (contains a reduction or a neighbour
+//!   shift) and is read through a neighbour shift of an offset with two or more neighbours is
+//!   materialised: a stage before the reading one computes it over the whole `to` dimension of
+//!   that offset (`0..target_size`) and the reading stage's vertical range, and the reader
+//!   loads it through the shift. Recomputing it would redo its gather once per reading
+//!   neighbour (fan-out ≥ 2). The same value read by several shifts shares one temporary.
+//! * everything else is recomputed (inlined) at each point that reads it: pointwise values,
+//!   Cartesian shifts, and gathers read through one-neighbour offsets.
+//! * a scan's result read shifted, or two scans in conflicting directions in one stage, would
+//!   need a temporary of a scan; they are rejected with a [`LowerError`] naming the problem.
 
 mod builder;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use crate::fieldview::{BinaryOp, DomainCond, Expr, ExprKind, OperatorKind, Program, Target};
 use crate::stage::{
     AccessPath, Bound, Node, NodeId, Output, Slot, Source, Stage, StageProgram, StageRange, Step,
+    Temporary,
 };
 use crate::types::{DimKind, ScalarType, Type};
 
@@ -122,6 +130,7 @@ impl Ctx {
 /// Lowers a checked program into fused stages.
 pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
     let mut stages = Vec::new();
+    let mut temporaries = Vec::new();
     for (call_index, call) in program.calls.iter().enumerate() {
         let mut targets = Vec::new();
         flatten_target(&call.target, &mut Vec::new(), &mut targets);
@@ -138,8 +147,8 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
             }
         }
         for group in groups {
-            let stage =
-                lower_group(program, call_index, &call.value, &group).map_err(|e| LowerError {
+            let (pre, stage) = lower_group(program, &mut temporaries, &call.value, &group)
+                .map_err(|e| LowerError {
                     message: format!(
                         "call {} of program `{}`: {}",
                         call_index + 1,
@@ -147,13 +156,14 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
                         e.message
                     ),
                 })?;
+            stages.extend(pre);
             stages.push(stage);
         }
     }
     Ok(StageProgram {
         name: program.name.clone(),
         stages,
-        temporaries: Vec::new(),
+        temporaries,
         dims: program.bundle.dims.clone(),
         offsets: program.bundle.offsets.clone(),
     })
@@ -180,23 +190,44 @@ fn field_dims(program: &Program, param: u32) -> Result<Vec<String>, LowerError> 
     }
 }
 
+/// Lowers one group of a call's targets: the stages of the temporaries it needs, then its own.
 fn lower_group(
     program: &Program,
-    _call_index: usize,
+    temporaries: &mut Vec<Temporary>,
     value: &Expr,
     group: &[&TargetLeaf],
-) -> Result<Stage, LowerError> {
+) -> Result<(Vec<Stage>, Stage), LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)
             .map(Binding::ProgramParam)
             .collect(),
         vars: BTreeMap::new(),
     });
+    let dims = field_dims(program, group[0].1)?;
+    let ranges = group[0].2;
+    let vertical = dims
+        .iter()
+        .find(|d| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical))
+        .map(|d| match ranges.iter().find(|r| &r.dim == d) {
+            Some(r) => VerticalRange::Exprs {
+                dim: d.clone(),
+                start: &r.start,
+                end: &r.end,
+            },
+            None => VerticalRange::Field {
+                dim: d.clone(),
+                param: group[0].1,
+            },
+        });
     let mut lowering = Lowering {
         program,
         b: StageBuilder::default(),
+        root: env.clone(),
+        vertical,
+        temporaries: std::mem::take(temporaries),
+        pre_stages: Vec::new(),
+        memo: HashMap::new(),
     };
-    let dims = field_dims(program, group[0].1)?;
     for d in &dims {
         match program.bundle.dim(d).map(|i| i.kind) {
             Some(DimKind::Local) => {
@@ -209,7 +240,6 @@ fn lower_group(
         }
     }
     let mut domain = Vec::new();
-    let ranges = group[0].2;
     for d in &dims {
         let range = ranges.iter().find(|r| &r.dim == d);
         let (start, end) = match range {
@@ -251,12 +281,33 @@ fn lower_group(
             value: v.node()?,
         });
     }
-    Ok(lowering.b.finish(domain, outputs))
+    *temporaries = std::mem::take(&mut lowering.temporaries);
+    Ok((lowering.pre_stages, lowering.b.finish(domain, outputs)))
+}
+
+/// The vertical range of the stage being lowered, for the temporaries it reads.
+enum VerticalRange<'p> {
+    /// `start..end` of the call's domain (program-scope expressions).
+    Exprs {
+        dim: String,
+        start: &'p Expr,
+        end: &'p Expr,
+    },
+    /// The whole range of output parameter `param`.
+    Field { dim: String, param: u32 },
 }
 
 struct Lowering<'p> {
     program: &'p Program,
     b: StageBuilder,
+    /// The program-scope environment (domain bounds are lowered in it).
+    root: Rc<Env<'p>>,
+    vertical: Option<VerticalRange<'p>>,
+    temporaries: Vec<Temporary>,
+    /// Stages computing the temporaries of the stage being built, in dependency order.
+    pre_stages: Vec<Stage>,
+    /// (expression, environment, vertical shift) → temporary already computing it.
+    memo: HashMap<(usize, usize, i64), u32>,
 }
 
 impl<'p> Lowering<'p> {
@@ -340,11 +391,21 @@ impl<'p> Lowering<'p> {
                         ),
                     })?,
                 };
-                let mut c = ctx.clone();
-                c.path = ctx.path.then(Step::Neighbor {
+                let path = ctx.path.then(Step::Neighbor {
                     offset: offset.clone(),
                     slot,
                 });
+                if let Some(t) = self.materialise(arg, env, offset, ctx)? {
+                    return Ok(Value::Node(self.b.add(Node::Load {
+                        source: Source::Temporary(t),
+                        path,
+                        local: None,
+                        dtype: Self::dtype_of(arg)?,
+                        guarded: ctx.guarded,
+                    })));
+                }
+                let mut c = ctx.clone();
+                c.path = path;
                 self.lower(arg, env, &c)?
             }
             K::LocalIndex { arg, local, slot } => {
@@ -453,6 +514,187 @@ impl<'p> Lowering<'p> {
             },
             K::Call { callee, args } => self.lower_call(callee, args, env, ctx)?,
         })
+    }
+
+    /// The temporary holding `arg` when it is worth one (see the module doc), building its
+    /// stage on first use; `None` to recompute `arg` inline.
+    fn materialise(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        offset: &str,
+        ctx: &Ctx,
+    ) -> Result<Option<u32>, LowerError> {
+        let program = self.program;
+        let info = match program.bundle.offset(offset) {
+            Some(i) if i.count >= 2 => i.clone(),
+            _ => return Ok(None),
+        };
+        let Type::Field { dims, dtype } = &arg.ty else {
+            return Ok(None);
+        };
+        if ctx.guarded || !dims.contains(&info.to) {
+            return Ok(None);
+        }
+        let is_vertical =
+            |d: &String| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical);
+        let vertical = dims.iter().find(|d| is_vertical(d));
+        if dims.iter().any(|d| d != &info.to && Some(d) != vertical) {
+            return Ok(None);
+        }
+        // The reader's vertical shift moves the range the temporary must cover.
+        let mut kshift = 0;
+        if let Some(v) = vertical {
+            for s in &ctx.path.steps {
+                match s {
+                    Step::Cartesian { dim, offset } if dim == v => kshift += offset,
+                    Step::Dynamic { dim, .. } if dim == v => return Ok(None),
+                    _ => {}
+                }
+            }
+        }
+        if !self.gathers(arg, env, 0) {
+            return Ok(None);
+        }
+        let key = (
+            arg as *const Expr as usize,
+            Rc::as_ptr(env) as usize,
+            kshift,
+        );
+        if let Some(t) = self.memo.get(&key) {
+            return Ok(Some(*t));
+        }
+        let saved = std::mem::take(&mut self.b);
+        let built = self.temporary_stage(arg, env, &info.to, offset, vertical, kshift);
+        let builder = std::mem::replace(&mut self.b, saved);
+        let Ok((domain, value)) = built else {
+            // Not expressible as a temporary (e.g. it reads a scan's carry): recompute.
+            return Ok(None);
+        };
+        let t = self.temporaries.len() as u32;
+        self.temporaries.push(Temporary {
+            dims: dims.clone(),
+            dtype: *dtype,
+        });
+        let stage = builder.finish(
+            domain,
+            vec![Output {
+                target: Source::Temporary(t),
+                value,
+            }],
+        );
+        self.pre_stages.push(stage);
+        self.memo.insert(key, t);
+        Ok(Some(t))
+    }
+
+    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (all of it) and the
+    /// reader's vertical range shifted by `kshift`.
+    fn temporary_stage(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        to: &str,
+        offset: &str,
+        vertical: Option<&String>,
+        kshift: i64,
+    ) -> Result<(Vec<StageRange>, NodeId), LowerError> {
+        let mut domain = vec![StageRange {
+            dim: to.to_string(),
+            start: Bound::Node(self.b.add(Node::Literal {
+                value: crate::fieldview::Literal::Int(0),
+                dtype: ScalarType::I64,
+            })),
+            end: Bound::TargetSize {
+                offset: offset.to_string(),
+            },
+        }];
+        if let Some(v) = vertical {
+            let (start, end) = match &self.vertical {
+                Some(VerticalRange::Exprs { dim, start, end }) if dim == v => {
+                    let root = self.root.clone();
+                    let (start, end) = (*start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    let shift = self.b.add(Node::Literal {
+                        value: crate::fieldview::Literal::Int(kshift),
+                        dtype: ScalarType::I64,
+                    });
+                    let mut shifted = |n| {
+                        self.b.add(Node::Binary {
+                            op: BinaryOp::Add,
+                            lhs: n,
+                            rhs: shift,
+                            dtype: ScalarType::I64,
+                        })
+                    };
+                    (Bound::Node(shifted(s)), Bound::Node(shifted(e)))
+                }
+                Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => (
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+                _ => return err("the reader's vertical range cannot bound a temporary"),
+            };
+            domain.push(StageRange {
+                dim: v.clone(),
+                start,
+                end,
+            });
+        }
+        let value = self.lower(arg, env, &Ctx::default())?.node()?;
+        if self.b.has_scan() {
+            return err("a temporary of a scan");
+        }
+        Ok((domain, value))
+    }
+
+    /// Whether `e` (with its parameters and variables resolved) gathers from neighbours.
+    fn gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
+        use ExprKind as K;
+        if depth > 256 {
+            return false;
+        }
+        let through = |b: Option<&Binding<'p>>| match b {
+            Some(Binding::Expr { expr, env }) => self.gathers(expr, env, depth + 1),
+            _ => false,
+        };
+        match &e.kind {
+            K::Reduce { .. } | K::NeighborShift { .. } => true,
+            K::Param(i) => through(env.params.get(*i as usize)),
+            K::Var(v) => through(env.vars.get(v)),
+            K::Let { var, value, body } => {
+                let mut inner = (**env).clone();
+                inner.vars.insert(
+                    *var,
+                    Binding::Expr {
+                        expr: value,
+                        env: env.clone(),
+                    },
+                );
+                self.gathers(body, &Rc::new(inner), depth + 1)
+            }
+            K::Call { callee, args } => {
+                let mut in_body = false;
+                if let Some(op) = self.program.bundle.operator(callee) {
+                    op.body.walk(&mut |x| {
+                        in_body |= matches!(x.kind, K::Reduce { .. } | K::NeighborShift { .. })
+                    });
+                }
+                in_body || args.iter().any(|a| self.gathers(a, env, depth + 1))
+            }
+            _ => {
+                let mut any = false;
+                e.for_each_child(|c| any = any || self.gathers(c, env, depth + 1));
+                any
+            }
+        }
     }
 
     fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx) -> Result<Value, LowerError> {

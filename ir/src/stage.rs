@@ -57,7 +57,7 @@ impl AccessPath {
 }
 
 /// A field that a stage reads or writes.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Source {
     /// Program parameter `n` (a field).
     Param(u32),
@@ -226,6 +226,12 @@ pub enum Bound {
     Node(NodeId),
     /// The first (start) or one-past-last (end) index of the first output's field.
     OutputFull,
+    /// The first index of program parameter `param` (a field) along `dim`.
+    FieldStart { param: u32, dim: String },
+    /// One past the last index of program parameter `param` along `dim`.
+    FieldEnd { param: u32, dim: String },
+    /// The number of `to` points of the connectivity of `offset` (its `target_size`).
+    TargetSize { offset: String },
 }
 
 /// `start..end` along `dim`.
@@ -275,7 +281,8 @@ impl Stage {
     }
 }
 
-/// A buffer the program allocates between stages.
+/// A buffer the program allocates between stages. Exactly one stage writes it, over its whole
+/// extent (that stage's domain), before any stage reads it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Temporary {
     pub dims: Vec<String>,

@@ -16,6 +16,7 @@ gt4rs::dimensions! {
 gt4rs::offsets! {
     pub E2C: Edge => Cell [2];
     pub E2C2V: Edge => Vertex [4];
+    pub C2E: Cell => Edge [3];
 }
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
@@ -404,4 +405,67 @@ fn cpu_dynamic_shift_and_per_element_domains() {
         })
         .unwrap_err();
     assert!(e.to_string().contains("`a`"), "{e}");
+}
+
+#[test]
+fn cpu_gathers_read_through_neighbour_shifts_are_materialised() {
+    // The lowering decides on a temporary over all cells for `cell_sum`.
+    assert_eq!(
+        gt4rs::__private::ir::lower::lower(nested_gather::ir())
+            .unwrap()
+            .temporaries
+            .len(),
+        1
+    );
+    let (ne, nc, nk) = (30i64, 12i64, 5i64);
+    let mut r = rng(23);
+    let e2c: Vec<i32> = (0..ne * 2)
+        .map(|i| {
+            if i % 5 == 1 {
+                -1
+            } else {
+                r.random_range(0..nc as i32)
+            }
+        })
+        .collect();
+    let c2e: Vec<i32> = (0..nc * 3).map(|_| r.random_range(0..ne as i32)).collect();
+    let conns = Connectivities::new()
+        .with(&Connectivity::<E2C>::from_vec(e2c.clone(), nc as usize).unwrap())
+        .with(&Connectivity::<C2E>::from_vec(c2e.clone(), ne as usize).unwrap());
+    for (layout, parallel) in [
+        (Layout::LastContiguous, true),
+        (Layout::FirstContiguous, false),
+    ] {
+        let x: Field<(Edge, K), f64> = random(&mut r, &[0..ne, 0..nk], layout);
+        let mut out: Field<(Edge, K), f64> =
+            Field::filled(&[0..ne, 0..nk], f64::NAN, layout).unwrap();
+        let prog = nested_gather::compile(&options(parallel, conns.clone())).unwrap();
+        prog.call(nested_gather::Args {
+            x: &x,
+            out: &mut out,
+            vertical_start: 1,
+        })
+        .unwrap();
+        let cell_sum = |c: i64, k: i64| -> f64 {
+            (0..3)
+                .map(|j| x.get(&[c2e[(c * 3 + j) as usize] as i64, k]).unwrap())
+                .sum()
+        };
+        for e in 0..ne {
+            for k in 0..nk {
+                let got = out.get(&[e, k]).unwrap();
+                if !(1..4).contains(&k) {
+                    assert!(got.is_nan());
+                    continue;
+                }
+                let want: f64 = (0..2)
+                    .filter_map(|j| {
+                        let c = e2c[(e * 2 + j) as usize];
+                        (c >= 0).then(|| cell_sum(c as i64, k))
+                    })
+                    .sum();
+                assert!(close(got, want), "e={e} k={k}: {got} vs {want}");
+            }
+        }
+    }
 }

@@ -81,6 +81,10 @@ impl StageBuilder {
         }
     }
 
+    pub fn has_scan(&self) -> bool {
+        self.scan.is_some()
+    }
+
     pub fn carry_count(&self) -> u32 {
         self.scan.as_ref().map_or(0, |s| s.carry.len() as u32)
     }
@@ -223,7 +227,7 @@ impl StageBuilder {
 fn remap_bound(b: Bound, map: &[u32]) -> Bound {
     match b {
         Bound::Node(n) => Bound::Node(map[n as usize]),
-        Bound::OutputFull => Bound::OutputFull,
+        other => other,
     }
 }
 
