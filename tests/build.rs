@@ -645,6 +645,29 @@ fn nested_gather() -> Generated {
     }
 }
 
+/// An output that is also read (pointwise) by the call writing it.
+fn in_place() -> Generated {
+    let ck = fty(&["Cell", "K"], F64);
+    Generated {
+        signature: "fn in_place(a: &Field<(Cell, K), f64>, b: &mut Field<(Cell, K), f64>) {}",
+        program: Program {
+            name: "in_place".into(),
+            params: vec![
+                pp("a", ck.clone(), Role::In),
+                pp("b", ck.clone(), Role::InOut),
+            ],
+            calls: vec![ProgramCall {
+                value: add(mul(param(1, ck.clone()), float(2.0)), param(0, ck.clone())),
+                target: Target::Field {
+                    param: 1,
+                    domain: vec![],
+                },
+            }],
+            bundle: bundle(vec![]),
+        },
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -657,6 +680,7 @@ fn main() {
         scans(),
         dynamic_and_domains(),
         nested_gather(),
+        in_place(),
     ] {
         let json = g.program.to_json();
         text.push_str(&format!(

@@ -469,3 +469,80 @@ fn cpu_gathers_read_through_neighbour_shifts_are_materialised() {
         }
     }
 }
+
+#[test]
+fn cpu_outputs_read_pointwise_by_their_own_call() {
+    let mut r = rng(29);
+    let (nc, nk) = (17i64, 6i64);
+    let layout = Layout::LastContiguous;
+    let a: Field<(Cell, K), f64> = random(&mut r, &[0..nc, 0..nk], layout);
+    let mut b: Field<(Cell, K), f64> = random(&mut r, &[0..nc, 0..nk], layout);
+    let before = b.clone();
+    let prog = in_place::compile(&options(true, Connectivities::new())).unwrap();
+    prog.call(in_place::Args { a: &a, b: &mut b }).unwrap();
+    for c in 0..nc {
+        for k in 0..nk {
+            let want = before.get(&[c, k]).unwrap() * 2.0 + a.get(&[c, k]).unwrap();
+            assert!(close(b.get(&[c, k]).unwrap(), want));
+        }
+    }
+}
+
+#[test]
+fn cpu_reports_tables_and_sparse_fields_that_do_not_fit() {
+    let (ne, nv, nk) = (20, 9, 4);
+    let c = nabla4_case(31, ne, nv, nk, Layout::LastContiguous);
+    // A table with fewer rows than the domain's edges.
+    let short = Connectivity::<E2C2V>::from_vec(c.table[..(10 * 4) as usize].to_vec(), nv as usize)
+        .unwrap();
+    let prog =
+        calculate_nabla4::compile(&options(false, Connectivities::new().with(&short))).unwrap();
+    let mut out: Field<(Edge, K), f64> =
+        Field::filled(&[0..ne, 0..nk], f64::NAN, Layout::LastContiguous).unwrap();
+    let e = prog
+        .call(calculate_nabla4::Args {
+            u_vert: &c.u,
+            v_vert: &c.v,
+            primal_normal_vert_v1: &c.pn1,
+            primal_normal_vert_v2: &c.pn2,
+            z_nabla2_e: &c.z,
+            inv_vert_vert_length: &c.ivv,
+            inv_primal_edge_length: &c.ipe,
+            z_nabla4_e2: &mut out,
+            horizontal_start: 0,
+            horizontal_end: ne as i32,
+            vertical_start: 0,
+            vertical_end: nk as i32,
+        })
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("rows of connectivity `E2C2V`"),
+        "{e}"
+    );
+    // A sparse field whose local dimension does not hold the offset's 4 slots.
+    let full = Connectivity::<E2C2V>::from_vec(c.table.clone(), nv as usize).unwrap();
+    let prog =
+        calculate_nabla4::compile(&options(false, Connectivities::new().with(&full))).unwrap();
+    let mut r = rng(37);
+    let narrow: Field<(Edge, E2C2V), f64> = random(&mut r, &[0..ne, 0..3], Layout::LastContiguous);
+    let e = prog
+        .call(calculate_nabla4::Args {
+            u_vert: &c.u,
+            v_vert: &c.v,
+            primal_normal_vert_v1: &narrow,
+            primal_normal_vert_v2: &c.pn2,
+            z_nabla2_e: &c.z,
+            inv_vert_vert_length: &c.ivv,
+            inv_primal_edge_length: &c.ipe,
+            z_nabla4_e2: &mut out,
+            horizontal_start: 0,
+            horizontal_end: ne as i32,
+            vertical_start: 0,
+            vertical_end: nk as i32,
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, gt4rs::Error::Argument { arg, .. } if arg == "primal_normal_vert_v1"),
+        "{e}"
+    );
+}

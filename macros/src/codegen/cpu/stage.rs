@@ -1257,10 +1257,28 @@ impl<'a> StageEmitter<'a> {
                 .collect()
         };
         let has_general = self.load_kinds.contains(&Some(LoadKind::General));
+        // Reading an output of the same stage is only sound at the point being written:
+        // elsewhere another block may be writing it concurrently.
+        for node in &stage.nodes {
+            if let Node::Load { source, path, .. } = node {
+                if !path.is_empty() && out_info.iter().any(|(q, _)| q == source) {
+                    let f = self.field(*source)?;
+                    return Err(format!(
+                        "`{}` is written by a call that also reads it shifted; write the result to another field",
+                        f.name
+                    ));
+                }
+            }
+        }
+        // Reads of outputs and outputs written twice would alias the fast path's slices.
         let reads_outputs = self
             .read_fields
             .iter()
-            .any(|p| out_info.iter().any(|(q, _)| q == p));
+            .any(|p| out_info.iter().any(|(q, _)| q == p))
+            || out_info
+                .iter()
+                .enumerate()
+                .any(|(i, (p, _))| out_info[..i].iter().any(|(q, _)| q == p));
         let level_loop = match (&self.vertical, &stage.scan) {
             (None, _) => quote! {
                 #(#level)*
