@@ -459,15 +459,24 @@ impl<'p> Lowering<'p> {
                 cond,
                 if_true,
                 if_false,
-            }
-            | K::IfElse {
-                cond,
-                then: if_true,
-                otherwise: if_false,
             } => {
                 let c = self.lower(cond, env, ctx)?.node()?;
                 let t = self.lower(if_true, env, ctx)?;
                 let f = self.lower(if_false, env, ctx)?;
+                self.select(c, &t, &f)?
+            }
+            K::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                // Only the taken branch counts: both are computed (they are pure), with their
+                // reads guarded like a `concat_where` branch's, so the other one cannot fail.
+                let c = self.lower(cond, env, ctx)?.node()?;
+                let mut guarded = ctx.clone();
+                guarded.guarded = true;
+                let t = self.lower(then, env, &guarded)?;
+                let f = self.lower(otherwise, env, &guarded)?;
                 self.select(c, &t, &f)?
             }
             K::Reduce { op, local, arg } => {

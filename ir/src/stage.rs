@@ -74,8 +74,9 @@ pub enum Node {
         path: AccessPath,
         local: Option<Slot>,
         dtype: ScalarType,
-        /// True when the load sits in a `concat_where` branch: it is only meaningful where the
-        /// branch is taken, so emitters clamp its position instead of reporting an error.
+        /// True when the load sits in a `concat_where` or `if`/`else` branch: it is only
+        /// meaningful where the branch is taken, so emitters clamp its position (and read a
+        /// valid point for a -1 neighbour) instead of reporting an error.
         guarded: bool,
     },
     /// The index along `dim` of the point reached by `path` (for `concat_where` conditions).
