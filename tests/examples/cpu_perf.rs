@@ -58,7 +58,10 @@ fn main() {
     println!("threads: {}", rayon::current_num_threads());
 
     // Laplacian.
-    let lap_nk: i64 = std::env::var("LAP_NK").ok().and_then(|s| s.parse().ok()).unwrap_or(80);
+    let lap_nk: i64 = std::env::var("LAP_NK")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(80);
     let (n, nk) = (512i64, lap_nk);
     let a: Field<(I, J, K), f64> = random(&mut r, &[-1..n + 1, -1..n + 1, 0..nk]);
     let mut out: Field<(I, J, K), f64> =
