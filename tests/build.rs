@@ -668,6 +668,129 @@ fn in_place() -> Generated {
     }
 }
 
+/// The Thomas algorithm in one expression: a forward scan whose results a backward scan reads
+/// (GT4Py's `test_solve_triag`), so the forward scan gets a stage and temporaries of its own.
+fn solve_triag() -> Generated {
+    let ck = fty(&["Cell", "K"], F64);
+    let f = Type::Scalar(F64);
+    let pair = Type::Tuple(vec![f.clone(), f.clone()]);
+    let tget = |e: Expr, i: u32, ty: Type| {
+        Expr::new(
+            ty,
+            ExprKind::TupleGet {
+                arg: Box::new(e),
+                index: i,
+            },
+        )
+    };
+    let div = |a: Expr, b: Expr| bin(BinaryOp::Div, a, b);
+    // g = b - a * c'; (c / g, (d - a * d') / g)
+    let g = sub(
+        param(2, f.clone()),
+        mul(
+            param(1, f.clone()),
+            tget(param(0, pair.clone()), 0, f.clone()),
+        ),
+    );
+    let forward_body = let_(
+        0,
+        g,
+        Expr::new(
+            pair.clone(),
+            ExprKind::Tuple(vec![
+                div(param(3, f.clone()), var(0, f.clone())),
+                div(
+                    sub(
+                        param(4, f.clone()),
+                        mul(
+                            param(1, f.clone()),
+                            tget(param(0, pair.clone()), 1, f.clone()),
+                        ),
+                    ),
+                    var(0, f.clone()),
+                ),
+            ]),
+        ),
+    );
+    let scalar = |n: &str| Param {
+        name: n.into(),
+        ty: f.clone(),
+    };
+    let forward = Operator {
+        key: "triag_forward".into(),
+        name: "triag_forward".into(),
+        params: vec![
+            Param {
+                name: "carry".into(),
+                ty: pair.clone(),
+            },
+            scalar("a"),
+            scalar("b"),
+            scalar("c"),
+            scalar("d"),
+        ],
+        ret: pair.clone(),
+        body: forward_body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: true,
+            init: Expr::new(pair.clone(), ExprKind::Tuple(vec![float(0.0), float(0.0)])),
+        },
+    };
+    // x = d' - c' * x_above
+    let backward = Operator {
+        key: "triag_backward".into(),
+        name: "triag_backward".into(),
+        params: vec![scalar("x"), scalar("cp"), scalar("dp")],
+        ret: f.clone(),
+        body: sub(
+            param(2, f.clone()),
+            mul(param(1, f.clone()), param(0, f.clone())),
+        ),
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: false,
+            init: float(0.0),
+        },
+    };
+    let pair_field = Type::Tuple(vec![ck.clone(), ck.clone()]);
+    let fw = call(
+        "triag_forward",
+        (0..4).map(|i| param(i, ck.clone())).collect(),
+        pair_field.clone(),
+    );
+    let value = let_(
+        0,
+        fw,
+        call(
+            "triag_backward",
+            vec![
+                tget(var(0, pair_field.clone()), 0, ck.clone()),
+                tget(var(0, pair_field.clone()), 1, ck.clone()),
+            ],
+            ck.clone(),
+        ),
+    );
+    Generated {
+        signature: "fn solve_triag(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>, c: &Field<(Cell, K), f64>, d: &Field<(Cell, K), f64>, x: &mut Field<(Cell, K), f64>) {}",
+        program: Program {
+            name: "solve_triag".into(),
+            params: vec![
+                pp("a", ck.clone(), Role::In),
+                pp("b", ck.clone(), Role::In),
+                pp("c", ck.clone(), Role::In),
+                pp("d", ck.clone(), Role::In),
+                pp("x", ck.clone(), Role::Out),
+            ],
+            calls: vec![ProgramCall {
+                value,
+                target: Target::Field { param: 4, domain: vec![] },
+            }],
+            bundle: bundle(vec![forward, backward]),
+        },
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -681,6 +804,7 @@ fn main() {
         dynamic_and_domains(),
         nested_gather(),
         in_place(),
+        solve_triag(),
     ] {
         let json = g.program.to_json();
         text.push_str(&format!(

@@ -21,8 +21,15 @@
 //!   neighbour (fan-out ≥ 2). The same value read by several shifts shares one temporary.
 //! * everything else is recomputed (inlined) at each point that reads it: pointwise values,
 //!   Cartesian shifts, and gathers read through one-neighbour offsets.
-//! * a scan's result read shifted, or two scans in conflicting directions in one stage, would
-//!   need a temporary of a scan; they are rejected with a [`LowerError`] naming the problem.
+//! * a scan whose direction (or axis) conflicts with the scan its stage already runs (e.g. a
+//!   forward sweep read by a backward substitution) is materialised: a stage of its own over
+//!   the whole domain of the reading stage writes one temporary per carry component.
+//! * a scan's result read shifted is rejected with a [`LowerError`]: which levels the scan
+//!   must cover then depends on domain inference this lowering does not do. So is a
+//!   conflicting scan inside a `concat_where`/`if` branch, for the same reason.
+//!
+//! Known difference from GT4Py: a scan inside a `concat_where` branch runs over the stage's
+//! whole vertical range (GT4Py starts it at the branch region's first level).
 
 mod builder;
 
@@ -67,6 +74,14 @@ type TargetLeaf<'p> = (Vec<u32>, u32, &'p [crate::fieldview::DomainRange]);
 pub enum Value {
     Node(NodeId),
     Tuple(Vec<Value>),
+}
+
+/// `shape` with its leaves replaced, in order, by `leaves`.
+fn rebuild(shape: &Value, leaves: &mut impl Iterator<Item = NodeId>) -> Value {
+    match shape {
+        Value::Node(_) => Value::Node(leaves.next().unwrap_or(u32::MAX)),
+        Value::Tuple(items) => Value::Tuple(items.iter().map(|i| rebuild(i, leaves)).collect()),
+    }
 }
 
 impl Value {
@@ -219,11 +234,27 @@ fn lower_group(
                 param: group[0].1,
             },
         });
+    let consumer = dims
+        .iter()
+        .map(|d| match ranges.iter().find(|r| &r.dim == d) {
+            Some(r) => VerticalRange::Exprs {
+                dim: d.clone(),
+                start: &r.start,
+                end: &r.end,
+            },
+            None => VerticalRange::Field {
+                dim: d.clone(),
+                param: group[0].1,
+            },
+        })
+        .collect();
     let mut lowering = Lowering {
         program,
         b: StageBuilder::default(),
         root: env.clone(),
         vertical,
+        consumer,
+        scan_memo: HashMap::new(),
         temporaries: std::mem::take(temporaries),
         pre_stages: Vec::new(),
         memo: HashMap::new(),
@@ -285,7 +316,7 @@ fn lower_group(
     Ok((lowering.pre_stages, lowering.b.finish(domain, outputs)))
 }
 
-/// The vertical range of the stage being lowered, for the temporaries it reads.
+/// One range of the stage being lowered, for the temporaries it reads.
 enum VerticalRange<'p> {
     /// `start..end` of the call's domain (program-scope expressions).
     Exprs {
@@ -303,6 +334,10 @@ struct Lowering<'p> {
     /// The program-scope environment (domain bounds are lowered in it).
     root: Rc<Env<'p>>,
     vertical: Option<VerticalRange<'p>>,
+    /// Every range of the stage being lowered, in its dimensions' order.
+    consumer: Vec<VerticalRange<'p>>,
+    /// Scan calls already materialised: (call expression, environment) → their value.
+    scan_memo: HashMap<(usize, usize), Value>,
     temporaries: Vec<Temporary>,
     /// Stages computing the temporaries of the stage being built, in dependency order.
     pre_stages: Vec<Stage>,
@@ -521,7 +556,7 @@ impl<'p> Lowering<'p> {
                 }
                 _ => return err(format!("tuple element {index} does not exist")),
             },
-            K::Call { callee, args } => self.lower_call(callee, args, env, ctx)?,
+            K::Call { callee, args } => self.lower_call(e, callee, args, env, ctx)?,
         })
     }
 
@@ -595,6 +630,88 @@ impl<'p> Lowering<'p> {
         self.pre_stages.push(stage);
         self.memo.insert(key, t);
         Ok(Some(t))
+    }
+
+    /// A scan call whose direction conflicts with the stage's scan, computed by a stage of its
+    /// own over the whole domain of the stage being lowered (where the reading scan runs too)
+    /// into one temporary per carry component.
+    fn materialise_scan(&mut self, call: &'p Expr, env: &Rc<Env<'p>>) -> Result<Value, LowerError> {
+        let key = (call as *const Expr as usize, Rc::as_ptr(env) as usize);
+        if let Some(v) = self.scan_memo.get(&key) {
+            return Ok(v.clone());
+        }
+        let dims: Vec<String> = self
+            .consumer
+            .iter()
+            .map(|r| match r {
+                VerticalRange::Exprs { dim, .. } | VerticalRange::Field { dim, .. } => dim.clone(),
+            })
+            .collect();
+        let saved = std::mem::take(&mut self.b);
+        let built = self.scan_stage(call, env);
+        let builder = std::mem::replace(&mut self.b, saved);
+        let (domain, value) = built?;
+        let mut leaves = Vec::new();
+        value.leaves(&mut leaves);
+        let mut outputs = Vec::new();
+        let mut loads = Vec::new();
+        for leaf in leaves {
+            let t = self.temporaries.len() as u32;
+            let dtype = builder.dtype(leaf);
+            self.temporaries.push(Temporary {
+                dims: dims.clone(),
+                dtype,
+            });
+            outputs.push(Output {
+                target: Source::Temporary(t),
+                value: leaf,
+            });
+            loads.push(self.b.add(Node::Load {
+                source: Source::Temporary(t),
+                path: AccessPath::default(),
+                local: None,
+                dtype,
+                guarded: false,
+            }));
+        }
+        self.pre_stages.push(builder.finish(domain, outputs));
+        let mut next = loads.into_iter();
+        let result = rebuild(&value, &mut next);
+        self.scan_memo.insert(key, result.clone());
+        Ok(result)
+    }
+
+    fn scan_stage(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+    ) -> Result<(Vec<StageRange>, Value), LowerError> {
+        let mut domain = Vec::new();
+        let root = self.root.clone();
+        for i in 0..self.consumer.len() {
+            let (dim, start, end) = match &self.consumer[i] {
+                VerticalRange::Exprs { dim, start, end } => {
+                    let (dim, start, end) = (dim.clone(), *start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    (dim, Bound::Node(s), Bound::Node(e))
+                }
+                VerticalRange::Field { dim, param } => (
+                    dim.clone(),
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+            };
+            domain.push(StageRange { dim, start, end });
+        }
+        let value = self.lower(call, env, &Ctx::default())?;
+        Ok((domain, value))
     }
 
     /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (all of it) and the
@@ -749,6 +866,7 @@ impl<'p> Lowering<'p> {
 
     fn lower_call(
         &mut self,
+        call: &'p Expr,
         callee: &str,
         args: &'p [Expr],
         env: &Rc<Env<'p>>,
@@ -780,6 +898,15 @@ impl<'p> Lowering<'p> {
                         "the result of scan operator `{}` is read shifted; that needs a temporary, which the fused backends do not build",
                         op.name
                     ));
+                }
+                if self.b.scan_conflicts(axis, *forward) {
+                    if ctx.guarded {
+                        return err(format!(
+                            "scan operator `{}` runs against another scan of its stage inside a `concat_where` or `if` branch; write one of them to a field in a call of its own",
+                            op.name
+                        ));
+                    }
+                    return self.materialise_scan(call, env);
                 }
                 self.b.begin_scan(axis, *forward).map_err(|m| LowerError {
                     message: format!("scan operator `{}`: {m}", op.name),

@@ -546,3 +546,59 @@ fn cpu_reports_tables_and_sparse_fields_that_do_not_fit() {
         "{e}"
     );
 }
+
+#[test]
+fn cpu_scans_in_conflicting_directions_solve_a_tridiagonal_system() {
+    let lowered = gt4rs::__private::ir::lower::lower(solve_triag::ir()).unwrap();
+    assert_eq!(
+        lowered.stages.len(),
+        2,
+        "the forward scan runs in a stage of its own"
+    );
+    assert_eq!(lowered.temporaries.len(), 2);
+    for (layout, parallel) in [
+        (Layout::LastContiguous, true),
+        (Layout::FirstContiguous, false),
+    ] {
+        let mut r = rng(41);
+        let (nc, nk) = (11i64, 9i64);
+        let dom = [0..nc, 0..nk];
+        let a: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let b: Field<(Cell, K), f64> =
+            Field::from_fn(&dom, layout, |_| 4.0 + r.random_range(0.0..1.0)).unwrap();
+        let c: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let d: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let mut x: Field<(Cell, K), f64> = Field::filled(&dom, f64::NAN, layout).unwrap();
+        let prog = solve_triag::compile(&options(parallel, Connectivities::new())).unwrap();
+        prog.call(solve_triag::Args {
+            a: &a,
+            b: &b,
+            c: &c,
+            d: &d,
+            x: &mut x,
+        })
+        .unwrap();
+        for cell in 0..nc {
+            let at = |f: &Field<(Cell, K), f64>, k: i64| f.get(&[cell, k]).unwrap();
+            // The system itself: a x[k-1] + b x[k] + c x[k+1] = d (a[0] and c[nk-1] unused).
+            for k in 0..nk {
+                let below = if k > 0 {
+                    at(&a, k) * at(&x, k - 1)
+                } else {
+                    0.0
+                };
+                let above = if k + 1 < nk {
+                    at(&c, k) * at(&x, k + 1)
+                } else {
+                    0.0
+                };
+                let lhs = below + at(&b, k) * at(&x, k) + above;
+                assert!(
+                    (lhs - at(&d, k)).abs() < 1e-10,
+                    "cell {cell} k {k}: {lhs} vs {}",
+                    at(&d, k)
+                );
+            }
+        }
+    }
+}

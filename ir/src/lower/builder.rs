@@ -81,6 +81,11 @@ impl StageBuilder {
         }
     }
 
+    /// True when the stage already scans along another axis or direction.
+    pub fn scan_conflicts(&self, axis: &str, forward: bool) -> bool {
+        matches!(&self.scan, Some(s) if s.axis != axis || s.forward != forward)
+    }
+
     pub fn has_scan(&self) -> bool {
         self.scan.is_some()
     }
