@@ -1172,11 +1172,7 @@ impl<'a> StageEmitter<'a> {
         // Output stores.
         let mut out_bases = Vec::new();
         let mut level_stores = Vec::new();
-        let mut out_slices_fast = Vec::new();
-        let mut fast_params = Vec::new();
-        let mut fast_args = Vec::new();
-        let mut fast_stores = Vec::new();
-        let mut unit_conds = Vec::new();
+        let mut fast = FastParts::default();
         for (oi, ((p, f), o)) in out_info.iter().zip(&stage.outputs).enumerate() {
             let fp = format_ident!("{}", prefix(p));
             let fo = format_ident!("{}_o", prefix(p));
@@ -1213,15 +1209,16 @@ impl<'a> StageEmitter<'a> {
                         // touches this element.
                         unsafe { *#base.offset(k as isize * #fs[#kd]) = #v; }
                     });
-                    unit_conds.push(quote!(#fs[#kd] == 1));
+                    fast.unit_conds.push(quote!(#fs[#kd] == 1));
                     let slice = format_ident!("out{}", oi);
-                    fast_params.push(quote!(#slice: &mut [#ty]));
-                    out_slices_fast.push(quote! {
+                    fast.params.push(quote!(#slice: &mut [#ty]));
+                    fast.reslice.push(quote!(let #slice = &mut #slice[..n];));
+                    fast.args.push(quote! {
                         // SAFETY: unit vertical stride; the domain's levels of this column lie
                         // inside the output, and this block alone writes them.
                         unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#klo as isize), #nk) }
                     });
-                    fast_stores.push(quote!(#slice[lev] = #v;));
+                    fast.stores.push(quote!(#slice[lev] = #v;));
                 }
                 None => level_stores.push(quote! {
                     // SAFETY: the domain lies inside this output (checked before the loop) and
@@ -1230,7 +1227,6 @@ impl<'a> StageEmitter<'a> {
                 }),
             }
         }
-        fast_args.extend(out_slices_fast);
 
         // Scan carries.
         let mut carry_init = Vec::new();
@@ -1307,16 +1303,7 @@ impl<'a> StageEmitter<'a> {
                     }
                 };
                 if !has_general && !reads_outputs && !self.level_can_fail {
-                    self.fast_path(
-                        index,
-                        general,
-                        unit_conds,
-                        fast_params,
-                        fast_args,
-                        fast_stores,
-                        &klo,
-                        &nk,
-                    )?
+                    self.fast_path(index, general, fast, &klo, &nk)?
                 } else {
                     general
                 }
@@ -1352,28 +1339,24 @@ impl<'a> StageEmitter<'a> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The vertical loop over slices, behind a run-time check that every column it touches has
+    /// unit vertical stride; `general` otherwise.
     fn fast_path(
         &mut self,
         index: usize,
         general: TokenStream,
-        mut unit_conds: Vec<TokenStream>,
-        mut params: Vec<TokenStream>,
-        mut args: Vec<TokenStream>,
-        stores: Vec<TokenStream>,
+        fast: FastParts,
         klo: &syn::Ident,
         nk: &TokenStream,
     ) -> Result<TokenStream, String> {
         let func = format_ident!("stage{}_levels", index);
-        let mut reslice = Vec::new();
-        for p in &params {
-            // `name: &mut [T]` → `let name = &mut name[..n];`
-            let text = p.to_string();
-            if let Some(name) = text.split(':').next() {
-                let i = ident(name.trim());
-                reslice.push(quote!(let #i = &mut #i[..n];));
-            }
-        }
+        let FastParts {
+            mut unit_conds,
+            mut params,
+            mut args,
+            stores,
+            mut reslice,
+        } = fast;
         let mut columns = BTreeMap::new();
         for (name, base, p) in self.columns.clone() {
             let f = self.field(p)?;
@@ -1435,6 +1418,21 @@ impl<'a> StageEmitter<'a> {
             }
         })
     }
+}
+
+/// The output side of the fast path, gathered while the outputs are emitted.
+#[derive(Default)]
+struct FastParts {
+    /// `stride == 1` conditions.
+    unit_conds: Vec<TokenStream>,
+    /// `name: &mut [T]` parameters of the level function.
+    params: Vec<TokenStream>,
+    /// The slices passed for them.
+    args: Vec<TokenStream>,
+    /// `name[lev] = value;`
+    stores: Vec<TokenStream>,
+    /// `let name = &mut name[..n];`
+    reslice: Vec<TokenStream>,
 }
 
 fn lowest(t: ScalarType) -> TokenStream {
