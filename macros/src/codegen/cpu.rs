@@ -44,7 +44,10 @@ pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
                 impl Compiled {
                     fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                         let _ = args;
-                        unreachable!()
+                        Err(::gt4rs::Error::Execution {
+                            program: NAME.to_string(),
+                            message: #message.to_string(),
+                        })
                     }
                 }
             }

@@ -1199,8 +1199,6 @@ impl<'a> StageEmitter<'a> {
                 let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*);
             });
             let v = self.reference(o.value, &BTreeMap::new(), Section::Level);
-            let vty = rust_ty(stage.nodes[o.value as usize].dtype());
-            let _ = vty;
             match kd {
                 Some(kd) => {
                     level_stores.push(quote! {
@@ -1397,7 +1395,6 @@ impl<'a> StageEmitter<'a> {
             params.push(quote!(#i: #ty));
             args.push(quote!(#i));
         }
-        let _ = index;
         Ok(quote! {
             if #(#unit_conds)&&* {
                 // A function of its own: its slice arguments tell the compiler that the
