@@ -670,7 +670,7 @@ fn in_place() -> Generated {
 
 /// The Thomas algorithm in one expression: a forward scan whose results a backward scan reads
 /// (GT4Py's `test_solve_triag`), so the forward scan gets a stage and temporaries of its own.
-fn solve_triag() -> Generated {
+fn solve_triag(fused: bool) -> Generated {
     let ck = fty(&["Cell", "K"], F64);
     let f = Type::Scalar(F64);
     let pair = Type::Tuple(vec![f.clone(), f.clone()]);
@@ -759,6 +759,9 @@ fn solve_triag() -> Generated {
         (0..4).map(|i| param(i, ck.clone())).collect(),
         pair_field.clone(),
     );
+    if fused {
+        return fused_triag(fw, forward, backward);
+    }
     let value = let_(
         0,
         fw,
@@ -791,6 +794,88 @@ fn solve_triag() -> Generated {
     }
 }
 
+/// ICON's fused solver shape: the forward sweep only where `K > 0` (zero above), the back
+/// substitution only where `K < nk - 1` (the sweep's value below). Each scan starts at its
+/// region's first level.
+fn fused_triag(fw: Expr, forward: Operator, backward: Operator) -> Generated {
+    let ck = fty(&["Cell", "K"], F64);
+    let pair_field = Type::Tuple(vec![ck.clone(), ck.clone()]);
+    let tget = |e: Expr, i: u32| {
+        Expr::new(
+            ck.clone(),
+            ExprKind::TupleGet {
+                arg: Box::new(e),
+                index: i,
+            },
+        )
+    };
+    let k_cmp = |op: CmpOp, value: Expr| DomainCond::Cmp {
+        dim: "K".into(),
+        op,
+        value: Box::new(value),
+    };
+    let nk = || param(5, Type::Scalar(I32));
+    let zero = || {
+        Expr::new(
+            ck.clone(),
+            ExprKind::Broadcast {
+                arg: Box::new(float(0.0)),
+                dims: vec!["Cell".into(), "K".into()],
+            },
+        )
+    };
+    let sweep = Expr::new(
+        pair_field.clone(),
+        ExprKind::ConcatWhere {
+            cond: k_cmp(CmpOp::Gt, int(0)),
+            if_true: Box::new(fw),
+            if_false: Box::new(Expr::new(
+                pair_field.clone(),
+                ExprKind::Tuple(vec![zero(), zero()]),
+            )),
+        },
+    );
+    let back = call(
+        "triag_backward",
+        vec![
+            tget(var(0, pair_field.clone()), 0),
+            tget(var(0, pair_field.clone()), 1),
+        ],
+        ck.clone(),
+    );
+    let value = let_(
+        0,
+        sweep,
+        Expr::new(
+            ck.clone(),
+            ExprKind::ConcatWhere {
+                cond: k_cmp(CmpOp::Lt, sub(nk(), int(1))),
+                if_true: Box::new(back),
+                if_false: Box::new(tget(var(0, pair_field.clone()), 1)),
+            },
+        ),
+    );
+    Generated {
+        signature: "fn fused_triag(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>, c: &Field<(Cell, K), f64>, d: &Field<(Cell, K), f64>, x: &mut Field<(Cell, K), f64>, nk: i32) {}",
+        program: Program {
+            name: "fused_triag".into(),
+            params: vec![
+                pp("a", ck.clone(), Role::In),
+                pp("b", ck.clone(), Role::In),
+                pp("c", ck.clone(), Role::In),
+                pp("d", ck.clone(), Role::In),
+                pp("x", ck.clone(), Role::Out),
+                pp("nk", Type::Scalar(I32), Role::In),
+            ],
+            calls: vec![ProgramCall {
+                value,
+                target: Target::Field { param: 4, domain: vec![] },
+            }],
+            bundle: bundle(vec![forward, backward]),
+        },
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -804,7 +889,8 @@ fn main() {
         dynamic_and_domains(),
         nested_gather(),
         in_place(),
-        solve_triag(),
+        solve_triag(false),
+        solve_triag(true),
     ] {
         let json = g.program.to_json();
         text.push_str(&format!(

@@ -25,11 +25,13 @@
 //!   forward sweep read by a backward substitution) is materialised: a stage of its own over
 //!   the whole domain of the reading stage writes one temporary per carry component.
 //! * a scan's result read shifted is rejected with a [`LowerError`]: which levels the scan
-//!   must cover then depends on domain inference this lowering does not do. So is a
-//!   conflicting scan inside a `concat_where`/`if` branch, for the same reason.
+//!   must cover then depends on domain inference this lowering does not do.
 //!
-//! Known difference from GT4Py: a scan inside a `concat_where` branch runs over the stage's
-//! whole vertical range (GT4Py starts it at the branch region's first level).
+//! Scans in `concat_where` branches: a scan runs in the regions of the branches it is written
+//! in (lexically; a `let` variable or operator argument carries the regions of its
+//! definition), restarting from `init` outside them, so it starts at its region's first level
+//! in scan direction as in GT4Py. GT4Py also narrows a scan to where its value is used; this
+//! lowering does not (the values differ only for a scan whose uses start after its region).
 
 mod builder;
 
@@ -105,7 +107,12 @@ enum Binding<'a> {
     /// Program parameter `n`.
     ProgramParam(u32),
     /// An expression, lowered where it is used, in the environment where it was written.
-    Expr { expr: &'a Expr, env: Rc<Env<'a>> },
+    Expr {
+        expr: &'a Expr,
+        env: Rc<Env<'a>>,
+        /// The `concat_where` regions where the expression was written.
+        regions: Vec<Region<'a>>,
+    },
     /// An already lowered value (a scan's carry).
     Value(Value),
 }
@@ -116,17 +123,28 @@ struct Env<'a> {
     vars: BTreeMap<u32, Binding<'a>>,
 }
 
+/// A `concat_where` branch an expression is written in: `cond` holds (or not) there.
+#[derive(Clone)]
+struct Region<'a> {
+    cond: &'a DomainCond,
+    env: Rc<Env<'a>>,
+    holds: bool,
+}
+
 /// Where an expression is evaluated, relative to the stage's point.
 #[derive(Clone, Default)]
-struct Ctx {
+struct Ctx<'a> {
     path: AccessPath,
     /// Slot of each local dimension in scope, innermost last.
     slots: Vec<(String, Slot)>,
-    /// Inside a `concat_where` branch.
+    /// Inside a `concat_where` or `if` branch.
     guarded: bool,
+    /// The `concat_where` branches enclosing the expression where it is written (lexically:
+    /// a parameter or variable brings the regions of its definition). A scan runs in them.
+    regions: Vec<Region<'a>>,
 }
 
-impl Ctx {
+impl Ctx<'_> {
     fn slot_of(&self, local: &str) -> Option<Slot> {
         self.slots
             .iter()
@@ -365,7 +383,12 @@ impl<'p> Lowering<'p> {
         })
     }
 
-    fn lower(&mut self, e: &'p Expr, env: &Rc<Env<'p>>, ctx: &Ctx) -> Result<Value, LowerError> {
+    fn lower(
+        &mut self,
+        e: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
         use ExprKind as K;
         Ok(match &e.kind {
             K::Param(i) => {
@@ -391,6 +414,7 @@ impl<'p> Lowering<'p> {
                     Binding::Expr {
                         expr: value,
                         env: env.clone(),
+                        regions: ctx.regions.clone(),
                     },
                 );
                 self.lower(body, &Rc::new(inner), ctx)?
@@ -537,10 +561,18 @@ impl<'p> Lowering<'p> {
                 if_false,
             } => {
                 let c = self.lower_cond(cond, env, ctx)?;
-                let mut guarded = ctx.clone();
-                guarded.guarded = true;
-                let t = self.lower(if_true, env, &guarded)?;
-                let f = self.lower(if_false, env, &guarded)?;
+                let branch = |holds: bool| {
+                    let mut b = ctx.clone();
+                    b.guarded = true;
+                    b.regions.push(Region {
+                        cond,
+                        env: env.clone(),
+                        holds,
+                    });
+                    b
+                };
+                let t = self.lower(if_true, env, &branch(true))?;
+                let f = self.lower(if_false, env, &branch(false))?;
                 self.select(c, &t, &f)?
             }
             K::Tuple(items) => {
@@ -567,7 +599,7 @@ impl<'p> Lowering<'p> {
         arg: &'p Expr,
         env: &Rc<Env<'p>>,
         offset: &str,
-        ctx: &Ctx,
+        ctx: &Ctx<'p>,
     ) -> Result<Option<u32>, LowerError> {
         let program = self.program;
         let info = match program.bundle.offset(offset) {
@@ -635,7 +667,12 @@ impl<'p> Lowering<'p> {
     /// A scan call whose direction conflicts with the stage's scan, computed by a stage of its
     /// own over the whole domain of the stage being lowered (where the reading scan runs too)
     /// into one temporary per carry component.
-    fn materialise_scan(&mut self, call: &'p Expr, env: &Rc<Env<'p>>) -> Result<Value, LowerError> {
+    fn materialise_scan(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
         let key = (call as *const Expr as usize, Rc::as_ptr(env) as usize);
         if let Some(v) = self.scan_memo.get(&key) {
             return Ok(v.clone());
@@ -648,7 +685,7 @@ impl<'p> Lowering<'p> {
             })
             .collect();
         let saved = std::mem::take(&mut self.b);
-        let built = self.scan_stage(call, env);
+        let built = self.scan_stage(call, env, ctx);
         let builder = std::mem::replace(&mut self.b, saved);
         let (domain, value) = built?;
         let mut leaves = Vec::new();
@@ -671,7 +708,7 @@ impl<'p> Lowering<'p> {
                 path: AccessPath::default(),
                 local: None,
                 dtype,
-                guarded: false,
+                guarded: ctx.guarded,
             }));
         }
         self.pre_stages.push(builder.finish(domain, outputs));
@@ -685,6 +722,7 @@ impl<'p> Lowering<'p> {
         &mut self,
         call: &'p Expr,
         env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
     ) -> Result<(Vec<StageRange>, Value), LowerError> {
         let mut domain = Vec::new();
         let root = self.root.clone();
@@ -710,7 +748,13 @@ impl<'p> Lowering<'p> {
             };
             domain.push(StageRange { dim, start, end });
         }
-        let value = self.lower(call, env, &Ctx::default())?;
+        // Evaluated at the stage's point, in the regions (and guard) of the call.
+        let at_point = Ctx {
+            guarded: ctx.guarded,
+            regions: ctx.regions.clone(),
+            ..Ctx::default()
+        };
+        let value = self.lower(call, env, &at_point)?;
         Ok((domain, value))
     }
 
@@ -788,7 +832,7 @@ impl<'p> Lowering<'p> {
             return false;
         }
         let through = |b: Option<&Binding<'p>>| match b {
-            Some(Binding::Expr { expr, env }) => self.gathers(expr, env, depth + 1),
+            Some(Binding::Expr { expr, env, .. }) => self.gathers(expr, env, depth + 1),
             _ => false,
         };
         match &e.kind {
@@ -802,6 +846,7 @@ impl<'p> Lowering<'p> {
                     Binding::Expr {
                         expr: value,
                         env: env.clone(),
+                        regions: Vec::new(),
                     },
                 );
                 self.gathers(body, &Rc::new(inner), depth + 1)
@@ -823,9 +868,13 @@ impl<'p> Lowering<'p> {
         }
     }
 
-    fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx) -> Result<Value, LowerError> {
+    fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx<'p>) -> Result<Value, LowerError> {
         match binding {
-            Binding::Expr { expr, env } => self.lower(expr, &env, ctx),
+            Binding::Expr { expr, env, regions } => {
+                let mut c = ctx.clone();
+                c.regions = regions;
+                self.lower(expr, &env, &c)
+            }
             Binding::Value(v) => Ok(v),
             Binding::ProgramParam(p) => {
                 let param = &self.program.params[p as usize];
@@ -870,7 +919,7 @@ impl<'p> Lowering<'p> {
         callee: &str,
         args: &'p [Expr],
         env: &Rc<Env<'p>>,
-        ctx: &Ctx,
+        ctx: &Ctx<'p>,
     ) -> Result<Value, LowerError> {
         let program = self.program;
         let op = program.bundle.operator(callee).ok_or_else(|| LowerError {
@@ -879,6 +928,7 @@ impl<'p> Lowering<'p> {
         let arg_bindings = args.iter().map(|a| Binding::Expr {
             expr: a,
             env: env.clone(),
+            regions: ctx.regions.clone(),
         });
         match &op.kind {
             OperatorKind::Field => {
@@ -900,13 +950,7 @@ impl<'p> Lowering<'p> {
                     ));
                 }
                 if self.b.scan_conflicts(axis, *forward) {
-                    if ctx.guarded {
-                        return err(format!(
-                            "scan operator `{}` runs against another scan of its stage inside a `concat_where` or `if` branch; write one of them to a field in a call of its own",
-                            op.name
-                        ));
-                    }
-                    return self.materialise_scan(call, env);
+                    return self.materialise_scan(call, env, ctx);
                 }
                 self.b.begin_scan(axis, *forward).map_err(|m| LowerError {
                     message: format!("scan operator `{}`: {m}", op.name),
@@ -940,8 +984,11 @@ impl<'p> Lowering<'p> {
                         next_leaves.len()
                     ));
                 }
+                // The scan runs in the regions it is written in: outside them its carry restarts
+                // from `init`, so in a region it starts at the region's first level.
+                let active = self.regions_hold(&ctx.regions)?;
                 for (init, next) in init_leaves.into_iter().zip(next_leaves) {
-                    self.b.push_carry(init, next);
+                    self.b.push_carry(init, next, active);
                 }
                 Ok(result)
             }
@@ -965,11 +1012,38 @@ impl<'p> Lowering<'p> {
         }
     }
 
+    /// A bool node: every region holds at the stage's point (`None`: no regions).
+    fn regions_hold(&mut self, regions: &[Region<'p>]) -> Result<Option<NodeId>, LowerError> {
+        let mut all: Option<NodeId> = None;
+        for r in regions {
+            let c = self.lower_cond(r.cond, &r.env, &Ctx::default())?;
+            let c = if r.holds {
+                c
+            } else {
+                self.b.add(Node::Unary {
+                    op: crate::fieldview::UnaryOp::Not,
+                    arg: c,
+                    dtype: ScalarType::Bool,
+                })
+            };
+            all = Some(match all {
+                None => c,
+                Some(a) => self.b.add(Node::Binary {
+                    op: BinaryOp::BitAnd,
+                    lhs: a,
+                    rhs: c,
+                    dtype: ScalarType::Bool,
+                }),
+            });
+        }
+        Ok(all)
+    }
+
     fn lower_cond(
         &mut self,
         cond: &'p DomainCond,
         env: &Rc<Env<'p>>,
-        ctx: &Ctx,
+        ctx: &Ctx<'p>,
     ) -> Result<NodeId, LowerError> {
         Ok(match cond {
             DomainCond::Cmp { dim, op, value } => {

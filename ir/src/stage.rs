@@ -250,12 +250,16 @@ pub struct Output {
     pub value: NodeId,
 }
 
-/// One component of a scan's carry: `init` before the first level, `next` after each level.
+/// One component of a scan's carry: `init` before the first level; after each level, `next`
+/// where `active` holds (or always, without `active`) and `init` again where it does not. A
+/// scan written in a `concat_where` branch is active in the branch's region, so it starts
+/// (from `init`) at the region's first level in scan direction.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct CarryComponent {
     pub init: NodeId,
     pub next: NodeId,
     pub dtype: ScalarType,
+    pub active: Option<NodeId>,
 }
 
 /// A stage that walks its vertical `axis` sequentially in one direction, carrying state.

@@ -602,3 +602,57 @@ fn cpu_scans_in_conflicting_directions_solve_a_tridiagonal_system() {
         }
     }
 }
+
+#[test]
+fn cpu_scans_in_concat_where_branches_start_at_their_region() {
+    for (layout, parallel) in [
+        (Layout::LastContiguous, true),
+        (Layout::FirstContiguous, false),
+    ] {
+        let mut r = rng(43);
+        let (nc, nk) = (7i64, 8i64);
+        let dom = [0..nc, 0..nk];
+        let a: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let b: Field<(Cell, K), f64> =
+            Field::from_fn(&dom, layout, |_| 4.0 + r.random_range(0.0..1.0)).unwrap();
+        let c: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let d: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let mut x: Field<(Cell, K), f64> = Field::filled(&dom, f64::NAN, layout).unwrap();
+        let prog = fused_triag::compile(&options(parallel, Connectivities::new())).unwrap();
+        prog.call(fused_triag::Args {
+            a: &a,
+            b: &b,
+            c: &c,
+            d: &d,
+            x: &mut x,
+            nk: nk as i32,
+        })
+        .unwrap();
+        for cell in 0..nc {
+            let at = |f: &Field<(Cell, K), f64>, k: i64| f.get(&[cell, k]).unwrap();
+            let n = nk as usize;
+            let (mut cp, mut dp) = (vec![0.0; n], vec![0.0; n]);
+            let (mut s0, mut s1) = (0.0, 0.0);
+            for k in 1..nk {
+                let g = at(&b, k) - at(&a, k) * s0;
+                (s0, s1) = (at(&c, k) / g, (at(&d, k) - at(&a, k) * s1) / g);
+                (cp[k as usize], dp[k as usize]) = (s0, s1);
+            }
+            let mut want = vec![0.0; n];
+            want[n - 1] = dp[n - 1];
+            let mut carry = 0.0;
+            for k in (0..n - 1).rev() {
+                carry = dp[k] - cp[k] * carry;
+                want[k] = carry;
+            }
+            for k in 0..nk {
+                let got = at(&x, k);
+                assert!(
+                    close(got, want[k as usize]),
+                    "cell {cell} k {k}: {got} vs {}",
+                    want[k as usize]
+                );
+            }
+        }
+    }
+}

@@ -94,10 +94,15 @@ impl StageBuilder {
         self.scan.as_ref().map_or(0, |s| s.carry.len() as u32)
     }
 
-    pub fn push_carry(&mut self, init: NodeId, next: NodeId) {
+    pub fn push_carry(&mut self, init: NodeId, next: NodeId, active: Option<NodeId>) {
         let dtype = self.dtype(init);
         if let Some(scan) = &mut self.scan {
-            scan.carry.push(CarryComponent { init, next, dtype });
+            scan.carry.push(CarryComponent {
+                init,
+                next,
+                dtype,
+                active,
+            });
         }
     }
 
@@ -126,7 +131,7 @@ impl StageBuilder {
             match &self.scan {
                 Some(scan) if scan_live => {
                     for c in &scan.carry {
-                        for n in [c.init, c.next] {
+                        for n in [c.init, c.next].into_iter().chain(c.active) {
                             if !live[n as usize] {
                                 stack.push(n);
                             }
@@ -171,6 +176,7 @@ impl StageBuilder {
                     init: m(c.init),
                     next: m(c.next),
                     dtype: c.dtype,
+                    active: c.active.map(m),
                 })
                 .collect(),
             ..s

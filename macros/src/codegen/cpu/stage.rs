@@ -1236,7 +1236,13 @@ impl<'a> StageEmitter<'a> {
                 let init = ident(&format!("v{}", c.init));
                 let next = self.reference(c.next, &BTreeMap::new(), Section::Level);
                 carry_init.push(quote!(let mut #cname: #ty = #init;));
-                carry_update.push(quote!(#cname = #next;));
+                match c.active {
+                    Some(a) => {
+                        let active = self.reference(a, &BTreeMap::new(), Section::Level);
+                        carry_update.push(quote!(#cname = if #active { #next } else { #init };));
+                    }
+                    None => carry_update.push(quote!(#cname = #next;)),
+                }
             }
         }
 
