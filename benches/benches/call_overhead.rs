@@ -35,9 +35,7 @@ fn nabla4_point(
     nb: &[i32],
     p1: &[f64],
     p2: &[f64],
-    z: f64,
-    ivv: f64,
-    ipe: f64,
+    [z, ivv, ipe]: [f64; 3],
 ) -> f64 {
     let p = |j: usize| u[nb[j] as usize] * p1[j] + v[nb[j] as usize] * p2[j];
     let tang = p(0) + p(1);
@@ -94,9 +92,7 @@ fn main() -> Result<(), Error> {
         conn.as_slice(),
         pn1.as_array().as_slice().expect("row-major"),
         pn2.as_array().as_slice().expect("row-major"),
-        0.125,
-        2.0,
-        3.0,
+        [0.125, 2.0, 3.0],
     );
     let got = out.get(&[0, 0]).expect("inside");
     assert!(
@@ -115,9 +111,7 @@ fn main() -> Result<(), Error> {
                 nb,
                 p1.as_slice().expect("row-major"),
                 p2.as_slice().expect("row-major"),
-                0.125,
-                2.0,
-                3.0,
+                [0.125, 2.0, 3.0],
             );
         }
     });
