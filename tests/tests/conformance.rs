@@ -1,0 +1,9 @@
+//! GT4Py's fieldview feature tests (`tests/next_tests/…/ffront_tests/`), ported: one module per
+//! test file. Every case runs on every backend (see `gt4rs_tests::for_each_backend`) against a
+//! reference written as plain loops, on random inputs, with outputs poisoned before each run.
+
+#[path = "../conformance/common.rs"]
+mod common;
+
+#[path = "../conformance/basic.rs"]
+mod basic;
