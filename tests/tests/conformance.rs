@@ -7,3 +7,5 @@ mod common;
 
 #[path = "../conformance/basic.rs"]
 mod basic;
+#[path = "../conformance/reductions.rs"]
+mod reductions;
