@@ -7,5 +7,9 @@ mod common;
 
 #[path = "../conformance/basic.rs"]
 mod basic;
+#[path = "../conformance/broadcast.rs"]
+mod broadcast;
+#[path = "../conformance/cartesian_shifts.rs"]
+mod cartesian_shifts;
 #[path = "../conformance/reductions.rs"]
 mod reductions;
