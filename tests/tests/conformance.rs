@@ -11,5 +11,9 @@ mod basic;
 mod broadcast;
 #[path = "../conformance/cartesian_shifts.rs"]
 mod cartesian_shifts;
+#[path = "../conformance/concat_where.rs"]
+mod concat_where;
 #[path = "../conformance/reductions.rs"]
 mod reductions;
+#[path = "../conformance/where.rs"]
+mod r#where;
