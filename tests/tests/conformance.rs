@@ -13,7 +13,13 @@ mod broadcast;
 mod cartesian_shifts;
 #[path = "../conformance/concat_where.rs"]
 mod concat_where;
+#[path = "../conformance/conditionals.rs"]
+mod conditionals;
+#[path = "../conformance/laplacian.rs"]
+mod laplacian;
 #[path = "../conformance/reductions.rs"]
 mod reductions;
+#[path = "../conformance/scalar_args.rs"]
+mod scalar_args;
 #[path = "../conformance/where.rs"]
 mod r#where;
