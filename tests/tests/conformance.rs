@@ -21,5 +21,7 @@ mod laplacian;
 mod reductions;
 #[path = "../conformance/scalar_args.rs"]
 mod scalar_args;
+#[path = "../conformance/scan.rs"]
+mod scan;
 #[path = "../conformance/where.rs"]
 mod r#where;
