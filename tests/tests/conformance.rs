@@ -23,5 +23,9 @@ mod reductions;
 mod scalar_args;
 #[path = "../conformance/scan.rs"]
 mod scan;
+#[path = "../conformance/tuples.rs"]
+mod tuples;
+#[path = "../conformance/type_conversion.rs"]
+mod type_conversion;
 #[path = "../conformance/where.rs"]
 mod r#where;
