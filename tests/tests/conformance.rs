@@ -17,6 +17,8 @@ mod concat_where;
 mod conditionals;
 #[path = "../conformance/laplacian.rs"]
 mod laplacian;
+#[path = "../conformance/math_builtin_execution.rs"]
+mod math_builtin_execution;
 #[path = "../conformance/reductions.rs"]
 mod reductions;
 #[path = "../conformance/scalar_args.rs"]
