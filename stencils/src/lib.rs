@@ -1,1 +1,6 @@
 //! ICON and Cartesian stencils written in gt4rs.
+
+pub mod cartesian;
+pub mod cli;
+pub mod icon;
+pub mod reference_data;

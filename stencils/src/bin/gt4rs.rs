@@ -1,6 +1,80 @@
 //! The gt4rs command-line tool.
 
+use clap::{Parser, Subcommand};
+
+use gt4rs::grid::RegionSpec;
+use gt4rs_stencils::cli;
+
+#[derive(Parser)]
+#[command(name = "gt4rs", version, about = "gt4rs stencil tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// ICON grids.
+    Grid {
+        #[command(subcommand)]
+        command: GridCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum GridCommand {
+    /// Build a grid and print its sizes, zone bounds, edge lengths and areas, and the
+    /// result of the consistency checks (exit status 1 if one fails).
+    Info {
+        /// `rNbK` (e.g. r2b4), `torus:NXxNY`, a .npz grid file, or an ICON .nc grid file
+        /// (feature `netcdf`).
+        grid: String,
+        /// Cut a limited-area grid out of the global one.
+        #[arg(long)]
+        regional: bool,
+        /// Centre latitude of the region, degrees.
+        #[arg(long, default_value_t = 46.8)]
+        center_lat: f64,
+        /// Centre longitude of the region, degrees.
+        #[arg(long, default_value_t = 8.2)]
+        center_lon: f64,
+        /// Radius of the region, km.
+        #[arg(long, default_value_t = 3000.0)]
+        radius_km: f64,
+        /// Also write the grid to this .npz file.
+        #[arg(long)]
+        npz: Option<String>,
+    },
+}
+
 fn main() {
-    eprintln!("gt4rs: no subcommands yet");
-    std::process::exit(2);
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Grid {
+            command:
+                GridCommand::Info {
+                    grid,
+                    regional,
+                    center_lat,
+                    center_lon,
+                    radius_km,
+                    npz,
+                },
+        } => {
+            let region = regional.then_some(RegionSpec {
+                center_lat_deg: center_lat,
+                center_lon_deg: center_lon,
+                radius: radius_km * 1e3,
+            });
+            cli::grid::info(&grid, region, npz.as_deref())
+        }
+    };
+    match outcome {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("gt4rs: {e}");
+            std::process::exit(2);
+        }
+    }
 }
