@@ -19,6 +19,8 @@ mod conditionals;
 mod laplacian;
 #[path = "../conformance/math_builtin_execution.rs"]
 mod math_builtin_execution;
+#[path = "../conformance/math_unary_builtins.rs"]
+mod math_unary_builtins;
 #[path = "../conformance/reductions.rs"]
 mod reductions;
 #[path = "../conformance/scalar_args.rs"]
