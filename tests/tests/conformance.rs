@@ -15,12 +15,16 @@ mod cartesian_shifts;
 mod concat_where;
 #[path = "../conformance/conditionals.rs"]
 mod conditionals;
+#[path = "../conformance/domain.rs"]
+mod domain;
 #[path = "../conformance/laplacian.rs"]
 mod laplacian;
 #[path = "../conformance/math_builtin_execution.rs"]
 mod math_builtin_execution;
 #[path = "../conformance/math_unary_builtins.rs"]
 mod math_unary_builtins;
+#[path = "../conformance/program.rs"]
+mod program;
 #[path = "../conformance/reductions.rs"]
 mod reductions;
 #[path = "../conformance/scalar_args.rs"]
