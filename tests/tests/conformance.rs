@@ -5,6 +5,8 @@
 #[path = "../conformance/common.rs"]
 mod common;
 
+#[path = "../conformance/arg_call_interface.rs"]
+mod arg_call_interface;
 #[path = "../conformance/basic.rs"]
 mod basic;
 #[path = "../conformance/broadcast.rs"]
@@ -17,6 +19,8 @@ mod concat_where;
 mod conditionals;
 #[path = "../conformance/domain.rs"]
 mod domain;
+#[path = "../conformance/external_local_field.rs"]
+mod external_local_field;
 #[path = "../conformance/laplacian.rs"]
 mod laplacian;
 #[path = "../conformance/math_builtin_execution.rs"]
