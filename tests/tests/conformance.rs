@@ -21,12 +21,16 @@ mod conditionals;
 mod domain;
 #[path = "../conformance/external_local_field.rs"]
 mod external_local_field;
+#[path = "../conformance/icon_like_scan.rs"]
+mod icon_like_scan;
 #[path = "../conformance/laplacian.rs"]
 mod laplacian;
 #[path = "../conformance/math_builtin_execution.rs"]
 mod math_builtin_execution;
 #[path = "../conformance/math_unary_builtins.rs"]
 mod math_unary_builtins;
+#[path = "../conformance/multiple_output_domains.rs"]
+mod multiple_output_domains;
 #[path = "../conformance/program.rs"]
 mod program;
 #[path = "../conformance/reductions.rs"]
