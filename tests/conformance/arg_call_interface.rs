@@ -71,7 +71,7 @@ fn nested_operator_and_scan_calls() {
     for_each_backend(|backend| {
         let (mut div, mut total) = (poisoned(&v_dom), poisoned(&v_dom));
         let mut direct_total = poisoned(&e_dom);
-        calls::compile(&options(backend, mesh.connectivities()))?.call(calls::Args {
+        calls::compile(&backend.options_with(mesh.connectivities()))?.call(calls::Args {
             q: &q,
             speed,
             div: &mut div,
@@ -106,13 +106,13 @@ fn connectivity_errors_at_compile() {
     for_each_backend(|backend| {
         // No tables at all.
         expect_error(
-            calls::compile(&Options::new(backend)).map(|_| ()),
+            calls::compile(&backend.options()).map(|_| ()),
             &["V2E", "calls"],
         );
         // Other tables, but not V2E.
         let others = Connectivities::new().with(&mesh.e2v).with(&mesh.c2e);
         expect_error(
-            calls::compile(&options(backend, others)).map(|_| ()),
+            calls::compile(&backend.options_with(others)).map(|_| ()),
             &["V2E", "E2V"],
         );
         // A table named V2E whose declaration differs from the program's.
@@ -121,7 +121,7 @@ fn connectivity_errors_at_compile() {
         });
         let wrong = Connectivity::<impostor::V2E>::new(table, mesh.n_edges)?;
         expect_error(
-            calls::compile(&options(backend, Connectivities::new().with(&wrong))).map(|_| ()),
+            calls::compile(&backend.options_with(Connectivities::new().with(&wrong))).map(|_| ()),
             &["V2E", "[2]", "[4]"],
         );
         Ok(())
@@ -142,7 +142,8 @@ fn connectivity_errors_at_compile() {
 fn unavailable_backend_is_an_error() {
     let mesh = SimpleMesh::new();
     expect_error(
-        calls::compile(&options(Backend::Cuda, mesh.connectivities())).map(|_| ()),
+        calls::compile(&Options::new(Backend::Cuda).with_connectivities(mesh.connectivities()))
+            .map(|_| ()),
         &["cuda", "calls"],
     );
 }

@@ -20,7 +20,7 @@ fn copy_through_a_tuple() {
     let a: Field<(I, J, K), f64> = random_field(&mut rng, &domain);
     for_each_backend(|backend| {
         let mut out = poisoned(&domain);
-        let prog = copy_prog::compile(&Options::new(backend))?;
+        let prog = copy_prog::compile(&backend.options())?;
         prog.call(copy_prog::Args {
             a: &a,
             out: &mut out,
@@ -66,7 +66,7 @@ fn division_by_zero_gives_inf_and_nan() {
         let mut inf_out = poisoned(&domain);
         // NaN is the expected value here, so the poison of this output is a finite number.
         let mut nan_out: Field<(I, J), f64> = Field::filled(&domain, 7.5, Layout::default())?;
-        let prog = division_prog::compile(&Options::new(backend))?;
+        let prog = division_prog::compile(&backend.options())?;
         prog.call(division_prog::Args {
             one: 1.0,
             zero: 0.0,
@@ -78,7 +78,7 @@ fn division_by_zero_gives_inf_and_nan() {
             assert!(at(&nan_out, &p).is_nan(), "0/0 at {p:?}");
         }
         let mut lit = poisoned(&domain);
-        literal_inf_prog::compile(&Options::new(backend))?
+        literal_inf_prog::compile(&backend.options())?
             .call(literal_inf_prog::Args { out: &mut lit })?;
         expect_field("literal inf", &lit, &[1..4, 0..NJ as i64], |_| {
             f64::INFINITY

@@ -59,7 +59,7 @@ fn broadcast_fields_and_scalars() {
     for_each_backend(|backend| {
         let (mut field, mut scalar, mut sum) = (poisoned(&ij), poisoned(&ij), poisoned(&ij));
         let mut shifted = poisoned(&ik);
-        let prog = broadcast_prog::compile(&Options::new(backend))?;
+        let prog = broadcast_prog::compile(&backend.options())?;
         prog.call(broadcast_prog::Args {
             a: &a,
             b: &b,

@@ -46,7 +46,7 @@ fn static_shifts_of_fields_and_expressions() {
     for_each_backend(|backend| {
         let (mut plus_one, mut of_expression, mut around) =
             (poisoned(&out_dom), poisoned(&out_dom), poisoned(&out_dom));
-        let prog = shifts::compile(&Options::new(backend))?;
+        let prog = shifts::compile(&backend.options())?;
         prog.call(shifts::Args {
             a: &a,
             b: &b,
@@ -117,7 +117,7 @@ fn dynamic_shifts_match_the_loop_and_the_static_shift() {
     let twos = Field::from_fn(&written, Layout::default(), |_| 2).unwrap();
     for_each_backend(|backend| {
         let (mut along_i, mut along_k) = (poisoned(&out_dom), poisoned(&out_dom));
-        let prog = dynamic_prog::compile(&Options::new(backend))?;
+        let prog = dynamic_prog::compile(&backend.options())?;
         prog.call(dynamic_prog::Args {
             a: &a,
             i_off: &i_off,
@@ -142,7 +142,7 @@ fn dynamic_shifts_match_the_loop_and_the_static_shift() {
             along_k: &mut dyn_k,
         })?;
         let (mut stat_i, mut stat_k) = (poisoned(&out_dom), poisoned(&out_dom));
-        static_prog::compile(&Options::new(backend))?.call(static_prog::Args {
+        static_prog::compile(&backend.options())?.call(static_prog::Args {
             a: &a,
             along_i: &mut stat_i,
             along_k: &mut stat_k,

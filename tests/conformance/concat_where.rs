@@ -44,7 +44,7 @@ fn conditions_on_k_scalar_branches_and_a_broadcast_level() {
     for_each_backend(|backend| {
         let (mut positive, mut bottom, mut scalars) =
             (poisoned(&dom), poisoned(&dom), poisoned(&dom));
-        let prog = above_ground_prog::compile(&Options::new(backend))?;
+        let prog = above_ground_prog::compile(&backend.options())?;
         prog.call(above_ground_prog::Args {
             a: &a,
             b: &b,
@@ -102,7 +102,7 @@ fn non_overlapping_branch_fields() {
     let interior: Field<(I, J, K), f64> = random_field(&mut rng, &[0..ni, 0..nj, 1..nk]);
     for_each_backend(|backend| {
         let mut out = poisoned(&dom);
-        glue_prog::compile(&Options::new(backend))?.call(glue_prog::Args {
+        glue_prog::compile(&backend.options())?.call(glue_prog::Args {
             top: &top,
             interior: &interior,
             out: &mut out,
@@ -162,7 +162,7 @@ fn nested_and_combined_conditions() {
     let mid = 4;
     for_each_backend(|backend| {
         let (mut nested, mut inner, mut outer) = (poisoned(&dom), poisoned(&dom), poisoned(&dom));
-        let prog = regions_prog::compile(&Options::new(backend))?;
+        let prog = regions_prog::compile(&backend.options())?;
         prog.call(regions_prog::Args {
             a: &a,
             b: &b,
@@ -215,7 +215,7 @@ fn boundary_frame_around_a_laplacian() {
     let a: Field<(I, J), f64> = random_field(&mut rng, &dom);
     for_each_backend(|backend| {
         let mut out = poisoned(&dom);
-        framed_lap_prog::compile(&Options::new(backend))?.call(framed_lap_prog::Args {
+        framed_lap_prog::compile(&backend.options())?.call(framed_lap_prog::Args {
             a: &a,
             out: &mut out,
             ni: NI as i32,
@@ -267,7 +267,7 @@ fn tuple_branches_with_different_output_domains() {
     let split = 5;
     for_each_backend(|backend| {
         let (mut first, mut second) = (poisoned(&dom), poisoned(&dom));
-        tuple_branches_prog::compile(&Options::new(backend))?.call(tuple_branches_prog::Args {
+        tuple_branches_prog::compile(&backend.options())?.call(tuple_branches_prog::Args {
             a: &a,
             b: &b,
             first: &mut first,
@@ -314,7 +314,7 @@ fn two_scalar_branches_cover_every_level() {
     let a: Field<(I, K), f64> = random_field(&mut rng, &dom);
     for_each_backend(|backend| {
         let mut out = poisoned(&dom);
-        two_scalar_branches_prog::compile(&Options::new(backend))?.call(
+        two_scalar_branches_prog::compile(&backend.options())?.call(
             two_scalar_branches_prog::Args {
                 a: &a,
                 out: &mut out,

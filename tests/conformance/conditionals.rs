@@ -71,7 +71,7 @@ fn scalar_if_with_locals_nesting_and_tuples() {
                     poisoned(&dom),
                 ];
                 let [chosen, chain, first, second] = &mut outs;
-                branchy_prog::compile(&Options::new(backend))?.call(branchy_prog::Args {
+                branchy_prog::compile(&backend.options())?.call(branchy_prog::Args {
                     a: &a,
                     b: &b,
                     use_a,
@@ -135,7 +135,7 @@ fn only_the_taken_branch_is_evaluated() {
     let mut rng = rng(702);
     let a: Field<I, f64> = random_field(&mut rng, &sized(&[NI]));
     for_each_backend(|backend| {
-        let prog = guarded_shift_prog::compile(&Options::new(backend))?;
+        let prog = guarded_shift_prog::compile(&backend.options())?;
         let mut out = poisoned(&sized(&[NI]));
         prog.call(guarded_shift_prog::Args {
             a: &a,

@@ -37,7 +37,7 @@ fn scalar_sizes_single_points_and_bound_expressions() {
     for_each_backend(|backend| {
         let (mut by_size, mut single, mut expressions) =
             (poisoned(&dom), poisoned(&dom), poisoned(&dom));
-        bounds::compile(&Options::new(backend))?.call(bounds::Args {
+        bounds::compile(&backend.options())?.call(bounds::Args {
             a: &a,
             by_size: &mut by_size,
             single: &mut single,
@@ -81,7 +81,7 @@ fn tuple_output_with_a_two_dimensional_domain() {
     let a: Field<(I, J), f64> = random_field(&mut rng, &dom);
     for_each_backend(|backend| {
         let (mut x, mut y) = (poisoned(&dom), poisoned(&dom));
-        pair_prog::compile(&Options::new(backend))?.call(pair_prog::Args {
+        pair_prog::compile(&backend.options())?.call(pair_prog::Args {
             a: &a,
             x: &mut x,
             y: &mut y,
@@ -102,7 +102,7 @@ fn domains_outside_the_fields_are_errors() {
     let dom = sized(&[NI, NJ]);
     let a: Field<(I, J), f64> = random_field(&mut rng, &dom);
     for_each_backend(|backend| {
-        let prog = pair_prog::compile(&Options::new(backend))?;
+        let prog = pair_prog::compile(&backend.options())?;
         let run = |i0: i32, i1: i32, j0: i32, j1: i32| {
             let (mut x, mut y) = (poisoned(&dom), poisoned(&dom));
             let result = prog.call(pair_prog::Args {

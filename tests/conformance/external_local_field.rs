@@ -49,7 +49,7 @@ fn sparse_inputs_in_reductions_and_local_indexing() {
     for_each_backend(|backend| {
         let (mut weighted, mut indexed) = (poisoned(&v_dom), poisoned(&v_dom));
         let mut bare = poisoned(&[0..nv]);
-        local_fields_prog::compile(&options(backend, mesh.connectivities()))?.call(
+        local_fields_prog::compile(&backend.options_with(mesh.connectivities()))?.call(
             local_fields_prog::Args {
                 inp: &inp,
                 ones: &ones,
@@ -75,4 +75,3 @@ fn sparse_inputs_in_reductions_and_local_indexing() {
         Ok(())
     });
 }
-

@@ -114,7 +114,7 @@ fn stencil_52_like_scan_from_level_one() {
         .collect();
     for_each_backend(|backend| {
         let (mut z_q, mut w) = (z_q0.clone(), w0.clone());
-        solve_nonhydro_52_like::compile(&Options::new(backend))?.call(
+        solve_nonhydro_52_like::compile(&backend.options())?.call(
             solve_nonhydro_52_like::Args {
                 z_alpha: &z_alpha,
                 z_beta: &z_beta,
@@ -135,7 +135,7 @@ fn stencil_52_like_scan_from_level_one() {
         }
 
         let (mut z_q, mut w, mut flag) = (poisoned(&dom), poisoned(&dom), poisoned(&dom));
-        solve_nonhydro_52_like_with_flag::compile(&Options::new(backend))?.call(
+        solve_nonhydro_52_like_with_flag::compile(&backend.options())?.call(
             solve_nonhydro_52_like_with_flag::Args {
                 z_alpha: &z_alpha,
                 z_beta: &z_beta,

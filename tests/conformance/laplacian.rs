@@ -49,7 +49,7 @@ fn lap_skewedlap_and_laplap_on_halo_fields() {
     for_each_backend(|backend| {
         let (mut lap_out, mut skewed_out, mut laplap_out) =
             (poisoned(&halo), poisoned(&halo), poisoned(&halo));
-        laplacians::compile(&Options::new(backend))?.call(laplacians::Args {
+        laplacians::compile(&backend.options())?.call(laplacians::Args {
             a: &a,
             lap_out: &mut lap_out,
             skewed_out: &mut skewed_out,

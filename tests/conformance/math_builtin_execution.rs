@@ -24,7 +24,7 @@ macro_rules! math_case {
             let reference: fn(f64) -> f64 = $reference;
             for_each_backend(|backend| {
                 let mut out = poisoned(&dom);
-                $prog::compile(&Options::new(backend))?.call($prog::Args {
+                $prog::compile(&backend.options())?.call($prog::Args {
                     $x: &input,
                     out: &mut out,
                 })?;
@@ -51,7 +51,7 @@ macro_rules! math_case {
             let reference: fn(f64, f64) -> f64 = $reference;
             for_each_backend(|backend| {
                 let mut out = poisoned(&dom);
-                $prog::compile(&Options::new(backend))?.call($prog::Args {
+                $prog::compile(&backend.options())?.call($prog::Args {
                     $x: &first,
                     $y: &second,
                     out: &mut out,
@@ -321,7 +321,7 @@ fn nan_finite_and_infinite_predicates() {
             Field::filled(&dom, false, Layout::default())?,
         ];
         let [nan, finite, infinite] = &mut outs;
-        predicates_prog::compile(&Options::new(backend))?.call(predicates_prog::Args {
+        predicates_prog::compile(&backend.options())?.call(predicates_prog::Args {
             x: &x,
             nan,
             finite,

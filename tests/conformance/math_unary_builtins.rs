@@ -62,7 +62,7 @@ fn arithmetic_power_division_and_bit_operations() {
         let (mut mixed, mut power, mut modulo) = (poisoned(&dom), poisoned(&dom), poisoned(&dom));
         let (mut floor_div, mut remainder, mut bits) =
             (poisoned(&dom), poisoned(&dom), poisoned(&dom));
-        arithmetic_prog::compile(&Options::new(backend))?.call(arithmetic_prog::Args {
+        arithmetic_prog::compile(&backend.options())?.call(arithmetic_prog::Args {
             a: &a,
             b: &b,
             n: &n,
@@ -141,7 +141,7 @@ fn logic_on_bool_fields_and_scalars() {
                 start(&want_or),
                 start(&want_not),
             );
-            logic_prog::compile(&Options::new(backend))?.call(logic_prog::Args {
+            logic_prog::compile(&backend.options())?.call(logic_prog::Args {
                 x: &x,
                 y: &y,
                 flag,
@@ -189,7 +189,7 @@ fn unary_operators_and_functions_on_scalars() {
     for_each_backend(|backend| {
         let (mut a, mut c) = (poisoned(&dom), poisoned(&dom));
         let mut b = poisoned(&dom);
-        scalar_unary_prog::compile(&Options::new(backend))?.call(scalar_unary_prog::Args {
+        scalar_unary_prog::compile(&backend.options())?.call(scalar_unary_prog::Args {
             s,
             n,
             a: &mut a,

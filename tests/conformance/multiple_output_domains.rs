@@ -48,7 +48,7 @@ fn nested_tuple_with_full_and_half_levels() {
     for_each_backend(|backend| {
         let (mut a, mut c) = (poisoned(&full_dom), poisoned(&full_dom));
         let mut b = poisoned(&half_dom);
-        levels_prog::compile(&Options::new(backend))?.call(levels_prog::Args {
+        levels_prog::compile(&backend.options())?.call(levels_prog::Args {
             full: &full,
             half: &half,
             a: &mut a,
@@ -122,7 +122,7 @@ fn unstructured_outputs_with_their_own_domains() {
         let mut on_vertices = poisoned(&v_dom);
         let mut on_edges = poisoned(&e_dom);
         let mut on_cells = poisoned(&c_dom);
-        vertex_and_edge_prog::compile(&options(backend, mesh.connectivities()))?.call(
+        vertex_and_edge_prog::compile(&backend.options_with(mesh.connectivities()))?.call(
             vertex_and_edge_prog::Args {
                 vert: &vert,
                 edge: &edge,

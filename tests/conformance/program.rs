@@ -50,7 +50,7 @@ fn identity_shift_double_copy_restricted_copy_and_nested_operators() {
             poisoned(&dom),
         ];
         let [copy, copy_again, shifted, restricted, nested] = &mut outs;
-        copies::compile(&Options::new(backend))?.call(copies::Args {
+        copies::compile(&backend.options())?.call(copies::Args {
             a: &a,
             copy,
             copy_again,
@@ -86,7 +86,7 @@ fn non_zero_domain_starts() {
     let out_dom = [3..7, 0..nj];
     for_each_backend(|backend| {
         let mut out = poisoned(&out_dom);
-        copy_shifted::compile(&Options::new(backend))?.call(copy_shifted::Args {
+        copy_shifted::compile(&backend.options())?.call(copy_shifted::Args {
             a: &a,
             out: &mut out,
             i_start: 4,
@@ -130,7 +130,7 @@ fn in_place_update_and_calls_in_order() {
     for_each_backend(|backend| {
         let mut state = initial.clone();
         let mut shifted = poisoned(&dom);
-        update_in_place::compile(&Options::new(backend))?.call(update_in_place::Args {
+        update_in_place::compile(&backend.options())?.call(update_in_place::Args {
             state: &mut state,
             forcing: &forcing,
             shifted: &mut shifted,
@@ -151,7 +151,7 @@ fn wrong_sizes_are_errors() {
     let (ni, nj) = (NI as i64, NJ as i64);
     let a: Field<(I, J), f64> = random_field(&mut rng, &sized(&[NI, NJ]));
     for_each_backend(|backend| {
-        let prog = copy_shifted::compile(&Options::new(backend))?;
+        let prog = copy_shifted::compile(&backend.options())?;
         // The output does not hold the domain.
         let mut small: Field<(I, J), f64> = poisoned(&[0..3, 0..nj]);
         expect_error(

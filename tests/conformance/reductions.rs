@@ -63,7 +63,7 @@ fn sum_max_min_over_positive_and_negative_values() {
         for_each_backend(|backend| {
             let (mut sum, mut max, mut min) =
                 (poisoned(&v_dom), poisoned(&v_dom), poisoned(&v_dom));
-            let prog = reduce_v2e::compile(&options(backend, mesh.connectivities()))?;
+            let prog = reduce_v2e::compile(&backend.options_with(mesh.connectivities()))?;
             prog.call(reduce_v2e::Args {
                 edge_f,
                 sum: &mut sum,
@@ -149,7 +149,7 @@ fn reductions_skip_missing_neighbours() {
         let (mut sum, mut max, mut weighted) =
             (poisoned(&v_dom), poisoned(&v_dom), poisoned(&v_dom));
         let mut min = poisoned(&sized(&[mesh.n_vertices]));
-        let prog = reduce_with_skips::compile(&options(backend, mesh.connectivities()))?;
+        let prog = reduce_with_skips::compile(&backend.options_with(mesh.connectivities()))?;
         prog.call(reduce_with_skips::Args {
             edge_f: &edge_f,
             edge_i: &edge_i,
@@ -229,7 +229,7 @@ fn reductions_of_expressions_and_a_shift_after_the_reduction() {
     for_each_backend(|backend| {
         let (mut shifted, mut cse, mut chosen) =
             (poisoned(&v_dom), poisoned(&v_dom), poisoned(&v_dom));
-        let prog = reduce_expressions_prog::compile(&options(backend, mesh.connectivities()))?;
+        let prog = reduce_expressions_prog::compile(&backend.options_with(mesh.connectivities()))?;
         prog.call(reduce_expressions_prog::Args {
             edge_f: &edge_f,
             factor,
@@ -310,7 +310,7 @@ fn promotion_slot_shifts_and_composed_shifts() {
         let (mut quotient, mut on_edges) = (poisoned(&e_dom), poisoned(&e_dom));
         let mut on_cells = poisoned(&c_dom);
         let mut nested = poisoned(&v_dom);
-        let prog = promotion_and_slots::compile(&options(backend, mesh.connectivities()))?;
+        let prog = promotion_and_slots::compile(&backend.options_with(mesh.connectivities()))?;
         prog.call(promotion_and_slots::Args {
             a: &a,
             b: &b,
@@ -392,7 +392,8 @@ fn nested_reductions_tuples_branches_and_local_indexing() {
         for_each_backend(|backend| {
             let mut nested = poisoned(&e_dom);
             let (mut tupled, mut branch) = (poisoned(&v_dom), poisoned(&v_dom));
-            let prog = nested_and_local_prog::compile(&options(backend, mesh.connectivities()))?;
+            let prog =
+                nested_and_local_prog::compile(&backend.options_with(mesh.connectivities()))?;
             prog.call(nested_and_local_prog::Args {
                 edge_f: &edge_f,
                 sparse: &sparse,
@@ -451,7 +452,7 @@ fn reduction_with_non_zero_origin() {
     let edge_f: Field<(Edge, K), f64> = random_field(&mut rng, &e_dom);
     for_each_backend(|backend| {
         let mut out = poisoned(&v_dom);
-        let prog = sum_with_origin::compile(&options(backend, mesh.connectivities()))?;
+        let prog = sum_with_origin::compile(&backend.options_with(mesh.connectivities()))?;
         prog.call(sum_with_origin::Args {
             edge_f: &edge_f,
             out: &mut out,

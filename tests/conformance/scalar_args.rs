@@ -55,7 +55,7 @@ fn int_float_and_bool_scalars() {
             let (mut nested, mut negated) = (poisoned(&dom), poisoned(&dom));
             let mut counted = poisoned(&dom);
             let mut widened = poisoned(&dom);
-            scalars_prog::compile(&Options::new(backend))?.call(scalars_prog::Args {
+            scalars_prog::compile(&backend.options())?.call(scalars_prog::Args {
                 a: &a,
                 factor: -1.25,
                 count: 17,

@@ -78,7 +78,7 @@ fn forward_backward_shifted_and_branching_scans() {
             poisoned(&dom),
         );
         let mut resets = poisoned(&dom);
-        scans_prog::compile(&Options::new(backend))?.call(scans_prog::Args {
+        scans_prog::compile(&backend.options())?.call(scans_prog::Args {
             x: &x,
             y: &y,
             step,
@@ -184,7 +184,7 @@ fn tridiagonal_solve() {
     .unwrap();
     for_each_backend(|backend| {
         let mut x = poisoned(&dom);
-        solve_prog::compile(&Options::new(backend))?.call(solve_prog::Args {
+        solve_prog::compile(&backend.options())?.call(solve_prog::Args {
             a: &a,
             b: &b,
             c: &c,
@@ -257,7 +257,7 @@ fn scan_from_a_program_on_half_levels() {
     let written = [0..ni, 2..nk + 1];
     for_each_backend(|backend| {
         let mut out = poisoned(&dom);
-        direct_scan::compile(&Options::new(backend))?.call(direct_scan::Args {
+        direct_scan::compile(&backend.options())?.call(direct_scan::Args {
             x: &x,
             out: &mut out,
             step: 0.5,

@@ -57,7 +57,7 @@ fn nested_tuples_unpacking_and_unpromotable_dimensions() {
     for_each_backend(|backend| {
         let (mut sum, mut scaled, mut copied) = (poisoned(&ij), poisoned(&ij), poisoned(&ij));
         let mut doubled = poisoned(&k);
-        tuples_prog::compile(&Options::new(backend))?.call(tuples_prog::Args {
+        tuples_prog::compile(&backend.options())?.call(tuples_prog::Args {
             a: &a,
             b: &b,
             c: &c,
@@ -103,7 +103,7 @@ fn multicopy_with_one_domain() {
     for_each_backend(|backend| {
         let mut out_a = poisoned(&dom);
         let mut out_b = poisoned(&dom);
-        multicopy_prog::compile(&Options::new(backend))?.call(multicopy_prog::Args {
+        multicopy_prog::compile(&backend.options())?.call(multicopy_prog::Args {
             a: &a,
             b: &b,
             out_a: &mut out_a,

@@ -56,7 +56,7 @@ fn dtype_conversions_of_fields_local_fields_and_scalars() {
         let mut local = poisoned(&v);
         let mut widened = poisoned(&dom);
         let mut nonzero = Field::filled(&dom, false, Layout::default())?;
-        conversions_prog::compile(&options(backend, mesh.connectivities()))?.call(
+        conversions_prog::compile(&backend.options_with(mesh.connectivities()))?.call(
             conversions_prog::Args {
                 a: &a,
                 sparse: &sparse,

@@ -58,7 +58,7 @@ fn select_with_shifts_promotion_and_self_comparison() {
             poisoned(&dom),
         ];
         let [plain, shifted_branch, promoted, never] = &mut outs;
-        selects_prog::compile(&Options::new(backend))?.call(selects_prog::Args {
+        selects_prog::compile(&backend.options())?.call(selects_prog::Args {
             mask: &mask,
             a: &a,
             b: &b,
@@ -141,7 +141,7 @@ fn select_on_nested_tuples_with_scalars_and_shifted() {
             poisoned(&dom),
             poisoned(&dom),
         );
-        tuple_selects_prog::compile(&Options::new(backend))?.call(tuple_selects_prog::Args {
+        tuple_selects_prog::compile(&backend.options())?.call(tuple_selects_prog::Args {
             mask: &mask,
             a: &a,
             b: &b,

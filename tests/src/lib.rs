@@ -43,31 +43,79 @@ pub const NI: usize = 5;
 pub const NJ: usize = 7;
 pub const NK: usize = 9;
 
-/// The backends every conformance case runs on. `GT4RS_TEST_BACKENDS=embedded` (a comma
-/// separated list) restricts the loop, e.g. while a backend is being built.
-pub fn backends() -> Vec<Backend> {
-    let all = [Backend::Embedded, Backend::Cpu];
+/// One configuration a case runs on: a backend, and for the CPU backend its tuning. The CPU
+/// backend runs twice: with its defaults (small cases stay on the calling thread) and with
+/// every stage split into tiny parallel chunks, so the rayon path and chunk borders are tested
+/// on small meshes too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TestBackend {
+    pub backend: Backend,
+    pub cpu: Option<gt4rs::CpuOptions>,
+}
+
+impl TestBackend {
+    /// Options running on this configuration, without connectivities.
+    pub fn options(self) -> Options {
+        let options = Options::new(self.backend);
+        match self.cpu {
+            Some(cpu) => options.with_cpu(cpu),
+            None => options,
+        }
+    }
+    /// Options running on this configuration with `connectivities` bound.
+    pub fn options_with(self, connectivities: Connectivities) -> Options {
+        self.options().with_connectivities(connectivities)
+    }
+    pub fn name(self) -> String {
+        match self.cpu {
+            Some(cpu) => format!(
+                "{} (parallel threshold {}, chunk {})",
+                self.backend.name(),
+                cpu.parallel_threshold,
+                cpu.chunk
+            ),
+            None => self.backend.name().to_string(),
+        }
+    }
+}
+
+/// The configurations every conformance case runs on. `GT4RS_TEST_BACKENDS=embedded` (a comma
+/// separated list of backend names) restricts the loop, e.g. while a backend is being built.
+pub fn backends() -> Vec<TestBackend> {
+    let chunked = gt4rs::CpuOptions {
+        parallel_threshold: 0,
+        chunk: 2,
+    };
+    let all = [
+        TestBackend {
+            backend: Backend::Embedded,
+            cpu: None,
+        },
+        TestBackend {
+            backend: Backend::Cpu,
+            cpu: None,
+        },
+        TestBackend {
+            backend: Backend::Cpu,
+            cpu: Some(chunked),
+        },
+    ];
     match std::env::var("GT4RS_TEST_BACKENDS") {
         Ok(list) if !list.trim().is_empty() => all
             .into_iter()
-            .filter(|b| list.split(',').any(|name| name.trim() == b.name()))
+            .filter(|b| list.split(',').any(|name| name.trim() == b.backend.name()))
             .collect(),
         _ => all.to_vec(),
     }
 }
 
-/// Runs `case` once per backend; an `Err` fails the test naming the backend.
-pub fn for_each_backend(mut case: impl FnMut(Backend) -> Result<(), Error>) {
+/// Runs `case` once per configuration; an `Err` fails the test naming the configuration.
+pub fn for_each_backend(mut case: impl FnMut(TestBackend) -> Result<(), Error>) {
     for backend in backends() {
         if let Err(e) = case(backend) {
             panic!("backend {}: {e}", backend.name());
         }
     }
-}
-
-/// Options running on `backend` with `connectivities` bound.
-pub fn options(backend: Backend, connectivities: Connectivities) -> Options {
-    Options::new(backend).with_connectivities(connectivities)
 }
 
 /// The seeded generator of one case (each case picks its own seed, so cases stay independent).
