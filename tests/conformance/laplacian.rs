@@ -69,3 +69,29 @@ fn lap_skewedlap_and_laplap_on_halo_fields() {
         Ok(())
     });
 }
+
+/// A field large enough for the CPU backend's default parallel threshold (32 Ki points).
+#[program]
+fn lap_only(a: &Field<(I, J), f64>, out: &mut Field<(I, J), f64>, ni: i32, nj: i32) {
+    lap(a).write_to(out, domain![I: 0..ni, J: 0..nj]);
+}
+
+#[test]
+fn lap_above_the_parallel_threshold() {
+    let mut rng = rng(802);
+    let (ni, nj) = (190i64, 180i64);
+    let halo = [-1..ni + 1, -1..nj + 1];
+    let a: Field<(I, J), f64> = random_field(&mut rng, &halo);
+    let fa = |i: i64, j: i64| at(&a, &[i, j]);
+    for_each_backend(|backend| {
+        let mut out = poisoned(&halo);
+        lap_only::compile(&backend.options())?.call(lap_only::Args {
+            a: &a,
+            out: &mut out,
+            ni: ni as i32,
+            nj: nj as i32,
+        })?;
+        expect_field("lap", &out, &[0..ni, 0..nj], |p| lap_ref(&fa, p[0], p[1]));
+        Ok(())
+    });
+}

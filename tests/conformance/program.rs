@@ -187,3 +187,66 @@ fn wrong_sizes_are_errors() {
         Ok(())
     });
 }
+
+/// Column-major (Fortran ICON) buffers: the backends follow each field's strides.
+#[test]
+fn first_contiguous_layout() {
+    let mut rng = rng(1505);
+    let (ni, nj) = (NI as i64, NJ as i64);
+    let dom = [-1..ni + 1, 0..nj];
+    let a: Field<(I, J), f64> = Field::from_fn(&dom, Layout::FirstContiguous, |_| {
+        <f64 as TestScalar>::random(&mut rng)
+    })
+    .unwrap();
+    assert_eq!(a.strides()[0], 1);
+    for_each_backend(|backend| {
+        let mut out: Field<(I, J), f64> = Field::filled(&dom, f64::NAN, Layout::FirstContiguous)?;
+        copy_shifted::compile(&backend.options())?.call(copy_shifted::Args {
+            a: &a,
+            out: &mut out,
+            i_start: -1,
+            i_end: 4,
+        })?;
+        expect_field("out", &out, &[-1..4, 0..nj], |p| at(&a, &[p[0] + 1, p[1]]));
+        Ok(())
+    });
+}
+
+/// Several calls write one output over different domains (ICON writes the top level with a
+/// second call), and a later call overwrites part of an earlier one.
+#[field_operator]
+fn top_level(a: Field<(I, J), f64>) -> Field<(I, J), f64> {
+    a * -3.0
+}
+#[program]
+fn two_regions(a: &Field<(I, J), f64>, out: &mut Field<(I, J), f64>, nj: i32) {
+    identity(a).write_to(out, domain![J: 0..nj - 1]);
+    top_level(a).write_to(out, domain![J: nj - 1..nj]);
+    shift_by_one(a).write_to(out, domain![I: 0..2, J: 1..3]);
+}
+
+#[test]
+fn calls_write_one_output_over_different_domains() {
+    let mut rng = rng(1506);
+    let (ni, nj) = (NI as i64, NJ as i64);
+    let dom = sized(&[NI, NJ]);
+    let a: Field<(I, J), f64> = random_field(&mut rng, &dom);
+    for_each_backend(|backend| {
+        let mut out = poisoned(&dom);
+        two_regions::compile(&backend.options())?.call(two_regions::Args {
+            a: &a,
+            out: &mut out,
+            nj: NJ as i32,
+        })?;
+        expect_field("out", &out, &[0..ni, 0..nj], |p| {
+            if p[0] < 2 && (1..3).contains(&p[1]) {
+                at(&a, &[p[0] + 1, p[1]])
+            } else if p[1] == nj - 1 {
+                -3.0 * at(&a, p)
+            } else {
+                at(&a, p)
+            }
+        });
+        Ok(())
+    });
+}

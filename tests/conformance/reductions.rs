@@ -465,3 +465,84 @@ fn reduction_with_non_zero_origin() {
         Ok(())
     });
 }
+
+/// Unstructured fields whose horizontal range does not start at 0 (ICON's index blocks): the
+/// tables hold absolute indices, and the output covers edges 3..18 only.
+#[field_operator]
+fn edge_difference(vert: Field<(Vertex, K), f64>) -> Field<(Edge, K), f64> {
+    vert.at(E2V[1]) - vert.at(E2V[0])
+}
+#[program]
+fn edge_difference_prog(
+    vert: &Field<(Vertex, K), f64>,
+    out: &mut Field<(Edge, K), f64>,
+    start: i32,
+    end: i32,
+) {
+    edge_difference(vert).write_to(out, domain![Edge: start..end]);
+}
+
+#[test]
+fn horizontal_non_zero_origin() {
+    let mesh = SimpleMesh::new();
+    let mut rng = rng(207);
+    let nk = NK as i64;
+    let vert: Field<(Vertex, K), f64> = random_field(&mut rng, &sized(&[mesh.n_vertices, NK]));
+    let out_dom = [3..mesh.n_edges as i64, 0..nk];
+    for_each_backend(|backend| {
+        let mut out = poisoned(&out_dom);
+        edge_difference_prog::compile(&backend.options_with(mesh.connectivities()))?.call(
+            edge_difference_prog::Args {
+                vert: &vert,
+                out: &mut out,
+                start: 5,
+                end: 17,
+            },
+        )?;
+        expect_field("out", &out, &[5..17, 0..nk], |p| {
+            let v = neighbours(&mesh.e2v, p[0]);
+            at(&vert, &[v[1] as i64, p[1]]) - at(&vert, &[v[0] as i64, p[1]])
+        });
+        Ok(())
+    });
+}
+
+/// A slot shift through a table with skip values is defined where the slot is present: the
+/// domain keeps the vertices whose slot 1 is -1 out (GT4Py: direct access to a skipped slot
+/// is undefined).
+#[field_operator]
+fn second_edge(edge_f: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+    edge_f.at(V2E5[1]) + edge_f.at(V2E5[0])
+}
+#[program]
+fn second_edge_prog(edge_f: &Field<(Edge, K), f64>, out: &mut Field<(Vertex, K), f64>) {
+    second_edge(edge_f).write_to(out, domain![Vertex: 0..3]);
+}
+
+#[test]
+fn slot_shift_on_a_mesh_with_skip_values() {
+    let mesh = SkipValueMesh::new();
+    assert!((0..3).all(|v| neighbours(&mesh.v2e, v)[1] >= 0));
+    assert!(
+        neighbours(&mesh.v2e, 3)[1] < 0,
+        "vertex 3 has a skipped slot 1 outside the domain"
+    );
+    let mut rng = rng(208);
+    let nk = NK as i64;
+    let edge_f: Field<(Edge, K), f64> = random_field(&mut rng, &sized(&[mesh.n_edges, NK]));
+    let v_dom = sized(&[mesh.n_vertices, NK]);
+    for_each_backend(|backend| {
+        let mut out = poisoned(&v_dom);
+        second_edge_prog::compile(&backend.options_with(mesh.connectivities()))?.call(
+            second_edge_prog::Args {
+                edge_f: &edge_f,
+                out: &mut out,
+            },
+        )?;
+        expect_field("out", &out, &[0..3, 0..nk], |p| {
+            let e = neighbours(&mesh.v2e, p[0]);
+            at(&edge_f, &[e[1] as i64, p[1]]) + at(&edge_f, &[e[0] as i64, p[1]])
+        });
+        Ok(())
+    });
+}
