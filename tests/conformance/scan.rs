@@ -3,7 +3,9 @@
 //! a tuple, mixed field and scalar arguments. A scan without field arguments has no result
 //! domain in gt4rs (the checker requires the axis among the arguments' dimensions; GT4Py's
 //! embedded backend xfails it too). Return/init type errors are compile-time diagnostics
-//! (UI test `scan_carry_type`).
+//! (UI test `scan_carry_type`). A scan result read through a shift (vertical or neighbour)
+//! is left out: the fused CPU backend rejects it at compile time (it builds no temporaries),
+//! which would stop this whole test target from building.
 
 use super::common::*;
 
