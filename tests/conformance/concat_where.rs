@@ -326,3 +326,49 @@ fn two_scalar_branches_cover_every_level() {
         Ok(())
     });
 }
+
+/// A condition on a horizontal dimension of an unstructured mesh (ICON's lateral boundary
+/// zones are index ranges of the horizontal dimension).
+#[field_operator]
+fn boundary_zone(
+    interior: Field<(Edge, K), f64>,
+    boundary: Field<K, f64>,
+    zone_end: i32,
+) -> Field<(Edge, K), f64> {
+    concat_where(Edge < zone_end, boundary, interior * 0.5)
+}
+#[program]
+fn boundary_zone_prog(
+    interior: &Field<(Edge, K), f64>,
+    boundary: &Field<K, f64>,
+    out: &mut Field<(Edge, K), f64>,
+    zone_end: i32,
+) {
+    boundary_zone(interior, boundary, zone_end).write_to(out, domain![Edge: 2..16]);
+}
+
+#[test]
+fn condition_on_a_horizontal_dimension() {
+    let mesh = SimpleMesh::new();
+    let mut rng = rng(507);
+    let e_dom = sized(&[mesh.n_edges, NK]);
+    let interior: Field<(Edge, K), f64> = random_field(&mut rng, &e_dom);
+    let boundary: Field<K, f64> = random_field(&mut rng, &sized(&[NK]));
+    for_each_backend(|backend| {
+        let mut out = poisoned(&e_dom);
+        boundary_zone_prog::compile(&backend.options())?.call(boundary_zone_prog::Args {
+            interior: &interior,
+            boundary: &boundary,
+            out: &mut out,
+            zone_end: 6,
+        })?;
+        expect_field("out", &out, &[2..16, 0..NK as i64], |p| {
+            if p[0] < 6 {
+                at(&boundary, &[p[1]])
+            } else {
+                0.5 * at(&interior, p)
+            }
+        });
+        Ok(())
+    });
+}

@@ -546,3 +546,113 @@ fn slot_shift_on_a_mesh_with_skip_values() {
         Ok(())
     });
 }
+
+/// ICON's `theta_v(C2E2C[0])(as_offset(Koff, zd_vertoffset[C2E2CDim(0)]))`: a slot shift, then
+/// a dynamic vertical shift by one slot of a sparse integer field; and reductions of f32 and
+/// i64 fields.
+#[field_operator]
+fn slot_then_dynamic(
+    vert: Field<(Vertex, K), f64>,
+    offsets: Field<(Edge, E2V, K), i32>,
+    vert32: Field<(Vertex, K), f32>,
+    vert64: Field<(Vertex, K), i64>,
+) -> (
+    Field<(Edge, K), f64>,
+    Field<(Edge, K), f32>,
+    Field<(Edge, K), i64>,
+) {
+    let lifted = vert.at(E2V[0]).at(K + offsets[E2V(0)]);
+    (
+        lifted,
+        neighbor_sum(vert32.at(E2V), E2V),
+        max_over(vert64.at(E2V), E2V),
+    )
+}
+#[program]
+fn slot_then_dynamic_prog(
+    vert: &Field<(Vertex, K), f64>,
+    offsets: &Field<(Edge, E2V, K), i32>,
+    vert32: &Field<(Vertex, K), f32>,
+    vert64: &Field<(Vertex, K), i64>,
+    lifted: &mut Field<(Edge, K), f64>,
+    sum32: &mut Field<(Edge, K), f32>,
+    max64: &mut Field<(Edge, K), i64>,
+) {
+    slot_then_dynamic(vert, offsets, vert32, vert64).write_to((lifted, sum32, max64));
+}
+
+#[test]
+fn slot_shift_then_dynamic_vertical_shift_and_other_dtypes() {
+    let mesh = SimpleMesh::new();
+    let mut rng = rng(209);
+    let nk = NK as i64;
+    let (v_dom, e_dom) = (v_domain(&mesh), e_domain(&mesh));
+    let vert: Field<(Vertex, K), f64> = random_field(&mut rng, &v_dom);
+    let vert32: Field<(Vertex, K), f32> = random_field(&mut rng, &v_dom);
+    let vert64: Field<(Vertex, K), i64> = random_field(&mut rng, &v_dom);
+    // Offsets that stay inside the column: level k reads k + offset in 0..NK.
+    let offsets = Field::from_fn(
+        &[0..mesh.n_edges as i64, 0..2, 0..nk],
+        Layout::default(),
+        |p| ((p[0] * 7 + p[1] * 3 + p[2] * 5) % 5 - 2).clamp(-p[2], nk - 1 - p[2]) as i32,
+    )
+    .unwrap();
+    for_each_backend(|backend| {
+        let mut lifted = poisoned(&e_dom);
+        let mut sum32 = poisoned(&e_dom);
+        let mut max64 = poisoned(&e_dom);
+        slot_then_dynamic_prog::compile(&backend.options_with(mesh.connectivities()))?.call(
+            slot_then_dynamic_prog::Args {
+                vert: &vert,
+                offsets: &offsets,
+                vert32: &vert32,
+                vert64: &vert64,
+                lifted: &mut lifted,
+                sum32: &mut sum32,
+                max64: &mut max64,
+            },
+        )?;
+        let ends = |e: i64| neighbours(&mesh.e2v, e);
+        expect_field("lifted", &lifted, &e_dom, |p| {
+            let k = p[1] + at(&offsets, &[p[0], 0, p[1]]) as i64;
+            at(&vert, &[ends(p[0])[0] as i64, k])
+        });
+        expect_field("sum32", &sum32, &e_dom, |p| {
+            ends(p[0])
+                .iter()
+                .map(|&v| at(&vert32, &[v as i64, p[1]]))
+                .sum()
+        });
+        expect_field("max64", &max64, &e_dom, |p| {
+            ends(p[0])
+                .iter()
+                .map(|&v| at(&vert64, &[v as i64, p[1]]))
+                .max()
+                .expect("two vertices")
+        });
+        Ok(())
+    });
+}
+
+/// A table whose entries reach past the input field's horizontal range is an error, on every
+/// backend (the field covers vertices 0..5, E2V names vertices up to 8).
+#[test]
+fn neighbour_reads_outside_the_input_are_errors() {
+    let mesh = SimpleMesh::new();
+    let mut rng = rng(210);
+    let nk = NK as i64;
+    let small: Field<(Vertex, K), f64> = random_field(&mut rng, &[0..5, 0..nk]);
+    let e_dom = e_domain(&mesh);
+    for_each_backend(|backend| {
+        let mut out = poisoned(&e_dom);
+        let result = edge_difference_prog::compile(&backend.options_with(mesh.connectivities()))?
+            .call(edge_difference_prog::Args {
+                vert: &small,
+                out: &mut out,
+                start: 0,
+                end: mesh.n_edges as i32,
+            });
+        expect_error(result, &["edge_difference_prog"]);
+        Ok(())
+    });
+}
