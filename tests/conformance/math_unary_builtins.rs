@@ -207,3 +207,107 @@ fn unary_operators_and_functions_on_scalars() {
         Ok(())
     });
 }
+
+/// Integer arithmetic wraps on overflow (the embedded backend's documented choice; debug builds
+/// of Rust would panic, which a library must not do on user data).
+#[field_operator]
+fn overflowing(
+    n: Field<(I, K), i32>,
+    big: i32,
+) -> (Field<(I, K), i32>, Field<(I, K), i32>, Field<(I, K), i32>) {
+    (n * big, n + big, -(n - big) - big)
+}
+#[program]
+fn overflowing_prog(
+    n: &Field<(I, K), i32>,
+    big: i32,
+    product: &mut Field<(I, K), i32>,
+    sum: &mut Field<(I, K), i32>,
+    negated: &mut Field<(I, K), i32>,
+) {
+    overflowing(n, big).write_to((product, sum, negated));
+}
+
+#[test]
+fn integer_overflow_wraps() {
+    let mut rng = rng(1403);
+    let dom = sized(&[NI, NK]);
+    let n: Field<(I, K), i32> = random_field(&mut rng, &dom);
+    let big = i32::MAX - 3;
+    for_each_backend(|backend| {
+        let (mut product, mut sum, mut negated) = (poisoned(&dom), poisoned(&dom), poisoned(&dom));
+        overflowing_prog::compile(&backend.options())?.call(overflowing_prog::Args {
+            n: &n,
+            big,
+            product: &mut product,
+            sum: &mut sum,
+            negated: &mut negated,
+        })?;
+        expect_field("product", &product, &dom, |p| at(&n, p).wrapping_mul(big));
+        expect_field("sum", &sum, &dom, |p| at(&n, p).wrapping_add(big));
+        expect_field("negated", &negated, &dom, |p| {
+            at(&n, p).wrapping_sub(big).wrapping_neg().wrapping_sub(big)
+        });
+        Ok(())
+    });
+}
+
+/// Integer division and remainder by zero are errors, not panics.
+#[field_operator]
+fn divide(
+    n: Field<(I, K), i32>,
+    m: Field<(I, K), i32>,
+) -> (Field<(I, K), i32>, Field<(I, K), i32>) {
+    (n / m, n % m)
+}
+#[program]
+fn divide_prog(
+    n: &Field<(I, K), i32>,
+    m: &Field<(I, K), i32>,
+    q: &mut Field<(I, K), i32>,
+    r: &mut Field<(I, K), i32>,
+) {
+    divide(n, m).write_to((q, r));
+}
+
+#[test]
+fn integer_division_by_zero_is_an_error() {
+    let mut rng = rng(1404);
+    let dom = sized(&[NI, NK]);
+    let n: Field<(I, K), i32> = random_field(&mut rng, &dom);
+    let mut m: Field<(I, K), i32> = random_field(&mut rng, &dom);
+    for_each_backend(|backend| {
+        let prog = divide_prog::compile(&backend.options())?;
+        let (mut q, mut r) = (poisoned(&dom), poisoned(&dom));
+        prog.call(divide_prog::Args {
+            n: &n,
+            m: &m,
+            q: &mut q,
+            r: &mut r,
+        })?;
+        expect_field("quotient", &q, &dom, |p| at(&n, p) / at(&m, p));
+        expect_field("remainder", &r, &dom, |p| at(&n, p) % at(&m, p));
+        Ok(())
+    });
+    m.set(&[2, 3], 0).unwrap();
+    for_each_backend(|backend| {
+        let prog = divide_prog::compile(&backend.options())?;
+        let (mut q, mut r) = (poisoned(&dom), poisoned(&dom));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            prog.call(divide_prog::Args {
+                n: &n,
+                m: &m,
+                q: &mut q,
+                r: &mut r,
+            })
+        }));
+        match result {
+            Ok(result) => expect_error(result, &["divide_prog"]),
+            Err(_) => panic!(
+                "backend {}: division by zero panicked instead of returning an error",
+                backend.name()
+            ),
+        }
+        Ok(())
+    });
+}
