@@ -3,4 +3,5 @@
 pub mod cartesian;
 pub mod cli;
 pub mod icon;
+pub mod programs;
 pub mod reference_data;
