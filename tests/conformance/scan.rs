@@ -270,3 +270,31 @@ fn scan_from_a_program_on_half_levels() {
         Ok(())
     });
 }
+
+/// GT4Py `test_scan_different_domain_in_tuple`: arguments with different vertical ranges; the
+/// scan runs over the written range, which both cover.
+#[program]
+fn different_ranges(x: &Field<(I, K), f64>, y: &Field<(I, K), f64>, out: &mut Field<(I, K), f64>) {
+    product_from_top(x, y).write_to(out, domain![K: 1..9]);
+}
+
+#[test]
+fn arguments_with_different_vertical_ranges() {
+    let mut rng = rng(1005);
+    let (ni, nk) = (NI as i64, NK as i64);
+    let x: Field<(I, K), f64> = random_field(&mut rng, &[0..ni, 0..nk + 1]);
+    let y: Field<(I, K), f64> = random_field(&mut rng, &[0..ni, 1..nk]);
+    let dom = sized(&[NI, NK]);
+    for_each_backend(|backend| {
+        let mut out = poisoned(&dom);
+        different_ranges::compile(&backend.options())?.call(different_ranges::Args {
+            x: &x,
+            y: &y,
+            out: &mut out,
+        })?;
+        expect_field("out", &out, &[0..ni, 1..nk], |p| {
+            (p[1]..nk).map(|k| at(&x, &[p[0], k])).product()
+        });
+        Ok(())
+    });
+}

@@ -86,3 +86,57 @@ fn dtype_conversions_of_fields_local_fields_and_scalars() {
         Ok(())
     });
 }
+
+/// GT4Py's `astype(x, bool)` (non-zero is true) and back to numbers.
+#[field_operator]
+fn to_bool(
+    n: Field<(I, K), i32>,
+    x: Field<(I, K), f64>,
+) -> (Field<(I, K), bool>, Field<(I, K), f64>) {
+    let as_bool = n as bool;
+    (
+        as_bool & (x as bool),
+        (as_bool as i32) as f64 + (x > 0.0) as f64,
+    )
+}
+#[program]
+fn to_bool_prog(
+    n: &Field<(I, K), i32>,
+    x: &Field<(I, K), f64>,
+    both: &mut Field<(I, K), bool>,
+    count: &mut Field<(I, K), f64>,
+) {
+    to_bool(n, x).write_to((both, count));
+}
+
+#[test]
+fn conversions_to_and_from_bool() {
+    let mut rng = rng(1202);
+    let dom = sized(&[NI, NK]);
+    // Zeros on purpose: they are the false values.
+    let n = random_int_field(&mut rng, &dom, -2..3);
+    let x = Field::from_fn(&dom, Layout::default(), |p| {
+        if (p[0] + p[1]) % 3 == 0 {
+            0.0
+        } else {
+            p[1] as f64 - 4.5
+        }
+    })
+    .unwrap();
+    for_each_backend(|backend| {
+        let want_both = |p: &[i64]| at(&n, p) != 0 && at(&x, p) != 0.0;
+        let mut both = Field::from_fn(&dom, Layout::default(), |p| !want_both(p))?;
+        let mut count = poisoned(&dom);
+        to_bool_prog::compile(&backend.options())?.call(to_bool_prog::Args {
+            n: &n,
+            x: &x,
+            both: &mut both,
+            count: &mut count,
+        })?;
+        expect_field("both", &both, &dom, want_both);
+        expect_field("count", &count, &dom, |p| {
+            (at(&n, p) != 0) as i32 as f64 + (at(&x, p) > 0.0) as i32 as f64
+        });
+        Ok(())
+    });
+}
