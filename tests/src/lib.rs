@@ -112,6 +112,8 @@ pub fn backends() -> Vec<TestBackend> {
 /// Runs `case` once per configuration; an `Err` fails the test naming the configuration.
 pub fn for_each_backend(mut case: impl FnMut(TestBackend) -> Result<(), Error>) {
     for backend in backends() {
+        // Failed checks panic inside `case`: this line names the configuration they ran on.
+        eprintln!("running on backend {}", backend.name());
         if let Err(e) = case(backend) {
             panic!("backend {}: {e}", backend.name());
         }
