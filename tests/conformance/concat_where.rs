@@ -410,7 +410,7 @@ fn scans_in_branches_prog(
 /// `x` there) and checks that each scan's carry starts at its region's first level.
 fn check_scans_in_branches(seed: u64, up: std::ops::Range<i64>, down: std::ops::Range<i64>) {
     let mut rng = rng(seed);
-    let (ni, nk) = (NI as i64, NK as i64);
+    let ni = NI as i64;
     let top = 6;
     let dom = sized(&[NI, NK]);
     let x: Field<(I, K), f64> = random_field(&mut rng, &dom);
