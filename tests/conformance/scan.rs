@@ -298,3 +298,41 @@ fn arguments_with_different_vertical_ranges() {
         Ok(())
     });
 }
+
+/// An f32 carry and an i32 counter in one tuple, backward over a partial column.
+#[scan_operator(axis = K, forward = false, init = (0.0f32, 0))]
+fn count_down(state: (f32, i32), x: f32) -> (f32, i32) {
+    (state.0 * 0.5f32 + x, state.1 + 1)
+}
+#[program]
+fn count_down_prog(
+    x: &Field<(I, K), f32>,
+    value: &mut Field<(I, K), f32>,
+    count: &mut Field<(I, K), i32>,
+) {
+    count_down(x).write_to((value, count), domain![I: 1..4, K: 0..7]);
+}
+
+#[test]
+fn backward_f32_and_i32_tuple_carry() {
+    let mut rng = rng(1006);
+    let dom = sized(&[NI, NK]);
+    let x: Field<(I, K), f32> = random_field(&mut rng, &dom);
+    for_each_backend(|backend| {
+        let mut value = poisoned(&dom);
+        let mut count = poisoned(&dom);
+        count_down_prog::compile(&backend.options())?.call(count_down_prog::Args {
+            x: &x,
+            value: &mut value,
+            count: &mut count,
+        })?;
+        let want = |i: i64, k: i64| {
+            (k..7)
+                .rev()
+                .fold(0.0f32, |acc, kk| acc * 0.5 + at(&x, &[i, kk]))
+        };
+        expect_field("value", &value, &[1..4, 0..7], |p| want(p[0], p[1]));
+        expect_field("count", &count, &[1..4, 0..7], |p| 7 - p[1] as i32);
+        Ok(())
+    });
+}

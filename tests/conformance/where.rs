@@ -170,3 +170,59 @@ fn select_on_nested_tuples_with_scalars_and_shifted() {
         Ok(())
     });
 }
+
+/// A scalar mask, scalar branches over a mask field, and f32 operands.
+#[field_operator]
+fn scalar_parts(
+    flag: bool,
+    mask_k: Field<K, bool>,
+    a: Field<(I, K), f32>,
+) -> (Field<(I, K), f32>, Field<K, f32>) {
+    (select(flag, a, -a), select(mask_k, 1.5, -0.5))
+}
+#[program]
+fn scalar_parts_prog(
+    flag: bool,
+    mask_k: &Field<K, bool>,
+    a: &Field<(I, K), f32>,
+    chosen: &mut Field<(I, K), f32>,
+    levels: &mut Field<K, f32>,
+) {
+    scalar_parts(flag, mask_k, a).write_to((chosen, levels), (domain![I: 1..5], domain![K: 2..9]));
+}
+
+#[test]
+fn scalar_masks_and_scalar_branches() {
+    let mut rng = rng(603);
+    let (ni, nk) = (NI as i64, NK as i64);
+    let mask_k: Field<K, bool> = random_field(&mut rng, &sized(&[NK]));
+    let a: Field<(I, K), f32> = random_field(&mut rng, &sized(&[NI, NK]));
+    for flag in [true, false] {
+        for_each_backend(|backend| {
+            let mut chosen = poisoned(&sized(&[NI, NK]));
+            let mut levels = poisoned(&sized(&[NK]));
+            scalar_parts_prog::compile(&backend.options())?.call(scalar_parts_prog::Args {
+                flag,
+                mask_k: &mask_k,
+                a: &a,
+                chosen: &mut chosen,
+                levels: &mut levels,
+            })?;
+            expect_field("chosen", &chosen, &[1..ni, 0..nk], |p| {
+                if flag {
+                    at(&a, p)
+                } else {
+                    -at(&a, p)
+                }
+            });
+            expect_field("levels", &levels, &[2..nk], |p| {
+                if at(&mask_k, p) {
+                    1.5
+                } else {
+                    -0.5
+                }
+            });
+            Ok(())
+        });
+    }
+}
