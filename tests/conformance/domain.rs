@@ -120,9 +120,13 @@ fn domains_outside_the_fields_are_errors() {
             (result, untouched)
         };
         // Past the end of I, before the start of J (negative), and both.
-        for (i0, i1, j0, j1) in [(0, NI as i32 + 1, 0, 2), (0, 2, -1, 3), (-2, 9, -3, 12)] {
+        for (i0, i1, j0, j1, dim) in [
+            (0, NI as i32 + 1, 0, 2, "I"),
+            (0, 2, -1, 3, "J"),
+            (-2, 9, -3, 12, "I"),
+        ] {
             let (result, untouched) = run(i0, i1, j0, j1);
-            expect_error(result, &["pair_prog"]);
+            expect_error(result, &["pair_prog", "`x`", dim]);
             assert!(untouched, "a failed call wrote to its outputs");
         }
         // An empty domain writes nothing and is no error.

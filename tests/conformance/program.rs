@@ -161,7 +161,7 @@ fn wrong_sizes_are_errors() {
                 i_start: 0,
                 i_end: 4,
             }),
-            &["copy_shifted", "out"],
+            &["copy_shifted", "`out`", "0..3"],
         );
         assert!(
             points(&small.domain())
@@ -178,7 +178,7 @@ fn wrong_sizes_are_errors() {
                 i_start: 0,
                 i_end: ni as i32,
             }),
-            &["copy_shifted"],
+            &["copy_shifted", "I", "5"],
         );
         // A field of the wrong rank cannot be built at all.
         let bad: Result<Field<(I, J), f64>, Error> =

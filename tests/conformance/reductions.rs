@@ -652,7 +652,7 @@ fn neighbour_reads_outside_the_input_are_errors() {
                 start: 0,
                 end: mesh.n_edges as i32,
             });
-        expect_error(result, &["edge_difference_prog"]);
+        expect_error(result, &["edge_difference_prog", "outside", "Edge"]);
         Ok(())
     });
 }

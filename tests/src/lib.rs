@@ -353,6 +353,7 @@ pub fn expect_error<T>(result: Result<T, Error>, needles: &[&str]) {
         Ok(_) => panic!("expected an error mentioning {needles:?}, but the call succeeded"),
         Err(e) => {
             let message = e.to_string();
+            eprintln!("expected error: {message}");
             for needle in needles {
                 assert!(
                     message.contains(needle),
