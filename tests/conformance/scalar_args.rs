@@ -82,3 +82,51 @@ fn int_float_and_bool_scalars() {
         });
     }
 }
+
+/// Static arguments (`#[static_arg]`, GT4Py's `static_params`) take new values on every call of
+/// one compiled program.
+#[field_operator]
+fn static_choice(a: Field<(I, K), f64>, negate: bool, levels: i32) -> Field<(I, K), f64> {
+    let signed = if negate { -a } else { a };
+    concat_where(K < levels, signed, a * 0.0 + 2.0)
+}
+#[program]
+fn static_choice_prog(
+    a: &Field<(I, K), f64>,
+    out: &mut Field<(I, K), f64>,
+    #[static_arg] negate: bool,
+    #[static_arg] levels: i32,
+) {
+    static_choice(a, negate, levels).write_to(out);
+}
+
+#[test]
+fn static_arguments_change_between_calls() {
+    let mut rng = rng(902);
+    let dom = sized(&[NI, NK]);
+    let a: Field<(I, K), f64> = random_field(&mut rng, &dom);
+    for_each_backend(|backend| {
+        let prog = static_choice_prog::compile(&backend.options())?;
+        for (negate, levels) in [(true, 3), (false, 3), (true, 7), (false, 0)] {
+            let mut out = poisoned(&dom);
+            prog.call(static_choice_prog::Args {
+                a: &a,
+                out: &mut out,
+                negate,
+                levels,
+            })?;
+            expect_field("out", &out, &dom, |p| {
+                if p[1] < levels as i64 {
+                    if negate {
+                        -at(&a, p)
+                    } else {
+                        at(&a, p)
+                    }
+                } else {
+                    2.0
+                }
+            });
+        }
+        Ok(())
+    });
+}
