@@ -2,9 +2,9 @@
 //! `neighbor_sum` and local indexing `inp[V2E(i)]` (also after a conversion). Reducing a bare
 //! sparse input is skipped in GT4Py and supported here.
 //!
-//! Sparse fields as *outputs* are left out: GT4Py supports them on embedded execution only, and
-//! the fused CPU backend rejects a program writing one with a compile error, which would stop
-//! this whole test target from building.
+//! Sparse fields as *outputs* are supported by GT4Py's embedded execution only; here too: the
+//! program compiles, runs on the embedded backend, and `compile()` for the CPU backend says why
+//! it cannot run there.
 
 use super::common::*;
 
@@ -74,4 +74,54 @@ fn sparse_inputs_in_reductions_and_local_indexing() {
         });
         Ok(())
     });
+}
+
+#[field_operator]
+fn gather_edges(inp: Field<(Edge, K), f64>) -> Field<(Vertex, V2E, K), f64> {
+    2.0 * inp.at(V2E)
+}
+
+#[program]
+fn gather_edges_prog(inp: &Field<(Edge, K), f64>, out: &mut Field<(Vertex, V2E, K), f64>) {
+    gather_edges(inp).write_to(out);
+}
+
+#[test]
+fn sparse_output_runs_on_embedded_and_is_a_clear_error_on_cpu() {
+    let mesh = SimpleMesh::new();
+    let mut rng = rng(1802);
+    let inp: Field<(Edge, K), f64> = random_field(&mut rng, &sized(&[mesh.n_edges, NK]));
+    let domain = [0..mesh.n_vertices as i64, 0..4, 0..NK as i64];
+    let mut out: Field<(Vertex, V2E, K), f64> = poisoned(&domain);
+    let embedded = Options::new(Backend::Embedded).with_connectivities(mesh.connectivities());
+    gather_edges_prog::compile(&embedded)
+        .and_then(|p| {
+            p.call(gather_edges_prog::Args {
+                inp: &inp,
+                out: &mut out,
+            })
+        })
+        .expect("the embedded backend writes sparse outputs");
+    for v in 0..mesh.n_vertices as i64 {
+        let nbs = neighbours(&mesh.v2e, v);
+        for (j, &e) in nbs.iter().enumerate() {
+            for k in 0..NK as i64 {
+                let want = 2.0 * at(&inp, &[e as i64, k]);
+                assert_eq!(
+                    at(&out, &[v, j as i64, k]),
+                    want,
+                    "vertex {v} slot {j} level {k}"
+                );
+            }
+        }
+    }
+    let cpu = Options::new(Backend::Cpu).with_connectivities(mesh.connectivities());
+    let err = gather_edges_prog::compile(&cpu)
+        .err()
+        .expect("the cpu backend cannot write sparse fields");
+    let message = err.to_string();
+    assert!(
+        message.contains("cpu") && message.contains("gather_edges_prog"),
+        "{message}"
+    );
 }

@@ -291,7 +291,7 @@ fn integer_division_by_zero_is_an_error() {
         expect_field("remainder", &r, &dom, |p| at(&n, p) % at(&m, p));
         Ok(())
     });
-    m.set(&[2, 3], 0).unwrap();
+    m.set(&[2, 3], 0).expect("inside the domain");
     for_each_backend(|backend| {
         let prog = divide_prog::compile(&backend.options())?;
         let (mut q, mut r) = (poisoned(&dom), poisoned(&dom));
@@ -305,18 +305,7 @@ fn integer_division_by_zero_is_an_error() {
         }));
         match result {
             Err(_) => panic!("backend {}: division by zero panicked", backend.name()),
-            Ok(result) if backend.backend == Backend::Embedded => {
-                expect_error(result, &["divide_prog", "zero"])
-            }
-            Ok(result) => {
-                result?;
-                let defined: Vec<Vec<i64>> =
-                    points(&dom).into_iter().filter(|p| p != &[2, 3]).collect();
-                for p in defined {
-                    assert_eq!(at(&q, &p), at(&n, &p) / at(&m, &p), "quotient at {p:?}");
-                    assert_eq!(at(&r, &p), at(&n, &p) % at(&m, &p), "remainder at {p:?}");
-                }
-            }
+            Ok(result) => expect_error(result, &["divide_prog", "zero"]),
         }
         Ok(())
     });
