@@ -2,5 +2,6 @@
 
 pub mod cartesian;
 pub mod cli;
+pub mod diffusion;
 pub mod icon;
 pub mod reference_data;
