@@ -4,4 +4,5 @@ pub mod cartesian;
 pub mod cli;
 pub mod diffusion;
 pub mod icon;
+pub mod programs;
 pub mod reference_data;

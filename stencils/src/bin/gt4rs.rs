@@ -19,6 +19,21 @@ enum Command {
         #[command(subcommand)]
         command: GridCommand,
     },
+    /// Run recorded program calls (.npz, the refs convention) and compare every output with the
+    /// recorded one; exit status 1 if any file fails or cannot be run.
+    Verify {
+        /// Reference files (`NAME.npz`, optionally with a `NAME.json` sidecar).
+        files: Vec<String>,
+        /// Backend to run on: embedded, cpu or cuda.
+        #[arg(long, default_value = "cpu")]
+        backend: gt4rs::Backend,
+        /// Largest relative error accepted per element.
+        #[arg(long, default_value_t = 1e-12)]
+        rtol: f64,
+        /// List the programs gt4rs knows instead.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -67,6 +82,25 @@ fn main() {
                 radius: radius_km * 1e3,
             });
             cli::grid::info(&grid, region, npz.as_deref())
+        }
+        Command::Verify {
+            files,
+            backend,
+            rtol,
+            list,
+        } => {
+            if list {
+                for p in gt4rs_stencils::programs::ALL {
+                    println!("{}", p.name);
+                }
+                Ok(true)
+            } else if files.is_empty() {
+                Err(gt4rs::Error::Config(
+                    "verify: name at least one .npz file (or --list)".to_string(),
+                ))
+            } else {
+                Ok(cli::verify::run(&files, backend, rtol))
+            }
         }
     };
     match outcome {

@@ -1,3 +1,4 @@
 //! Subcommands of the `gt4rs` command-line tool.
 
 pub mod grid;
+pub mod verify;

@@ -4,6 +4,7 @@
 //! checker, so they sit behind the off-by-default `dsl` feature until it is merged (see
 //! `icon/dsl/README.md`).
 
+pub mod connectivities;
 pub mod dims;
 pub mod dsl;
 pub mod reference;

@@ -1,0 +1,1113 @@
+//! Fused lowering: fieldview [`Program`] → [`StageProgram`].
+//!
+//! Every program call becomes one stage per distinct output domain (tuple targets may give each
+//! element its own domain). Operator calls are inlined by substitution: a parameter is bound to
+//! its argument expression and the caller's environment, and the argument is lowered where the
+//! parameter is used, at the use's access path. So shifts are pushed down to the leaves: shifting
+//! a computed value composes the shift into every leaf's path and every `Index` node, and a
+//! `concat_where` condition is evaluated at the shifted point. A sparse (local-dimension)
+//! sub-expression is lowered at a slot: the variable of the enclosing reduction, or the fixed
+//! slot of `x[O(n)]`.
+//!
+//! Nodes are hash-consed (each distinct sub-expression is built once per stage) and literal
+//! operations are folded.
+//!
+//! Temporaries, decided here and nowhere else:
+//! * a computed value that itself gathers from neighbours (contains a reduction or a neighbour
+//!   shift) and is read through a neighbour shift of an offset with two or more neighbours is
+//!   materialised: a stage before the reading one computes it over the whole `to` dimension of
+//!   that offset (`0..target_size`) and the reading stage's vertical range, and the reader
+//!   loads it through the shift. Recomputing it would redo its gather once per reading
+//!   neighbour (fan-out ≥ 2). The same value read by several shifts shares one temporary.
+//! * everything else is recomputed (inlined) at each point that reads it: pointwise values,
+//!   Cartesian shifts, and gathers read through one-neighbour offsets.
+//! * a scan whose direction (or axis) conflicts with the scan its stage already runs (e.g. a
+//!   forward sweep read by a backward substitution) is materialised: a stage of its own over
+//!   the whole domain of the reading stage writes one temporary per carry component.
+//! * a scan's result read shifted is rejected with a [`LowerError`]: which levels the scan
+//!   must cover then depends on domain inference this lowering does not do.
+//!
+//! Scans in `concat_where` branches: a scan runs in the regions of the branches it is written
+//! in (lexically; a `let` variable or operator argument carries the regions of its
+//! definition), restarting from `init` outside them, so it starts at its region's first level
+//! in scan direction as in GT4Py. GT4Py also narrows a scan to where its value is used; this
+//! lowering does not (the values differ only for a scan whose uses start after its region).
+
+mod builder;
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use crate::fieldview::{BinaryOp, DomainCond, Expr, ExprKind, OperatorKind, Program, Target};
+use crate::stage::{
+    AccessPath, Bound, Node, NodeId, Output, Slot, Source, Stage, StageProgram, StageRange, Step,
+    Temporary,
+};
+use crate::types::{DimKind, ScalarType, Type};
+
+use builder::StageBuilder;
+
+/// Why a program could not be lowered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LowerError {
+    pub message: String,
+}
+
+impl std::fmt::Display for LowerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+fn err<T>(message: impl Into<String>) -> Result<T, LowerError> {
+    Err(LowerError {
+        message: message.into(),
+    })
+}
+
+/// One element of a (possibly tuple) program target: its index path in the value's tuple, the
+/// output parameter and its domain.
+type TargetLeaf<'p> = (Vec<u32>, u32, &'p [crate::fieldview::DomainRange]);
+
+/// A lowered value: one node, or a tuple of values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Node(NodeId),
+    Tuple(Vec<Value>),
+}
+
+/// `shape` with its leaves replaced, in order, by `leaves`.
+fn rebuild(shape: &Value, leaves: &mut impl Iterator<Item = NodeId>) -> Value {
+    match shape {
+        Value::Node(_) => Value::Node(leaves.next().unwrap_or(u32::MAX)),
+        Value::Tuple(items) => Value::Tuple(items.iter().map(|i| rebuild(i, leaves)).collect()),
+    }
+}
+
+impl Value {
+    fn node(&self) -> Result<NodeId, LowerError> {
+        match self {
+            Value::Node(n) => Ok(*n),
+            Value::Tuple(_) => err("a tuple was used where a single value is needed"),
+        }
+    }
+    fn leaves(&self, out: &mut Vec<NodeId>) {
+        match self {
+            Value::Node(n) => out.push(*n),
+            Value::Tuple(items) => items.iter().for_each(|v| v.leaves(out)),
+        }
+    }
+}
+
+/// What a parameter or `let` variable stands for.
+#[derive(Clone)]
+enum Binding<'a> {
+    /// Program parameter `n`.
+    ProgramParam(u32),
+    /// An expression, lowered where it is used, in the environment where it was written.
+    Expr {
+        expr: &'a Expr,
+        env: Rc<Env<'a>>,
+        /// The `concat_where` regions where the expression was written.
+        regions: Vec<Region<'a>>,
+    },
+    /// An already lowered value (a scan's carry).
+    Value(Value),
+}
+
+#[derive(Clone, Default)]
+struct Env<'a> {
+    params: Vec<Binding<'a>>,
+    vars: BTreeMap<u32, Binding<'a>>,
+}
+
+/// A `concat_where` branch an expression is written in: `cond` holds (or not) there.
+#[derive(Clone)]
+struct Region<'a> {
+    cond: &'a DomainCond,
+    env: Rc<Env<'a>>,
+    holds: bool,
+}
+
+/// Where an expression is evaluated, relative to the stage's point.
+#[derive(Clone, Default)]
+struct Ctx<'a> {
+    path: AccessPath,
+    /// Slot of each local dimension in scope, innermost last.
+    slots: Vec<(String, Slot)>,
+    /// Inside a `concat_where` or `if` branch.
+    guarded: bool,
+    /// The `concat_where` branches enclosing the expression where it is written (lexically:
+    /// a parameter or variable brings the regions of its definition). A scan runs in them.
+    regions: Vec<Region<'a>>,
+}
+
+impl Ctx<'_> {
+    fn slot_of(&self, local: &str) -> Option<Slot> {
+        self.slots
+            .iter()
+            .rev()
+            .find(|(d, _)| d == local)
+            .map(|(_, s)| *s)
+    }
+    fn reduction_depth(&self) -> u32 {
+        self.slots
+            .iter()
+            .filter(|(_, s)| matches!(s, Slot::Var(_)))
+            .count() as u32
+    }
+}
+
+/// Lowers a checked program into fused stages.
+pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
+    let mut stages = Vec::new();
+    let mut temporaries = Vec::new();
+    for (call_index, call) in program.calls.iter().enumerate() {
+        let mut targets = Vec::new();
+        flatten_target(&call.target, &mut Vec::new(), &mut targets);
+        // Group tuple elements by (domain, dims): one stage per group.
+        let mut groups: Vec<Vec<&TargetLeaf>> = Vec::new();
+        for t in &targets {
+            let dims = field_dims(program, t.1)?;
+            match groups
+                .iter_mut()
+                .find(|g| g[0].2 == t.2 && field_dims(program, g[0].1).ok() == Some(dims.clone()))
+            {
+                Some(g) => g.push(t),
+                None => groups.push(vec![t]),
+            }
+        }
+        for group in groups {
+            let (pre, stage) = lower_group(program, &mut temporaries, &call.value, &group)
+                .map_err(|e| LowerError {
+                    message: format!(
+                        "call {} of program `{}`: {}",
+                        call_index + 1,
+                        program.name,
+                        e.message
+                    ),
+                })?;
+            stages.extend(pre);
+            stages.push(stage);
+        }
+    }
+    Ok(StageProgram {
+        name: program.name.clone(),
+        stages,
+        temporaries,
+        dims: program.bundle.dims.clone(),
+        offsets: program.bundle.offsets.clone(),
+    })
+}
+
+fn flatten_target<'p>(target: &'p Target, index: &mut Vec<u32>, out: &mut Vec<TargetLeaf<'p>>) {
+    match target {
+        Target::Field { param, domain } => out.push((index.clone(), *param, domain)),
+        Target::Tuple(items) => {
+            for (i, t) in items.iter().enumerate() {
+                index.push(i as u32);
+                flatten_target(t, index, out);
+                index.pop();
+            }
+        }
+    }
+}
+
+fn field_dims(program: &Program, param: u32) -> Result<Vec<String>, LowerError> {
+    match program.params.get(param as usize).map(|p| &p.ty) {
+        Some(Type::Field { dims, .. }) => Ok(dims.clone()),
+        Some(other) => err(format!("the output is not a field but {other}")),
+        None => err(format!("output parameter {param} does not exist")),
+    }
+}
+
+/// Lowers one group of a call's targets: the stages of the temporaries it needs, then its own.
+fn lower_group(
+    program: &Program,
+    temporaries: &mut Vec<Temporary>,
+    value: &Expr,
+    group: &[&TargetLeaf],
+) -> Result<(Vec<Stage>, Stage), LowerError> {
+    let env = Rc::new(Env {
+        params: (0..program.params.len() as u32)
+            .map(Binding::ProgramParam)
+            .collect(),
+        vars: BTreeMap::new(),
+    });
+    let dims = field_dims(program, group[0].1)?;
+    let ranges = group[0].2;
+    let vertical = dims
+        .iter()
+        .find(|d| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical))
+        .map(|d| match ranges.iter().find(|r| &r.dim == d) {
+            Some(r) => VerticalRange::Exprs {
+                dim: d.clone(),
+                start: &r.start,
+                end: &r.end,
+            },
+            None => VerticalRange::Field {
+                dim: d.clone(),
+                param: group[0].1,
+            },
+        });
+    let consumer = dims
+        .iter()
+        .map(|d| match ranges.iter().find(|r| &r.dim == d) {
+            Some(r) => VerticalRange::Exprs {
+                dim: d.clone(),
+                start: &r.start,
+                end: &r.end,
+            },
+            None => VerticalRange::Field {
+                dim: d.clone(),
+                param: group[0].1,
+            },
+        })
+        .collect();
+    let mut lowering = Lowering {
+        program,
+        b: StageBuilder::default(),
+        root: env.clone(),
+        vertical,
+        consumer,
+        scan_memo: HashMap::new(),
+        temporaries: std::mem::take(temporaries),
+        pre_stages: Vec::new(),
+        memo: HashMap::new(),
+    };
+    for d in &dims {
+        match program.bundle.dim(d).map(|i| i.kind) {
+            Some(DimKind::Local) => {
+                return err(format!(
+                    "writing a field with the local dimension `{d}` is not supported by the fused backends"
+                ))
+            }
+            None => return err(format!("unknown dimension `{d}`")),
+            _ => {}
+        }
+    }
+    let mut domain = Vec::new();
+    for d in &dims {
+        let range = ranges.iter().find(|r| &r.dim == d);
+        let (start, end) = match range {
+            Some(r) => {
+                let s = lowering.lower_index_scalar(&r.start, &env)?;
+                let e = lowering.lower_index_scalar(&r.end, &env)?;
+                (Bound::Node(s), Bound::Node(e))
+            }
+            None => (Bound::OutputFull, Bound::OutputFull),
+        };
+        domain.push(StageRange {
+            dim: d.clone(),
+            start,
+            end,
+        });
+    }
+    for r in ranges {
+        if !dims.contains(&r.dim) {
+            return err(format!(
+                "the domain names `{}`, which the output field does not have",
+                r.dim
+            ));
+        }
+    }
+    let lowered = lowering.lower(value, &env, &Ctx::default())?;
+    let mut outputs = Vec::new();
+    for (index, param, _) in group {
+        let mut v = &lowered;
+        for i in index {
+            v = match v {
+                Value::Tuple(items) => items.get(*i as usize).ok_or_else(|| LowerError {
+                    message: "the output tuple is longer than the value".into(),
+                })?,
+                Value::Node(_) => return err("a tuple output is written from a non-tuple value"),
+            };
+        }
+        outputs.push(Output {
+            target: Source::Param(*param),
+            value: v.node()?,
+        });
+    }
+    *temporaries = std::mem::take(&mut lowering.temporaries);
+    Ok((lowering.pre_stages, lowering.b.finish(domain, outputs)))
+}
+
+/// One range of the stage being lowered, for the temporaries it reads.
+enum VerticalRange<'p> {
+    /// `start..end` of the call's domain (program-scope expressions).
+    Exprs {
+        dim: String,
+        start: &'p Expr,
+        end: &'p Expr,
+    },
+    /// The whole range of output parameter `param`.
+    Field { dim: String, param: u32 },
+}
+
+struct Lowering<'p> {
+    program: &'p Program,
+    b: StageBuilder,
+    /// The program-scope environment (domain bounds are lowered in it).
+    root: Rc<Env<'p>>,
+    vertical: Option<VerticalRange<'p>>,
+    /// Every range of the stage being lowered, in its dimensions' order.
+    consumer: Vec<VerticalRange<'p>>,
+    /// Scan calls already materialised: (call expression, environment) → their value.
+    scan_memo: HashMap<(usize, usize), Value>,
+    temporaries: Vec<Temporary>,
+    /// Stages computing the temporaries of the stage being built, in dependency order.
+    pre_stages: Vec<Stage>,
+    /// (expression, environment, vertical shift) → temporary already computing it.
+    memo: HashMap<(usize, usize, i64), u32>,
+}
+
+impl<'p> Lowering<'p> {
+    fn lower_index_scalar(&mut self, e: &'p Expr, env: &Rc<Env<'p>>) -> Result<NodeId, LowerError> {
+        let n = self.lower(e, env, &Ctx::default())?.node()?;
+        Ok(self.cast(n, ScalarType::I64))
+    }
+
+    fn cast(&mut self, n: NodeId, to: ScalarType) -> NodeId {
+        if self.b.dtype(n) == to {
+            n
+        } else {
+            self.b.add(Node::Cast { arg: n, to })
+        }
+    }
+
+    fn dtype_of(e: &Expr) -> Result<ScalarType, LowerError> {
+        e.ty.dtype().ok_or_else(|| LowerError {
+            message: format!("expected a scalar or field type, found {}", e.ty),
+        })
+    }
+
+    fn lower(
+        &mut self,
+        e: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
+        use ExprKind as K;
+        Ok(match &e.kind {
+            K::Param(i) => {
+                let binding = env
+                    .params
+                    .get(*i as usize)
+                    .cloned()
+                    .ok_or_else(|| LowerError {
+                        message: format!("parameter {i} is not bound"),
+                    })?;
+                self.lower_binding(binding, ctx)?
+            }
+            K::Var(v) => {
+                let binding = env.vars.get(v).cloned().ok_or_else(|| LowerError {
+                    message: format!("variable {v} is not bound"),
+                })?;
+                self.lower_binding(binding, ctx)?
+            }
+            K::Let { var, value, body } => {
+                let mut inner = (**env).clone();
+                inner.vars.insert(
+                    *var,
+                    Binding::Expr {
+                        expr: value,
+                        env: env.clone(),
+                        regions: ctx.regions.clone(),
+                    },
+                );
+                self.lower(body, &Rc::new(inner), ctx)?
+            }
+            K::Literal(l) => Value::Node(self.b.add(Node::Literal {
+                value: *l,
+                dtype: Self::dtype_of(e)?,
+            })),
+            K::CartesianShift { arg, dim, offset } => {
+                let mut c = ctx.clone();
+                c.path = ctx.path.then(Step::Cartesian {
+                    dim: dim.clone(),
+                    offset: *offset,
+                });
+                self.lower(arg, env, &c)?
+            }
+            K::DynamicShift { arg, dim, offset } => {
+                let o = self.lower(offset, env, ctx)?.node()?;
+                let o = self.cast(o, ScalarType::I64);
+                let mut c = ctx.clone();
+                c.path = ctx.path.then(Step::Dynamic {
+                    dim: dim.clone(),
+                    offset: o,
+                });
+                self.lower(arg, env, &c)?
+            }
+            K::NeighborShift { arg, offset, slot } => {
+                let slot = match slot {
+                    Some(n) => Slot::Fixed(*n),
+                    None => ctx.slot_of(offset).ok_or_else(|| LowerError {
+                        message: format!(
+                            "the sparse value `.at({offset})` is used outside a reduction over `{offset}` and without a slot `[{offset}(n)]`"
+                        ),
+                    })?,
+                };
+                let path = ctx.path.then(Step::Neighbor {
+                    offset: offset.clone(),
+                    slot,
+                });
+                if let Some(t) = self.materialise(arg, env, offset, ctx)? {
+                    return Ok(Value::Node(self.b.add(Node::Load {
+                        source: Source::Temporary(t),
+                        path,
+                        local: None,
+                        dtype: Self::dtype_of(arg)?,
+                        guarded: ctx.guarded,
+                    })));
+                }
+                let mut c = ctx.clone();
+                c.path = path;
+                self.lower(arg, env, &c)?
+            }
+            K::LocalIndex { arg, local, slot } => {
+                let mut c = ctx.clone();
+                c.slots.push((local.clone(), Slot::Fixed(*slot)));
+                self.lower(arg, env, &c)?
+            }
+            K::Unary { op, arg } => {
+                let a = self.lower(arg, env, ctx)?.node()?;
+                Value::Node(self.b.add(Node::Unary {
+                    op: *op,
+                    arg: a,
+                    dtype: Self::dtype_of(e)?,
+                }))
+            }
+            K::Binary { op, lhs, rhs } => {
+                let l = self.lower(lhs, env, ctx)?.node()?;
+                let r = self.lower(rhs, env, ctx)?.node()?;
+                Value::Node(self.b.add(Node::Binary {
+                    op: *op,
+                    lhs: l,
+                    rhs: r,
+                    dtype: Self::dtype_of(e)?,
+                }))
+            }
+            K::Compare { op, lhs, rhs } => {
+                let l = self.lower(lhs, env, ctx)?.node()?;
+                let r = self.lower(rhs, env, ctx)?.node()?;
+                Value::Node(self.b.add(Node::Compare {
+                    op: *op,
+                    lhs: l,
+                    rhs: r,
+                }))
+            }
+            K::Math { fun, args } => {
+                let mut ids = Vec::new();
+                for a in args {
+                    ids.push(self.lower(a, env, ctx)?.node()?);
+                }
+                Value::Node(self.b.add(Node::Math {
+                    fun: *fun,
+                    args: ids,
+                    dtype: Self::dtype_of(e)?,
+                }))
+            }
+            K::Cast { arg, to } => {
+                let v = self.lower(arg, env, ctx)?;
+                self.map_value(&v, &mut |s, n| s.cast(n, *to))
+            }
+            K::Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let c = self.lower(cond, env, ctx)?.node()?;
+                let t = self.lower(if_true, env, ctx)?;
+                let f = self.lower(if_false, env, ctx)?;
+                self.select(c, &t, &f)?
+            }
+            K::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                // Only the taken branch counts: both are computed (they are pure), with their
+                // reads guarded like a `concat_where` branch's, so the other one cannot fail.
+                let c = self.lower(cond, env, ctx)?.node()?;
+                let mut guarded = ctx.clone();
+                guarded.guarded = true;
+                let t = self.lower(then, env, &guarded)?;
+                let f = self.lower(otherwise, env, &guarded)?;
+                self.select(c, &t, &f)?
+            }
+            K::Reduce { op, local, arg } => {
+                let var = ctx.reduction_depth();
+                let mut c = ctx.clone();
+                c.slots.push((local.clone(), Slot::Var(var)));
+                let value = self.lower(arg, env, &c)?.node()?;
+                let body = self.b.body_of(value, var);
+                Value::Node(self.b.add(Node::Reduce {
+                    op: *op,
+                    offset: local.clone(),
+                    center: ctx.path.clone(),
+                    var,
+                    body,
+                    value,
+                    dtype: Self::dtype_of(e)?,
+                }))
+            }
+            K::Broadcast { arg, .. } => self.lower(arg, env, ctx)?,
+            K::ConcatWhere {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let c = self.lower_cond(cond, env, ctx)?;
+                let branch = |holds: bool| {
+                    let mut b = ctx.clone();
+                    b.guarded = true;
+                    b.regions.push(Region {
+                        cond,
+                        env: env.clone(),
+                        holds,
+                    });
+                    b
+                };
+                let t = self.lower(if_true, env, &branch(true))?;
+                let f = self.lower(if_false, env, &branch(false))?;
+                self.select(c, &t, &f)?
+            }
+            K::Tuple(items) => {
+                let mut vals = Vec::new();
+                for i in items {
+                    vals.push(self.lower(i, env, ctx)?);
+                }
+                Value::Tuple(vals)
+            }
+            K::TupleGet { arg, index } => match self.lower(arg, env, ctx)? {
+                Value::Tuple(mut items) if (*index as usize) < items.len() => {
+                    items.swap_remove(*index as usize)
+                }
+                _ => return err(format!("tuple element {index} does not exist")),
+            },
+            K::Call { callee, args } => self.lower_call(e, callee, args, env, ctx)?,
+        })
+    }
+
+    /// The temporary holding `arg` when it is worth one (see the module doc), building its
+    /// stage on first use; `None` to recompute `arg` inline.
+    fn materialise(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        offset: &str,
+        ctx: &Ctx<'p>,
+    ) -> Result<Option<u32>, LowerError> {
+        let program = self.program;
+        let info = match program.bundle.offset(offset) {
+            Some(i) if i.count >= 2 => i.clone(),
+            _ => return Ok(None),
+        };
+        let Type::Field { dims, dtype } = &arg.ty else {
+            return Ok(None);
+        };
+        if ctx.guarded || !dims.contains(&info.to) {
+            return Ok(None);
+        }
+        let is_vertical =
+            |d: &String| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical);
+        let vertical = dims.iter().find(|d| is_vertical(d));
+        if dims.iter().any(|d| d != &info.to && Some(d) != vertical) {
+            return Ok(None);
+        }
+        // The reader's vertical shift moves the range the temporary must cover.
+        let mut kshift = 0;
+        if let Some(v) = vertical {
+            for s in &ctx.path.steps {
+                match s {
+                    Step::Cartesian { dim, offset } if dim == v => kshift += offset,
+                    Step::Dynamic { dim, .. } if dim == v => return Ok(None),
+                    _ => {}
+                }
+            }
+        }
+        if !self.gathers(arg, env, 0) {
+            return Ok(None);
+        }
+        let key = (
+            arg as *const Expr as usize,
+            Rc::as_ptr(env) as usize,
+            kshift,
+        );
+        if let Some(t) = self.memo.get(&key) {
+            return Ok(Some(*t));
+        }
+        let saved = std::mem::take(&mut self.b);
+        let built = self.temporary_stage(arg, env, &info.to, offset, vertical, kshift);
+        let builder = std::mem::replace(&mut self.b, saved);
+        let Ok((domain, value)) = built else {
+            // Not expressible as a temporary (e.g. it reads a scan's carry): recompute.
+            return Ok(None);
+        };
+        let t = self.temporaries.len() as u32;
+        self.temporaries.push(Temporary {
+            dims: dims.clone(),
+            dtype: *dtype,
+        });
+        let stage = builder.finish(
+            domain,
+            vec![Output {
+                target: Source::Temporary(t),
+                value,
+            }],
+        );
+        self.pre_stages.push(stage);
+        self.memo.insert(key, t);
+        Ok(Some(t))
+    }
+
+    /// A scan call whose direction conflicts with the stage's scan, computed by a stage of its
+    /// own over the whole domain of the stage being lowered (where the reading scan runs too)
+    /// into one temporary per carry component.
+    fn materialise_scan(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
+        let key = (call as *const Expr as usize, Rc::as_ptr(env) as usize);
+        if let Some(v) = self.scan_memo.get(&key) {
+            return Ok(v.clone());
+        }
+        let dims: Vec<String> = self
+            .consumer
+            .iter()
+            .map(|r| match r {
+                VerticalRange::Exprs { dim, .. } | VerticalRange::Field { dim, .. } => dim.clone(),
+            })
+            .collect();
+        let saved = std::mem::take(&mut self.b);
+        let built = self.scan_stage(call, env, ctx);
+        let builder = std::mem::replace(&mut self.b, saved);
+        let (domain, value) = built?;
+        let mut leaves = Vec::new();
+        value.leaves(&mut leaves);
+        let mut outputs = Vec::new();
+        let mut loads = Vec::new();
+        for leaf in leaves {
+            let t = self.temporaries.len() as u32;
+            let dtype = builder.dtype(leaf);
+            self.temporaries.push(Temporary {
+                dims: dims.clone(),
+                dtype,
+            });
+            outputs.push(Output {
+                target: Source::Temporary(t),
+                value: leaf,
+            });
+            loads.push(self.b.add(Node::Load {
+                source: Source::Temporary(t),
+                path: AccessPath::default(),
+                local: None,
+                dtype,
+                guarded: ctx.guarded,
+            }));
+        }
+        self.pre_stages.push(builder.finish(domain, outputs));
+        let mut next = loads.into_iter();
+        let result = rebuild(&value, &mut next);
+        self.scan_memo.insert(key, result.clone());
+        Ok(result)
+    }
+
+    fn scan_stage(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<(Vec<StageRange>, Value), LowerError> {
+        let mut domain = Vec::new();
+        let root = self.root.clone();
+        for i in 0..self.consumer.len() {
+            let (dim, start, end) = match &self.consumer[i] {
+                VerticalRange::Exprs { dim, start, end } => {
+                    let (dim, start, end) = (dim.clone(), *start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    (dim, Bound::Node(s), Bound::Node(e))
+                }
+                VerticalRange::Field { dim, param } => (
+                    dim.clone(),
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+            };
+            domain.push(StageRange { dim, start, end });
+        }
+        // Evaluated at the stage's point, in the regions (and guard) of the call.
+        let at_point = Ctx {
+            guarded: ctx.guarded,
+            regions: ctx.regions.clone(),
+            ..Ctx::default()
+        };
+        let value = self.lower(call, env, &at_point)?;
+        Ok((domain, value))
+    }
+
+    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (all of it) and the
+    /// reader's vertical range shifted by `kshift`.
+    fn temporary_stage(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        to: &str,
+        offset: &str,
+        vertical: Option<&String>,
+        kshift: i64,
+    ) -> Result<(Vec<StageRange>, NodeId), LowerError> {
+        let mut domain = vec![StageRange {
+            dim: to.to_string(),
+            start: Bound::Node(self.b.add(Node::Literal {
+                value: crate::fieldview::Literal::Int(0),
+                dtype: ScalarType::I64,
+            })),
+            end: Bound::TargetSize {
+                offset: offset.to_string(),
+            },
+        }];
+        if let Some(v) = vertical {
+            let (start, end) = match &self.vertical {
+                Some(VerticalRange::Exprs { dim, start, end }) if dim == v => {
+                    let root = self.root.clone();
+                    let (start, end) = (*start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    let shift = self.b.add(Node::Literal {
+                        value: crate::fieldview::Literal::Int(kshift),
+                        dtype: ScalarType::I64,
+                    });
+                    let mut shifted = |n| {
+                        self.b.add(Node::Binary {
+                            op: BinaryOp::Add,
+                            lhs: n,
+                            rhs: shift,
+                            dtype: ScalarType::I64,
+                        })
+                    };
+                    (Bound::Node(shifted(s)), Bound::Node(shifted(e)))
+                }
+                Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => (
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+                _ => return err("the reader's vertical range cannot bound a temporary"),
+            };
+            domain.push(StageRange {
+                dim: v.clone(),
+                start,
+                end,
+            });
+        }
+        let value = self.lower(arg, env, &Ctx::default())?.node()?;
+        if self.b.has_scan() {
+            return err("a temporary of a scan");
+        }
+        Ok((domain, value))
+    }
+
+    /// Whether `e` (with its parameters and variables resolved) gathers from neighbours.
+    fn gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
+        use ExprKind as K;
+        if depth > 256 {
+            return false;
+        }
+        let through = |b: Option<&Binding<'p>>| match b {
+            Some(Binding::Expr { expr, env, .. }) => self.gathers(expr, env, depth + 1),
+            _ => false,
+        };
+        match &e.kind {
+            K::Reduce { .. } | K::NeighborShift { .. } => true,
+            K::Param(i) => through(env.params.get(*i as usize)),
+            K::Var(v) => through(env.vars.get(v)),
+            K::Let { var, value, body } => {
+                let mut inner = (**env).clone();
+                inner.vars.insert(
+                    *var,
+                    Binding::Expr {
+                        expr: value,
+                        env: env.clone(),
+                        regions: Vec::new(),
+                    },
+                );
+                self.gathers(body, &Rc::new(inner), depth + 1)
+            }
+            K::Call { callee, args } => {
+                let mut in_body = false;
+                if let Some(op) = self.program.bundle.operator(callee) {
+                    op.body.walk(&mut |x| {
+                        in_body |= matches!(x.kind, K::Reduce { .. } | K::NeighborShift { .. })
+                    });
+                }
+                in_body || args.iter().any(|a| self.gathers(a, env, depth + 1))
+            }
+            _ => {
+                let mut any = false;
+                e.for_each_child(|c| any = any || self.gathers(c, env, depth + 1));
+                any
+            }
+        }
+    }
+
+    fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx<'p>) -> Result<Value, LowerError> {
+        match binding {
+            Binding::Expr { expr, env, regions } => {
+                let mut c = ctx.clone();
+                c.regions = regions;
+                self.lower(expr, &env, &c)
+            }
+            Binding::Value(v) => Ok(v),
+            Binding::ProgramParam(p) => {
+                let param = &self.program.params[p as usize];
+                match &param.ty {
+                    Type::Scalar(t) => Ok(Value::Node(self.b.add(Node::Scalar {
+                        param: p,
+                        dtype: *t,
+                    }))),
+                    Type::Field { dims, dtype } => {
+                        let local_dim = dims.iter().find(|d| {
+                            self.program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Local)
+                        });
+                        let local = match local_dim {
+                            Some(l) => Some(ctx.slot_of(l).ok_or_else(|| LowerError {
+                                message: format!(
+                                    "the sparse field `{}` is used outside a reduction over `{l}` and without a slot `[{l}(n)]`",
+                                    param.name
+                                ),
+                            })?),
+                            None => None,
+                        };
+                        Ok(Value::Node(self.b.add(Node::Load {
+                            source: Source::Param(p),
+                            path: ctx.path.clone(),
+                            local,
+                            dtype: *dtype,
+                            guarded: ctx.guarded,
+                        })))
+                    }
+                    Type::Tuple(_) => err(format!(
+                        "tuple parameter `{}` is not supported by the fused backends",
+                        param.name
+                    )),
+                }
+            }
+        }
+    }
+
+    fn lower_call(
+        &mut self,
+        call: &'p Expr,
+        callee: &str,
+        args: &'p [Expr],
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
+        let program = self.program;
+        let op = program.bundle.operator(callee).ok_or_else(|| LowerError {
+            message: format!("operator `{callee}` is missing from the program's bundle"),
+        })?;
+        let arg_bindings = args.iter().map(|a| Binding::Expr {
+            expr: a,
+            env: env.clone(),
+            regions: ctx.regions.clone(),
+        });
+        match &op.kind {
+            OperatorKind::Field => {
+                let inner = Rc::new(Env {
+                    params: arg_bindings.collect(),
+                    vars: BTreeMap::new(),
+                });
+                self.lower(&op.body, &inner, ctx)
+            }
+            OperatorKind::Scan {
+                axis,
+                forward,
+                init,
+            } => {
+                if !ctx.path.is_empty() {
+                    return err(format!(
+                        "the result of scan operator `{}` is read shifted; that needs a temporary, which the fused backends do not build",
+                        op.name
+                    ));
+                }
+                if self.b.scan_conflicts(axis, *forward) {
+                    return self.materialise_scan(call, env, ctx);
+                }
+                self.b.begin_scan(axis, *forward).map_err(|m| LowerError {
+                    message: format!("scan operator `{}`: {m}", op.name),
+                })?;
+                let init_env = Rc::new(Env::default());
+                let init = self.lower(init, &init_env, &Ctx::default())?;
+                let mut init_leaves = Vec::new();
+                init.leaves(&mut init_leaves);
+                let first = self.b.carry_count();
+                let mut next_index = first;
+                let carry = self.carry_value(&init, &mut next_index);
+                let mut params = vec![Binding::Value(carry)];
+                params.extend(arg_bindings);
+                let body_env = Rc::new(Env {
+                    params,
+                    vars: BTreeMap::new(),
+                });
+                // The body is per level: evaluated at the stage's point, outside any slot.
+                let level_ctx = Ctx {
+                    guarded: ctx.guarded,
+                    ..Ctx::default()
+                };
+                let result = self.lower(&op.body, &body_env, &level_ctx)?;
+                let mut next_leaves = Vec::new();
+                result.leaves(&mut next_leaves);
+                if next_leaves.len() != init_leaves.len() {
+                    return err(format!(
+                        "scan operator `{}`: the carry has {} components but the body returns {}",
+                        op.name,
+                        init_leaves.len(),
+                        next_leaves.len()
+                    ));
+                }
+                // The scan runs in the regions it is written in: outside them its carry restarts
+                // from `init`, so in a region it starts at the region's first level.
+                let active = self.regions_hold(&ctx.regions)?;
+                for (init, next) in init_leaves.into_iter().zip(next_leaves) {
+                    self.b.push_carry(init, next, active);
+                }
+                Ok(result)
+            }
+        }
+    }
+
+    fn carry_value(&mut self, init: &Value, next_index: &mut u32) -> Value {
+        match init {
+            Value::Node(n) => {
+                let dtype = self.b.dtype(*n);
+                let index = *next_index;
+                *next_index += 1;
+                Value::Node(self.b.add(Node::Carry { index, dtype }))
+            }
+            Value::Tuple(items) => Value::Tuple(
+                items
+                    .iter()
+                    .map(|i| self.carry_value(i, next_index))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A bool node: every region holds at the stage's point (`None`: no regions).
+    fn regions_hold(&mut self, regions: &[Region<'p>]) -> Result<Option<NodeId>, LowerError> {
+        let mut all: Option<NodeId> = None;
+        for r in regions {
+            let c = self.lower_cond(r.cond, &r.env, &Ctx::default())?;
+            let c = if r.holds {
+                c
+            } else {
+                self.b.add(Node::Unary {
+                    op: crate::fieldview::UnaryOp::Not,
+                    arg: c,
+                    dtype: ScalarType::Bool,
+                })
+            };
+            all = Some(match all {
+                None => c,
+                Some(a) => self.b.add(Node::Binary {
+                    op: BinaryOp::BitAnd,
+                    lhs: a,
+                    rhs: c,
+                    dtype: ScalarType::Bool,
+                }),
+            });
+        }
+        Ok(all)
+    }
+
+    fn lower_cond(
+        &mut self,
+        cond: &'p DomainCond,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<NodeId, LowerError> {
+        Ok(match cond {
+            DomainCond::Cmp { dim, op, value } => {
+                let index = self.b.add(Node::Index {
+                    dim: dim.clone(),
+                    path: ctx.path.clone(),
+                });
+                let v = self.lower(value, env, &Ctx::default())?.node()?;
+                let v = self.cast(v, ScalarType::I64);
+                self.b.add(Node::Compare {
+                    op: *op,
+                    lhs: index,
+                    rhs: v,
+                })
+            }
+            DomainCond::And(a, b) | DomainCond::Or(a, b) => {
+                let op = if matches!(cond, DomainCond::And(..)) {
+                    BinaryOp::BitAnd
+                } else {
+                    BinaryOp::BitOr
+                };
+                let l = self.lower_cond(a, env, ctx)?;
+                let r = self.lower_cond(b, env, ctx)?;
+                self.b.add(Node::Binary {
+                    op,
+                    lhs: l,
+                    rhs: r,
+                    dtype: ScalarType::Bool,
+                })
+            }
+        })
+    }
+
+    fn select(&mut self, cond: NodeId, t: &Value, f: &Value) -> Result<Value, LowerError> {
+        Ok(match (t, f) {
+            (Value::Node(a), Value::Node(b)) => {
+                let dtype = self.b.dtype(*a);
+                Value::Node(self.b.add(Node::Select {
+                    cond,
+                    if_true: *a,
+                    if_false: *b,
+                    dtype,
+                }))
+            }
+            (Value::Tuple(a), Value::Tuple(b)) if a.len() == b.len() => {
+                let mut items = Vec::new();
+                for (x, y) in a.iter().zip(b) {
+                    items.push(self.select(cond, x, y)?);
+                }
+                Value::Tuple(items)
+            }
+            _ => return err("the branches of a select have different tuple shapes"),
+        })
+    }
+
+    fn map_value(&mut self, v: &Value, f: &mut impl FnMut(&mut Self, NodeId) -> NodeId) -> Value {
+        match v {
+            Value::Node(n) => Value::Node(f(self, *n)),
+            Value::Tuple(items) => {
+                Value::Tuple(items.iter().map(|i| self.map_value(i, f)).collect())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
