@@ -5,6 +5,8 @@ pub mod config;
 pub mod granule;
 pub mod halo;
 pub mod initial;
+pub mod job;
+pub mod plot;
 pub mod state;
 pub mod vertical;
 
