@@ -61,7 +61,7 @@ fn constant_fields_stay_constant() {
     )
     .expect("granule initialises");
     let (nc, ne) = (grid.num_cells, grid.num_edges);
-fn filled<D: gt4rs::Dims>(shape: [usize; 2], v: f64) -> Field<D, f64> {
+    fn filled<D: gt4rs::Dims>(shape: [usize; 2], v: f64) -> Field<D, f64> {
         Field::from_array_zero_origin(Array2::from_elem(shape, v).into_dyn()).expect("2-d")
     }
     let mut state = PrognosticState {
@@ -75,16 +75,29 @@ fn filled<D: gt4rs::Dims>(shape: [usize; 2], v: f64) -> Field<D, f64> {
         .initial_run(DTIME, &mut state, &mut diagnostic)
         .expect("runs");
     for _ in 0..3 {
-        granule.run(DTIME, &mut state, &mut diagnostic).expect("runs");
+        granule
+            .run(DTIME, &mut state, &mut diagnostic)
+            .expect("runs");
     }
-    let close = |a: ndarray::ArrayViewD<'_, f64>, b: ndarray::ArrayViewD<'_, f64>, tol: f64, name: &str| {
-        let err = (&a - &b).iter().fold(0.0_f64, |m, d| m.max(d.abs()));
-        assert!(err <= tol, "{name} changed by {err}");
-    };
+    let close =
+        |a: ndarray::ArrayViewD<'_, f64>, b: ndarray::ArrayViewD<'_, f64>, tol: f64, name: &str| {
+            let err = (&a - &b).iter().fold(0.0_f64, |m, d| m.max(d.abs()));
+            assert!(err <= tol, "{name} changed by {err}");
+        };
     close(state.vn.as_array(), before.vn.as_array(), 1e-14, "vn");
     close(state.w.as_array(), before.w.as_array(), 1e-13, "w");
-    close(state.theta_v.as_array(), before.theta_v.as_array(), 1e-10, "theta_v");
-    close(state.exner.as_array(), before.exner.as_array(), 1e-13, "exner");
+    close(
+        state.theta_v.as_array(),
+        before.theta_v.as_array(),
+        1e-10,
+        "theta_v",
+    );
+    close(
+        state.exner.as_array(),
+        before.exner.as_array(),
+        1e-13,
+        "exner",
+    );
 }
 
 #[test]
@@ -109,10 +122,16 @@ fn variance_of_vn_decays_monotonically() {
         }
         .expect("runs");
         let now = variance(state.vn.as_array());
-        assert!(now.is_finite() && now < last, "step {step}: variance {last} -> {now}");
+        assert!(
+            now.is_finite() && now < last,
+            "step {step}: variance {last} -> {now}"
+        );
         last = now;
     }
-    assert!(last < 0.999 * first, "diffusion removed too little: {first} -> {last}");
+    assert!(
+        last < 0.999 * first,
+        "diffusion removed too little: {first} -> {last}"
+    );
 }
 
 #[test]
@@ -134,7 +153,9 @@ fn cpu_granule_equals_embedded_granule() {
             .initial_run(DTIME, &mut state, &mut diagnostic)
             .expect("runs");
         for _ in 0..4 {
-            granule.run(DTIME, &mut state, &mut diagnostic).expect("runs");
+            granule
+                .run(DTIME, &mut state, &mut diagnostic)
+                .expect("runs");
         }
         (state, diagnostic)
     };
@@ -152,10 +173,15 @@ fn cpu_granule_equals_embedded_granule() {
     };
     compare(cpu.vn.as_array(), embedded.vn.as_array(), "vn");
     compare(cpu.w.as_array(), embedded.w.as_array(), "w");
-    compare(cpu.theta_v.as_array(), embedded.theta_v.as_array(), "theta_v");
+    compare(
+        cpu.theta_v.as_array(),
+        embedded.theta_v.as_array(),
+        "theta_v",
+    );
     compare(cpu.exner.as_array(), embedded.exner.as_array(), "exner");
     // The diagnostics are written on levels 1..nlev.
-    let written = |f: &Field<(Cell, K), f64>| f.as_array().slice(s![.., 1..NLEV]).into_owned().into_dyn();
+    let written =
+        |f: &Field<(Cell, K), f64>| f.as_array().slice(s![.., 1..NLEV]).into_owned().into_dyn();
     for (name, a, b) in [
         ("div_ic", &cpu_diag.div_ic, &embedded_diag.div_ic),
         ("hdef_ic", &cpu_diag.hdef_ic, &embedded_diag.hdef_ic),

@@ -106,8 +106,10 @@ struct Programs {
     turbulence_diagnostics: stencils::calculate_diagnostic_quantities_for_turbulence::Compiled,
     nabla4: stencils::calculate_nabla4::Compiled,
     apply_to_vn: stencils::apply_diffusion_to_vn::Compiled,
-    apply_to_w: stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Compiled,
-    cold_pools: stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Compiled,
+    apply_to_w:
+        stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Compiled,
+    cold_pools:
+        stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Compiled,
     nabla2_for_theta: stencils::calculate_nabla2_for_theta::Compiled,
     zdiffusion: stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Compiled,
     update_theta_and_exner: stencils::update_theta_and_exner::Compiled,
@@ -209,17 +211,41 @@ impl Diffusion {
         let o = &compile_options;
         let programs = Programs {
             scale_k: compile!(profiler, o, utils::scale_k),
-            setup_fields_for_initial_step: compile!(profiler, o, utils::setup_fields_for_initial_step),
+            setup_fields_for_initial_step: compile!(
+                profiler,
+                o,
+                utils::setup_fields_for_initial_step
+            ),
             copy_field: compile!(profiler, o, utils::copy_field),
             rbf_vertex: compile!(profiler, o, rbf_vertex),
-            nabla2_and_smag: compile!(profiler, o, stencils::calculate_nabla2_and_smag_coefficients_for_vn),
-            turbulence_diagnostics: compile!(profiler, o, stencils::calculate_diagnostic_quantities_for_turbulence),
+            nabla2_and_smag: compile!(
+                profiler,
+                o,
+                stencils::calculate_nabla2_and_smag_coefficients_for_vn
+            ),
+            turbulence_diagnostics: compile!(
+                profiler,
+                o,
+                stencils::calculate_diagnostic_quantities_for_turbulence
+            ),
             nabla4: compile!(profiler, o, stencils::calculate_nabla4),
             apply_to_vn: compile!(profiler, o, stencils::apply_diffusion_to_vn),
-            apply_to_w: compile!(profiler, o, stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence),
-            cold_pools: compile!(profiler, o, stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools),
+            apply_to_w: compile!(
+                profiler,
+                o,
+                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence
+            ),
+            cold_pools: compile!(
+                profiler,
+                o,
+                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools
+            ),
             nabla2_for_theta: compile!(profiler, o, stencils::calculate_nabla2_for_theta),
-            zdiffusion: compile!(profiler, o, stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points),
+            zdiffusion: compile!(
+                profiler,
+                o,
+                stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points
+            ),
             update_theta_and_exner: compile!(profiler, o, stencils::update_theta_and_exner),
         };
 
@@ -234,35 +260,45 @@ impl Diffusion {
         let smag_offset = 0.25 * params.k4 * substeps;
         let diff_multfac_w = (1.0 / 48.0_f64).min(params.k4w * substeps);
 
-        let nlev_i32 = i32::try_from(nlev)
-            .map_err(|_| Error::Config(format!("{nlev} levels exceed i32")))?;
+        let nlev_i32 =
+            i32::try_from(nlev).map_err(|_| Error::Config(format!("{nlev} levels exceed i32")))?;
         let mut diff_multfac_vn = zeros(&[nlev])?;
         let mut smag_limit = zeros(&[nlev])?;
         let mut enh_smag_fac = zeros(&[nlev])?;
         let vct_a = k_field(&vertical.vct_a)?;
         let [fac, fac2, fac3, fac4] = params.smagorinski_factor;
         let [z, z2, z3, z4] = params.smagorinski_height;
-        let regular = compile!(profiler, o, utils::init_diffusion_local_fields_for_regular_timestep);
-        profiler.time(utils::init_diffusion_local_fields_for_regular_timestep::NAME, Phase::Init, || {
-            regular.call(utils::init_diffusion_local_fields_for_regular_timestep::Args {
-                k4: params.k4,
-                dyn_substeps: substeps,
-                hdiff_smag_fac: fac,
-                hdiff_smag_fac2: fac2,
-                hdiff_smag_fac3: fac3,
-                hdiff_smag_fac4: fac4,
-                hdiff_smag_z: z,
-                hdiff_smag_z2: z2,
-                hdiff_smag_z3: z3,
-                hdiff_smag_z4: z4,
-                vect_a: &vct_a,
-                diff_multfac_vn: &mut diff_multfac_vn,
-                smag_limit: &mut smag_limit,
-                enh_smag_fac: &mut enh_smag_fac,
-                vertical_start: 0,
-                vertical_end: nlev_i32,
-            })
-        })?;
+        let regular = compile!(
+            profiler,
+            o,
+            utils::init_diffusion_local_fields_for_regular_timestep
+        );
+        profiler.time(
+            utils::init_diffusion_local_fields_for_regular_timestep::NAME,
+            Phase::Init,
+            || {
+                regular.call(
+                    utils::init_diffusion_local_fields_for_regular_timestep::Args {
+                        k4: params.k4,
+                        dyn_substeps: substeps,
+                        hdiff_smag_fac: fac,
+                        hdiff_smag_fac2: fac2,
+                        hdiff_smag_fac3: fac3,
+                        hdiff_smag_fac4: fac4,
+                        hdiff_smag_z: z,
+                        hdiff_smag_z2: z2,
+                        hdiff_smag_z3: z3,
+                        hdiff_smag_z4: z4,
+                        vect_a: &vct_a,
+                        diff_multfac_vn: &mut diff_multfac_vn,
+                        smag_limit: &mut smag_limit,
+                        enh_smag_fac: &mut enh_smag_fac,
+                        vertical_start: 0,
+                        vertical_end: nlev_i32,
+                    },
+                )
+            },
+        )?;
 
         let nrdmax = vertical.nrdmax;
         if nrdmax + 1 > nlev {
@@ -272,17 +308,21 @@ impl Diffusion {
         }
         let mut diff_multfac_n2w = zeros(&[nlev])?;
         let n2w = compile!(profiler, o, utils::init_nabla2_factor_in_upper_damping_zone);
-        profiler.time(utils::init_nabla2_factor_in_upper_damping_zone::NAME, Phase::Init, || {
-            n2w.call(utils::init_nabla2_factor_in_upper_damping_zone::Args {
-                physical_heights: &vct_a,
-                nrdmax: nrdmax as i32,
-                heights_nrd_shift: vertical.vct_a[nrdmax + 1],
-                heights_1: vertical.vct_a[1],
-                diff_multfac_n2w: &mut diff_multfac_n2w,
-                vertical_start: 0,
-                vertical_end: nlev_i32,
-            })
-        })?;
+        profiler.time(
+            utils::init_nabla2_factor_in_upper_damping_zone::NAME,
+            Phase::Init,
+            || {
+                n2w.call(utils::init_nabla2_factor_in_upper_damping_zone::Args {
+                    physical_heights: &vct_a,
+                    nrdmax: nrdmax as i32,
+                    heights_nrd_shift: vertical.vct_a[nrdmax + 1],
+                    heights_1: vertical.vct_a[1],
+                    diff_multfac_n2w: &mut diff_multfac_n2w,
+                    vertical_start: 0,
+                    vertical_end: nlev_i32,
+                })
+            },
+        )?;
 
         let (nc, ne, nv) = (grid.num_cells, grid.num_edges, grid.num_vertices);
         Ok(Diffusion {
@@ -375,17 +415,19 @@ impl Diffusion {
         timed!(
             self.profiler,
             name,
-            self.programs
-                .setup_fields_for_initial_step
-                .call(utils::setup_fields_for_initial_step::Args {
+            self.programs.setup_fields_for_initial_step.call(
+                utils::setup_fields_for_initial_step::Args {
                     k4: self.params.k4,
                     hdiff_efdt_ratio: self.config.hdiff_efdt_ratio,
                     diff_multfac_vn: &mut self.initial_diff_multfac_vn,
                     smag_limit: &mut self.initial_smag_limit,
-                })
+                }
+            )
         );
-        self.debug.check(name, "diff_multfac_vn", &self.initial_diff_multfac_vn)?;
-        self.debug.check(name, "smag_limit", &self.initial_smag_limit)?;
+        self.debug
+            .check(name, "diff_multfac_vn", &self.initial_diff_multfac_vn)?;
+        self.debug
+            .check(name, "smag_limit", &self.initial_smag_limit)?;
         self.debug.progress(self.steps, name);
         self.step(dtime, prognostic, diagnostic, true)?;
         self.sync_cell_fields(prognostic)
@@ -416,7 +458,11 @@ impl Diffusion {
         )
     }
 
-    fn check_shapes(&self, prognostic: &PrognosticState, diagnostic: &DiagnosticState) -> Result<(), Error> {
+    fn check_shapes(
+        &self,
+        prognostic: &PrognosticState,
+        diagnostic: &DiagnosticState,
+    ) -> Result<(), Error> {
         let (nc, ne, nlev) = (
             self.cell.area.shape()[0],
             self.edge.edge_areas.shape()[0],
@@ -475,7 +521,8 @@ impl Diffusion {
                 scaled_field: &mut self.diff_multfac_smag,
             })
         );
-        self.debug.check(name, "diff_multfac_smag", &self.diff_multfac_smag)?;
+        self.debug
+            .check(name, "diff_multfac_smag", &self.diff_multfac_smag)?;
         self.debug.progress(step, name);
 
         // 1. RBF reconstruction of the full wind at vertices.
@@ -631,28 +678,30 @@ impl Diffusion {
         timed!(
             self.profiler,
             name,
-            self.programs.apply_to_vn.call(stencils::apply_diffusion_to_vn::Args {
-                u_vert: &self.u_vert,
-                v_vert: &self.v_vert,
-                primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
-                primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
-                z_nabla2_e: &self.z_nabla2_e,
-                inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
-                inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
-                area_edge: &self.edge.edge_areas,
-                kh_smag_e: &self.kh_smag_e,
-                diff_multfac_vn,
-                nudgecoeff_e: &self.interpolation.nudgecoeff_e,
-                vn: &mut prognostic.vn,
-                nudgezone_diff: self.nudgezone_diff,
-                fac_bdydiff_v: self.fac_bdydiff_v,
-                start_2nd_nudge_line_idx_e: b.edge_start_nudging_plus_one,
-                limited_area: self.config.limited_area,
-                horizontal_start: b.edge_start_lb_plus4,
-                horizontal_end: b.edge_end_local,
-                vertical_start: 0,
-                vertical_end: klevels,
-            })
+            self.programs
+                .apply_to_vn
+                .call(stencils::apply_diffusion_to_vn::Args {
+                    u_vert: &self.u_vert,
+                    v_vert: &self.v_vert,
+                    primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
+                    primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
+                    z_nabla2_e: &self.z_nabla2_e,
+                    inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
+                    inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
+                    area_edge: &self.edge.edge_areas,
+                    kh_smag_e: &self.kh_smag_e,
+                    diff_multfac_vn,
+                    nudgecoeff_e: &self.interpolation.nudgecoeff_e,
+                    vn: &mut prognostic.vn,
+                    nudgezone_diff: self.nudgezone_diff,
+                    fac_bdydiff_v: self.fac_bdydiff_v,
+                    start_2nd_nudge_line_idx_e: b.edge_start_nudging_plus_one,
+                    limited_area: self.config.limited_area,
+                    horizontal_start: b.edge_start_lb_plus4,
+                    horizontal_end: b.edge_end_local,
+                    vertical_start: 0,
+                    vertical_end: klevels,
+                })
         );
         self.debug.check(name, "vn", &prognostic.vn)?;
         self.debug.progress(step, name);

@@ -122,5 +122,8 @@ pub fn diffusion_on(
         CellParams::from_grid(grid)?,
         options,
     )?;
-    Ok((granule, DiagnosticState::zeros(grid.num_cells, vertical.nlev)?))
+    Ok((
+        granule,
+        DiagnosticState::zeros(grid.num_cells, vertical.nlev)?,
+    ))
 }

@@ -129,7 +129,9 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
             granule.run(spec.dtime, &mut state, &mut diagnostic)?;
         }
         let took = start.elapsed();
-        granule.profiler().record(STEP_TIMER, Phase::Run, start, took);
+        granule
+            .profiler()
+            .record(STEP_TIMER, Phase::Run, start, took);
         stepping += took;
         let variance = mean_square_difference(state.vn.as_array(), &jet);
         small_scale_variance.push(variance);
@@ -162,12 +164,21 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     let path = spec.out.join("vn_small_scale.png");
     plot::maps(
         &path,
-        &format!("small-scale vn (vn minus jet) at level {level} ({height_km:.1} km), {}", grid.kind.label()),
+        &format!(
+            "small-scale vn (vn minus jet) at level {level} ({height_km:.1} km), {}",
+            grid.kind.label()
+        ),
         &lon,
         &lat,
         &[
-            MapPanel { title: "initial".into(), values: &column(&initial_vn, true) },
-            MapPanel { title: after.clone(), values: &column(&final_vn, true) },
+            MapPanel {
+                title: "initial".into(),
+                values: &column(&initial_vn, true),
+            },
+            MapPanel {
+                title: after.clone(),
+                values: &column(&final_vn, true),
+            },
         ],
         spec.jet.vn_noise,
         "m/s",
@@ -247,13 +258,20 @@ fn write_checked_trace(profiler: &gt4rs::profiling::Profiler, path: &Path) -> Re
             .map_err(|e| Error::Io(format!("{}: {e}", parent.display())))?;
     }
     profiler.write_chrome_trace(path)?;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-    let events: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::Io(format!("{}: the trace is not valid JSON: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+    let events: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::Io(format!(
+            "{}: the trace is not valid JSON: {e}",
+            path.display()
+        ))
+    })?;
     match events.as_array() {
         Some(list) if !list.is_empty() => Ok(()),
-        _ => Err(Error::Io(format!("{}: the trace holds no events", path.display()))),
+        _ => Err(Error::Io(format!(
+            "{}: the trace holds no events",
+            path.display()
+        ))),
     }
 }
 

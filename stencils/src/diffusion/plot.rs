@@ -39,7 +39,7 @@ fn plot_error(path: &Path, e: impl std::fmt::Display) -> Error {
 /// Blue (−1) through white (0) to red (+1).
 fn diverging(t: f64) -> RGBColor {
     let t = t.clamp(-1.0, 1.0);
-    let fade = |full: f64| (255.0 * (1.0 - full * t.abs()) ) as u8;
+    let fade = |full: f64| (255.0 * (1.0 - full * t.abs())) as u8;
     if t < 0.0 {
         RGBColor(fade(1.0), fade(0.75), 255)
     } else {
@@ -104,9 +104,7 @@ pub fn maps(
                     .iter()
                     .zip(lat_deg)
                     .zip(panel.values)
-                    .map(|((&x, &y), &v)| {
-                        Circle::new((x, y), 2, diverging(v / scale).filled())
-                    }),
+                    .map(|((&x, &y), &v)| Circle::new((x, y), 2, diverging(v / scale).filled())),
             )
             .map_err(|e| plot_error(path, e))?;
     }
@@ -117,8 +115,11 @@ pub fn maps(
     let y1 = (bar_h as i32 / 2).max(y0 + 4);
     for x in x0..x1 {
         let t = 2.0 * f64::from(x - x0) / f64::from(x1 - x0) - 1.0;
-        bar.draw(&Rectangle::new([(x, y0), (x + 1, y1)], diverging(t).filled()))
-            .map_err(|e| plot_error(path, e))?;
+        bar.draw(&Rectangle::new(
+            [(x, y0), (x + 1, y1)],
+            diverging(t).filled(),
+        ))
+        .map_err(|e| plot_error(path, e))?;
     }
     if has_font {
         let style = ("sans-serif", 16).into_font().color(&BLACK);
@@ -168,7 +169,10 @@ pub fn series(
             .map_err(|e| plot_error(path, e))?;
     }
     chart
-        .draw_series(LineSeries::new(points.iter().copied(), BLUE.stroke_width(2)))
+        .draw_series(LineSeries::new(
+            points.iter().copied(),
+            BLUE.stroke_width(2),
+        ))
         .map_err(|e| plot_error(path, e))?;
     chart
         .draw_series(points.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))

@@ -24,7 +24,10 @@ pub(crate) fn k_field(values: &[f64]) -> Result<Field<K, f64>, Error> {
 }
 
 /// A (Cell, K) field with the same column `values` in every cell (flat terrain).
-pub(crate) fn cell_columns(num_cells: usize, values: &[f64]) -> Result<Field<(Cell, K), f64>, Error> {
+pub(crate) fn cell_columns(
+    num_cells: usize,
+    values: &[f64],
+) -> Result<Field<(Cell, K), f64>, Error> {
     let column = Array1::from(values.to_vec());
     let array = Array2::from_shape_fn((num_cells, values.len()), |(_, k)| column[k]);
     field_of(array.into_dyn())

@@ -98,7 +98,10 @@ impl VerticalGrid {
 
     /// `theta_ref_mc` per full level.
     pub fn theta_ref_mc(&self) -> Vec<f64> {
-        self.z_mc.iter().map(|&z| Self::reference_theta(z)).collect()
+        self.z_mc
+            .iter()
+            .map(|&z| Self::reference_theta(z))
+            .collect()
     }
 }
 
@@ -125,6 +128,9 @@ mod tests {
         let dpi = (VerticalGrid::reference_exner(z + dz) - VerticalGrid::reference_exner(z - dz))
             / (2.0 * dz);
         let expected = -GRAV / (CPD * VerticalGrid::reference_theta(z));
-        assert!((dpi - expected).abs() < 1e-9 * expected.abs().max(1.0), "{dpi} {expected}");
+        assert!(
+            (dpi - expected).abs() < 1e-9 * expected.abs().max(1.0),
+            "{dpi} {expected}"
+        );
     }
 }
