@@ -227,3 +227,110 @@ fn debug_check_names_program_field_and_index_of_an_injected_nan() {
         "{err}"
     );
 }
+
+#[test]
+fn k_fields_follow_icon_formulas() {
+    let grid = grid();
+    let vertical = VerticalGrid::default_for(NLEV).expect("valid");
+    let (granule, _) = diffusion_on(
+        &grid,
+        &vertical,
+        DiffusionConfig::default(),
+        options(Backend::Embedded),
+    )
+    .expect("granule initialises");
+    let params = granule.params().clone();
+    let substeps = granule.config().substeps();
+    let [diff_multfac_vn, smag_limit, enh_smag_fac, diff_multfac_n2w] = granule.k_fields();
+    let multfac = (params.k4 * substeps / 3.0).max(1.0 / 128.0);
+    let [fac, fac2, fac3, fac4] = params.smagorinski_factor;
+    let [z1, z2, z3, z4] = params.smagorinski_height;
+    let a = &vertical.vct_a;
+    let nrdmax = vertical.nrdmax;
+    for k in 0..NLEV {
+        let at = |f: &Field<K, f64>| f.get(&[k as i64]).expect("inside");
+        assert!((at(diff_multfac_vn) - multfac).abs() < 1e-15);
+        assert!((at(smag_limit) - (0.125 - 4.0 * multfac)).abs() < 1e-15);
+        // ICON's profile, written out independently of the DSL.
+        let zf = 0.5 * (a[k] + a[k + 1]);
+        let dz21 = z2 - z1;
+        let (df32, df42, dz32, dz42) = (fac3 - fac2, fac4 - fac2, z3 - z2, z4 - z2);
+        let bqdr = (df42 * dz32 - df32 * dz42) / (dz32 * dz42 * (dz42 - dz32));
+        let aqdr = df32 / dz32 - bqdr * dz32;
+        let dzlin = (zf - z1).clamp(0.0, dz21);
+        let dzqdr = (zf - z2).clamp(0.0, dz42);
+        let enh = fac + dzlin * (fac2 - fac) / dz21 + dzqdr * (aqdr + dzqdr * bqdr);
+        assert!((at(enh_smag_fac) - enh).abs() < 1e-15);
+        let n2w = if (1..=nrdmax).contains(&k) {
+            ((a[k] - a[nrdmax + 1]) / (a[1] - a[nrdmax + 1])).powi(4) / 12.0
+        } else {
+            0.0
+        };
+        assert!((at(diff_multfac_n2w) - n2w).abs() < 1e-15, "level {k}");
+    }
+    assert!(nrdmax >= 1, "the damping layer has levels");
+}
+
+#[test]
+fn job_writes_pictures_and_a_valid_trace() {
+    use gt4rs_stencils::diffusion::job::{self, JobSpec};
+    let out = std::env::temp_dir().join(format!("gt4rs-diffusion-job-{}", std::process::id()));
+    let trace = out.join("trace.json");
+    let spec = JobSpec {
+        grid: "r2b2".into(),
+        levels: NLEV,
+        steps: 3,
+        trace: Some(trace.clone()),
+        out: out.clone(),
+        progress_bar: false,
+        ..JobSpec::default()
+    };
+    let report = job::run(&spec).expect("the job runs");
+    assert_eq!(report.small_scale_variance.len(), 4);
+    assert!(report.small_scale_variance.windows(2).all(|w| w[1] < w[0]));
+    assert!(report.table.contains("apply_diffusion_to_vn"));
+    for name in ["vn_small_scale.png", "vn.png", "vn_variance.png"] {
+        let bytes = std::fs::read(out.join(name)).expect("picture written");
+        assert_eq!(&bytes[1..4], b"PNG", "{name}");
+    }
+    let events: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).expect("trace written"))
+            .expect("valid JSON");
+    let events = events.as_array().expect("an array of events");
+    assert!(events
+        .iter()
+        .any(|e| e["name"] == "apply_diffusion_to_vn" && e["cat"] == "run"));
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn limited_area_grid_runs_and_stays_finite() {
+    let global = IcosahedralGrid::generate(2, 4).expect("R2B4 generates");
+    let grid = global
+        .regional(gt4rs::grid::RegionSpec {
+            center_lat_deg: 46.8,
+            center_lon_deg: 8.2,
+            radius: 1.5e6,
+        })
+        .expect("regional cut");
+    let vertical = VerticalGrid::default_for(NLEV).expect("valid");
+    let (mut granule, mut diagnostic) = diffusion_on(
+        &grid,
+        &vertical,
+        DiffusionConfig::default(),
+        options(Backend::Cpu),
+    )
+    .expect("granule initialises");
+    assert!(granule.config().limited_area);
+    let mut state = jet_state(&grid, &vertical, &JetSpec::default()).expect("state");
+    let before = variance(state.vn.as_array());
+    granule
+        .initial_run(DTIME, &mut state, &mut diagnostic)
+        .expect("runs");
+    granule
+        .run(DTIME, &mut state, &mut diagnostic)
+        .expect("runs");
+    assert!(state.vn.as_array().iter().all(|v| v.is_finite()));
+    assert!(state.theta_v.as_array().iter().all(|v| v.is_finite()));
+    assert!(variance(state.vn.as_array()) < before);
+}

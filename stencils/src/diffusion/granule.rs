@@ -59,6 +59,8 @@ pub struct Bounds {
     /// ICON's `end_index(local - 2)`: equal to the local end on one rank (no halo rows).
     pub edge_end_local_minus2: i32,
     pub edge_end_halo: i32,
+    /// The first edge with two cells (ICON's `lateral_boundary + 1`).
+    pub edge_start_lb_plus1: i32,
     pub vertex_start_lb_plus1: i32,
     pub vertex_end_local: i32,
 }
@@ -88,6 +90,7 @@ impl Bounds {
             edge_end_local: ee(Zone::Local)?,
             edge_end_local_minus2: ee(Zone::Local)?,
             edge_end_halo: ee(Zone::Halo)?,
+            edge_start_lb_plus1: es(Zone::LateralBoundaryLevel2)?,
             vertex_start_lb_plus1: grid
                 .start(GridDim::Vertex, Zone::LateralBoundaryLevel2)
                 .and_then(idx)?,
@@ -111,6 +114,8 @@ struct Programs {
     cold_pools:
         stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Compiled,
     nabla2_for_theta: stencils::calculate_nabla2_for_theta::Compiled,
+    nabla2_for_z: stencils::calculate_nabla2_for_z::Compiled,
+    nabla2_of_theta: stencils::calculate_nabla2_of_theta::Compiled,
     zdiffusion: stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Compiled,
     update_theta_and_exner: stencils::update_theta_and_exner::Compiled,
 }
@@ -241,6 +246,8 @@ impl Diffusion {
                 stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools
             ),
             nabla2_for_theta: compile!(profiler, o, stencils::calculate_nabla2_for_theta),
+            nabla2_for_z: compile!(profiler, o, stencils::calculate_nabla2_for_z),
+            nabla2_of_theta: compile!(profiler, o, stencils::calculate_nabla2_of_theta),
             zdiffusion: compile!(
                 profiler,
                 o,
@@ -779,27 +786,69 @@ impl Diffusion {
             self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
             self.debug.progress(step, name);
 
-            // 12. ∇²θ.
-            let name = stencils::calculate_nabla2_for_theta::NAME;
-            timed!(
-                self.profiler,
-                name,
-                self.programs
-                    .nabla2_for_theta
-                    .call(stencils::calculate_nabla2_for_theta::Args {
-                        kh_smag_e: &self.kh_smag_e,
-                        inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
-                        theta_v: &prognostic.theta_v,
-                        geofac_div: &self.interpolation.geofac_div,
-                        z_temp: &mut self.z_temp,
-                        horizontal_start: b.cell_start_nudging,
-                        horizontal_end: b.cell_end_local,
-                        vertical_start: 0,
-                        vertical_end: klevels,
-                    })
-            );
-            self.debug.check(name, "z_temp", &self.z_temp)?;
-            self.debug.progress(step, name);
+            // 12. ∇²θ. On a limited-area grid the edge part runs on its own, from the first
+            // edge with two cells: the fused program would evaluate the edge gradient on the
+            // outermost edges, which have one cell only.
+            if self.config.limited_area {
+                let name = stencils::calculate_nabla2_for_z::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs
+                        .nabla2_for_z
+                        .call(stencils::calculate_nabla2_for_z::Args {
+                            kh_smag_e: &self.kh_smag_e,
+                            inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
+                            theta_v: &prognostic.theta_v,
+                            z_nabla2_e: &mut self.z_nabla2_e,
+                            horizontal_start: b.edge_start_lb_plus1,
+                            horizontal_end: b.edge_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        })
+                );
+                self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
+                self.debug.progress(step, name);
+                let name = stencils::calculate_nabla2_of_theta::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs
+                        .nabla2_of_theta
+                        .call(stencils::calculate_nabla2_of_theta::Args {
+                            z_nabla2_e: &self.z_nabla2_e,
+                            geofac_div: &self.interpolation.geofac_div,
+                            z_temp: &mut self.z_temp,
+                            horizontal_start: b.cell_start_nudging,
+                            horizontal_end: b.cell_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        })
+                );
+                self.debug.check(name, "z_temp", &self.z_temp)?;
+                self.debug.progress(step, name);
+            } else {
+                let name = stencils::calculate_nabla2_for_theta::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs.nabla2_for_theta.call(
+                        stencils::calculate_nabla2_for_theta::Args {
+                            kh_smag_e: &self.kh_smag_e,
+                            inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
+                            theta_v: &prognostic.theta_v,
+                            geofac_div: &self.interpolation.geofac_div,
+                            z_temp: &mut self.z_temp,
+                            horizontal_start: b.cell_start_nudging,
+                            horizontal_end: b.cell_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        }
+                    )
+                );
+                self.debug.check(name, "z_temp", &self.z_temp)?;
+                self.debug.progress(step, name);
+            }
 
             // 13. Truly horizontal diffusion over steep points.
             if let (true, Some(zd)) = (self.config.apply_zdiffusion_t, &self.metric.zdiffusion) {
