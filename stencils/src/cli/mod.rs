@@ -1,4 +1,5 @@
 //! Subcommands of the `gt4rs` command-line tool.
 
 pub mod grid;
+pub mod run;
 pub mod verify;
