@@ -107,7 +107,6 @@ struct Programs {
     rbf_vertex: rbf_vertex::Compiled,
     nabla2_and_smag: stencils::calculate_nabla2_and_smag_coefficients_for_vn::Compiled,
     turbulence_diagnostics: stencils::calculate_diagnostic_quantities_for_turbulence::Compiled,
-    nabla4: stencils::calculate_nabla4::Compiled,
     apply_to_vn: stencils::apply_diffusion_to_vn::Compiled,
     apply_to_w:
         stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Compiled,
@@ -177,7 +176,6 @@ pub struct Diffusion {
     kh_smag_e: Field<(Edge, K), f64>,
     kh_smag_ec: Field<(Edge, K), f64>,
     z_nabla2_e: Field<(Edge, K), f64>,
-    z_nabla4_e2: Field<(Edge, K), f64>,
     z_temp: Field<(Cell, K), f64>,
     w_tmp: Field<(Cell, K), f64>,
 }
@@ -233,7 +231,6 @@ impl Diffusion {
                 o,
                 stencils::calculate_diagnostic_quantities_for_turbulence
             ),
-            nabla4: compile!(profiler, o, stencils::calculate_nabla4),
             apply_to_vn: compile!(profiler, o, stencils::apply_diffusion_to_vn),
             apply_to_w: compile!(
                 profiler,
@@ -365,7 +362,6 @@ impl Diffusion {
             kh_smag_e: zeros(&[ne, nlev])?,
             kh_smag_ec: zeros(&[ne, nlev])?,
             z_nabla2_e: zeros(&[ne, nlev])?,
-            z_nabla4_e2: zeros(&[ne, nlev])?,
             z_temp: zeros(&[nc, nlev])?,
             w_tmp: zeros(&[nc, nlev + 1])?,
         })
@@ -657,30 +653,7 @@ impl Diffusion {
             &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
         )?;
 
-        // 8. ∇⁴vn (kept for diagnostics; the vn update recomputes it fused).
-        let name = stencils::calculate_nabla4::NAME;
-        timed!(
-            self.profiler,
-            name,
-            self.programs.nabla4.call(stencils::calculate_nabla4::Args {
-                u_vert: &self.u_vert,
-                v_vert: &self.v_vert,
-                primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
-                primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
-                z_nabla2_e: &self.z_nabla2_e,
-                inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
-                inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
-                z_nabla4_e2: &mut self.z_nabla4_e2,
-                horizontal_start: b.edge_start_lb_plus4,
-                horizontal_end: b.edge_end_local,
-                vertical_start: 0,
-                vertical_end: klevels,
-            })
-        );
-        self.debug.check(name, "z_nabla4_e2", &self.z_nabla4_e2)?;
-        self.debug.progress(step, name);
-
-        // 9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion.
+        // 8-9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion (∇⁴ fused inside).
         let name = stencils::apply_diffusion_to_vn::NAME;
         timed!(
             self.profiler,
