@@ -11,6 +11,8 @@
 //!   neighbour/Cartesian access paths. The CPU and CUDA emitters read only this level.
 
 pub mod fieldview;
+pub mod lower;
+pub mod stage;
 pub mod types;
 
 pub use types::{CmpOp, DimInfo, DimKind, OffsetInfo, ScalarType, Type};

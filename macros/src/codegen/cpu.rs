@@ -1,25 +1,122 @@
 //! The fused CPU emitter: one Rust loop nest per stage of the lowered program.
+//!
+//! `run_cpu` takes raw pointers, origins, shapes and strides of every field argument once, then
+//! runs each stage: cheap straight-line checks (domain inside every output, vertical reach of
+//! every column read), then a loop over horizontal points (parallel over blocks of
+//! `CpuOptions::chunk` points above `parallel_threshold`) with the vertical loop innermost. What
+//! depends only on the horizontal point (neighbour indices, horizontal-only loads, column base
+//! pointers) is computed once per column, outside the vertical loop. When every column read and
+//! written has unit vertical stride, the vertical loop runs in a separate function over slices,
+//! so the compiler knows the columns do not alias and vectorises it.
 
-use proc_macro2::TokenStream;
-use quote::quote;
+mod stage;
 
-use gt4rs_ir::fieldview::Program;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+use gt4rs_ir::fieldview::{Program, Role};
+use gt4rs_ir::lower::lower;
+use gt4rs_ir::Type;
 
 use crate::codegen::program::ArgsInfo;
 
 /// Emits `impl Compiled { fn run_cpu(&self, args: Args) -> Result<(), Error> }`.
 pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
     let ty = &args.ty;
-    let name = &program.name;
-    quote! {
-        impl Compiled {
-            fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                let _ = args;
-                Err(::gt4rs::Error::Execution {
-                    program: #name.to_string(),
-                    message: "the cpu backend is not built yet".to_string(),
-                })
+    match emit_body(program) {
+        Ok(body) => quote! {
+            impl Compiled {
+                #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
+                fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    let mut args = args;
+                    #body
+                    Ok(())
+                }
+            }
+        },
+        Err(message) => {
+            let message = format!(
+                "gt4rs: program `{}` cannot run on the cpu backend: {}",
+                program.name, message
+            );
+            quote! {
+                ::core::compile_error!(#message);
+                impl Compiled {
+                    fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                        let _ = args;
+                        unreachable!()
+                    }
+                }
             }
         }
     }
 }
+
+fn emit_body(program: &Program) -> Result<TokenStream, String> {
+    let lowered = lower(program).map_err(|e| e.message)?;
+    let used_offsets: Vec<String> = program
+        .used_offsets()
+        .into_iter()
+        .map(|o| o.name.clone())
+        .collect();
+    let mut fields = Vec::new();
+    // Mutable pointers first: the shared borrows for metadata come after every `as_mut_ptr`.
+    let mut meta = Vec::new();
+    for (i, p) in program.params.iter().enumerate() {
+        let Type::Field { dims, .. } = &p.ty else {
+            continue;
+        };
+        let ident = syn::Ident::new(&p.name, Span::call_site());
+        let ptr = format_ident!("f{}", i);
+        let (o, n, s) = (
+            format_ident!("f{}_o", i),
+            format_ident!("f{}_n", i),
+            format_ident!("f{}_s", i),
+        );
+        if p.role == Role::In {
+            fields.push(
+                quote!(let #ptr = ::gt4rs::__private::kernel::Ptr::of_const(args.#ident.as_ptr());),
+            );
+        } else {
+            fields.push(quote!(let #ptr = ::gt4rs::__private::kernel::Ptr::of_mut(args.#ident.as_mut_ptr());));
+        }
+        let idx: Vec<usize> = (0..dims.len()).collect();
+        let rank = dims.len();
+        meta.push(quote! {
+            let #o: [i64; #rank] = [#( args.#ident.origin()[#idx] ),*];
+            let #n: [i64; #rank] = [#( args.#ident.shape()[#idx] as i64 ),*];
+            let #s: [isize; #rank] = [#( args.#ident.strides()[#idx] ),*];
+        });
+    }
+    let mut scalars = Vec::new();
+    for (i, p) in program.params.iter().enumerate() {
+        if let Type::Scalar(_) = &p.ty {
+            let ident = syn::Ident::new(&p.name, Span::call_site());
+            let name = format_ident!("s{}", i);
+            scalars.push(quote!(let #name = args.#ident;));
+        }
+    }
+    let mut tables = Vec::new();
+    for (i, _) in used_offsets.iter().enumerate() {
+        let t = format_ident!("t{}", i);
+        let rows = format_ident!("t{}_rows", i);
+        tables.push(quote! {
+            let #t: &[i32] = self.connectivities[#i].as_slice();
+            let #rows: i64 = self.connectivities[#i].rows() as i64;
+        });
+    }
+    let mut stages = Vec::new();
+    for (index, s) in lowered.stages.iter().enumerate() {
+        stages.push(stage::emit(program, &lowered, &used_offsets, index, s)?);
+    }
+    Ok(quote! {
+        #(#fields)*
+        #(#meta)*
+        #(#scalars)*
+        #(#tables)*
+        #(#stages)*
+    })
+}
+
+#[cfg(test)]
+mod tests;

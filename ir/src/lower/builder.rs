@@ -1,0 +1,409 @@
+//! The arena of one stage under construction: hash-consing, constant folding, dead-node removal.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::fieldview::{BinaryOp, Literal, UnaryOp};
+use crate::stage::{
+    AccessPath, Bound, CarryComponent, Node, NodeId, Output, Scan, Stage, StageRange, Step,
+};
+use crate::types::{CmpOp, ScalarType};
+
+#[derive(Default)]
+pub(super) struct StageBuilder {
+    nodes: Vec<Node>,
+    /// `Debug` spelling of a node → its id (the spelling is canonical: ids, bits, names).
+    index: HashMap<String, NodeId>,
+    /// Reduction variables each node depends on.
+    vars: Vec<BTreeSet<u32>>,
+    scan: Option<Scan>,
+}
+
+impl StageBuilder {
+    pub fn dtype(&self, n: NodeId) -> ScalarType {
+        self.nodes[n as usize].dtype()
+    }
+
+    /// Adds `node` (folded when its operands are literals) unless an equal node exists.
+    pub fn add(&mut self, node: Node) -> NodeId {
+        let node = self.fold(node);
+        let key = format!("{node:?}");
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let mut vars: BTreeSet<u32> = node.slot_vars().into_iter().collect();
+        for c in node.children() {
+            vars.extend(self.vars[c as usize].iter().copied());
+        }
+        if let Node::Reduce { var, .. } = &node {
+            vars.remove(var);
+        }
+        let id = self.nodes.len() as NodeId;
+        self.nodes.push(node);
+        self.vars.push(vars);
+        self.index.insert(key, id);
+        id
+    }
+
+    /// The nodes reachable from `value` that depend on reduction variable `var`, in arena order.
+    pub fn body_of(&self, value: NodeId, var: u32) -> Vec<NodeId> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![value];
+        while let Some(n) = stack.pop() {
+            if !self.vars[n as usize].contains(&var) && self.node_slot_var(n) != Some(var) {
+                continue;
+            }
+            if seen.insert(n) {
+                stack.extend(self.nodes[n as usize].children());
+            }
+        }
+        seen.into_iter().collect()
+    }
+
+    fn node_slot_var(&self, n: NodeId) -> Option<u32> {
+        self.nodes[n as usize].slot_vars().into_iter().next()
+    }
+
+    pub fn begin_scan(&mut self, axis: &str, forward: bool) -> Result<(), String> {
+        match &self.scan {
+            None => {
+                self.scan = Some(Scan {
+                    axis: axis.to_string(),
+                    forward,
+                    carry: Vec::new(),
+                });
+                Ok(())
+            }
+            Some(s) if s.axis == axis && s.forward == forward => Ok(()),
+            Some(_) => Err(
+                "two scans in conflicting directions in one stage need a temporary, which the fused backends do not build"
+                    .into(),
+            ),
+        }
+    }
+
+    pub fn carry_count(&self) -> u32 {
+        self.scan.as_ref().map_or(0, |s| s.carry.len() as u32)
+    }
+
+    pub fn push_carry(&mut self, init: NodeId, next: NodeId) {
+        let dtype = self.dtype(init);
+        if let Some(scan) = &mut self.scan {
+            scan.carry.push(CarryComponent { init, next, dtype });
+        }
+    }
+
+    /// The stage, without the nodes that no output, bound or live carry needs.
+    pub fn finish(self, domain: Vec<StageRange>, outputs: Vec<Output>) -> Stage {
+        let mut live = vec![false; self.nodes.len()];
+        let mut stack: Vec<NodeId> = outputs.iter().map(|o| o.value).collect();
+        for r in &domain {
+            for b in [&r.start, &r.end] {
+                if let Bound::Node(n) = b {
+                    stack.push(*n);
+                }
+            }
+        }
+        let mut scan_live = false;
+        loop {
+            while let Some(n) = stack.pop() {
+                if std::mem::replace(&mut live[n as usize], true) {
+                    continue;
+                }
+                if matches!(self.nodes[n as usize], Node::Carry { .. }) {
+                    scan_live = true;
+                }
+                stack.extend(self.nodes[n as usize].children());
+            }
+            match &self.scan {
+                Some(scan) if scan_live => {
+                    for c in &scan.carry {
+                        for n in [c.init, c.next] {
+                            if !live[n as usize] {
+                                stack.push(n);
+                            }
+                        }
+                    }
+                    if stack.is_empty() {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        let mut map = vec![u32::MAX; self.nodes.len()];
+        let mut nodes = Vec::new();
+        for (i, node) in self.nodes.into_iter().enumerate() {
+            if live[i] {
+                map[i] = nodes.len() as NodeId;
+                nodes.push(remap(node, &map));
+            }
+        }
+        let m = |n: NodeId| map[n as usize];
+        let domain = domain
+            .into_iter()
+            .map(|r| StageRange {
+                dim: r.dim,
+                start: remap_bound(r.start, &map),
+                end: remap_bound(r.end, &map),
+            })
+            .collect();
+        let outputs = outputs
+            .into_iter()
+            .map(|o| Output {
+                target: o.target,
+                value: m(o.value),
+            })
+            .collect();
+        let scan = self.scan.filter(|_| scan_live).map(|s| Scan {
+            carry: s
+                .carry
+                .into_iter()
+                .map(|c| CarryComponent {
+                    init: m(c.init),
+                    next: m(c.next),
+                    dtype: c.dtype,
+                })
+                .collect(),
+            ..s
+        });
+        Stage {
+            domain,
+            nodes,
+            outputs,
+            scan,
+        }
+    }
+
+    fn literal(&self, n: NodeId) -> Option<Literal> {
+        match &self.nodes[n as usize] {
+            Node::Literal { value, .. } => Some(*value),
+            _ => None,
+        }
+    }
+
+    fn fold(&self, node: Node) -> Node {
+        let folded = match &node {
+            Node::Unary { op, arg, dtype } => {
+                self.literal(*arg).and_then(|a| fold_unary(*op, a, *dtype))
+            }
+            Node::Binary {
+                op,
+                lhs,
+                rhs,
+                dtype,
+            } => match (self.literal(*lhs), self.literal(*rhs)) {
+                (Some(a), Some(b)) => fold_binary(*op, a, b, *dtype),
+                _ => None,
+            },
+            Node::Compare { op, lhs, rhs } => match (self.literal(*lhs), self.literal(*rhs)) {
+                (Some(a), Some(b)) => fold_compare(*op, a, b),
+                _ => None,
+            },
+            Node::Cast { arg, to } => self.literal(*arg).and_then(|a| fold_cast(a, *to)),
+            Node::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => match self.literal(*cond) {
+                Some(Literal::Bool(c)) => {
+                    return self.nodes[if c { *if_true } else { *if_false } as usize].clone()
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        match folded {
+            Some((value, dtype)) => Node::Literal { value, dtype },
+            None => node,
+        }
+    }
+}
+
+fn remap_bound(b: Bound, map: &[u32]) -> Bound {
+    match b {
+        Bound::Node(n) => Bound::Node(map[n as usize]),
+        Bound::OutputFull => Bound::OutputFull,
+    }
+}
+
+fn remap_path(p: AccessPath, map: &[u32]) -> AccessPath {
+    AccessPath {
+        steps: p
+            .steps
+            .into_iter()
+            .map(|s| match s {
+                Step::Dynamic { dim, offset } => Step::Dynamic {
+                    dim,
+                    offset: map[offset as usize],
+                },
+                other => other,
+            })
+            .collect(),
+    }
+}
+
+fn remap(node: Node, map: &[u32]) -> Node {
+    let m = |n: NodeId| map[n as usize];
+    match node {
+        Node::Load {
+            source,
+            path,
+            local,
+            dtype,
+            guarded,
+        } => Node::Load {
+            source,
+            path: remap_path(path, map),
+            local,
+            dtype,
+            guarded,
+        },
+        Node::Index { dim, path } => Node::Index {
+            dim,
+            path: remap_path(path, map),
+        },
+        Node::Unary { op, arg, dtype } => Node::Unary {
+            op,
+            arg: m(arg),
+            dtype,
+        },
+        Node::Binary {
+            op,
+            lhs,
+            rhs,
+            dtype,
+        } => Node::Binary {
+            op,
+            lhs: m(lhs),
+            rhs: m(rhs),
+            dtype,
+        },
+        Node::Compare { op, lhs, rhs } => Node::Compare {
+            op,
+            lhs: m(lhs),
+            rhs: m(rhs),
+        },
+        Node::Math { fun, args, dtype } => Node::Math {
+            fun,
+            args: args.into_iter().map(m).collect(),
+            dtype,
+        },
+        Node::Cast { arg, to } => Node::Cast { arg: m(arg), to },
+        Node::Select {
+            cond,
+            if_true,
+            if_false,
+            dtype,
+        } => Node::Select {
+            cond: m(cond),
+            if_true: m(if_true),
+            if_false: m(if_false),
+            dtype,
+        },
+        Node::Reduce {
+            op,
+            offset,
+            center,
+            var,
+            body,
+            value,
+            dtype,
+        } => Node::Reduce {
+            op,
+            offset,
+            center: remap_path(center, map),
+            var,
+            body: body.into_iter().map(m).collect(),
+            value: m(value),
+            dtype,
+        },
+        other @ (Node::Scalar { .. } | Node::Literal { .. } | Node::Carry { .. }) => other,
+    }
+}
+
+fn fold_unary(op: UnaryOp, a: Literal, dtype: ScalarType) -> Option<(Literal, ScalarType)> {
+    let v = match (op, a) {
+        (UnaryOp::Neg, Literal::Int(i)) => Literal::Int(i.checked_neg()?),
+        (UnaryOp::Neg, Literal::Float(_)) => Literal::float(-a.as_f64()),
+        (UnaryOp::Not, Literal::Bool(b)) => Literal::Bool(!b),
+        _ => return None,
+    };
+    Some((v, dtype))
+}
+
+fn fold_binary(
+    op: BinaryOp,
+    a: Literal,
+    b: Literal,
+    dtype: ScalarType,
+) -> Option<(Literal, ScalarType)> {
+    let v = match (a, b) {
+        (Literal::Int(x), Literal::Int(y)) => {
+            let r = match op {
+                BinaryOp::Add => x.checked_add(y)?,
+                BinaryOp::Sub => x.checked_sub(y)?,
+                BinaryOp::Mul => x.checked_mul(y)?,
+                BinaryOp::Div => x.checked_div(y)?,
+                BinaryOp::Rem => x.checked_rem(y)?,
+                BinaryOp::BitAnd => x & y,
+                BinaryOp::BitOr => x | y,
+                BinaryOp::BitXor => x ^ y,
+            };
+            // Folding must not hide an overflow of the narrower run-time type.
+            if dtype == ScalarType::I32 && i32::try_from(r).is_err() {
+                return None;
+            }
+            Literal::Int(r)
+        }
+        (Literal::Float(_), Literal::Float(_)) if dtype == ScalarType::F64 => {
+            let (x, y) = (a.as_f64(), b.as_f64());
+            Literal::float(match op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                BinaryOp::Rem => x % y,
+                _ => return None,
+            })
+        }
+        (Literal::Bool(x), Literal::Bool(y)) => Literal::Bool(match op {
+            BinaryOp::BitAnd => x & y,
+            BinaryOp::BitOr => x | y,
+            BinaryOp::BitXor => x ^ y,
+            _ => return None,
+        }),
+        _ => return None,
+    };
+    Some((v, dtype))
+}
+
+fn fold_compare(op: CmpOp, a: Literal, b: Literal) -> Option<(Literal, ScalarType)> {
+    let ord = match (a, b) {
+        (Literal::Int(x), Literal::Int(y)) => x.partial_cmp(&y),
+        (Literal::Float(_), Literal::Float(_)) => a.as_f64().partial_cmp(&b.as_f64()),
+        (Literal::Bool(x), Literal::Bool(y)) => x.partial_cmp(&y),
+        _ => return None,
+    };
+    use std::cmp::Ordering::*;
+    let r = match (op, ord) {
+        (CmpOp::Eq, o) => o == Some(Equal),
+        (CmpOp::Ne, o) => o != Some(Equal),
+        (CmpOp::Lt, o) => o == Some(Less),
+        (CmpOp::Le, o) => matches!(o, Some(Less | Equal)),
+        (CmpOp::Gt, o) => o == Some(Greater),
+        (CmpOp::Ge, o) => matches!(o, Some(Greater | Equal)),
+    };
+    Some((Literal::Bool(r), ScalarType::Bool))
+}
+
+fn fold_cast(a: Literal, to: ScalarType) -> Option<(Literal, ScalarType)> {
+    let v = match (a, to) {
+        (Literal::Int(i), ScalarType::I64) => Literal::Int(i),
+        (Literal::Int(i), ScalarType::I32) => Literal::Int(i32::try_from(i).ok()? as i64),
+        (Literal::Int(i), ScalarType::F64) => Literal::float(i as f64),
+        (Literal::Float(_), ScalarType::F64) => a,
+        _ => return None,
+    };
+    Some((v, to))
+}

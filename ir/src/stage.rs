@@ -1,0 +1,302 @@
+//! The fused stage IR: what [`crate::lower`] makes of a fieldview program and what the CPU and
+//! CUDA emitters read.
+//!
+//! A [`StageProgram`] is an ordered list of [`Stage`]s. A stage is one loop nest over a domain
+//! (its output field's dimensions), evaluating a pointwise expression DAG per point and storing
+//! some of its nodes into outputs. The DAG lives in one arena per stage, in topological order
+//! (children before parents), each distinct sub-expression once.
+//!
+//! Leaves read through an [`AccessPath`]: a sequence of [`Step`]s that move from the stage's
+//! current point to the point read. A step along a Cartesian dimension adds a static or dynamic
+//! offset; a [`Step::Neighbor`] replaces the index along the offset's `from` dimension by a
+//! table entry of the offset's `to` dimension. A sparse field (one with a local dimension) is
+//! additionally read at a [`Slot`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::fieldview::{BinaryOp, Literal, MathFun, ReduceOp, UnaryOp};
+use crate::types::{CmpOp, DimInfo, OffsetInfo, ScalarType};
+
+/// Index of a node in its stage's arena.
+pub type NodeId = u32;
+
+/// A neighbour slot: fixed (`x[O(n)]`, `f.at(O[n])`) or the variable of an enclosing reduction.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Fixed(u32),
+    /// The slot variable of the [`Node::Reduce`] with this `var`.
+    Var(u32),
+}
+
+/// One move of an access path, applied in order from the stage's point.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// `index(dim) += offset`.
+    Cartesian { dim: String, offset: i64 },
+    /// `index(dim) += value of node` (an integer node evaluated at the stage's point).
+    Dynamic { dim: String, offset: NodeId },
+    /// `index(to) = table[index(from)][slot]`; the index along `from` is dropped.
+    Neighbor { offset: String, slot: Slot },
+}
+
+/// Where a point is read from the stage's point.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct AccessPath {
+    pub steps: Vec<Step>,
+}
+
+impl AccessPath {
+    pub fn then(&self, step: Step) -> AccessPath {
+        let mut steps = self.steps.clone();
+        steps.push(step);
+        AccessPath { steps }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+/// A field that a stage reads or writes.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// Program parameter `n` (a field).
+    Param(u32),
+    /// Temporary `n` of the [`StageProgram`].
+    Temporary(u32),
+}
+
+/// A node of a stage's expression DAG. Every node has one scalar dtype.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Node {
+    /// The element of `source` at `path` (and, for a sparse field, at `local` slot).
+    Load {
+        source: Source,
+        path: AccessPath,
+        local: Option<Slot>,
+        dtype: ScalarType,
+        /// True when the load sits in a `concat_where` branch: it is only meaningful where the
+        /// branch is taken, so emitters clamp its position instead of reporting an error.
+        guarded: bool,
+    },
+    /// The index along `dim` of the point reached by `path` (for `concat_where` conditions).
+    Index {
+        dim: String,
+        path: AccessPath,
+    },
+    /// Scalar program parameter `n`.
+    Scalar {
+        param: u32,
+        dtype: ScalarType,
+    },
+    Literal {
+        value: Literal,
+        dtype: ScalarType,
+    },
+    Unary {
+        op: UnaryOp,
+        arg: NodeId,
+        dtype: ScalarType,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: NodeId,
+        rhs: NodeId,
+        dtype: ScalarType,
+    },
+    Compare {
+        op: CmpOp,
+        lhs: NodeId,
+        rhs: NodeId,
+    },
+    Math {
+        fun: MathFun,
+        args: Vec<NodeId>,
+        dtype: ScalarType,
+    },
+    Cast {
+        arg: NodeId,
+        to: ScalarType,
+    },
+    /// `if cond { if_true } else { if_false }`, both sides evaluated (they are pure).
+    Select {
+        cond: NodeId,
+        if_true: NodeId,
+        if_false: NodeId,
+        dtype: ScalarType,
+    },
+    /// Reduction of `value` over the slots of `offset` at the point reached by `center`, slots
+    /// whose entry is -1 skipped. `body` lists (in arena order) the nodes that depend on `var`.
+    Reduce {
+        op: ReduceOp,
+        offset: String,
+        center: AccessPath,
+        var: u32,
+        body: Vec<NodeId>,
+        value: NodeId,
+        dtype: ScalarType,
+    },
+    /// Component `n` of the stage's scan carry, as it was before the current level.
+    Carry {
+        index: u32,
+        dtype: ScalarType,
+    },
+}
+
+impl Node {
+    pub fn dtype(&self) -> ScalarType {
+        match self {
+            Node::Load { dtype, .. }
+            | Node::Scalar { dtype, .. }
+            | Node::Literal { dtype, .. }
+            | Node::Unary { dtype, .. }
+            | Node::Binary { dtype, .. }
+            | Node::Math { dtype, .. }
+            | Node::Select { dtype, .. }
+            | Node::Reduce { dtype, .. }
+            | Node::Carry { dtype, .. } => *dtype,
+            Node::Index { .. } => ScalarType::I64,
+            Node::Compare { .. } => ScalarType::Bool,
+            Node::Cast { to, .. } => *to,
+        }
+    }
+
+    /// The nodes this node reads directly (path offsets included).
+    pub fn children(&self) -> Vec<NodeId> {
+        let path_nodes = |p: &AccessPath| {
+            p.steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Dynamic { offset, .. } => Some(*offset),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        match self {
+            Node::Load { path, .. } | Node::Index { path, .. } => path_nodes(path),
+            Node::Scalar { .. } | Node::Literal { .. } | Node::Carry { .. } => vec![],
+            Node::Unary { arg, .. } | Node::Cast { arg, .. } => vec![*arg],
+            Node::Binary { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
+            Node::Math { args, .. } => args.clone(),
+            Node::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => vec![*cond, *if_true, *if_false],
+            Node::Reduce { center, value, .. } => {
+                let mut c = path_nodes(center);
+                c.push(*value);
+                c
+            }
+        }
+    }
+
+    /// The reduction variables named directly by this node's slots.
+    pub fn slot_vars(&self) -> Vec<u32> {
+        let mut vars = Vec::new();
+        let mut from_path = |p: &AccessPath| {
+            for s in &p.steps {
+                if let Step::Neighbor {
+                    slot: Slot::Var(v), ..
+                } = s
+                {
+                    vars.push(*v);
+                }
+            }
+        };
+        match self {
+            Node::Load { path, local, .. } => {
+                from_path(path);
+                if let Some(Slot::Var(v)) = local {
+                    vars.push(*v);
+                }
+            }
+            Node::Index { path, .. } => from_path(path),
+            Node::Reduce { center, .. } => from_path(center),
+            _ => {}
+        }
+        vars
+    }
+}
+
+/// One bound of a stage's domain along one dimension.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Bound {
+    /// A scalar integer node of the stage (over program parameters and literals).
+    Node(NodeId),
+    /// The first (start) or one-past-last (end) index of the first output's field.
+    OutputFull,
+}
+
+/// `start..end` along `dim`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct StageRange {
+    pub dim: String,
+    pub start: Bound,
+    pub end: Bound,
+}
+
+/// `target ← value` at every point of the domain.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Output {
+    pub target: Source,
+    pub value: NodeId,
+}
+
+/// One component of a scan's carry: `init` before the first level, `next` after each level.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct CarryComponent {
+    pub init: NodeId,
+    pub next: NodeId,
+    pub dtype: ScalarType,
+}
+
+/// A stage that walks its vertical `axis` sequentially in one direction, carrying state.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Scan {
+    pub axis: String,
+    pub forward: bool,
+    pub carry: Vec<CarryComponent>,
+}
+
+/// One fused loop nest.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Stage {
+    /// One range per dimension of the outputs, in canonical order.
+    pub domain: Vec<StageRange>,
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<Output>,
+    pub scan: Option<Scan>,
+}
+
+impl Stage {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+}
+
+/// A buffer the program allocates between stages.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Temporary {
+    pub dims: Vec<String>,
+    pub dtype: ScalarType,
+}
+
+/// A lowered program.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct StageProgram {
+    pub name: String,
+    pub stages: Vec<Stage>,
+    pub temporaries: Vec<Temporary>,
+    pub dims: Vec<DimInfo>,
+    pub offsets: Vec<OffsetInfo>,
+}
+
+impl StageProgram {
+    pub fn dim(&self, name: &str) -> Option<&DimInfo> {
+        self.dims.iter().find(|d| d.name == name)
+    }
+    pub fn offset(&self, name: &str) -> Option<&OffsetInfo> {
+        self.offsets.iter().find(|o| o.name == name)
+    }
+}

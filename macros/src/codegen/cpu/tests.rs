@@ -1,0 +1,77 @@
+//! The emitted code's structure, on IR fixtures written by `tests/build.rs`. Set
+//! `GT4RS_PRINT_CPU=1` to print the emitted code (pipe through rustfmt to read it).
+
+use gt4rs_ir::fieldview::Program;
+use quote::quote;
+
+use crate::codegen::program::ArgsInfo;
+
+fn emitted(json: &str) -> String {
+    let program = Program::from_json(json).expect("fixture parses");
+    let code = super::emit(
+        &program,
+        &ArgsInfo {
+            ty: quote!(Args<'_>),
+        },
+    )
+    .to_string();
+    if std::env::var_os("GT4RS_PRINT_CPU").is_some() {
+        println!("{code}");
+    }
+    code
+}
+
+/// The text of the fast-path level function of stage 0 (empty if there is none).
+fn fast_path(code: &str) -> &str {
+    match code.find("fn stage0_levels") {
+        Some(start) => {
+            let rest = &code[start..];
+            // The function ends where it is called.
+            let name_len = "fn stage0_levels".len();
+            let end = rest[name_len..]
+                .find("stage0_levels (")
+                .map_or(rest.len(), |e| e + name_len);
+            &rest[..end]
+        }
+        None => "",
+    }
+}
+
+#[test]
+fn laplacian_has_a_checked_fast_path_over_slices() {
+    let code = emitted(include_str!("laplacian.json"));
+    assert!(!code.contains("compile_error"), "{code}");
+    let fast = fast_path(&code);
+    assert!(!fast.is_empty(), "no fast path: {code}");
+    // Five column reads of `a` and one output column, all slices; no error exits inside.
+    assert_eq!(fast.matches("_col : & [f64]").count(), 5, "{fast}");
+    assert!(fast.contains("out0 : & mut [f64]"), "{fast}");
+    assert!(!fast.contains("continue 'points"), "{fast}");
+    // Horizontal shifts are checked once per column, outside the level loop.
+    assert!(code.contains("outside its domain"));
+}
+
+#[test]
+fn nabla4_hoists_neighbour_indices_and_horizontal_loads() {
+    let code = emitted(include_str!("calculate_nabla4.json"));
+    let fast = fast_path(&code);
+    assert!(!fast.is_empty(), "no fast path: {code}");
+    // The level loop reads 8 gathered columns (u and v at 4 neighbours) and z; the
+    // neighbour table is not touched inside it.
+    assert_eq!(fast.matches("_col : & [f64]").count(), 9, "{fast}");
+    assert!(!fast.contains("get_unchecked"), "{fast}");
+}
+
+#[test]
+fn lowering_failures_become_compile_errors() {
+    let mut program = Program::from_json(include_str!("laplacian.json")).expect("fixture parses");
+    program.bundle.dims.retain(|d| d.name != "I");
+    let code = super::emit(
+        &program,
+        &ArgsInfo {
+            ty: quote!(Args<'_>),
+        },
+    )
+    .to_string();
+    assert!(code.contains("compile_error"), "{code}");
+}
