@@ -93,6 +93,14 @@ impl Env {
                 if self.bundle.offset(&o.name).is_none() {
                     self.bundle.offsets.push(o.clone());
                 }
+                // An offset is also the local dimension indexing its neighbours.
+                if self.bundle.dim(&o.name).is_none() {
+                    let local = DimInfo {
+                        name: o.name.clone(),
+                        kind: gt4rs_ir::DimKind::Local,
+                    };
+                    self.bundle.dims.push(local);
+                }
             }
             Def::Operator { bundle, .. } => self.bundle.merge(bundle),
             Def::Broken { .. } => {}

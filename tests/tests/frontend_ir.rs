@@ -240,3 +240,14 @@ fn paths_to_other_modules_resolve() {
     assert!(dims.contains(&"Col") && dims.contains(&"Lev"), "{dims:?}");
     assert_eq!(ir.params[2].role, Role::Out);
 }
+
+/// An offset named in a sparse field's type is also the local dimension of the program's bundle.
+#[test]
+fn offsets_are_local_dimensions_of_the_bundle() {
+    let bundle = &calculate_nabla4::ir().bundle;
+    let local = bundle
+        .dim("E2C2V")
+        .expect("the sparse fields' local dimension is declared");
+    assert_eq!(local.kind, gt4rs::DimKind::Local);
+    assert!(bundle.offset("E2C2V").is_some());
+}
