@@ -40,6 +40,7 @@ pub mod prelude {
 /// Items the generated code reaches through absolute paths. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::backend::cuda_source;
     pub use crate::backend::embedded;
     pub use crate::backend::kernel;
     pub use crate::backend::{resolve as resolve_backend, Resolved};

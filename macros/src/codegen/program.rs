@@ -12,7 +12,7 @@ use syn::{FnArg, ItemFn, Lifetime, Pat, Type};
 
 use gt4rs_ir::fieldview::{Program, Role};
 
-use crate::codegen::cpu;
+use crate::codegen::{cpu, cuda};
 
 /// The spelling of the `Args` type inside generated code (`Args<'_>` or `Args`).
 pub struct ArgsInfo {
@@ -88,6 +88,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             ty: args_ty.clone(),
         },
     );
+    let cuda_impl = cuda::emit(program);
     let mod_doc =
         format!("The gt4rs program `{name_str}`: see [`compile`] and [`Compiled::call`].");
     let args_mut = if program
@@ -192,6 +193,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             }
 
             #cpu_impl
+
+            #cuda_impl
         }
     }
 }
