@@ -1,1 +1,3 @@
 //! ICON and Cartesian stencils written in gt4rs.
+
+pub mod cli;

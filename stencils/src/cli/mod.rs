@@ -1,0 +1,3 @@
+//! Subcommands of the `gt4rs` command-line tool.
+
+pub mod cache;
