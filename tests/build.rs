@@ -150,6 +150,7 @@ fn dims() -> Vec<DimInfo> {
         d("J", DimKind::Horizontal),
         d("E2C", DimKind::Local),
         d("E2C2V", DimKind::Local),
+        d("C2E", DimKind::Local),
         d("K", DimKind::Vertical),
     ]
 }
@@ -160,7 +161,11 @@ fn offsets() -> Vec<OffsetInfo> {
         to: to.into(),
         count,
     };
-    vec![o("E2C", "Edge", "Cell", 2), o("E2C2V", "Edge", "Vertex", 4)]
+    vec![
+        o("E2C", "Edge", "Cell", 2),
+        o("E2C2V", "Edge", "Vertex", 4),
+        o("C2E", "Cell", "Edge", 3),
+    ]
 }
 fn bundle(operators: Vec<Operator>) -> Bundle {
     Bundle {
@@ -586,6 +591,291 @@ fn dynamic_and_domains() -> Generated {
     }
 }
 
+/// A gather read through a neighbour shift: `cell_sum(x) = Σ x@C2E` read at both cells of each
+/// edge, so the lowering materialises it as a temporary over all cells.
+fn nested_gather() -> Generated {
+    let ek = fty(&["Edge", "K"], F64);
+    let ck = fty(&["Cell", "K"], F64);
+    let cell_sum = Operator {
+        key: "cell_sum_0".into(),
+        name: "cell_sum".into(),
+        params: vec![Param {
+            name: "x".into(),
+            ty: ek.clone(),
+        }],
+        ret: ck.clone(),
+        body: reduce(
+            ReduceOp::Sum,
+            "C2E",
+            nshift(
+                param(0, ek.clone()),
+                "C2E",
+                None,
+                fty(&["Cell", "C2E", "K"], F64),
+            ),
+            ck.clone(),
+        ),
+        kind: OperatorKind::Field,
+    };
+    let inner = call("cell_sum_0", vec![param(0, ek.clone())], ck.clone());
+    let value = reduce(
+        ReduceOp::Sum,
+        "E2C",
+        nshift(inner, "E2C", None, fty(&["Edge", "E2C", "K"], F64)),
+        ek.clone(),
+    );
+    Generated {
+        signature: "fn nested_gather(x: &Field<(Edge, K), f64>, out: &mut Field<(Edge, K), f64>, vertical_start: i32) {}",
+        program: Program {
+            name: "nested_gather".into(),
+            params: vec![
+                pp("x", ek.clone(), Role::In),
+                pp("out", ek.clone(), Role::Out),
+                pp("vertical_start", Type::Scalar(I32), Role::In),
+            ],
+            calls: vec![ProgramCall {
+                value,
+                target: Target::Field {
+                    param: 1,
+                    domain: vec![range("K", param(2, Type::Scalar(I32)), int(4))],
+                },
+            }],
+            bundle: bundle(vec![cell_sum]),
+        },
+    }
+}
+
+/// An output that is also read (pointwise) by the call writing it.
+fn in_place() -> Generated {
+    let ck = fty(&["Cell", "K"], F64);
+    Generated {
+        signature: "fn in_place(a: &Field<(Cell, K), f64>, b: &mut Field<(Cell, K), f64>) {}",
+        program: Program {
+            name: "in_place".into(),
+            params: vec![
+                pp("a", ck.clone(), Role::In),
+                pp("b", ck.clone(), Role::InOut),
+            ],
+            calls: vec![ProgramCall {
+                value: add(mul(param(1, ck.clone()), float(2.0)), param(0, ck.clone())),
+                target: Target::Field {
+                    param: 1,
+                    domain: vec![],
+                },
+            }],
+            bundle: bundle(vec![]),
+        },
+    }
+}
+
+/// The Thomas algorithm in one expression: a forward scan whose results a backward scan reads
+/// (GT4Py's `test_solve_triag`), so the forward scan gets a stage and temporaries of its own.
+fn solve_triag(fused: bool) -> Generated {
+    let ck = fty(&["Cell", "K"], F64);
+    let f = Type::Scalar(F64);
+    let pair = Type::Tuple(vec![f.clone(), f.clone()]);
+    let tget = |e: Expr, i: u32, ty: Type| {
+        Expr::new(
+            ty,
+            ExprKind::TupleGet {
+                arg: Box::new(e),
+                index: i,
+            },
+        )
+    };
+    let div = |a: Expr, b: Expr| bin(BinaryOp::Div, a, b);
+    // g = b - a * c'; (c / g, (d - a * d') / g)
+    let g = sub(
+        param(2, f.clone()),
+        mul(
+            param(1, f.clone()),
+            tget(param(0, pair.clone()), 0, f.clone()),
+        ),
+    );
+    let forward_body = let_(
+        0,
+        g,
+        Expr::new(
+            pair.clone(),
+            ExprKind::Tuple(vec![
+                div(param(3, f.clone()), var(0, f.clone())),
+                div(
+                    sub(
+                        param(4, f.clone()),
+                        mul(
+                            param(1, f.clone()),
+                            tget(param(0, pair.clone()), 1, f.clone()),
+                        ),
+                    ),
+                    var(0, f.clone()),
+                ),
+            ]),
+        ),
+    );
+    let scalar = |n: &str| Param {
+        name: n.into(),
+        ty: f.clone(),
+    };
+    let forward = Operator {
+        key: "triag_forward".into(),
+        name: "triag_forward".into(),
+        params: vec![
+            Param {
+                name: "carry".into(),
+                ty: pair.clone(),
+            },
+            scalar("a"),
+            scalar("b"),
+            scalar("c"),
+            scalar("d"),
+        ],
+        ret: pair.clone(),
+        body: forward_body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: true,
+            init: Expr::new(pair.clone(), ExprKind::Tuple(vec![float(0.0), float(0.0)])),
+        },
+    };
+    // x = d' - c' * x_above
+    let backward = Operator {
+        key: "triag_backward".into(),
+        name: "triag_backward".into(),
+        params: vec![scalar("x"), scalar("cp"), scalar("dp")],
+        ret: f.clone(),
+        body: sub(
+            param(2, f.clone()),
+            mul(param(1, f.clone()), param(0, f.clone())),
+        ),
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: false,
+            init: float(0.0),
+        },
+    };
+    let pair_field = Type::Tuple(vec![ck.clone(), ck.clone()]);
+    let fw = call(
+        "triag_forward",
+        (0..4).map(|i| param(i, ck.clone())).collect(),
+        pair_field.clone(),
+    );
+    if fused {
+        return fused_triag(fw, forward, backward);
+    }
+    let value = let_(
+        0,
+        fw,
+        call(
+            "triag_backward",
+            vec![
+                tget(var(0, pair_field.clone()), 0, ck.clone()),
+                tget(var(0, pair_field.clone()), 1, ck.clone()),
+            ],
+            ck.clone(),
+        ),
+    );
+    Generated {
+        signature: "fn solve_triag(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>, c: &Field<(Cell, K), f64>, d: &Field<(Cell, K), f64>, x: &mut Field<(Cell, K), f64>) {}",
+        program: Program {
+            name: "solve_triag".into(),
+            params: vec![
+                pp("a", ck.clone(), Role::In),
+                pp("b", ck.clone(), Role::In),
+                pp("c", ck.clone(), Role::In),
+                pp("d", ck.clone(), Role::In),
+                pp("x", ck.clone(), Role::Out),
+            ],
+            calls: vec![ProgramCall {
+                value,
+                target: Target::Field { param: 4, domain: vec![] },
+            }],
+            bundle: bundle(vec![forward, backward]),
+        },
+    }
+}
+
+/// ICON's fused solver shape: the forward sweep only where `K > 0` (zero above), the back
+/// substitution only where `K < nk - 1` (the sweep's value below). Each scan starts at its
+/// region's first level.
+fn fused_triag(fw: Expr, forward: Operator, backward: Operator) -> Generated {
+    let ck = fty(&["Cell", "K"], F64);
+    let pair_field = Type::Tuple(vec![ck.clone(), ck.clone()]);
+    let tget = |e: Expr, i: u32| {
+        Expr::new(
+            ck.clone(),
+            ExprKind::TupleGet {
+                arg: Box::new(e),
+                index: i,
+            },
+        )
+    };
+    let k_cmp = |op: CmpOp, value: Expr| DomainCond::Cmp {
+        dim: "K".into(),
+        op,
+        value: Box::new(value),
+    };
+    let nk = || param(5, Type::Scalar(I32));
+    let zero = || {
+        Expr::new(
+            ck.clone(),
+            ExprKind::Broadcast {
+                arg: Box::new(float(0.0)),
+                dims: vec!["Cell".into(), "K".into()],
+            },
+        )
+    };
+    let sweep = Expr::new(
+        pair_field.clone(),
+        ExprKind::ConcatWhere {
+            cond: k_cmp(CmpOp::Gt, int(0)),
+            if_true: Box::new(fw),
+            if_false: Box::new(Expr::new(
+                pair_field.clone(),
+                ExprKind::Tuple(vec![zero(), zero()]),
+            )),
+        },
+    );
+    let back = call(
+        "triag_backward",
+        vec![
+            tget(var(0, pair_field.clone()), 0),
+            tget(var(0, pair_field.clone()), 1),
+        ],
+        ck.clone(),
+    );
+    let value = let_(
+        0,
+        sweep,
+        Expr::new(
+            ck.clone(),
+            ExprKind::ConcatWhere {
+                cond: k_cmp(CmpOp::Lt, sub(nk(), int(1))),
+                if_true: Box::new(back),
+                if_false: Box::new(tget(var(0, pair_field.clone()), 1)),
+            },
+        ),
+    );
+    Generated {
+        signature: "fn fused_triag(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>, c: &Field<(Cell, K), f64>, d: &Field<(Cell, K), f64>, x: &mut Field<(Cell, K), f64>, nk: i32) {}",
+        program: Program {
+            name: "fused_triag".into(),
+            params: vec![
+                pp("a", ck.clone(), Role::In),
+                pp("b", ck.clone(), Role::In),
+                pp("c", ck.clone(), Role::In),
+                pp("d", ck.clone(), Role::In),
+                pp("x", ck.clone(), Role::Out),
+                pp("nk", Type::Scalar(I32), Role::In),
+            ],
+            calls: vec![ProgramCall {
+                value,
+                target: Target::Field { param: 4, domain: vec![] },
+            }],
+            bundle: bundle(vec![forward, backward]),
+        },
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
@@ -597,6 +887,10 @@ fn main() {
         concat_select(),
         scans(),
         dynamic_and_domains(),
+        nested_gather(),
+        in_place(),
+        solve_triag(false),
+        solve_triag(true),
     ] {
         let json = g.program.to_json();
         text.push_str(&format!(

@@ -12,19 +12,36 @@
 //! Nodes are hash-consed (each distinct sub-expression is built once per stage) and literal
 //! operations are folded.
 //!
-//! Temporaries: this lowering always recomputes. A computed value read through a shift is
-//! re-evaluated at each shifted point; the only cases that would need a buffer (a scan result
-//! read shifted, two scans in conflicting directions in one stage) are rejected with a
-//! [`LowerError`] naming the problem, rather than silently materialised.
+//! Temporaries, decided here and nowhere else:
+//! * a computed value that itself gathers from neighbours (contains a reduction or a neighbour
+//!   shift) and is read through a neighbour shift of an offset with two or more neighbours is
+//!   materialised: a stage before the reading one computes it over the whole `to` dimension of
+//!   that offset (`0..target_size`) and the reading stage's vertical range, and the reader
+//!   loads it through the shift. Recomputing it would redo its gather once per reading
+//!   neighbour (fan-out ≥ 2). The same value read by several shifts shares one temporary.
+//! * everything else is recomputed (inlined) at each point that reads it: pointwise values,
+//!   Cartesian shifts, and gathers read through one-neighbour offsets.
+//! * a scan whose direction (or axis) conflicts with the scan its stage already runs (e.g. a
+//!   forward sweep read by a backward substitution) is materialised: a stage of its own over
+//!   the whole domain of the reading stage writes one temporary per carry component.
+//! * a scan's result read shifted is rejected with a [`LowerError`]: which levels the scan
+//!   must cover then depends on domain inference this lowering does not do.
+//!
+//! Scans in `concat_where` branches: a scan runs in the regions of the branches it is written
+//! in (lexically; a `let` variable or operator argument carries the regions of its
+//! definition), restarting from `init` outside them, so it starts at its region's first level
+//! in scan direction as in GT4Py. GT4Py also narrows a scan to where its value is used; this
+//! lowering does not (the values differ only for a scan whose uses start after its region).
 
 mod builder;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use crate::fieldview::{BinaryOp, DomainCond, Expr, ExprKind, OperatorKind, Program, Target};
 use crate::stage::{
     AccessPath, Bound, Node, NodeId, Output, Slot, Source, Stage, StageProgram, StageRange, Step,
+    Temporary,
 };
 use crate::types::{DimKind, ScalarType, Type};
 
@@ -61,6 +78,14 @@ pub enum Value {
     Tuple(Vec<Value>),
 }
 
+/// `shape` with its leaves replaced, in order, by `leaves`.
+fn rebuild(shape: &Value, leaves: &mut impl Iterator<Item = NodeId>) -> Value {
+    match shape {
+        Value::Node(_) => Value::Node(leaves.next().unwrap_or(u32::MAX)),
+        Value::Tuple(items) => Value::Tuple(items.iter().map(|i| rebuild(i, leaves)).collect()),
+    }
+}
+
 impl Value {
     fn node(&self) -> Result<NodeId, LowerError> {
         match self {
@@ -82,7 +107,12 @@ enum Binding<'a> {
     /// Program parameter `n`.
     ProgramParam(u32),
     /// An expression, lowered where it is used, in the environment where it was written.
-    Expr { expr: &'a Expr, env: Rc<Env<'a>> },
+    Expr {
+        expr: &'a Expr,
+        env: Rc<Env<'a>>,
+        /// The `concat_where` regions where the expression was written.
+        regions: Vec<Region<'a>>,
+    },
     /// An already lowered value (a scan's carry).
     Value(Value),
 }
@@ -93,17 +123,28 @@ struct Env<'a> {
     vars: BTreeMap<u32, Binding<'a>>,
 }
 
+/// A `concat_where` branch an expression is written in: `cond` holds (or not) there.
+#[derive(Clone)]
+struct Region<'a> {
+    cond: &'a DomainCond,
+    env: Rc<Env<'a>>,
+    holds: bool,
+}
+
 /// Where an expression is evaluated, relative to the stage's point.
 #[derive(Clone, Default)]
-struct Ctx {
+struct Ctx<'a> {
     path: AccessPath,
     /// Slot of each local dimension in scope, innermost last.
     slots: Vec<(String, Slot)>,
-    /// Inside a `concat_where` branch.
+    /// Inside a `concat_where` or `if` branch.
     guarded: bool,
+    /// The `concat_where` branches enclosing the expression where it is written (lexically:
+    /// a parameter or variable brings the regions of its definition). A scan runs in them.
+    regions: Vec<Region<'a>>,
 }
 
-impl Ctx {
+impl Ctx<'_> {
     fn slot_of(&self, local: &str) -> Option<Slot> {
         self.slots
             .iter()
@@ -122,6 +163,7 @@ impl Ctx {
 /// Lowers a checked program into fused stages.
 pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
     let mut stages = Vec::new();
+    let mut temporaries = Vec::new();
     for (call_index, call) in program.calls.iter().enumerate() {
         let mut targets = Vec::new();
         flatten_target(&call.target, &mut Vec::new(), &mut targets);
@@ -138,8 +180,8 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
             }
         }
         for group in groups {
-            let stage =
-                lower_group(program, call_index, &call.value, &group).map_err(|e| LowerError {
+            let (pre, stage) = lower_group(program, &mut temporaries, &call.value, &group)
+                .map_err(|e| LowerError {
                     message: format!(
                         "call {} of program `{}`: {}",
                         call_index + 1,
@@ -147,13 +189,14 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
                         e.message
                     ),
                 })?;
+            stages.extend(pre);
             stages.push(stage);
         }
     }
     Ok(StageProgram {
         name: program.name.clone(),
         stages,
-        temporaries: Vec::new(),
+        temporaries,
         dims: program.bundle.dims.clone(),
         offsets: program.bundle.offsets.clone(),
     })
@@ -180,23 +223,60 @@ fn field_dims(program: &Program, param: u32) -> Result<Vec<String>, LowerError> 
     }
 }
 
+/// Lowers one group of a call's targets: the stages of the temporaries it needs, then its own.
 fn lower_group(
     program: &Program,
-    _call_index: usize,
+    temporaries: &mut Vec<Temporary>,
     value: &Expr,
     group: &[&TargetLeaf],
-) -> Result<Stage, LowerError> {
+) -> Result<(Vec<Stage>, Stage), LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)
             .map(Binding::ProgramParam)
             .collect(),
         vars: BTreeMap::new(),
     });
+    let dims = field_dims(program, group[0].1)?;
+    let ranges = group[0].2;
+    let vertical = dims
+        .iter()
+        .find(|d| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical))
+        .map(|d| match ranges.iter().find(|r| &r.dim == d) {
+            Some(r) => VerticalRange::Exprs {
+                dim: d.clone(),
+                start: &r.start,
+                end: &r.end,
+            },
+            None => VerticalRange::Field {
+                dim: d.clone(),
+                param: group[0].1,
+            },
+        });
+    let consumer = dims
+        .iter()
+        .map(|d| match ranges.iter().find(|r| &r.dim == d) {
+            Some(r) => VerticalRange::Exprs {
+                dim: d.clone(),
+                start: &r.start,
+                end: &r.end,
+            },
+            None => VerticalRange::Field {
+                dim: d.clone(),
+                param: group[0].1,
+            },
+        })
+        .collect();
     let mut lowering = Lowering {
         program,
         b: StageBuilder::default(),
+        root: env.clone(),
+        vertical,
+        consumer,
+        scan_memo: HashMap::new(),
+        temporaries: std::mem::take(temporaries),
+        pre_stages: Vec::new(),
+        memo: HashMap::new(),
     };
-    let dims = field_dims(program, group[0].1)?;
     for d in &dims {
         match program.bundle.dim(d).map(|i| i.kind) {
             Some(DimKind::Local) => {
@@ -209,7 +289,6 @@ fn lower_group(
         }
     }
     let mut domain = Vec::new();
-    let ranges = group[0].2;
     for d in &dims {
         let range = ranges.iter().find(|r| &r.dim == d);
         let (start, end) = match range {
@@ -251,12 +330,37 @@ fn lower_group(
             value: v.node()?,
         });
     }
-    Ok(lowering.b.finish(domain, outputs))
+    *temporaries = std::mem::take(&mut lowering.temporaries);
+    Ok((lowering.pre_stages, lowering.b.finish(domain, outputs)))
+}
+
+/// One range of the stage being lowered, for the temporaries it reads.
+enum VerticalRange<'p> {
+    /// `start..end` of the call's domain (program-scope expressions).
+    Exprs {
+        dim: String,
+        start: &'p Expr,
+        end: &'p Expr,
+    },
+    /// The whole range of output parameter `param`.
+    Field { dim: String, param: u32 },
 }
 
 struct Lowering<'p> {
     program: &'p Program,
     b: StageBuilder,
+    /// The program-scope environment (domain bounds are lowered in it).
+    root: Rc<Env<'p>>,
+    vertical: Option<VerticalRange<'p>>,
+    /// Every range of the stage being lowered, in its dimensions' order.
+    consumer: Vec<VerticalRange<'p>>,
+    /// Scan calls already materialised: (call expression, environment) → their value.
+    scan_memo: HashMap<(usize, usize), Value>,
+    temporaries: Vec<Temporary>,
+    /// Stages computing the temporaries of the stage being built, in dependency order.
+    pre_stages: Vec<Stage>,
+    /// (expression, environment, vertical shift) → temporary already computing it.
+    memo: HashMap<(usize, usize, i64), u32>,
 }
 
 impl<'p> Lowering<'p> {
@@ -279,7 +383,12 @@ impl<'p> Lowering<'p> {
         })
     }
 
-    fn lower(&mut self, e: &'p Expr, env: &Rc<Env<'p>>, ctx: &Ctx) -> Result<Value, LowerError> {
+    fn lower(
+        &mut self,
+        e: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
         use ExprKind as K;
         Ok(match &e.kind {
             K::Param(i) => {
@@ -305,6 +414,7 @@ impl<'p> Lowering<'p> {
                     Binding::Expr {
                         expr: value,
                         env: env.clone(),
+                        regions: ctx.regions.clone(),
                     },
                 );
                 self.lower(body, &Rc::new(inner), ctx)?
@@ -340,11 +450,21 @@ impl<'p> Lowering<'p> {
                         ),
                     })?,
                 };
-                let mut c = ctx.clone();
-                c.path = ctx.path.then(Step::Neighbor {
+                let path = ctx.path.then(Step::Neighbor {
                     offset: offset.clone(),
                     slot,
                 });
+                if let Some(t) = self.materialise(arg, env, offset, ctx)? {
+                    return Ok(Value::Node(self.b.add(Node::Load {
+                        source: Source::Temporary(t),
+                        path,
+                        local: None,
+                        dtype: Self::dtype_of(arg)?,
+                        guarded: ctx.guarded,
+                    })));
+                }
+                let mut c = ctx.clone();
+                c.path = path;
                 self.lower(arg, env, &c)?
             }
             K::LocalIndex { arg, local, slot } => {
@@ -398,15 +518,24 @@ impl<'p> Lowering<'p> {
                 cond,
                 if_true,
                 if_false,
-            }
-            | K::IfElse {
-                cond,
-                then: if_true,
-                otherwise: if_false,
             } => {
                 let c = self.lower(cond, env, ctx)?.node()?;
                 let t = self.lower(if_true, env, ctx)?;
                 let f = self.lower(if_false, env, ctx)?;
+                self.select(c, &t, &f)?
+            }
+            K::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                // Only the taken branch counts: both are computed (they are pure), with their
+                // reads guarded like a `concat_where` branch's, so the other one cannot fail.
+                let c = self.lower(cond, env, ctx)?.node()?;
+                let mut guarded = ctx.clone();
+                guarded.guarded = true;
+                let t = self.lower(then, env, &guarded)?;
+                let f = self.lower(otherwise, env, &guarded)?;
                 self.select(c, &t, &f)?
             }
             K::Reduce { op, local, arg } => {
@@ -432,10 +561,18 @@ impl<'p> Lowering<'p> {
                 if_false,
             } => {
                 let c = self.lower_cond(cond, env, ctx)?;
-                let mut guarded = ctx.clone();
-                guarded.guarded = true;
-                let t = self.lower(if_true, env, &guarded)?;
-                let f = self.lower(if_false, env, &guarded)?;
+                let branch = |holds: bool| {
+                    let mut b = ctx.clone();
+                    b.guarded = true;
+                    b.regions.push(Region {
+                        cond,
+                        env: env.clone(),
+                        holds,
+                    });
+                    b
+                };
+                let t = self.lower(if_true, env, &branch(true))?;
+                let f = self.lower(if_false, env, &branch(false))?;
                 self.select(c, &t, &f)?
             }
             K::Tuple(items) => {
@@ -451,13 +588,293 @@ impl<'p> Lowering<'p> {
                 }
                 _ => return err(format!("tuple element {index} does not exist")),
             },
-            K::Call { callee, args } => self.lower_call(callee, args, env, ctx)?,
+            K::Call { callee, args } => self.lower_call(e, callee, args, env, ctx)?,
         })
     }
 
-    fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx) -> Result<Value, LowerError> {
+    /// The temporary holding `arg` when it is worth one (see the module doc), building its
+    /// stage on first use; `None` to recompute `arg` inline.
+    fn materialise(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        offset: &str,
+        ctx: &Ctx<'p>,
+    ) -> Result<Option<u32>, LowerError> {
+        let program = self.program;
+        let info = match program.bundle.offset(offset) {
+            Some(i) if i.count >= 2 => i.clone(),
+            _ => return Ok(None),
+        };
+        let Type::Field { dims, dtype } = &arg.ty else {
+            return Ok(None);
+        };
+        if ctx.guarded || !dims.contains(&info.to) {
+            return Ok(None);
+        }
+        let is_vertical =
+            |d: &String| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical);
+        let vertical = dims.iter().find(|d| is_vertical(d));
+        if dims.iter().any(|d| d != &info.to && Some(d) != vertical) {
+            return Ok(None);
+        }
+        // The reader's vertical shift moves the range the temporary must cover.
+        let mut kshift = 0;
+        if let Some(v) = vertical {
+            for s in &ctx.path.steps {
+                match s {
+                    Step::Cartesian { dim, offset } if dim == v => kshift += offset,
+                    Step::Dynamic { dim, .. } if dim == v => return Ok(None),
+                    _ => {}
+                }
+            }
+        }
+        if !self.gathers(arg, env, 0) {
+            return Ok(None);
+        }
+        let key = (
+            arg as *const Expr as usize,
+            Rc::as_ptr(env) as usize,
+            kshift,
+        );
+        if let Some(t) = self.memo.get(&key) {
+            return Ok(Some(*t));
+        }
+        let saved = std::mem::take(&mut self.b);
+        let built = self.temporary_stage(arg, env, &info.to, offset, vertical, kshift);
+        let builder = std::mem::replace(&mut self.b, saved);
+        let Ok((domain, value)) = built else {
+            // Not expressible as a temporary (e.g. it reads a scan's carry): recompute.
+            return Ok(None);
+        };
+        let t = self.temporaries.len() as u32;
+        self.temporaries.push(Temporary {
+            dims: dims.clone(),
+            dtype: *dtype,
+        });
+        let stage = builder.finish(
+            domain,
+            vec![Output {
+                target: Source::Temporary(t),
+                value,
+            }],
+        );
+        self.pre_stages.push(stage);
+        self.memo.insert(key, t);
+        Ok(Some(t))
+    }
+
+    /// A scan call whose direction conflicts with the stage's scan, computed by a stage of its
+    /// own over the whole domain of the stage being lowered (where the reading scan runs too)
+    /// into one temporary per carry component.
+    fn materialise_scan(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
+        let key = (call as *const Expr as usize, Rc::as_ptr(env) as usize);
+        if let Some(v) = self.scan_memo.get(&key) {
+            return Ok(v.clone());
+        }
+        let dims: Vec<String> = self
+            .consumer
+            .iter()
+            .map(|r| match r {
+                VerticalRange::Exprs { dim, .. } | VerticalRange::Field { dim, .. } => dim.clone(),
+            })
+            .collect();
+        let saved = std::mem::take(&mut self.b);
+        let built = self.scan_stage(call, env, ctx);
+        let builder = std::mem::replace(&mut self.b, saved);
+        let (domain, value) = built?;
+        let mut leaves = Vec::new();
+        value.leaves(&mut leaves);
+        let mut outputs = Vec::new();
+        let mut loads = Vec::new();
+        for leaf in leaves {
+            let t = self.temporaries.len() as u32;
+            let dtype = builder.dtype(leaf);
+            self.temporaries.push(Temporary {
+                dims: dims.clone(),
+                dtype,
+            });
+            outputs.push(Output {
+                target: Source::Temporary(t),
+                value: leaf,
+            });
+            loads.push(self.b.add(Node::Load {
+                source: Source::Temporary(t),
+                path: AccessPath::default(),
+                local: None,
+                dtype,
+                guarded: ctx.guarded,
+            }));
+        }
+        self.pre_stages.push(builder.finish(domain, outputs));
+        let mut next = loads.into_iter();
+        let result = rebuild(&value, &mut next);
+        self.scan_memo.insert(key, result.clone());
+        Ok(result)
+    }
+
+    fn scan_stage(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<(Vec<StageRange>, Value), LowerError> {
+        let mut domain = Vec::new();
+        let root = self.root.clone();
+        for i in 0..self.consumer.len() {
+            let (dim, start, end) = match &self.consumer[i] {
+                VerticalRange::Exprs { dim, start, end } => {
+                    let (dim, start, end) = (dim.clone(), *start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    (dim, Bound::Node(s), Bound::Node(e))
+                }
+                VerticalRange::Field { dim, param } => (
+                    dim.clone(),
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+            };
+            domain.push(StageRange { dim, start, end });
+        }
+        // Evaluated at the stage's point, in the regions (and guard) of the call.
+        let at_point = Ctx {
+            guarded: ctx.guarded,
+            regions: ctx.regions.clone(),
+            ..Ctx::default()
+        };
+        let value = self.lower(call, env, &at_point)?;
+        Ok((domain, value))
+    }
+
+    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (all of it) and the
+    /// reader's vertical range shifted by `kshift`.
+    fn temporary_stage(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        to: &str,
+        offset: &str,
+        vertical: Option<&String>,
+        kshift: i64,
+    ) -> Result<(Vec<StageRange>, NodeId), LowerError> {
+        let mut domain = vec![StageRange {
+            dim: to.to_string(),
+            start: Bound::Node(self.b.add(Node::Literal {
+                value: crate::fieldview::Literal::Int(0),
+                dtype: ScalarType::I64,
+            })),
+            end: Bound::TargetSize {
+                offset: offset.to_string(),
+            },
+        }];
+        if let Some(v) = vertical {
+            let (start, end) = match &self.vertical {
+                Some(VerticalRange::Exprs { dim, start, end }) if dim == v => {
+                    let root = self.root.clone();
+                    let (start, end) = (*start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    let shift = self.b.add(Node::Literal {
+                        value: crate::fieldview::Literal::Int(kshift),
+                        dtype: ScalarType::I64,
+                    });
+                    let mut shifted = |n| {
+                        self.b.add(Node::Binary {
+                            op: BinaryOp::Add,
+                            lhs: n,
+                            rhs: shift,
+                            dtype: ScalarType::I64,
+                        })
+                    };
+                    (Bound::Node(shifted(s)), Bound::Node(shifted(e)))
+                }
+                Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => (
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+                _ => return err("the reader's vertical range cannot bound a temporary"),
+            };
+            domain.push(StageRange {
+                dim: v.clone(),
+                start,
+                end,
+            });
+        }
+        let value = self.lower(arg, env, &Ctx::default())?.node()?;
+        if self.b.has_scan() {
+            return err("a temporary of a scan");
+        }
+        Ok((domain, value))
+    }
+
+    /// Whether `e` (with its parameters and variables resolved) gathers from neighbours.
+    fn gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
+        use ExprKind as K;
+        if depth > 256 {
+            return false;
+        }
+        let through = |b: Option<&Binding<'p>>| match b {
+            Some(Binding::Expr { expr, env, .. }) => self.gathers(expr, env, depth + 1),
+            _ => false,
+        };
+        match &e.kind {
+            K::Reduce { .. } | K::NeighborShift { .. } => true,
+            K::Param(i) => through(env.params.get(*i as usize)),
+            K::Var(v) => through(env.vars.get(v)),
+            K::Let { var, value, body } => {
+                let mut inner = (**env).clone();
+                inner.vars.insert(
+                    *var,
+                    Binding::Expr {
+                        expr: value,
+                        env: env.clone(),
+                        regions: Vec::new(),
+                    },
+                );
+                self.gathers(body, &Rc::new(inner), depth + 1)
+            }
+            K::Call { callee, args } => {
+                let mut in_body = false;
+                if let Some(op) = self.program.bundle.operator(callee) {
+                    op.body.walk(&mut |x| {
+                        in_body |= matches!(x.kind, K::Reduce { .. } | K::NeighborShift { .. })
+                    });
+                }
+                in_body || args.iter().any(|a| self.gathers(a, env, depth + 1))
+            }
+            _ => {
+                let mut any = false;
+                e.for_each_child(|c| any = any || self.gathers(c, env, depth + 1));
+                any
+            }
+        }
+    }
+
+    fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx<'p>) -> Result<Value, LowerError> {
         match binding {
-            Binding::Expr { expr, env } => self.lower(expr, &env, ctx),
+            Binding::Expr { expr, env, regions } => {
+                let mut c = ctx.clone();
+                c.regions = regions;
+                self.lower(expr, &env, &c)
+            }
             Binding::Value(v) => Ok(v),
             Binding::ProgramParam(p) => {
                 let param = &self.program.params[p as usize];
@@ -498,10 +915,11 @@ impl<'p> Lowering<'p> {
 
     fn lower_call(
         &mut self,
+        call: &'p Expr,
         callee: &str,
         args: &'p [Expr],
         env: &Rc<Env<'p>>,
-        ctx: &Ctx,
+        ctx: &Ctx<'p>,
     ) -> Result<Value, LowerError> {
         let program = self.program;
         let op = program.bundle.operator(callee).ok_or_else(|| LowerError {
@@ -510,6 +928,7 @@ impl<'p> Lowering<'p> {
         let arg_bindings = args.iter().map(|a| Binding::Expr {
             expr: a,
             env: env.clone(),
+            regions: ctx.regions.clone(),
         });
         match &op.kind {
             OperatorKind::Field => {
@@ -529,6 +948,9 @@ impl<'p> Lowering<'p> {
                         "the result of scan operator `{}` is read shifted; that needs a temporary, which the fused backends do not build",
                         op.name
                     ));
+                }
+                if self.b.scan_conflicts(axis, *forward) {
+                    return self.materialise_scan(call, env, ctx);
                 }
                 self.b.begin_scan(axis, *forward).map_err(|m| LowerError {
                     message: format!("scan operator `{}`: {m}", op.name),
@@ -562,8 +984,11 @@ impl<'p> Lowering<'p> {
                         next_leaves.len()
                     ));
                 }
+                // The scan runs in the regions it is written in: outside them its carry restarts
+                // from `init`, so in a region it starts at the region's first level.
+                let active = self.regions_hold(&ctx.regions)?;
                 for (init, next) in init_leaves.into_iter().zip(next_leaves) {
-                    self.b.push_carry(init, next);
+                    self.b.push_carry(init, next, active);
                 }
                 Ok(result)
             }
@@ -587,11 +1012,38 @@ impl<'p> Lowering<'p> {
         }
     }
 
+    /// A bool node: every region holds at the stage's point (`None`: no regions).
+    fn regions_hold(&mut self, regions: &[Region<'p>]) -> Result<Option<NodeId>, LowerError> {
+        let mut all: Option<NodeId> = None;
+        for r in regions {
+            let c = self.lower_cond(r.cond, &r.env, &Ctx::default())?;
+            let c = if r.holds {
+                c
+            } else {
+                self.b.add(Node::Unary {
+                    op: crate::fieldview::UnaryOp::Not,
+                    arg: c,
+                    dtype: ScalarType::Bool,
+                })
+            };
+            all = Some(match all {
+                None => c,
+                Some(a) => self.b.add(Node::Binary {
+                    op: BinaryOp::BitAnd,
+                    lhs: a,
+                    rhs: c,
+                    dtype: ScalarType::Bool,
+                }),
+            });
+        }
+        Ok(all)
+    }
+
     fn lower_cond(
         &mut self,
         cond: &'p DomainCond,
         env: &Rc<Env<'p>>,
-        ctx: &Ctx,
+        ctx: &Ctx<'p>,
     ) -> Result<NodeId, LowerError> {
         Ok(match cond {
             DomainCond::Cmp { dim, op, value } => {

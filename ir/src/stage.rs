@@ -57,7 +57,7 @@ impl AccessPath {
 }
 
 /// A field that a stage reads or writes.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Source {
     /// Program parameter `n` (a field).
     Param(u32),
@@ -74,8 +74,9 @@ pub enum Node {
         path: AccessPath,
         local: Option<Slot>,
         dtype: ScalarType,
-        /// True when the load sits in a `concat_where` branch: it is only meaningful where the
-        /// branch is taken, so emitters clamp its position instead of reporting an error.
+        /// True when the load sits in a `concat_where` or `if`/`else` branch: it is only
+        /// meaningful where the branch is taken, so emitters clamp its position (and read a
+        /// valid point for a -1 neighbour) instead of reporting an error.
         guarded: bool,
     },
     /// The index along `dim` of the point reached by `path` (for `concat_where` conditions).
@@ -226,6 +227,12 @@ pub enum Bound {
     Node(NodeId),
     /// The first (start) or one-past-last (end) index of the first output's field.
     OutputFull,
+    /// The first index of program parameter `param` (a field) along `dim`.
+    FieldStart { param: u32, dim: String },
+    /// One past the last index of program parameter `param` along `dim`.
+    FieldEnd { param: u32, dim: String },
+    /// The number of `to` points of the connectivity of `offset` (its `target_size`).
+    TargetSize { offset: String },
 }
 
 /// `start..end` along `dim`.
@@ -243,12 +250,16 @@ pub struct Output {
     pub value: NodeId,
 }
 
-/// One component of a scan's carry: `init` before the first level, `next` after each level.
+/// One component of a scan's carry: `init` before the first level; after each level, `next`
+/// where `active` holds (or always, without `active`) and `init` again where it does not. A
+/// scan written in a `concat_where` branch is active in the branch's region, so it starts
+/// (from `init`) at the region's first level in scan direction.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct CarryComponent {
     pub init: NodeId,
     pub next: NodeId,
     pub dtype: ScalarType,
+    pub active: Option<NodeId>,
 }
 
 /// A stage that walks its vertical `axis` sequentially in one direction, carrying state.
@@ -275,7 +286,8 @@ impl Stage {
     }
 }
 
-/// A buffer the program allocates between stages.
+/// A buffer the program allocates between stages. Exactly one stage writes it, over its whole
+/// extent (that stage's domain), before any stage reads it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Temporary {
     pub dims: Vec<String>,

@@ -15,6 +15,7 @@ pub mod dims;
 pub mod dynamic;
 pub mod error;
 pub mod field;
+pub mod grid;
 pub mod options;
 pub mod profiling;
 pub mod signature;

@@ -1,3 +1,7 @@
 //! ICON and Cartesian stencils written in gt4rs.
 
+pub mod cartesian;
 pub mod cli;
+pub mod icon;
+pub mod programs;
+pub mod reference_data;

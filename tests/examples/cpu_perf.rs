@@ -3,6 +3,9 @@
 //! Cartesian laplacian 512×512×80 and ICON `calculate_nabla4` on random tables of 31,558 edges,
 //! 10,663 vertices and 65 levels.
 
+// 1-d field domains are arrays of one range.
+#![allow(clippy::single_range_in_vec_init)]
+
 use std::time::Instant;
 
 use gt4rs::prelude::*;
@@ -55,7 +58,11 @@ fn main() {
     println!("threads: {}", rayon::current_num_threads());
 
     // Laplacian.
-    let (n, nk) = (512i64, 80i64);
+    let lap_nk: i64 = std::env::var("LAP_NK")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(80);
+    let (n, nk) = (512i64, lap_nk);
     let a: Field<(I, J, K), f64> = random(&mut r, &[-1..n + 1, -1..n + 1, 0..nk]);
     let mut out: Field<(I, J, K), f64> =
         Field::filled(&[0..n, 0..n, 0..nk], f64::NAN, Layout::LastContiguous).unwrap();
@@ -110,8 +117,8 @@ fn main() {
     let pn1: Field<(Edge, E2C2V), f64> = random(&mut r, &[0..ne, 0..4]);
     let pn2: Field<(Edge, E2C2V), f64> = random(&mut r, &[0..ne, 0..4]);
     let z: Field<(Edge, K), f64> = random(&mut r, &[0..ne, 0..nk]);
-    let ivv: Field<(Edge,), f64> = random(&mut r, &[0..ne][..]);
-    let ipe: Field<(Edge,), f64> = random(&mut r, &[0..ne][..]);
+    let ivv: Field<(Edge,), f64> = random(&mut r, &[0..ne]);
+    let ipe: Field<(Edge,), f64> = random(&mut r, &[0..ne]);
     let e2c2v = Connectivity::<E2C2V>::from_vec(table.clone(), nv as usize).unwrap();
     let prog = calculate_nabla4::compile(
         &Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c2v)),

@@ -16,6 +16,7 @@ gt4rs::dimensions! {
 gt4rs::offsets! {
     pub E2C: Edge => Cell [2];
     pub E2C2V: Edge => Vertex [4];
+    pub C2E: Cell => Edge [3];
 }
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
@@ -404,4 +405,254 @@ fn cpu_dynamic_shift_and_per_element_domains() {
         })
         .unwrap_err();
     assert!(e.to_string().contains("`a`"), "{e}");
+}
+
+#[test]
+fn cpu_gathers_read_through_neighbour_shifts_are_materialised() {
+    // The lowering decides on a temporary over all cells for `cell_sum`.
+    assert_eq!(
+        gt4rs::__private::ir::lower::lower(nested_gather::ir())
+            .unwrap()
+            .temporaries
+            .len(),
+        1
+    );
+    let (ne, nc, nk) = (30i64, 12i64, 5i64);
+    let mut r = rng(23);
+    let e2c: Vec<i32> = (0..ne * 2)
+        .map(|i| {
+            if i % 5 == 1 {
+                -1
+            } else {
+                r.random_range(0..nc as i32)
+            }
+        })
+        .collect();
+    let c2e: Vec<i32> = (0..nc * 3).map(|_| r.random_range(0..ne as i32)).collect();
+    let conns = Connectivities::new()
+        .with(&Connectivity::<E2C>::from_vec(e2c.clone(), nc as usize).unwrap())
+        .with(&Connectivity::<C2E>::from_vec(c2e.clone(), ne as usize).unwrap());
+    for (layout, parallel) in [
+        (Layout::LastContiguous, true),
+        (Layout::FirstContiguous, false),
+    ] {
+        let x: Field<(Edge, K), f64> = random(&mut r, &[0..ne, 0..nk], layout);
+        let mut out: Field<(Edge, K), f64> =
+            Field::filled(&[0..ne, 0..nk], f64::NAN, layout).unwrap();
+        let prog = nested_gather::compile(&options(parallel, conns.clone())).unwrap();
+        prog.call(nested_gather::Args {
+            x: &x,
+            out: &mut out,
+            vertical_start: 1,
+        })
+        .unwrap();
+        let cell_sum = |c: i64, k: i64| -> f64 {
+            (0..3)
+                .map(|j| x.get(&[c2e[(c * 3 + j) as usize] as i64, k]).unwrap())
+                .sum()
+        };
+        for e in 0..ne {
+            for k in 0..nk {
+                let got = out.get(&[e, k]).unwrap();
+                if !(1..4).contains(&k) {
+                    assert!(got.is_nan());
+                    continue;
+                }
+                let want: f64 = (0..2)
+                    .filter_map(|j| {
+                        let c = e2c[(e * 2 + j) as usize];
+                        (c >= 0).then(|| cell_sum(c as i64, k))
+                    })
+                    .sum();
+                assert!(close(got, want), "e={e} k={k}: {got} vs {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cpu_outputs_read_pointwise_by_their_own_call() {
+    let mut r = rng(29);
+    let (nc, nk) = (17i64, 6i64);
+    let layout = Layout::LastContiguous;
+    let a: Field<(Cell, K), f64> = random(&mut r, &[0..nc, 0..nk], layout);
+    let mut b: Field<(Cell, K), f64> = random(&mut r, &[0..nc, 0..nk], layout);
+    let before = b.clone();
+    let prog = in_place::compile(&options(true, Connectivities::new())).unwrap();
+    prog.call(in_place::Args { a: &a, b: &mut b }).unwrap();
+    for c in 0..nc {
+        for k in 0..nk {
+            let want = before.get(&[c, k]).unwrap() * 2.0 + a.get(&[c, k]).unwrap();
+            assert!(close(b.get(&[c, k]).unwrap(), want));
+        }
+    }
+}
+
+#[test]
+fn cpu_reports_tables_and_sparse_fields_that_do_not_fit() {
+    let (ne, nv, nk) = (20, 9, 4);
+    let c = nabla4_case(31, ne, nv, nk, Layout::LastContiguous);
+    // A table with fewer rows than the domain's edges.
+    let short = Connectivity::<E2C2V>::from_vec(c.table[..(10 * 4) as usize].to_vec(), nv as usize)
+        .unwrap();
+    let prog =
+        calculate_nabla4::compile(&options(false, Connectivities::new().with(&short))).unwrap();
+    let mut out: Field<(Edge, K), f64> =
+        Field::filled(&[0..ne, 0..nk], f64::NAN, Layout::LastContiguous).unwrap();
+    let e = prog
+        .call(calculate_nabla4::Args {
+            u_vert: &c.u,
+            v_vert: &c.v,
+            primal_normal_vert_v1: &c.pn1,
+            primal_normal_vert_v2: &c.pn2,
+            z_nabla2_e: &c.z,
+            inv_vert_vert_length: &c.ivv,
+            inv_primal_edge_length: &c.ipe,
+            z_nabla4_e2: &mut out,
+            horizontal_start: 0,
+            horizontal_end: ne as i32,
+            vertical_start: 0,
+            vertical_end: nk as i32,
+        })
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("rows of connectivity `E2C2V`"),
+        "{e}"
+    );
+    // A sparse field whose local dimension does not hold the offset's 4 slots.
+    let full = Connectivity::<E2C2V>::from_vec(c.table.clone(), nv as usize).unwrap();
+    let prog =
+        calculate_nabla4::compile(&options(false, Connectivities::new().with(&full))).unwrap();
+    let mut r = rng(37);
+    let narrow: Field<(Edge, E2C2V), f64> = random(&mut r, &[0..ne, 0..3], Layout::LastContiguous);
+    let e = prog
+        .call(calculate_nabla4::Args {
+            u_vert: &c.u,
+            v_vert: &c.v,
+            primal_normal_vert_v1: &narrow,
+            primal_normal_vert_v2: &c.pn2,
+            z_nabla2_e: &c.z,
+            inv_vert_vert_length: &c.ivv,
+            inv_primal_edge_length: &c.ipe,
+            z_nabla4_e2: &mut out,
+            horizontal_start: 0,
+            horizontal_end: ne as i32,
+            vertical_start: 0,
+            vertical_end: nk as i32,
+        })
+        .unwrap_err();
+    assert!(
+        matches!(&e, gt4rs::Error::Argument { arg, .. } if arg == "primal_normal_vert_v1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cpu_scans_in_conflicting_directions_solve_a_tridiagonal_system() {
+    let lowered = gt4rs::__private::ir::lower::lower(solve_triag::ir()).unwrap();
+    assert_eq!(
+        lowered.stages.len(),
+        2,
+        "the forward scan runs in a stage of its own"
+    );
+    assert_eq!(lowered.temporaries.len(), 2);
+    for (layout, parallel) in [
+        (Layout::LastContiguous, true),
+        (Layout::FirstContiguous, false),
+    ] {
+        let mut r = rng(41);
+        let (nc, nk) = (11i64, 9i64);
+        let dom = [0..nc, 0..nk];
+        let a: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let b: Field<(Cell, K), f64> =
+            Field::from_fn(&dom, layout, |_| 4.0 + r.random_range(0.0..1.0)).unwrap();
+        let c: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let d: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let mut x: Field<(Cell, K), f64> = Field::filled(&dom, f64::NAN, layout).unwrap();
+        let prog = solve_triag::compile(&options(parallel, Connectivities::new())).unwrap();
+        prog.call(solve_triag::Args {
+            a: &a,
+            b: &b,
+            c: &c,
+            d: &d,
+            x: &mut x,
+        })
+        .unwrap();
+        for cell in 0..nc {
+            let at = |f: &Field<(Cell, K), f64>, k: i64| f.get(&[cell, k]).unwrap();
+            // The system itself: a x[k-1] + b x[k] + c x[k+1] = d (a[0] and c[nk-1] unused).
+            for k in 0..nk {
+                let below = if k > 0 {
+                    at(&a, k) * at(&x, k - 1)
+                } else {
+                    0.0
+                };
+                let above = if k + 1 < nk {
+                    at(&c, k) * at(&x, k + 1)
+                } else {
+                    0.0
+                };
+                let lhs = below + at(&b, k) * at(&x, k) + above;
+                assert!(
+                    (lhs - at(&d, k)).abs() < 1e-10,
+                    "cell {cell} k {k}: {lhs} vs {}",
+                    at(&d, k)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cpu_scans_in_concat_where_branches_start_at_their_region() {
+    for (layout, parallel) in [
+        (Layout::LastContiguous, true),
+        (Layout::FirstContiguous, false),
+    ] {
+        let mut r = rng(43);
+        let (nc, nk) = (7i64, 8i64);
+        let dom = [0..nc, 0..nk];
+        let a: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let b: Field<(Cell, K), f64> =
+            Field::from_fn(&dom, layout, |_| 4.0 + r.random_range(0.0..1.0)).unwrap();
+        let c: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let d: Field<(Cell, K), f64> = random(&mut r, &dom, layout);
+        let mut x: Field<(Cell, K), f64> = Field::filled(&dom, f64::NAN, layout).unwrap();
+        let prog = fused_triag::compile(&options(parallel, Connectivities::new())).unwrap();
+        prog.call(fused_triag::Args {
+            a: &a,
+            b: &b,
+            c: &c,
+            d: &d,
+            x: &mut x,
+            nk: nk as i32,
+        })
+        .unwrap();
+        for cell in 0..nc {
+            let at = |f: &Field<(Cell, K), f64>, k: i64| f.get(&[cell, k]).unwrap();
+            let n = nk as usize;
+            let (mut cp, mut dp) = (vec![0.0; n], vec![0.0; n]);
+            let (mut s0, mut s1) = (0.0, 0.0);
+            for k in 1..nk {
+                let g = at(&b, k) - at(&a, k) * s0;
+                (s0, s1) = (at(&c, k) / g, (at(&d, k) - at(&a, k) * s1) / g);
+                (cp[k as usize], dp[k as usize]) = (s0, s1);
+            }
+            let mut want = vec![0.0; n];
+            want[n - 1] = dp[n - 1];
+            let mut carry = 0.0;
+            for k in (0..n - 1).rev() {
+                carry = dp[k] - cp[k] * carry;
+                want[k] = carry;
+            }
+            for k in 0..nk {
+                let got = at(&x, k);
+                assert!(
+                    close(got, want[k as usize]),
+                    "cell {cell} k {k}: {got} vs {}",
+                    want[k as usize]
+                );
+            }
+        }
+    }
 }

@@ -81,14 +81,28 @@ impl StageBuilder {
         }
     }
 
+    /// True when the stage already scans along another axis or direction.
+    pub fn scan_conflicts(&self, axis: &str, forward: bool) -> bool {
+        matches!(&self.scan, Some(s) if s.axis != axis || s.forward != forward)
+    }
+
+    pub fn has_scan(&self) -> bool {
+        self.scan.is_some()
+    }
+
     pub fn carry_count(&self) -> u32 {
         self.scan.as_ref().map_or(0, |s| s.carry.len() as u32)
     }
 
-    pub fn push_carry(&mut self, init: NodeId, next: NodeId) {
+    pub fn push_carry(&mut self, init: NodeId, next: NodeId, active: Option<NodeId>) {
         let dtype = self.dtype(init);
         if let Some(scan) = &mut self.scan {
-            scan.carry.push(CarryComponent { init, next, dtype });
+            scan.carry.push(CarryComponent {
+                init,
+                next,
+                dtype,
+                active,
+            });
         }
     }
 
@@ -117,7 +131,7 @@ impl StageBuilder {
             match &self.scan {
                 Some(scan) if scan_live => {
                     for c in &scan.carry {
-                        for n in [c.init, c.next] {
+                        for n in [c.init, c.next].into_iter().chain(c.active) {
                             if !live[n as usize] {
                                 stack.push(n);
                             }
@@ -162,6 +176,7 @@ impl StageBuilder {
                     init: m(c.init),
                     next: m(c.next),
                     dtype: c.dtype,
+                    active: c.active.map(m),
                 })
                 .collect(),
             ..s
@@ -223,7 +238,7 @@ impl StageBuilder {
 fn remap_bound(b: Bound, map: &[u32]) -> Bound {
     match b {
         Bound::Node(n) => Bound::Node(map[n as usize]),
-        Bound::OutputFull => Bound::OutputFull,
+        other => other,
     }
 }
 

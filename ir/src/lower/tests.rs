@@ -67,16 +67,38 @@ fn bundle(operators: Vec<Operator>) -> Bundle {
                 kind: DimKind::Local,
             },
             DimInfo {
+                name: "C2E".into(),
+                kind: DimKind::Local,
+            },
+            DimInfo {
+                name: "E2C1".into(),
+                kind: DimKind::Local,
+            },
+            DimInfo {
                 name: "K".into(),
                 kind: DimKind::Vertical,
             },
         ],
-        offsets: vec![OffsetInfo {
-            name: "E2C".into(),
-            from: "Edge".into(),
-            to: "Cell".into(),
-            count: 2,
-        }],
+        offsets: vec![
+            OffsetInfo {
+                name: "E2C".into(),
+                from: "Edge".into(),
+                to: "Cell".into(),
+                count: 2,
+            },
+            OffsetInfo {
+                name: "C2E".into(),
+                from: "Cell".into(),
+                to: "Edge".into(),
+                count: 3,
+            },
+            OffsetInfo {
+                name: "E2C1".into(),
+                from: "Edge".into(),
+                to: "Cell".into(),
+                count: 1,
+            },
+        ],
     }
 }
 fn field_op(key: &str, params: Vec<Type>, body: Expr) -> Operator {
@@ -400,4 +422,87 @@ fn a_scan_read_shifted_is_rejected_as_needing_a_temporary() {
     let scan = stage.scan.as_ref().expect("a scan stage");
     assert!(scan.forward);
     assert_eq!(scan.carry.len(), 1);
+}
+
+/// `Σ_{E2C or E2C1} v@offset` where `v` is a cell value: a gather (`Σ_C2E x@C2E`) or pointwise.
+fn read_through(offset: &str, gather: bool) -> Program {
+    let sparse_c = Type::field(&["Cell", "C2E", "K"], F);
+    let cell_value = if gather {
+        e(
+            ck(),
+            ExprKind::Reduce {
+                op: ReduceOp::Sum,
+                local: "C2E".into(),
+                arg: Box::new(e(
+                    sparse_c,
+                    ExprKind::NeighborShift {
+                        arg: Box::new(p(0, ek())),
+                        offset: "C2E".into(),
+                        slot: None,
+                    },
+                )),
+            },
+        )
+    } else {
+        bin(BinaryOp::Mul, p(1, ck()), p(1, ck()))
+    };
+    let value = e(
+        ek(),
+        ExprKind::Reduce {
+            op: ReduceOp::Sum,
+            local: offset.into(),
+            arg: Box::new(e(
+                Type::field(&["Edge", offset, "K"], F),
+                ExprKind::NeighborShift {
+                    arg: Box::new(cell_value),
+                    offset: offset.into(),
+                    slot: None,
+                },
+            )),
+        },
+    );
+    program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("out", ek(), Role::Out),
+        ],
+        vec![write(value, 2)],
+        vec![],
+    )
+}
+
+#[test]
+fn gathers_read_through_fan_out_shifts_become_temporaries() {
+    let lowered = lower(&read_through("E2C", true)).unwrap();
+    assert_eq!(lowered.temporaries.len(), 1);
+    assert_eq!(
+        lowered.temporaries[0].dims,
+        vec!["Cell".to_string(), "K".to_string()]
+    );
+    assert_eq!(lowered.stages.len(), 2, "the temporary's stage runs first");
+    let producer = &lowered.stages[0];
+    assert_eq!(producer.outputs[0].target, Source::Temporary(0));
+    assert_eq!(
+        producer.domain[0].end,
+        Bound::TargetSize {
+            offset: "E2C".into()
+        }
+    );
+    assert!(lowered.stages[1].nodes.iter().any(|n| matches!(
+        n,
+        Node::Load {
+            source: Source::Temporary(0),
+            ..
+        }
+    )));
+}
+
+#[test]
+fn pointwise_values_and_single_neighbour_reads_are_recomputed() {
+    for prog in [read_through("E2C", false), read_through("E2C1", true)] {
+        let lowered = lower(&prog).unwrap();
+        assert!(lowered.temporaries.is_empty());
+        assert_eq!(lowered.stages.len(), 1);
+    }
 }

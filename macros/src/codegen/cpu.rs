@@ -44,7 +44,10 @@ pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
                 impl Compiled {
                     fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                         let _ = args;
-                        unreachable!()
+                        Err(::gt4rs::Error::Execution {
+                            program: NAME.to_string(),
+                            message: #message.to_string(),
+                        })
                     }
                 }
             }
@@ -105,6 +108,32 @@ fn emit_body(program: &Program) -> Result<TokenStream, String> {
             let #rows: i64 = self.connectivities[#i].rows() as i64;
         });
     }
+    // Temporaries: allocated by the stage that writes them (its domain gives their extent).
+    let mut temporaries = Vec::new();
+    for (t, temp) in lowered.temporaries.iter().enumerate() {
+        let ty = match temp.dtype {
+            gt4rs_ir::ScalarType::Bool => quote!(bool),
+            gt4rs_ir::ScalarType::I32 => quote!(i32),
+            gt4rs_ir::ScalarType::I64 => quote!(i64),
+            gt4rs_ir::ScalarType::F32 => quote!(f32),
+            gt4rs_ir::ScalarType::F64 => quote!(f64),
+        };
+        let rank = temp.dims.len();
+        let (g, buf, o, n, s) = (
+            format_ident!("g{}", t),
+            format_ident!("g{}_buf", t),
+            format_ident!("g{}_o", t),
+            format_ident!("g{}_n", t),
+            format_ident!("g{}_s", t),
+        );
+        temporaries.push(quote! {
+            let mut #buf: ::std::vec::Vec<#ty> = ::std::vec::Vec::new();
+            let mut #g = ::gt4rs::__private::kernel::Ptr::of_mut(::core::ptr::null_mut::<#ty>());
+            let mut #o: [i64; #rank] = [0; #rank];
+            let mut #n: [i64; #rank] = [0; #rank];
+            let mut #s: [isize; #rank] = [0; #rank];
+        });
+    }
     let mut stages = Vec::new();
     for (index, s) in lowered.stages.iter().enumerate() {
         stages.push(stage::emit(program, &lowered, &used_offsets, index, s)?);
@@ -114,6 +143,7 @@ fn emit_body(program: &Program) -> Result<TokenStream, String> {
         #(#meta)*
         #(#scalars)*
         #(#tables)*
+        #(#temporaries)*
         #(#stages)*
     })
 }

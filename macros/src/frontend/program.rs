@@ -154,12 +154,12 @@ pub fn check(attr: &TokenStream, func: &ItemFn, env: &Env) -> syn::Result<Progra
     })
 }
 
-/// Everything collected, plus the dimensions known only through offsets.
+/// Everything collected (offsets are there as local dimensions too), plus the dimensions known
+/// only as an offset's source or target.
 fn program_bundle(env: &Env, checker: &Checker) -> Bundle {
     let mut bundle = env.bundle.clone();
     for d in &checker.table.infos {
-        let is_offset = bundle.offset(&d.name).is_some();
-        if !is_offset && bundle.dim(&d.name).is_none() {
+        if bundle.dim(&d.name).is_none() {
             bundle.dims.push(d.clone());
         }
     }

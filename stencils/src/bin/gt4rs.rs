@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 use gt4rs::cache::KernelCache;
+use gt4rs::grid::RegionSpec;
 use gt4rs_stencils::cli;
 
 #[derive(Parser)]
@@ -19,6 +20,26 @@ enum Command {
         #[command(subcommand)]
         command: CacheCommand,
     },
+    /// ICON grids.
+    Grid {
+        #[command(subcommand)]
+        command: GridCommand,
+    },
+    /// Run recorded program calls (.npz, the refs convention) and compare every output with the
+    /// recorded one; exit status 1 if any file fails or cannot be run.
+    Verify {
+        /// Reference files (`NAME.npz`, optionally with a `NAME.json` sidecar).
+        files: Vec<String>,
+        /// Backend to run on: embedded, cpu or cuda.
+        #[arg(long, default_value = "cpu")]
+        backend: gt4rs::Backend,
+        /// Largest relative error accepted per element.
+        #[arg(long, default_value_t = 1e-12)]
+        rtol: f64,
+        /// List the programs gt4rs knows instead.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -27,6 +48,32 @@ enum CacheCommand {
     List,
     /// Remove every cached kernel.
     Clear,
+}
+
+#[derive(Subcommand)]
+enum GridCommand {
+    /// Build a grid and print its sizes, zone bounds, edge lengths and areas, and the
+    /// result of the consistency checks (exit status 1 if one fails).
+    Info {
+        /// `rNbK` (e.g. r2b4), `torus:NXxNY`, a .npz grid file, or an ICON .nc grid file
+        /// (feature `netcdf`).
+        grid: String,
+        /// Cut a limited-area grid out of the global one.
+        #[arg(long)]
+        regional: bool,
+        /// Centre latitude of the region, degrees.
+        #[arg(long, default_value_t = 46.8)]
+        center_lat: f64,
+        /// Centre longitude of the region, degrees.
+        #[arg(long, default_value_t = 8.2)]
+        center_lon: f64,
+        /// Radius of the region, km.
+        #[arg(long, default_value_t = 3000.0)]
+        radius_km: f64,
+        /// Also write the grid to this .npz file.
+        #[arg(long)]
+        npz: Option<String>,
+    },
 }
 
 fn main() {
@@ -38,10 +85,52 @@ fn main() {
                 CacheCommand::List => cli::cache::list(&cache, &mut out),
                 CacheCommand::Clear => cli::cache::clear(&cache, &mut out),
             }
+            .map(|()| true)
         }),
+        Command::Grid {
+            command:
+                GridCommand::Info {
+                    grid,
+                    regional,
+                    center_lat,
+                    center_lon,
+                    radius_km,
+                    npz,
+                },
+        } => {
+            let region = regional.then_some(RegionSpec {
+                center_lat_deg: center_lat,
+                center_lon_deg: center_lon,
+                radius: radius_km * 1e3,
+            });
+            cli::grid::info(&grid, region, npz.as_deref())
+        }
+        Command::Verify {
+            files,
+            backend,
+            rtol,
+            list,
+        } => {
+            if list {
+                for p in gt4rs_stencils::programs::ALL {
+                    println!("{}", p.name);
+                }
+                Ok(true)
+            } else if files.is_empty() {
+                Err(gt4rs::Error::Config(
+                    "verify: name at least one .npz file (or --list)".to_string(),
+                ))
+            } else {
+                Ok(cli::verify::run(&files, backend, rtol))
+            }
+        }
     };
-    if let Err(e) = outcome {
-        eprintln!("gt4rs: {e}");
-        std::process::exit(1);
+    match outcome {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("gt4rs: {e}");
+            std::process::exit(2);
+        }
     }
 }

@@ -1,3 +1,5 @@
 //! Subcommands of the `gt4rs` command-line tool.
 
 pub mod cache;
+pub mod grid;
+pub mod verify;

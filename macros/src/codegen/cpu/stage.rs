@@ -72,17 +72,17 @@ struct StageEmitter<'a> {
     /// Some statement of the vertical loop may report an error (and leave the point).
     level_can_fail: bool,
     /// Column reads of the fast path: (instance name, base pointer name, field param).
-    columns: Vec<(syn::Ident, syn::Ident, u32)>,
+    columns: Vec<(syn::Ident, syn::Ident, Source)>,
     /// Values computed outside the vertical loop that the vertical loop reads.
     level_inputs: BTreeMap<String, ScalarType>,
     level_names: HashSet<String>,
     emitted: HashSet<String>,
     /// Column reads to check before the loop: (field param, vertical shift).
-    vertical_checks: BTreeSet<(u32, i64)>,
+    vertical_checks: BTreeSet<(Source, i64)>,
     /// Reads along a horizontal domain dimension shifted by a static offset, checked before
     /// the loop: (field param, field dimension position, domain dimension, shift).
-    horizontal_checks: BTreeSet<(u32, usize, usize, i64)>,
-    read_fields: BTreeSet<u32>,
+    horizontal_checks: BTreeSet<(Source, usize, usize, i64)>,
+    read_fields: BTreeSet<Source>,
 }
 
 fn rust_ty(t: ScalarType) -> TokenStream {
@@ -101,6 +101,15 @@ fn instance_name(id: NodeId, vars: &BTreeSet<u32>, bind: &BTreeMap<u32, u32>) ->
         s.push_str(&format!("_{}", bind.get(v).copied().unwrap_or(0)));
     }
     s
+}
+
+/// The prefix of the run-time names of a field argument (`f3`, `f3_o`, …) or temporary (`g0`…).
+fn prefix(source: impl std::borrow::Borrow<Source>) -> String {
+    let source = *source.borrow();
+    match source {
+        Source::Param(p) => format!("f{p}"),
+        Source::Temporary(t) => format!("g{t}"),
+    }
 }
 
 fn ident(s: &str) -> syn::Ident {
@@ -164,8 +173,20 @@ impl<'a> StageEmitter<'a> {
     }
 
     fn field(&self, source: Source) -> Result<FieldInfo, String> {
-        let Source::Param(p) = source else {
-            return Err("temporaries are not supported by the cpu emitter".into());
+        let p = match source {
+            Source::Param(p) => p,
+            Source::Temporary(t) => {
+                let temp = self
+                    .lowered
+                    .temporaries
+                    .get(t as usize)
+                    .ok_or_else(|| format!("temporary {t} does not exist"))?;
+                return Ok(FieldInfo {
+                    name: format!("temporary {t}"),
+                    dims: temp.dims.clone(),
+                    dtype: temp.dtype,
+                });
+            }
         };
         match self.program.params.get(p as usize) {
             Some(param) => match &param.ty {
@@ -293,10 +314,7 @@ impl<'a> StageEmitter<'a> {
                             horizontal = horizontal.max(dep);
                         }
                     }
-                    self.read_fields.insert(match source {
-                        Source::Param(p) => *p,
-                        Source::Temporary(t) => *t,
-                    });
+                    self.read_fields.insert(*source);
                     let k = if has_vertical {
                         match shift {
                             Some(s) if !*guarded && horizontal < Section::Level => {
@@ -420,7 +438,7 @@ impl<'a> StageEmitter<'a> {
         bind: &BTreeMap<u32, u32>,
         section: Section,
         guarded: bool,
-        safe_field: Option<(u32, &FieldInfo)>,
+        safe_field: Option<(Source, &FieldInfo)>,
     ) -> Result<BTreeMap<String, TokenStream>, String> {
         let mut pos: BTreeMap<String, TokenStream> = BTreeMap::new();
         for (j, (_, d)) in self.outer.iter().enumerate() {
@@ -489,7 +507,7 @@ impl<'a> StageEmitter<'a> {
                         let safe = match safe_field {
                             Some((p, f)) => match f.dims.iter().position(|d| d == &info.to) {
                                 Some(dpos) => {
-                                    let o = format_ident!("f{}_o", p);
+                                    let o = format_ident!("{}_o", prefix(p));
                                     quote!(#o[#dpos])
                                 }
                                 None => quote!(0i64),
@@ -536,10 +554,8 @@ impl<'a> StageEmitter<'a> {
         else {
             return Ok(());
         };
-        let Source::Param(p) = *source else {
-            return Err("temporaries are not supported by the cpu emitter".into());
-        };
-        let f = self.field(*source)?;
+        let p = *source;
+        let f = self.field(p)?;
         let kind = self.load_kinds[id as usize].unwrap_or(LoadKind::General);
         let pos_section = match kind {
             LoadKind::General => Section::Level,
@@ -547,10 +563,10 @@ impl<'a> StageEmitter<'a> {
             LoadKind::Hoisted => self.sections[id as usize],
         };
         let pos = self.resolve_path(name, path, bind, pos_section, *guarded, Some((p, &f)))?;
-        let fp = format_ident!("f{}", p);
-        let o = format_ident!("f{}_o", p);
-        let n = format_ident!("f{}_n", p);
-        let s = format_ident!("f{}_s", p);
+        let fp = format_ident!("{}", prefix(p));
+        let o = format_ident!("{}_o", prefix(p));
+        let n = format_ident!("{}_n", prefix(p));
+        let s = format_ident!("{}_s", prefix(p));
         let ty = rust_ty(*dtype);
         let point = self.point_expr(pos_section);
         let mut terms = Vec::new();
@@ -893,6 +909,36 @@ impl<'a> StageEmitter<'a> {
         Ok(d.max(Section::Column))
     }
 
+    /// The value of a domain bound; `output_full` for [`Bound::OutputFull`].
+    fn bound(&self, b: &Bound, output_full: TokenStream) -> Result<TokenStream, String> {
+        Ok(match b {
+            Bound::Node(nid) => {
+                let i = ident(&format!("v{nid}"));
+                quote!(#i)
+            }
+            Bound::OutputFull => output_full,
+            Bound::FieldStart { param, dim } | Bound::FieldEnd { param, dim } => {
+                let f = self.field(Source::Param(*param))?;
+                let dpos = f
+                    .dims
+                    .iter()
+                    .position(|d| d == dim)
+                    .ok_or_else(|| format!("`{}` has no dimension `{dim}`", f.name))?;
+                let o = format_ident!("{}_o", prefix(Source::Param(*param)));
+                let n = format_ident!("{}_n", prefix(Source::Param(*param)));
+                if matches!(b, Bound::FieldStart { .. }) {
+                    quote!(#o[#dpos])
+                } else {
+                    quote!((#o[#dpos] + #n[#dpos]))
+                }
+            }
+            Bound::TargetSize { offset } => {
+                let t = self.table_index(offset)?;
+                quote!((self.connectivities[#t].target_size() as i64))
+            }
+        })
+    }
+
     fn run(&mut self, index: usize) -> Result<TokenStream, String> {
         let stage = self.stage;
         // Every node outside any reduction body, in topological order.
@@ -901,15 +947,10 @@ impl<'a> StageEmitter<'a> {
                 self.emit_instance(id, &BTreeMap::new())?;
             }
         }
-        let out_info: Vec<(u32, FieldInfo)> = stage
+        let out_info: Vec<(Source, FieldInfo)> = stage
             .outputs
             .iter()
-            .map(|o| match o.target {
-                Source::Param(p) => self.field(o.target).map(|f| (p, f)),
-                Source::Temporary(_) => {
-                    Err("temporaries are not supported by the cpu emitter".into())
-                }
-            })
+            .map(|o| self.field(o.target).map(|f| (o.target, f)))
             .collect::<Result<_, _>>()?;
         let first_out = out_info
             .first()
@@ -921,25 +962,39 @@ impl<'a> StageEmitter<'a> {
         for (j, r) in stage.domain.iter().enumerate() {
             let lo = format_ident!("d{}_lo", j);
             let hi = format_ident!("d{}_hi", j);
-            let o = format_ident!("f{}_o", first_out);
-            let n = format_ident!("f{}_n", first_out);
-            let start = match &r.start {
-                Bound::Node(nid) => {
-                    let i = ident(&format!("v{nid}"));
-                    quote!(#i)
-                }
-                Bound::OutputFull => quote!(#o[#j]),
-            };
-            let end = match &r.end {
-                Bound::Node(nid) => {
-                    let i = ident(&format!("v{nid}"));
-                    quote!(#i)
-                }
-                Bound::OutputFull => quote!(#o[#j] + #n[#j]),
-            };
+            let o = format_ident!("{}_o", prefix(first_out));
+            let n = format_ident!("{}_n", prefix(first_out));
+            let start = self.bound(&r.start, quote!(#o[#j]))?;
+            let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]))?;
             bounds.push(quote! {
                 let #lo: i64 = #start;
                 let #hi: i64 = (#end).max(#lo);
+            });
+        }
+        // Temporaries this stage writes: allocated over the domain, row-major.
+        for (t, f) in &out_info {
+            let Source::Temporary(_) = t else { continue };
+            let (g, o, n, s) = (
+                format_ident!("{}", prefix(t)),
+                format_ident!("{}_o", prefix(t)),
+                format_ident!("{}_n", prefix(t)),
+                format_ident!("{}_s", prefix(t)),
+            );
+            let buf = format_ident!("{}_buf", prefix(t));
+            let rank = f.dims.len();
+            let los: Vec<_> = (0..rank).map(|j| format_ident!("d{}_lo", j)).collect();
+            let his: Vec<_> = (0..rank).map(|j| format_ident!("d{}_hi", j)).collect();
+            let ty = rust_ty(f.dtype);
+            bounds.push(quote! {
+                #o = [#(#los),*];
+                #n = [#(#his - #los),*];
+                let mut stride: isize = 1;
+                for d in (0..#rank).rev() {
+                    #s[d] = stride;
+                    stride *= #n[d] as isize;
+                }
+                #buf = ::std::vec![<#ty as ::core::default::Default>::default(); stride as usize];
+                #g = ::gt4rs::__private::kernel::Ptr::of_mut(#buf.as_mut_ptr());
             });
         }
         let program_name = self.program.name.clone();
@@ -954,8 +1009,8 @@ impl<'a> StageEmitter<'a> {
                     .ok_or("output without a domain dimension")?;
                 let lo = format_ident!("d{}_lo", j);
                 let hi = format_ident!("d{}_hi", j);
-                let o = format_ident!("f{}_o", p);
-                let n = format_ident!("f{}_n", p);
+                let o = format_ident!("{}_o", prefix(p));
+                let n = format_ident!("{}_n", prefix(p));
                 let fname = &f.name;
                 let dim = &r.dim;
                 checks.push(quote! {
@@ -973,8 +1028,8 @@ impl<'a> StageEmitter<'a> {
         // Read fields are non-empty (clamped and masked reads need some valid point), and
         // local dimensions hold the offset's count.
         for p in self.read_fields.clone() {
-            let f = self.field(Source::Param(p))?;
-            let n = format_ident!("f{}_n", p);
+            let f = self.field(p)?;
+            let n = format_ident!("{}_n", prefix(p));
             let fname = &f.name;
             for (dpos, d) in f.dims.iter().enumerate() {
                 let local_count = self
@@ -982,7 +1037,7 @@ impl<'a> StageEmitter<'a> {
                     .offset(d)
                     .filter(|_| self.lowered.dim(d).map(|i| i.kind) == Some(DimKind::Local))
                     .map(|o| o.count as i64);
-                let o = format_ident!("f{}_o", p);
+                let o = format_ident!("{}_o", prefix(p));
                 match local_count {
                     Some(count) => checks.push(quote! {
                         if #o[#dpos] != 0 || #n[#dpos] != #count {
@@ -1011,10 +1066,10 @@ impl<'a> StageEmitter<'a> {
             None => (format_ident!("k_none_lo"), format_ident!("k_none_hi")),
         };
         for (p, dpos, j, shift) in self.horizontal_checks.clone() {
-            let f = self.field(Source::Param(p))?;
+            let f = self.field(p)?;
             let (lo, hi) = (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j));
-            let o = format_ident!("f{}_o", p);
-            let n = format_ident!("f{}_n", p);
+            let o = format_ident!("{}_o", prefix(p));
+            let n = format_ident!("{}_n", prefix(p));
             let fname = &f.name;
             let dim = &f.dims[dpos];
             checks.push(quote! {
@@ -1029,14 +1084,14 @@ impl<'a> StageEmitter<'a> {
             });
         }
         for (p, shift) in self.vertical_checks.clone() {
-            let f = self.field(Source::Param(p))?;
+            let f = self.field(p)?;
             let kd = f
                 .dims
                 .iter()
                 .position(|d| self.is_vertical(d))
                 .ok_or("column read of a field without a vertical dimension")?;
-            let o = format_ident!("f{}_o", p);
-            let n = format_ident!("f{}_n", p);
+            let o = format_ident!("{}_o", prefix(p));
+            let n = format_ident!("{}_n", prefix(p));
             let fname = &f.name;
             let dim = &f.dims[kd];
             checks.push(quote! {
@@ -1117,15 +1172,11 @@ impl<'a> StageEmitter<'a> {
         // Output stores.
         let mut out_bases = Vec::new();
         let mut level_stores = Vec::new();
-        let mut out_slices_fast = Vec::new();
-        let mut fast_params = Vec::new();
-        let mut fast_args = Vec::new();
-        let mut fast_stores = Vec::new();
-        let mut unit_conds = Vec::new();
+        let mut fast = FastParts::default();
         for (oi, ((p, f), o)) in out_info.iter().zip(&stage.outputs).enumerate() {
-            let fp = format_ident!("f{}", p);
-            let fo = format_ident!("f{}_o", p);
-            let fs = format_ident!("f{}_s", p);
+            let fp = format_ident!("{}", prefix(p));
+            let fo = format_ident!("{}_o", prefix(p));
+            let fs = format_ident!("{}_s", prefix(p));
             let base = format_ident!("out{}_b", oi);
             let ty = rust_ty(f.dtype);
             let mut terms = Vec::new();
@@ -1148,8 +1199,6 @@ impl<'a> StageEmitter<'a> {
                 let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*);
             });
             let v = self.reference(o.value, &BTreeMap::new(), Section::Level);
-            let vty = rust_ty(stage.nodes[o.value as usize].dtype());
-            let _ = vty;
             match kd {
                 Some(kd) => {
                     level_stores.push(quote! {
@@ -1158,15 +1207,16 @@ impl<'a> StageEmitter<'a> {
                         // touches this element.
                         unsafe { *#base.offset(k as isize * #fs[#kd]) = #v; }
                     });
-                    unit_conds.push(quote!(#fs[#kd] == 1));
+                    fast.unit_conds.push(quote!(#fs[#kd] == 1));
                     let slice = format_ident!("out{}", oi);
-                    fast_params.push(quote!(#slice: &mut [#ty]));
-                    out_slices_fast.push(quote! {
+                    fast.params.push(quote!(#slice: &mut [#ty]));
+                    fast.reslice.push(quote!(let #slice = &mut #slice[..n];));
+                    fast.args.push(quote! {
                         // SAFETY: unit vertical stride; the domain's levels of this column lie
                         // inside the output, and this block alone writes them.
                         unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#klo as isize), #nk) }
                     });
-                    fast_stores.push(quote!(#slice[lev] = #v;));
+                    fast.stores.push(quote!(#slice[lev] = #v;));
                 }
                 None => level_stores.push(quote! {
                     // SAFETY: the domain lies inside this output (checked before the loop) and
@@ -1175,7 +1225,6 @@ impl<'a> StageEmitter<'a> {
                 }),
             }
         }
-        fast_args.extend(out_slices_fast);
 
         // Scan carries.
         let mut carry_init = Vec::new();
@@ -1187,7 +1236,13 @@ impl<'a> StageEmitter<'a> {
                 let init = ident(&format!("v{}", c.init));
                 let next = self.reference(c.next, &BTreeMap::new(), Section::Level);
                 carry_init.push(quote!(let mut #cname: #ty = #init;));
-                carry_update.push(quote!(#cname = #next;));
+                match c.active {
+                    Some(a) => {
+                        let active = self.reference(a, &BTreeMap::new(), Section::Level);
+                        carry_update.push(quote!(#cname = if #active { #next } else { #init };));
+                    }
+                    None => carry_update.push(quote!(#cname = #next;)),
+                }
             }
         }
 
@@ -1195,15 +1250,35 @@ impl<'a> StageEmitter<'a> {
         let column = self.column.clone();
         let level: Vec<TokenStream> = self.level.iter().map(|(_, t)| t.clone()).collect();
         let used_fields: Vec<syn::Ident> = {
-            let mut set: BTreeSet<u32> = self.read_fields.clone();
+            let mut set: BTreeSet<Source> = self.read_fields.clone();
             set.extend(out_info.iter().map(|(p, _)| *p));
-            set.into_iter().map(|p| format_ident!("f{}", p)).collect()
+            set.into_iter()
+                .map(|p| format_ident!("{}", prefix(p)))
+                .collect()
         };
         let has_general = self.load_kinds.contains(&Some(LoadKind::General));
+        // Reading an output of the same stage is only sound at the point being written:
+        // elsewhere another block may be writing it concurrently.
+        for node in &stage.nodes {
+            if let Node::Load { source, path, .. } = node {
+                if !path.is_empty() && out_info.iter().any(|(q, _)| q == source) {
+                    let f = self.field(*source)?;
+                    return Err(format!(
+                        "`{}` is written by a call that also reads it shifted; write the result to another field",
+                        f.name
+                    ));
+                }
+            }
+        }
+        // Reads of outputs and outputs written twice would alias the fast path's slices.
         let reads_outputs = self
             .read_fields
             .iter()
-            .any(|p| out_info.iter().any(|(q, _)| q == p));
+            .any(|p| out_info.iter().any(|(q, _)| q == p))
+            || out_info
+                .iter()
+                .enumerate()
+                .any(|(i, (p, _))| out_info[..i].iter().any(|(q, _)| q == p));
         let level_loop = match (&self.vertical, &stage.scan) {
             (None, _) => quote! {
                 #(#level)*
@@ -1232,16 +1307,7 @@ impl<'a> StageEmitter<'a> {
                     }
                 };
                 if !has_general && !reads_outputs && !self.level_can_fail {
-                    self.fast_path(
-                        index,
-                        general,
-                        unit_conds,
-                        fast_params,
-                        fast_args,
-                        fast_stores,
-                        &klo,
-                        &nk,
-                    )?
+                    self.fast_path(index, general, fast, &klo, &nk)?
                 } else {
                     general
                 }
@@ -1277,37 +1343,33 @@ impl<'a> StageEmitter<'a> {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The vertical loop over slices, behind a run-time check that every column it touches has
+    /// unit vertical stride; `general` otherwise.
     fn fast_path(
         &mut self,
         index: usize,
         general: TokenStream,
-        mut unit_conds: Vec<TokenStream>,
-        mut params: Vec<TokenStream>,
-        mut args: Vec<TokenStream>,
-        stores: Vec<TokenStream>,
+        fast: FastParts,
         klo: &syn::Ident,
         nk: &TokenStream,
     ) -> Result<TokenStream, String> {
         let func = format_ident!("stage{}_levels", index);
-        let mut reslice = Vec::new();
-        for p in &params {
-            // `name: &mut [T]` → `let name = &mut name[..n];`
-            let text = p.to_string();
-            if let Some(name) = text.split(':').next() {
-                let i = ident(name.trim());
-                reslice.push(quote!(let #i = &mut #i[..n];));
-            }
-        }
+        let FastParts {
+            mut unit_conds,
+            mut params,
+            mut args,
+            stores,
+            mut reslice,
+        } = fast;
         let mut columns = BTreeMap::new();
         for (name, base, p) in self.columns.clone() {
-            let f = self.field(Source::Param(p))?;
+            let f = self.field(p)?;
             let kd = f
                 .dims
                 .iter()
                 .position(|d| self.is_vertical(d))
                 .ok_or("column without a vertical dimension")?;
-            let s = format_ident!("f{}_s", p);
+            let s = format_ident!("{}_s", prefix(p));
             unit_conds.push(quote!(#s[#kd] == 1));
             let ty = rust_ty(f.dtype);
             let col = format_ident!("{}_col", name);
@@ -1339,7 +1401,6 @@ impl<'a> StageEmitter<'a> {
             params.push(quote!(#i: #ty));
             args.push(quote!(#i));
         }
-        let _ = index;
         Ok(quote! {
             if #(#unit_conds)&&* {
                 // A function of its own: its slice arguments tell the compiler that the
@@ -1360,6 +1421,21 @@ impl<'a> StageEmitter<'a> {
             }
         })
     }
+}
+
+/// The output side of the fast path, gathered while the outputs are emitted.
+#[derive(Default)]
+struct FastParts {
+    /// `stride == 1` conditions.
+    unit_conds: Vec<TokenStream>,
+    /// `name: &mut [T]` parameters of the level function.
+    params: Vec<TokenStream>,
+    /// The slices passed for them.
+    args: Vec<TokenStream>,
+    /// `name[lev] = value;`
+    stores: Vec<TokenStream>,
+    /// `let name = &mut name[..n];`
+    reslice: Vec<TokenStream>,
 }
 
 fn lowest(t: ScalarType) -> TokenStream {

@@ -630,7 +630,16 @@ impl<'a> KernelEmitter<'a> {
                 self.emit_uniform_tree(c.init)?;
                 let ty = c_type(c.dtype);
                 carry_init.push(format!("{ty} c{ci} = v{};", c.init));
-                carry_update.push(format!("c{ci} = v{};", c.next));
+                carry_update.push(match c.active {
+                    // Outside its active region a scan restarts from its initial value.
+                    Some(a) => format!(
+                        "c{ci} = {} ? v{} : v{};",
+                        self.reference(a, &BTreeMap::new()),
+                        c.next,
+                        c.init
+                    ),
+                    None => format!("c{ci} = v{};", c.next),
+                });
             }
             carry_init.splice(0..0, std::mem::take(&mut self.body));
             self.body = level_body;

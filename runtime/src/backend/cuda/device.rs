@@ -20,7 +20,7 @@ use gt4rs_ir::stage::{Source, StageProgram};
 use gt4rs_ir::{ScalarType, Type};
 
 use crate::backend::cuda::launch::{
-    cache_key, nvrtc_options, param_block, stage_bounds, FieldMeta, LaunchInputs,
+    cache_key, nvrtc_options, param_block, stage_bounds, BoundInputs, FieldMeta, LaunchInputs,
 };
 use crate::backend::cuda::source::KernelInfo;
 use crate::backend::embedded::{Arg, FieldView, FieldViewMut, ScalarValue};
@@ -404,6 +404,7 @@ pub struct CudaProgram {
     functions: Vec<CudaFunction>,
     stream: Arc<CudaStream>,
     tables: Vec<(CudaSlice<i32>, i64)>,
+    target_sizes: Vec<(String, i64)>,
     errors: Mutex<CudaSlice<i32>>,
     options: CudaOptions,
     outcome: Outcome,
@@ -420,6 +421,7 @@ impl CudaProgram {
         options: &ProgramOptions,
         tables: &[Arc<ConnectivityTable>],
     ) -> Result<CudaProgram, Error> {
+        let tables_in = tables;
         if let Some(why) = unsupported {
             return Err(unavailable(format!("program `{name}`: {why}")));
         }
@@ -457,7 +459,14 @@ impl CudaProgram {
             let errors = stream
                 .alloc_zeros::<i32>(kernels.len().max(1))
                 .map_err(driver(name))?;
+            let target_sizes = program
+                .used_offsets()
+                .into_iter()
+                .zip(tables_in)
+                .map(|(o, t)| (o.name.clone(), t.target_size() as i64))
+                .collect();
             Ok(CudaProgram {
+                target_sizes,
                 name,
                 program,
                 stages,
@@ -562,6 +571,14 @@ impl CudaProgram {
             }
             scalars.push(scalar);
         }
+        let bound_fields: Vec<Option<(&[String], FieldMeta)>> = params
+            .iter()
+            .zip(&fields)
+            .map(|(p, f)| match (&p.ty, f) {
+                (Type::Field { dims, .. }, Some(f)) => Some((dims.as_slice(), f.clone())),
+                _ => None,
+            })
+            .collect();
         let tables: Vec<(u64, i64)> = self
             .tables
             .iter()
@@ -581,13 +598,19 @@ impl CudaProgram {
                     Source::Temporary(_) => None,
                 })
                 .ok_or_else(|| self.arg_error("", "a stage without a field output"))?;
-            let bounds =
-                stage_bounds(stage, (&first.origin, &first.shape), &scalars).map_err(|m| {
-                    Error::Domain {
-                        program: self.name.to_string(),
-                        message: m,
-                    }
-                })?;
+            let bounds = stage_bounds(
+                stage,
+                &BoundInputs {
+                    first_output: (&first.origin, &first.shape),
+                    fields: &bound_fields,
+                    scalars: &scalars,
+                    target_sizes: &self.target_sizes,
+                },
+            )
+            .map_err(|m| Error::Domain {
+                program: self.name.to_string(),
+                message: m,
+            })?;
             let outer: u64 = info
                 .outer_dims
                 .iter()

@@ -161,14 +161,20 @@ fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<Va
     })
 }
 
+/// What a stage's domain bounds may refer to, for one call.
+pub struct BoundInputs<'a> {
+    /// Origin and shape of the stage's first output (for [`Bound::OutputFull`]).
+    pub first_output: (&'a [i64], &'a [i64]),
+    /// Per program parameter: its dimension names and device field (None for scalars).
+    pub fields: &'a [Option<(&'a [String], FieldMeta)>],
+    pub scalars: &'a [Option<ScalarValue>],
+    /// `(offset name, target size)` of every connectivity.
+    pub target_sizes: &'a [(String, i64)],
+}
+
 /// `(start, end)` per domain dimension of `stage` (an empty range when `end < start`).
-/// `first_output` is the origin and shape of the stage's first output (for unbounded ranges).
-pub fn stage_bounds(
-    stage: &Stage,
-    first_output: (&[i64], &[i64]),
-    scalars: &[Option<ScalarValue>],
-) -> Result<Vec<(i64, i64)>, String> {
-    let (origin, shape) = first_output;
+pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64, i64)>, String> {
+    let (origin, shape) = inputs.first_output;
     let mut out = Vec::with_capacity(stage.domain.len());
     for (j, r) in stage.domain.iter().enumerate() {
         let full = |end: bool| -> Result<i64, String> {
@@ -178,12 +184,33 @@ pub fn stage_bounds(
                 .ok_or("the first output has fewer dimensions than the domain")?;
             Ok(if end { o + n } else { *o })
         };
+        let field_bound = |param: u32, dim: &str, end: bool| -> Result<i64, String> {
+            let (dims, meta) = inputs
+                .fields
+                .get(param as usize)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
+            let d = dims
+                .iter()
+                .position(|x| x == dim)
+                .ok_or_else(|| format!("parameter {param} has no dimension `{dim}`"))?;
+            let (o, n) = (meta.origin[d], meta.shape[d]);
+            Ok(if end { o + n } else { o })
+        };
         let bound = |b: &Bound, end: bool| -> Result<i64, String> {
             match b {
                 Bound::OutputFull => full(end),
-                Bound::Node(id) => eval(stage, *id, scalars)?
+                Bound::Node(id) => eval(stage, *id, inputs.scalars)?
                     .int()
                     .ok_or_else(|| format!("the domain bound along {} is not an integer", r.dim)),
+                Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
+                Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
+                Bound::TargetSize { offset } => inputs
+                    .target_sizes
+                    .iter()
+                    .find(|(o, _)| o == offset)
+                    .map(|(_, n)| *n)
+                    .ok_or_else(|| format!("no connectivity for `{offset}`")),
             }
         };
         let lo = bound(&r.start, false)?;
@@ -358,15 +385,19 @@ mod tests {
                 },
             ],
         );
-        let scalars = [None, Some(ScalarValue::I32(17))];
-        let b = stage_bounds(&s, (&[0, 3], &[20, 5]), &scalars).expect("evaluates");
+        let inputs = |scalars: &'static [Option<ScalarValue>]| BoundInputs {
+            first_output: (&[0, 3], &[20, 5]),
+            fields: &[],
+            scalars,
+            target_sizes: &[],
+        };
+        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(17))])).expect("evaluates");
         assert_eq!(b, vec![(2, 15), (3, 8)]);
         // An empty range stays empty instead of going negative.
-        let scalars = [None, Some(ScalarValue::I32(-4))];
-        let b = stage_bounds(&s, (&[0, 3], &[20, 5]), &scalars).expect("evaluates");
+        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(-4))])).expect("evaluates");
         assert_eq!(b[0], (2, 2));
         // A missing scalar is an error, not a panic.
-        assert!(stage_bounds(&s, (&[0, 3], &[20, 5]), &[]).is_err());
+        assert!(stage_bounds(&s, &inputs(&[])).is_err());
     }
 
     #[test]

@@ -1,0 +1,211 @@
+//! The CPU backend against hand-written rayon loops and a STREAM triad, in one run:
+//! the Cartesian laplacian (512×512×80) and ICON's `calculate_nabla4` on random neighbour
+//! tables of MCH R04B09's size and on the generated R2B4 grid.
+//!
+//! `cargo bench -p gt4rs-benches --bench core`
+
+use std::time::Duration;
+
+use gt4rs::grid::IcosahedralGrid;
+use gt4rs::prelude::*;
+use gt4rs_benches::baselines::{self, Nabla4Inputs};
+use gt4rs_benches::harness::{median_time, print_table, Row};
+use gt4rs_benches::stream::triad_gbps;
+use gt4rs_stencils::cartesian::dims::{I, J, K};
+use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V};
+use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+#[field_operator]
+fn laplacian(f: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    -4.0 * f + f.at(I + 1) + f.at(I - 1) + f.at(J + 1) + f.at(J - 1)
+}
+
+#[program]
+fn laplacian_3d(f: &Field<(I, J, K), f64>, out: &mut Field<(I, J, K), f64>, ni: i32, nj: i32) {
+    laplacian(f).write_to(out, domain![I: 1..ni - 1, J: 1..nj - 1]);
+}
+
+const MIN_TIME: Duration = Duration::from_millis(1500);
+
+fn random_field<D: gt4rs::Dims>(
+    domain: &[std::ops::Range<i64>],
+    rng: &mut ChaCha8Rng,
+) -> Field<D, f64> {
+    Field::from_fn(domain, Layout::default(), |_| rng.random_range(-1.0..1.0))
+        .expect("valid domain")
+}
+
+fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+fn bench_laplacian(rng: &mut ChaCha8Rng) -> Row {
+    let (ni, nj, nk) = (512usize, 512usize, 80usize);
+    let domain = [0..ni as i64, 0..nj as i64, 0..nk as i64];
+    let f: Field<(I, J, K), f64> = random_field(&domain, rng);
+    let mut out = Field::filled(&domain, f64::NAN, Layout::default()).expect("valid");
+    let mut hand = vec![f64::NAN; ni * nj * nk];
+    let program = laplacian_3d::compile(&Options::new(Backend::Cpu)).expect("compiles");
+    let run = |out: &mut Field<(I, J, K), f64>| {
+        program
+            .call(laplacian_3d::Args {
+                f: &f,
+                out,
+                ni: ni as i32,
+                nj: nj as i32,
+            })
+            .expect("in range");
+    };
+    let input = f.as_array();
+    let input = input.as_slice().expect("row-major");
+    run(&mut out);
+    baselines::laplacian(input, &mut hand, ni, nj, nk);
+    let interior = |v: &[f64]| -> Vec<f64> {
+        (1..ni - 1)
+            .flat_map(|i| {
+                (1..nj - 1).flat_map(move |j| (0..nk).map(move |k| (i * nj + j) * nk + k))
+            })
+            .map(|x| v[x])
+            .collect()
+    };
+    let got = out.as_array();
+    let diff = max_abs_diff(
+        &interior(got.as_slice().expect("row-major")),
+        &interior(&hand),
+    );
+    assert!(
+        diff < 1e-12,
+        "laplacian: generated and hand-written differ by {diff}"
+    );
+    let generated = median_time(10, MIN_TIME, || run(&mut out));
+    let hand_written = median_time(10, MIN_TIME, || {
+        baselines::laplacian(input, &mut hand, ni, nj, nk)
+    });
+    Row {
+        case: "laplacian 512x512x80".into(),
+        generated,
+        hand_written,
+        bytes: 8 * (ni * nj * nk + (ni - 2) * (nj - 2) * nk),
+    }
+}
+
+fn bench_nabla4(
+    case: &str,
+    e2c2v: ndarray::Array2<i32>,
+    n_vertices: usize,
+    nk: usize,
+    rng: &mut ChaCha8Rng,
+) -> Row {
+    let n_edges = e2c2v.nrows();
+    let conn = Connectivity::<E2C2V>::new(e2c2v, n_vertices).expect("valid table");
+    let u: Field<(Vertex, K), f64> = random_field(&[0..n_vertices as i64, 0..nk as i64], rng);
+    let v: Field<(Vertex, K), f64> = random_field(&[0..n_vertices as i64, 0..nk as i64], rng);
+    let pn1: Field<(Edge, E2C2V), f64> = random_field(&[0..n_edges as i64, 0..4], rng);
+    let pn2: Field<(Edge, E2C2V), f64> = random_field(&[0..n_edges as i64, 0..4], rng);
+    let z: Field<(Edge, K), f64> = random_field(&[0..n_edges as i64, 0..nk as i64], rng);
+    let ivv: Field<Edge, f64> = random_field(&[0..n_edges as i64], rng);
+    let ipe: Field<Edge, f64> = random_field(&[0..n_edges as i64], rng);
+    let mut out = Field::filled(
+        &[0..n_edges as i64, 0..nk as i64],
+        f64::NAN,
+        Layout::default(),
+    )
+    .expect("valid");
+    let mut hand = vec![f64::NAN; n_edges * nk];
+    let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&conn));
+    let program = calculate_nabla4::compile(&options).expect("compiles");
+    let run = |out: &mut Field<(Edge, K), f64>| {
+        program
+            .call(calculate_nabla4::Args {
+                u_vert: &u,
+                v_vert: &v,
+                primal_normal_vert_v1: &pn1,
+                primal_normal_vert_v2: &pn2,
+                z_nabla2_e: &z,
+                inv_vert_vert_length: &ivv,
+                inv_primal_edge_length: &ipe,
+                z_nabla4_e2: out,
+                horizontal_start: 0,
+                horizontal_end: n_edges as i32,
+                vertical_start: 0,
+                vertical_end: nk as i32,
+            })
+            .expect("in range");
+    };
+    let slice = |f: &dyn Fn() -> ndarray::ArrayViewD<'static, f64>| f();
+    let _ = slice;
+    let (ua, va, p1, p2, za, ia, pa) = (
+        u.as_array(),
+        v.as_array(),
+        pn1.as_array(),
+        pn2.as_array(),
+        z.as_array(),
+        ivv.as_array(),
+        ipe.as_array(),
+    );
+    let inputs = Nabla4Inputs {
+        e2c2v: conn.as_slice(),
+        u_vert: ua.as_slice().expect("row-major"),
+        v_vert: va.as_slice().expect("row-major"),
+        primal_normal_vert_v1: p1.as_slice().expect("row-major"),
+        primal_normal_vert_v2: p2.as_slice().expect("row-major"),
+        z_nabla2_e: za.as_slice().expect("row-major"),
+        inv_vert_vert_length: ia.as_slice().expect("row-major"),
+        inv_primal_edge_length: pa.as_slice().expect("row-major"),
+        nk,
+    };
+    run(&mut out);
+    baselines::nabla4(&inputs, &mut hand);
+    let got = out.as_array();
+    let diff = max_abs_diff(got.as_slice().expect("row-major"), &hand);
+    let scale = hand.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(
+        diff <= 1e-12 * scale,
+        "{case}: generated and hand-written differ by {diff}"
+    );
+    let generated = median_time(10, MIN_TIME, || run(&mut out));
+    let hand_written = median_time(10, MIN_TIME, || baselines::nabla4(&inputs, &mut hand));
+    let bytes = 8 * (2 * n_vertices * nk + 2 * 4 * n_edges + 2 * n_edges * nk + 2 * n_edges)
+        + 4 * 4 * n_edges;
+    Row {
+        case: case.into(),
+        generated,
+        hand_written,
+        bytes,
+    }
+}
+
+fn main() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20261122);
+    println!("rayon threads: {}", rayon::current_num_threads());
+    let triad = triad_gbps(1 << 25);
+    println!("STREAM triad: {triad:.2} GB/s");
+    let mut rows = vec![bench_laplacian(&mut rng)];
+
+    let (n_edges, n_vertices, nk) = (31_558usize, 10_663usize, 65usize);
+    let random_table =
+        ndarray::Array2::from_shape_fn((n_edges, 4), |_| rng.random_range(0..n_vertices as i32));
+    rows.push(bench_nabla4(
+        "calculate_nabla4 random MCH R04B09 x65",
+        random_table,
+        n_vertices,
+        nk,
+        &mut rng,
+    ));
+
+    let grid = IcosahedralGrid::generate(2, 4).expect("R2B4 builds");
+    let e2c2v = grid.table("E2C2V").expect("generated").to_owned();
+    rows.push(bench_nabla4(
+        "calculate_nabla4 R2B4 x65",
+        e2c2v,
+        grid.num_vertices,
+        nk,
+        &mut rng,
+    ));
+    print_table(&rows, triad);
+}

@@ -1,0 +1,296 @@
+//! ICON grid files (NetCDF, feature `netcdf`).
+//!
+//! Tables are stored 1-based and transposed, `[slot, point]`, with 0 for a missing
+//! neighbour, under ICON's names; positions as longitude/latitude in radians. Reading
+//! rebuilds the derived tables (E2C2V, C2E2C2E, ...) and the geometry from the file's
+//! tables and vertex positions; limited-area files get their zones from `refin_c_ctrl`,
+//! `refin_e_ctrl` and `refin_v_ctrl` (ICON's boundary distance: 1.. for the lateral and
+//! nudging levels, anything else interior), which must be sorted as ICON sorts them.
+
+use std::path::Path;
+
+use ndarray::Array2;
+
+use super::surface::{lat_lon, Surface, EARTH_RADIUS};
+use super::topology::{add_derived_tables, Tables};
+use super::{DimZones, Geometry, Grid, GridDim, GridKind, Zone, Zones};
+use crate::error::Error;
+
+/// ICON's variable name of each basic table, with its slot dimension.
+pub const ICON_TABLE_NAMES: &[(&str, &str, &str)] = &[
+    ("C2V", "vertex_of_cell", "nv"),
+    ("C2E", "edge_of_cell", "nv"),
+    ("C2E2C", "neighbor_cell_index", "nv"),
+    ("E2V", "edge_vertices", "nc"),
+    ("E2C", "adjacent_cell_of_edge", "nc"),
+    ("V2C", "cells_of_vertex", "ne"),
+    ("V2E", "edges_of_vertex", "ne"),
+    ("V2E2V", "vertices_of_vertex", "ne"),
+];
+
+fn nc_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io(format!("{}: {e}", path.display()))
+}
+
+fn point_dim(offset: &str) -> &'static str {
+    match offset.as_bytes()[0] {
+        b'C' => "cell",
+        b'E' => "edge",
+        _ => "vertex",
+    }
+}
+
+/// Writes the grid's basic tables, positions and main metric fields in ICON's layout.
+pub fn write_icon_grid(grid: &Grid, path: impl AsRef<Path>) -> Result<(), Error> {
+    let path = path.as_ref();
+    let Surface::Sphere { radius } = grid.geometry.surface else {
+        return Err(Error::Config(
+            "only spherical grids are written as ICON grid files".into(),
+        ));
+    };
+    let mut file = netcdf::create(path).map_err(|e| nc_err(path, e))?;
+    for (name, len) in [
+        ("cell", grid.num_cells),
+        ("edge", grid.num_edges),
+        ("vertex", grid.num_vertices),
+        ("nv", 3),
+        ("nc", 2),
+        ("ne", 6),
+    ] {
+        file.add_dimension(name, len).map_err(|e| nc_err(path, e))?;
+    }
+    file.add_attribute("sphere_radius", radius)
+        .map_err(|e| nc_err(path, e))?;
+    for &(offset, icon_name, slots) in ICON_TABLE_NAMES {
+        let table = &grid.tables[offset];
+        let one_based: Vec<i32> = table.t().iter().map(|&x| x + 1).collect();
+        let mut var = file
+            .add_variable::<i32>(icon_name, &[slots, point_dim(offset)])
+            .map_err(|e| nc_err(path, e))?;
+        var.put_values(&one_based, ..)
+            .map_err(|e| nc_err(path, e))?;
+    }
+    for (name, dim, zones) in [
+        ("refin_c_ctrl", "cell", &grid.zones.cell),
+        ("refin_e_ctrl", "edge", &grid.zones.edge),
+        ("refin_v_ctrl", "vertex", &grid.zones.vertex),
+    ] {
+        let mut var = file
+            .add_variable::<i32>(name, &[dim])
+            .map_err(|e| nc_err(path, e))?;
+        var.put_values(&refin_ctrl_from_zones(zones), ..)
+            .map_err(|e| nc_err(path, e))?;
+    }
+    let g = &grid.geometry;
+    for (prefix, dim, positions) in [
+        ("v", "vertex", &g.vertex_position),
+        ("c", "cell", &g.cell_center),
+        ("e", "edge", &g.edge_center),
+    ] {
+        let (lat, lon): (Vec<f64>, Vec<f64>) = positions
+            .rows()
+            .into_iter()
+            .map(|r| lat_lon([r[0], r[1], r[2]]))
+            .unzip();
+        for (name, values) in [(format!("{prefix}lat"), lat), (format!("{prefix}lon"), lon)] {
+            let mut var = file
+                .add_variable::<f64>(&name, &[dim])
+                .map_err(|e| nc_err(path, e))?;
+            var.put_values(&values, ..).map_err(|e| nc_err(path, e))?;
+        }
+    }
+    for (name, dim, values) in [
+        ("cell_area", "cell", &g.cell_area),
+        ("dual_area", "vertex", &g.dual_area),
+        ("edge_length", "edge", &g.primal_edge_length),
+        ("dual_edge_length", "edge", &g.dual_edge_length),
+        ("edge_system_orientation", "edge", &g.tangent_orientation),
+    ] {
+        let mut var = file
+            .add_variable::<f64>(name, &[dim])
+            .map_err(|e| nc_err(path, e))?;
+        var.put_values(&values.to_vec(), ..)
+            .map_err(|e| nc_err(path, e))?;
+    }
+    Ok(())
+}
+
+/// Reads a global ICON grid file: tables (1-based, `[slot, point]`), `vlon`/`vlat` and the
+/// `sphere_radius` attribute (Earth's radius if absent).
+pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
+    let path = path.as_ref();
+    let file = netcdf::open(path).map_err(|e| nc_err(path, e))?;
+    let dim_len = |name: &str| {
+        file.dimension(name)
+            .map(|d| d.len())
+            .ok_or_else(|| nc_err(path, format!("dimension `{name}` is missing")))
+    };
+    let (nc, ne, nv) = (dim_len("cell")?, dim_len("edge")?, dim_len("vertex")?);
+    let size = |dim: &str| match dim {
+        "cell" => nc,
+        "edge" => ne,
+        _ => nv,
+    };
+    let mut tables = Tables::new();
+    for &(offset, icon_name, _) in ICON_TABLE_NAMES {
+        let var = file
+            .variable(icon_name)
+            .ok_or_else(|| nc_err(path, format!("variable `{icon_name}` is missing")))?;
+        let values: Vec<i32> = var.get_values(..).map_err(|e| nc_err(path, e))?;
+        let rows = size(point_dim(offset));
+        if rows == 0 || !values.len().is_multiple_of(rows) {
+            return Err(nc_err(
+                path,
+                format!(
+                    "`{icon_name}` has {} values for {rows} points",
+                    values.len()
+                ),
+            ));
+        }
+        let slots = values.len() / rows;
+        let transposed =
+            Array2::from_shape_vec((slots, rows), values).map_err(|e| nc_err(path, e))?;
+        tables.insert(offset.to_string(), transposed.t().mapv(|x| x - 1));
+    }
+    for offset in ["C2V", "C2E", "E2V"] {
+        if tables[offset].iter().any(|&x| x < 0) {
+            return Err(nc_err(path, format!("{offset} has missing entries")));
+        }
+    }
+    let radius = match file.attribute("sphere_radius") {
+        Some(a) => {
+            let value = a.value().map_err(|e| nc_err(path, e))?;
+            f64::try_from(value).map_err(|e| nc_err(path, e))?
+        }
+        None => EARTH_RADIUS,
+    };
+    let read = |name: &str| -> Result<Vec<f64>, Error> {
+        file.variable(name)
+            .ok_or_else(|| nc_err(path, format!("variable `{name}` is missing")))?
+            .get_values(..)
+            .map_err(|e| nc_err(path, e))
+    };
+    let (lat, lon) = (read("vlat")?, read("vlon")?);
+    if lat.len() != nv || lon.len() != nv {
+        return Err(nc_err(path, "vlat/vlon do not have one value per vertex"));
+    }
+    let mut positions = Array2::zeros((nv, 3));
+    for v in 0..nv {
+        positions[[v, 0]] = radius * lat[v].cos() * lon[v].cos();
+        positions[[v, 1]] = radius * lat[v].cos() * lon[v].sin();
+        positions[[v, 2]] = radius * lat[v].sin();
+    }
+    add_derived_tables_checked(&mut tables, nc, ne, nv, path)?;
+    let zones = if ["refin_c_ctrl", "refin_e_ctrl", "refin_v_ctrl"]
+        .iter()
+        .all(|name| file.variable(name).is_some())
+    {
+        let mut dim_zones = Vec::new();
+        for (name, dim) in [
+            ("refin_c_ctrl", GridDim::Cell),
+            ("refin_e_ctrl", GridDim::Edge),
+            ("refin_v_ctrl", GridDim::Vertex),
+        ] {
+            let refin: Vec<i32> = file
+                .variable(name)
+                .expect("checked above")
+                .get_values(..)
+                .map_err(|e| nc_err(path, e))?;
+            dim_zones.push(
+                zones_from_refin_ctrl(&refin, dim)
+                    .map_err(|m| nc_err(path, format!("{name}: {m}")))?,
+            );
+        }
+        let [cell, edge, vertex]: [DimZones; 3] = dim_zones.try_into().expect("three dimensions");
+        if (cell.size, edge.size, vertex.size) != (nc, ne, nv) {
+            return Err(nc_err(path, "refin_*_ctrl do not have one value per point"));
+        }
+        Zones { cell, edge, vertex }
+    } else {
+        Zones::global(nc, ne, nv)
+    };
+    let geometry = Geometry::compute(Surface::Sphere { radius }, positions, &tables)?;
+    Ok(Grid {
+        kind: GridKind::File {
+            path: path.display().to_string(),
+        },
+        num_cells: nc,
+        num_edges: ne,
+        num_vertices: nv,
+        tables,
+        geometry,
+        zones,
+    })
+}
+
+/// Zone bounds from ICON's `refin_*_ctrl` (boundary distance per point).
+fn zones_from_refin_ctrl(refin: &[i32], dim: GridDim) -> Result<DimZones, String> {
+    let (lateral, nudging) = Zone::levels(dim);
+    let zoned = (lateral + nudging) as i32;
+    let class = |r: i32| {
+        if (1..=zoned).contains(&r) {
+            r
+        } else {
+            zoned + 1
+        }
+    };
+    if let Some(i) = (1..refin.len()).find(|&i| class(refin[i]) < class(refin[i - 1])) {
+        return Err(format!(
+            "points are not sorted by zone (index {i} has level {} after level {})",
+            refin[i],
+            refin[i - 1]
+        ));
+    }
+    let mut counts = vec![0; zoned as usize];
+    for &r in refin {
+        if (1..=zoned).contains(&r) {
+            counts[r as usize - 1] += 1;
+        }
+    }
+    Ok(DimZones::from_counts(&counts, refin.len()))
+}
+
+/// ICON's `refin_*_ctrl` from zone bounds: the level for lateral and nudging points, 0 for
+/// the interior.
+fn refin_ctrl_from_zones(zones: &DimZones) -> Vec<i32> {
+    let mut refin = vec![0; zones.size];
+    for (level, bounds) in zones.bounds.windows(2).enumerate() {
+        for r in &mut refin[bounds[0]..bounds[1]] {
+            *r = level as i32 + 1;
+        }
+    }
+    refin
+}
+
+/// Validates the basic tables' ranges and mutual consistency before anything indexes with
+/// them, then derives the other tables.
+fn add_derived_tables_checked(
+    tables: &mut Tables,
+    nc: usize,
+    ne: usize,
+    nv: usize,
+    path: &Path,
+) -> Result<(), Error> {
+    for &(offset, icon_name, _) in ICON_TABLE_NAMES {
+        let target = match offset.strip_suffix('O').unwrap_or(offset).as_bytes().last() {
+            Some(b'C') => nc,
+            Some(b'E') => ne,
+            _ => nv,
+        };
+        if let Some(bad) = tables[offset]
+            .iter()
+            .find(|&&x| x < -1 || x >= target as i32)
+        {
+            return Err(nc_err(
+                path,
+                format!("`{icon_name}` holds {} outside 1..={target}", bad + 1),
+            ));
+        }
+    }
+    add_derived_tables(tables);
+    let grid_like = super::check::cross_check_tables(tables, nc, ne, nv);
+    if !grid_like.is_ok() {
+        return Err(nc_err(path, format!("inconsistent tables:\n{grid_like}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,185 @@
+//! ICON's horizontal zones: index ranges of the lateral-boundary rows, the nudging zone, the
+//! interior and the (here always empty) halo, per dimension.
+
+use serde::{Deserialize, Serialize};
+
+use super::GridDim;
+use crate::error::Error;
+
+/// Lateral-boundary rows (cells and vertices; edges have twice as many).
+pub const BOUNDARY_ROWS: usize = 4;
+
+/// ICON's zone names (`icon4py.model.common.grid.horizontal.Zone`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Zone {
+    LateralBoundaryLevel1,
+    LateralBoundaryLevel2,
+    LateralBoundaryLevel3,
+    LateralBoundaryLevel4,
+    LateralBoundaryLevel5,
+    LateralBoundaryLevel6,
+    LateralBoundaryLevel7,
+    LateralBoundaryLevel8,
+    Nudging,
+    NudgingLevel2,
+    Interior,
+    Halo,
+    HaloLevel2,
+    Local,
+    End,
+}
+
+impl Zone {
+    pub const ALL: [Zone; 15] = [
+        Zone::LateralBoundaryLevel1,
+        Zone::LateralBoundaryLevel2,
+        Zone::LateralBoundaryLevel3,
+        Zone::LateralBoundaryLevel4,
+        Zone::LateralBoundaryLevel5,
+        Zone::LateralBoundaryLevel6,
+        Zone::LateralBoundaryLevel7,
+        Zone::LateralBoundaryLevel8,
+        Zone::Nudging,
+        Zone::NudgingLevel2,
+        Zone::Interior,
+        Zone::Halo,
+        Zone::HaloLevel2,
+        Zone::Local,
+        Zone::End,
+    ];
+
+    /// The ICON name, e.g. `LATERAL_BOUNDARY_LEVEL_5`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Zone::LateralBoundaryLevel1 => "LATERAL_BOUNDARY_LEVEL_1",
+            Zone::LateralBoundaryLevel2 => "LATERAL_BOUNDARY_LEVEL_2",
+            Zone::LateralBoundaryLevel3 => "LATERAL_BOUNDARY_LEVEL_3",
+            Zone::LateralBoundaryLevel4 => "LATERAL_BOUNDARY_LEVEL_4",
+            Zone::LateralBoundaryLevel5 => "LATERAL_BOUNDARY_LEVEL_5",
+            Zone::LateralBoundaryLevel6 => "LATERAL_BOUNDARY_LEVEL_6",
+            Zone::LateralBoundaryLevel7 => "LATERAL_BOUNDARY_LEVEL_7",
+            Zone::LateralBoundaryLevel8 => "LATERAL_BOUNDARY_LEVEL_8",
+            Zone::Nudging => "NUDGING",
+            Zone::NudgingLevel2 => "NUDGING_LEVEL_2",
+            Zone::Interior => "INTERIOR",
+            Zone::Halo => "HALO",
+            Zone::HaloLevel2 => "HALO_LEVEL_2",
+            Zone::Local => "LOCAL",
+            Zone::End => "END",
+        }
+    }
+
+    /// Parses an ICON name (case-insensitive).
+    pub fn from_name(name: &str) -> Result<Zone, Error> {
+        Zone::ALL
+            .into_iter()
+            .find(|z| z.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::Config(format!("unknown zone `{name}`")))
+    }
+
+    /// The lateral-boundary level (1..=8), if this is one.
+    pub fn boundary_level(self) -> Option<usize> {
+        Zone::ALL[..8]
+            .iter()
+            .position(|&z| z == self)
+            .map(|i| i + 1)
+    }
+
+    /// How many lateral-boundary levels (and nudging levels) `dim` has in ICON.
+    pub fn levels(dim: GridDim) -> (usize, usize) {
+        match dim {
+            GridDim::Edge => (2 * BOUNDARY_ROWS, 2),
+            GridDim::Cell | GridDim::Vertex => (BOUNDARY_ROWS, 1),
+        }
+    }
+}
+
+/// Where the zones of one dimension lie. Points are sorted by zone: lateral-boundary
+/// levels, then nudging levels, then the interior; the halo is empty (single domain).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DimZones {
+    /// `bounds[k]..bounds[k+1]` is lateral level `k+1` for `k < boundary levels`, then the
+    /// nudging levels; the interior runs from the last bound to `size`.
+    pub bounds: Vec<usize>,
+    pub size: usize,
+}
+
+impl DimZones {
+    /// A dimension without boundary: every zone before the interior is empty at 0.
+    pub fn global(dim: GridDim, size: usize) -> Self {
+        let (lateral, nudging) = Zone::levels(dim);
+        DimZones {
+            bounds: vec![0; lateral + nudging + 1],
+            size,
+        }
+    }
+
+    /// From the number of points in each lateral and nudging level.
+    pub fn from_counts(counts: &[usize], size: usize) -> Self {
+        let mut bounds = Vec::with_capacity(counts.len() + 1);
+        let mut at = 0;
+        bounds.push(0);
+        for &n in counts {
+            at += n;
+            bounds.push(at);
+        }
+        DimZones { bounds, size }
+    }
+
+    /// `[start, end)` of `zone`.
+    pub fn range(&self, dim: GridDim, zone: Zone) -> Result<(usize, usize), Error> {
+        let (lateral, nudging) = Zone::levels(dim);
+        let interior_start = *self.bounds.last().unwrap_or(&0);
+        let level = |k: usize| (self.bounds[k], self.bounds[k + 1]);
+        let missing = || {
+            Error::Config(format!(
+                "zone {} does not exist for {} (it has {lateral} lateral-boundary and {nudging} nudging levels)",
+                zone.name(),
+                dim.name()
+            ))
+        };
+        Ok(match zone {
+            Zone::Nudging => level(lateral),
+            Zone::NudgingLevel2 if nudging >= 2 => level(lateral + 1),
+            Zone::NudgingLevel2 => return Err(missing()),
+            Zone::Interior => (interior_start, self.size),
+            Zone::Halo | Zone::HaloLevel2 | Zone::End => (self.size, self.size),
+            Zone::Local => (0, self.size),
+            boundary => {
+                let k = boundary
+                    .boundary_level()
+                    .expect("the other zones are matched above");
+                if k > lateral {
+                    return Err(missing());
+                }
+                level(k - 1)
+            }
+        })
+    }
+}
+
+/// Zones of all three dimensions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zones {
+    pub cell: DimZones,
+    pub edge: DimZones,
+    pub vertex: DimZones,
+}
+
+impl Zones {
+    pub fn global(num_cells: usize, num_edges: usize, num_vertices: usize) -> Self {
+        Zones {
+            cell: DimZones::global(GridDim::Cell, num_cells),
+            edge: DimZones::global(GridDim::Edge, num_edges),
+            vertex: DimZones::global(GridDim::Vertex, num_vertices),
+        }
+    }
+
+    pub fn of(&self, dim: GridDim) -> &DimZones {
+        match dim {
+            GridDim::Cell => &self.cell,
+            GridDim::Edge => &self.edge,
+            GridDim::Vertex => &self.vertex,
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Every program of this crate by name, for tools that pick programs at run time
+//! (`gt4rs verify`). Each entry compiles the program into a [`DynProgram`].
+
+use gt4rs::__private::dynamic::DynProgram;
+use gt4rs::{Error, Options};
+
+use crate::cartesian::dsl as cartesian;
+use crate::icon::dsl::{diffusion, diffusion_utils, interpolation, solver, velocity_advection};
+
+/// A program of this crate, compiled on demand.
+pub struct ProgramEntry {
+    pub name: &'static str,
+    pub compile: fn(&Options) -> Result<Box<dyn DynProgram>, Error>,
+}
+
+macro_rules! registry {
+    ($($module:ident :: $program:ident),* $(,)?) => {
+        /// All programs, in a fixed order.
+        pub const ALL: &[ProgramEntry] = &[$(
+            ProgramEntry {
+                name: stringify!($program),
+                compile: |options| Ok(Box::new($module::$program::compile(options)?)),
+            },
+        )*];
+    };
+}
+
+registry! {
+    interpolation::mo_intp_rbf_rbf_vec_interpol_vertex,
+    diffusion_utils::setup_fields_for_initial_step,
+    diffusion_utils::scale_k,
+    diffusion::calculate_nabla4,
+    diffusion::calculate_nabla2_and_smag_coefficients_for_vn,
+    diffusion::apply_nabla2_and_nabla4_to_vn,
+    diffusion::apply_nabla2_and_nabla4_global_to_vn,
+    diffusion::apply_nabla2_to_vn_in_lateral_boundary,
+    diffusion::apply_diffusion_to_vn,
+    diffusion::temporary_fields_for_turbulence_diagnostics,
+    diffusion::calculate_diagnostic_quantities_for_turbulence,
+    diffusion::calculate_nabla2_for_w,
+    diffusion::apply_nabla2_to_w,
+    diffusion::apply_nabla2_to_w_in_upper_damping_layer,
+    diffusion::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence,
+    diffusion::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools,
+    diffusion::calculate_nabla2_for_z,
+    diffusion::calculate_nabla2_of_theta,
+    diffusion::calculate_nabla2_for_theta,
+    diffusion::truly_horizontal_diffusion_nabla_of_theta_over_steep_points,
+    diffusion::update_theta_and_exner,
+    diffusion::apply_diffusion_to_theta_and_exner,
+    velocity_advection::compute_tangential_wind,
+    velocity_advection::compute_horizontal_kinetic_energy,
+    velocity_advection::interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges,
+    velocity_advection::compute_diagnostics_from_normal_wind,
+    solver::solve_tridiagonal_matrix_for_w_forward_sweep,
+    solver::solve_tridiagonal_matrix_for_w_back_substitution,
+    cartesian::lap,
+    cartesian::laplap,
+    cartesian::hdiff,
+    cartesian::vadv,
+}
+
+/// The program called `name`.
+pub fn find(name: &str) -> Option<&'static ProgramEntry> {
+    ALL.iter().find(|p| p.name == name)
+}
