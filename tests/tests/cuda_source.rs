@@ -192,21 +192,8 @@ fn nabla4_kernel_reads_inputs_through_restrict_pointers_and_walks_a_k_block() {
     assert!(k.grid(1000, 80, 128, 8) == (8, 10));
 }
 
-const SHIM: &str = r#"
-#include <cmath>
-#include <cstddef>
-#include <cstring>
-using namespace std;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct gt4rs_dim3 { unsigned x, y, z; };
-static gt4rs_dim3 blockIdx, threadIdx, blockDim, gridDim;
-inline int atomicCAS(int* a, int c, int v) { int o = *a; if (o == c) *a = v; return o; }
-inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, sizeof d); return d; }
-inline float __int_as_float(int x) { float f; memcpy(&f, &x, sizeof f); return f; }
-"#;
+/// CUDA built-ins for g++ (shared with the stencils crate's CUDA source test).
+const SHIM: &str = include_str!("../cuda_shim.h");
 
 #[test]
 fn sources_compile_as_cpp_with_a_cuda_shim() {

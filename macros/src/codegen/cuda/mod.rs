@@ -12,7 +12,7 @@ use gt4rs_ir::fieldview::Program;
 use gt4rs_ir::lower::lower;
 use gt4rs_ir::ScalarType;
 
-use source::{FieldRole, FieldType, KernelSource};
+use source::{FieldRef, FieldRole, FieldType, KernelSource};
 
 /// The whole translation: the lowering, then [`source::generate`].
 pub fn translate(program: &Program) -> Result<source::CudaSource, String> {
@@ -95,11 +95,29 @@ fn param_struct(k: &KernelSource) -> TokenStream {
 
 fn role_tokens(role: &FieldRole) -> TokenStream {
     let r = quote!(::gt4rs::__private::cuda_source::FieldRole);
-    match *role {
-        FieldRole::Data { param } => quote!(#r::Data { param: #param }),
-        FieldRole::Origin { param, dim } => quote!(#r::Origin { param: #param, dim: #dim }),
-        FieldRole::Extent { param, dim } => quote!(#r::Extent { param: #param, dim: #dim }),
-        FieldRole::Stride { param, dim } => quote!(#r::Stride { param: #param, dim: #dim }),
+    let f = |field: &FieldRef| match *field {
+        FieldRef::Param(p) => quote!(::gt4rs::__private::cuda_source::FieldRef::Param(#p)),
+        FieldRef::Temporary(t) => {
+            quote!(::gt4rs::__private::cuda_source::FieldRef::Temporary(#t))
+        }
+    };
+    match role {
+        FieldRole::Data { field } => {
+            let field = f(field);
+            quote!(#r::Data { field: #field })
+        }
+        FieldRole::Origin { field, dim } => {
+            let field = f(field);
+            quote!(#r::Origin { field: #field, dim: #dim })
+        }
+        FieldRole::Extent { field, dim } => {
+            let field = f(field);
+            quote!(#r::Extent { field: #field, dim: #dim })
+        }
+        FieldRole::Stride { field, dim } => {
+            let field = f(field);
+            quote!(#r::Stride { field: #field, dim: #dim })
+        }
         FieldRole::Table { index } => quote!(#r::Table { index: #index }),
         FieldRole::TableRows { index } => quote!(#r::TableRows { index: #index }),
         FieldRole::Scalar { param } => quote!(#r::Scalar { param: #param }),

@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, Role, UnaryOp};
+use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, UnaryOp};
 use gt4rs_ir::stage::{AccessPath, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
 use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
 
@@ -39,24 +39,31 @@ pub struct ParamField {
     pub ty: FieldType,
 }
 
+/// A field a kernel reads or writes: a program parameter or a temporary of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FieldRef {
+    Param(u32),
+    Temporary(u32),
+}
+
 /// What a parameter-struct field holds, so the host can fill it from `Args`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldRole {
-    /// Device pointer of program parameter `param`.
+    /// Device pointer of the field.
     Data {
-        param: u32,
+        field: FieldRef,
     },
-    /// Origin, extent or stride (in elements) of `param` along its dimension `dim`.
+    /// Origin, extent or stride (in elements) of the field along its dimension `dim`.
     Origin {
-        param: u32,
+        field: FieldRef,
         dim: usize,
     },
     Extent {
-        param: u32,
+        field: FieldRef,
         dim: usize,
     },
     Stride {
-        param: u32,
+        field: FieldRef,
         dim: usize,
     },
     /// Table `index` of the program's connectivities (`used_offsets` order), and its rows.
@@ -158,7 +165,7 @@ struct KernelEmitter<'a> {
     emitted: BTreeSet<String>,
     body: Vec<String>,
     errors: Vec<String>,
-    fields_used: BTreeSet<u32>,
+    fields_used: BTreeSet<FieldRef>,
     scalars_used: BTreeSet<u32>,
     tables_used: BTreeSet<usize>,
 }
@@ -228,21 +235,47 @@ impl<'a> KernelEmitter<'a> {
         })
     }
 
-    fn field(&self, source: Source) -> Result<(u32, &'a [String], ScalarType, &'a str), String> {
-        let Source::Param(p) = source else {
-            return Err("temporaries are not supported by the cuda emitter".into());
-        };
-        let param = self
-            .program
-            .params
-            .get(p as usize)
-            .ok_or_else(|| format!("parameter {p} does not exist"))?;
-        match &param.ty {
-            Type::Field { dims, dtype } => Ok((p, dims.as_slice(), *dtype, param.name.as_str())),
-            other => Err(format!(
-                "`{}` is read as a field but is {other}",
-                param.name
-            )),
+    /// The field behind `source`: its reference, struct-name prefix (`f3`, `g0`), dimensions,
+    /// dtype and name for messages.
+    fn field(
+        &self,
+        source: Source,
+    ) -> Result<(FieldRef, String, &'a [String], ScalarType, String), String> {
+        match source {
+            Source::Param(p) => {
+                let param = self
+                    .program
+                    .params
+                    .get(p as usize)
+                    .ok_or_else(|| format!("parameter {p} does not exist"))?;
+                match &param.ty {
+                    Type::Field { dims, dtype } => Ok((
+                        FieldRef::Param(p),
+                        format!("f{p}"),
+                        dims.as_slice(),
+                        *dtype,
+                        format!("argument `{}`", param.name),
+                    )),
+                    other => Err(format!(
+                        "`{}` is read as a field but is {other}",
+                        param.name
+                    )),
+                }
+            }
+            Source::Temporary(t) => {
+                let temp = self
+                    .lowered
+                    .temporaries
+                    .get(t as usize)
+                    .ok_or_else(|| format!("temporary {t} does not exist"))?;
+                Ok((
+                    FieldRef::Temporary(t),
+                    format!("g{t}"),
+                    temp.dims.as_slice(),
+                    temp.dtype,
+                    format!("temporary {t}"),
+                ))
+            }
         }
     }
 
@@ -286,7 +319,7 @@ impl<'a> KernelEmitter<'a> {
         path: &AccessPath,
         bind: &BTreeMap<u32, u32>,
         guarded: bool,
-        safe_field: Option<(u32, &[String])>,
+        safe_field: Option<(&str, &[String])>,
     ) -> Result<BTreeMap<String, String>, String> {
         let mut pos: BTreeMap<String, String> = BTreeMap::new();
         for (j, (_, d)) in self.outer.iter().enumerate() {
@@ -342,8 +375,8 @@ impl<'a> KernelEmitter<'a> {
                         // A skipped slot (masked out) or a point outside a taken branch
                         // (discarded): read any valid point.
                         let safe = match safe_field {
-                            Some((p, dims)) => match dims.iter().position(|d| d == &info.to) {
-                                Some(dpos) => format!("p.f{p}_o{dpos}"),
+                            Some((pf, dims)) => match dims.iter().position(|d| d == &info.to) {
+                                Some(dpos) => format!("p.{pf}_o{dpos}"),
                                 None => "0LL".into(),
                             },
                             None => "0LL".into(),
@@ -383,9 +416,9 @@ impl<'a> KernelEmitter<'a> {
         else {
             return Err("not a load".into());
         };
-        let (p, dims, _, fname) = self.field(*source)?;
-        self.fields_used.insert(p);
-        let pos = self.resolve_path(name, path, bind, *guarded, Some((p, dims)))?;
+        let (fref, pf, dims, _, fname) = self.field(*source)?;
+        self.fields_used.insert(fref);
+        let pos = self.resolve_path(name, path, bind, *guarded, Some((&pf, dims)))?;
         let mut terms = Vec::new();
         for (dpos, d) in dims.iter().enumerate() {
             if self.is_local(d) {
@@ -394,7 +427,7 @@ impl<'a> KernelEmitter<'a> {
                     Some(Slot::Var(v)) => bind.get(v).copied().unwrap_or(0),
                     None => return Err(format!("sparse field `{fname}` read without a slot")),
                 };
-                terms.push(format!("({slot}LL - p.f{p}_o{dpos}) * p.f{p}_s{dpos}"));
+                terms.push(format!("({slot}LL - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
                 continue;
             }
             let pexpr = pos
@@ -404,27 +437,27 @@ impl<'a> KernelEmitter<'a> {
             let pv = format!("{name}_p{dpos}");
             if *guarded {
                 self.body.push(format!(
-                    "const long long {pv} = gt4rs_clamp({pexpr}, p.f{p}_o{dpos}, p.f{p}_o{dpos} + p.f{p}_n{dpos} - 1);"
+                    "const long long {pv} = gt4rs_clamp({pexpr}, p.{pf}_o{dpos}, p.{pf}_o{dpos} + p.{pf}_n{dpos} - 1);"
                 ));
             } else {
                 self.body.push(format!("const long long {pv} = {pexpr};"));
                 let check = self.fail_if(
-                    &format!("{pv} < p.f{p}_o{dpos} || {pv} >= p.f{p}_o{dpos} + p.f{p}_n{dpos}"),
+                    &format!("{pv} < p.{pf}_o{dpos} || {pv} >= p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
                     format!(
-                        "stage {}: argument `{fname}` is read along {d} outside its domain",
+                        "stage {}: {fname} is read along {d} outside its domain",
                         self.index
                     ),
                 );
                 self.body.push(check);
             }
-            terms.push(format!("({pv} - p.f{p}_o{dpos}) * p.f{p}_s{dpos}"));
+            terms.push(format!("({pv} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
         }
         let offset = if terms.is_empty() {
             "0".to_string()
         } else {
             terms.join(" + ")
         };
-        Ok(format!("p.f{p}[{offset}]"))
+        Ok(format!("p.{pf}[{offset}]"))
     }
 
     fn emit_instance(&mut self, id: NodeId, bind: &BTreeMap<u32, u32>) -> Result<(), String> {
@@ -593,8 +626,8 @@ impl<'a> KernelEmitter<'a> {
         let mut stores = Vec::new();
         let mut outputs = Vec::new();
         for o in &stage.outputs {
-            let (p, dims, dtype, fname) = self.field(o.target)?;
-            outputs.push(p);
+            let (fref, pf, dims, dtype, fname) = self.field(o.target)?;
+            outputs.push(fref);
             let mut terms = Vec::new();
             for (dpos, d) in dims.iter().enumerate() {
                 let idx = if self.is_vertical(d) {
@@ -608,24 +641,27 @@ impl<'a> KernelEmitter<'a> {
                     format!("i{j}")
                 };
                 let check = self.fail_if(
-                    &format!("{idx} < p.f{p}_o{dpos} || {idx} >= p.f{p}_o{dpos} + p.f{p}_n{dpos}"),
+                    &format!("{idx} < p.{pf}_o{dpos} || {idx} >= p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
                     format!(
-                        "stage {}: the domain along {d} is not inside output `{fname}`",
+                        "stage {}: the domain along {d} is not inside output {fname}",
                         self.index
                     ),
                 );
                 stores.push(check);
-                terms.push(format!("({idx} - p.f{p}_o{dpos}) * p.f{p}_s{dpos}"));
+                terms.push(format!("({idx} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
             }
             let v = self.reference(o.value, &BTreeMap::new());
             let ty = c_type(dtype);
-            stores.push(format!("p.f{p}[{}] = ({ty}){v};", terms.join(" + ")));
+            stores.push(format!("p.{pf}[{}] = ({ty}){v};", terms.join(" + ")));
         }
         // Carry initial values are uniform over levels: computed before the column loop.
         let mut carry_init = Vec::new();
         let mut carry_update = Vec::new();
         if let Some(scan) = &stage.scan {
             let level_body = std::mem::take(&mut self.body);
+            // The initial values are computed once, before the column loop, in a scope of
+            // their own (the loop body declares its own copies).
+            let level_emitted = std::mem::take(&mut self.emitted);
             for (ci, c) in scan.carry.iter().enumerate() {
                 self.emit_uniform_tree(c.init)?;
                 let ty = c_type(c.dtype);
@@ -643,6 +679,7 @@ impl<'a> KernelEmitter<'a> {
             }
             carry_init.splice(0..0, std::mem::take(&mut self.body));
             self.body = level_body;
+            self.emitted = level_emitted;
         }
 
         let kernel = format!("{}_stage{}", self.program.name, self.index);
@@ -739,28 +776,29 @@ impl<'a> KernelEmitter<'a> {
         for c in self.stage.nodes[id as usize].children() {
             self.emit_uniform_tree(c)?;
         }
-        let name = instance_name(id, &self.vars[id as usize], &BTreeMap::new());
-        self.emitted.remove(&name);
         self.emit_instance(id, &BTreeMap::new())
     }
 
-    fn param_fields(&self, outputs: &[u32]) -> Result<Vec<(ParamField, FieldRole)>, String> {
+    fn param_fields(&self, outputs: &[FieldRef]) -> Result<Vec<(ParamField, FieldRole)>, String> {
         let mut out = Vec::new();
         let mut push = |name: String, ty: FieldType, role: FieldRole| {
             out.push((ParamField { name, ty }, role));
         };
+        let source = |f: FieldRef| match f {
+            FieldRef::Param(p) => Source::Param(p),
+            FieldRef::Temporary(t) => Source::Temporary(t),
+        };
         // Pointers first, then 8-byte integers, then scalars by decreasing size: no padding.
-        let mut fields: BTreeSet<u32> = self.fields_used.clone();
+        let mut fields: BTreeSet<FieldRef> = self.fields_used.clone();
         fields.extend(outputs.iter().copied());
-        for p in &fields {
-            let (_, _, dtype, _) = self.field(Source::Param(*p))?;
-            let role = self.program.params[*p as usize].role;
-            let ty = if role == Role::In || !outputs.contains(p) {
-                FieldType::ConstPtr(dtype)
-            } else {
+        for f in &fields {
+            let (_, pf, _, dtype, _) = self.field(source(*f))?;
+            let ty = if outputs.contains(f) {
                 FieldType::MutPtr(dtype)
+            } else {
+                FieldType::ConstPtr(dtype)
             };
-            push(format!("f{p}"), ty, FieldRole::Data { param: *p });
+            push(pf, ty, FieldRole::Data { field: *f });
         }
         for t in &self.tables_used {
             push(
@@ -771,23 +809,23 @@ impl<'a> KernelEmitter<'a> {
         }
         push("error".into(), FieldType::ErrorSlot, FieldRole::Error);
         let i64t = FieldType::Scalar(ScalarType::I64);
-        for p in &fields {
-            let (_, dims, _, _) = self.field(Source::Param(*p))?;
+        for f in &fields {
+            let (_, pf, dims, _, _) = self.field(source(*f))?;
             for dim in 0..dims.len() {
                 push(
-                    format!("f{p}_o{dim}"),
+                    format!("{pf}_o{dim}"),
                     i64t,
-                    FieldRole::Origin { param: *p, dim },
+                    FieldRole::Origin { field: *f, dim },
                 );
                 push(
-                    format!("f{p}_n{dim}"),
+                    format!("{pf}_n{dim}"),
                     i64t,
-                    FieldRole::Extent { param: *p, dim },
+                    FieldRole::Extent { field: *f, dim },
                 );
                 push(
-                    format!("f{p}_s{dim}"),
+                    format!("{pf}_s{dim}"),
                     i64t,
-                    FieldRole::Stride { param: *p, dim },
+                    FieldRole::Stride { field: *f, dim },
                 );
             }
         }

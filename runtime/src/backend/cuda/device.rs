@@ -196,6 +196,14 @@ pub struct RawDeviceField {
     strides: Vec<i64>,
 }
 
+fn dtype_size(t: ScalarType) -> usize {
+    match t {
+        ScalarType::Bool => 1,
+        ScalarType::I32 | ScalarType::F32 => 4,
+        ScalarType::I64 | ScalarType::F64 => 8,
+    }
+}
+
 fn dense_strides(shape: &[usize]) -> Vec<i64> {
     let mut strides = vec![1i64; shape.len()];
     for d in (0..shape.len().saturating_sub(1)).rev() {
@@ -405,6 +413,7 @@ pub struct CudaProgram {
     stream: Arc<CudaStream>,
     tables: Vec<(CudaSlice<i32>, i64)>,
     target_sizes: Vec<(String, i64)>,
+    temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
     errors: Mutex<CudaSlice<i32>>,
     options: CudaOptions,
     outcome: Outcome,
@@ -465,7 +474,9 @@ impl CudaProgram {
                 .zip(tables_in)
                 .map(|(o, t)| (o.name.clone(), t.target_size() as i64))
                 .collect();
+            let temporaries = Mutex::new((0..stages.temporaries.len()).map(|_| None).collect());
             Ok(CudaProgram {
+                temporaries,
                 target_sizes,
                 name,
                 program,
@@ -589,19 +600,30 @@ impl CudaProgram {
             .lock()
             .map_err(|_| self.arg_error("", "a previous call panicked"))?;
         let (error_base, _sync) = errors.device_ptr_mut(&self.stream);
+        let mut temps = self
+            .temporaries
+            .lock()
+            .map_err(|_| self.arg_error("", "a previous call panicked"))?;
+        let mut temp_meta: Vec<Option<FieldMeta>> = vec![None; self.stages.temporaries.len()];
         for (i, (info, stage)) in self.kernels.iter().zip(&self.stages.stages).enumerate() {
             let first = stage
                 .outputs
                 .first()
                 .and_then(|o| match o.target {
                     Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
-                    Source::Temporary(_) => None,
+                    Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
                 })
-                .ok_or_else(|| self.arg_error("", "a stage without a field output"))?;
+                .cloned()
+                .unwrap_or(FieldMeta {
+                    address: 0,
+                    origin: vec![],
+                    shape: vec![],
+                    strides: vec![],
+                });
             let bounds = stage_bounds(
                 stage,
                 &BoundInputs {
-                    first_output: (&first.origin, &first.shape),
+                    first_output: (first.origin.as_slice(), first.shape.as_slice()),
                     fields: &bound_fields,
                     scalars: &scalars,
                     target_sizes: &self.target_sizes,
@@ -623,7 +645,38 @@ impl CudaProgram {
             if outer == 0 || levels == 0 {
                 continue;
             }
+            // Temporaries this stage writes cover its domain, row-major; their buffers are
+            // kept (and grown) across calls, so a call allocates nothing in steady state.
+            for o in &stage.outputs {
+                let Source::Temporary(t) = o.target else {
+                    continue;
+                };
+                let t = t as usize;
+                let dtype = self.stages.temporaries[t].dtype;
+                let shape: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
+                let bytes = shape.iter().product::<usize>() * dtype_size(dtype);
+                let slot = temps
+                    .get_mut(t)
+                    .ok_or_else(|| self.arg_error("", "temporary out of range"))?;
+                if slot.as_ref().is_none_or(|b| b.len() < bytes) {
+                    *slot = Some(
+                        self.stream
+                            .alloc_zeros::<u8>(bytes.max(1))
+                            .map_err(driver(self.name))?,
+                    );
+                }
+                let buf = slot
+                    .as_ref()
+                    .ok_or_else(|| self.arg_error("", "temporary not allocated"))?;
+                temp_meta[t] = Some(FieldMeta {
+                    address: buf.device_ptr(&self.stream).0,
+                    origin: bounds.iter().map(|(lo, _)| *lo).collect(),
+                    strides: dense_strides(&shape),
+                    shape: shape.iter().map(|&n| n as i64).collect(),
+                });
+            }
             let inputs = LaunchInputs {
+                temporaries: &temp_meta,
                 fields: &fields,
                 scalars: &scalars,
                 tables: &tables,

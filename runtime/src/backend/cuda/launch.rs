@@ -6,7 +6,7 @@ use gt4rs_ir::fieldview::{BinaryOp, MathFun, UnaryOp};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Stage};
 use gt4rs_ir::{CmpOp, ScalarType};
 
-use crate::backend::cuda::source::{FieldRole, KernelInfo};
+use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
 use crate::backend::embedded::ScalarValue;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
@@ -224,6 +224,8 @@ pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64,
 pub struct LaunchInputs<'a> {
     /// Per program parameter: the device field (None for scalars and unused fields).
     pub fields: &'a [Option<FieldMeta>],
+    /// Per temporary of the program: its device buffer, once allocated.
+    pub temporaries: &'a [Option<FieldMeta>],
     /// Per program parameter: the scalar value (None for fields).
     pub scalars: &'a [Option<ScalarValue>],
     /// Device address and row count of each connectivity table (`used_offsets` order).
@@ -239,12 +241,14 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
     let mut bytes = vec![0u8; info.size.next_multiple_of(8)];
     for f in info.fields {
         let missing = |what: &str| format!("kernel `{}`, field `{}`: {what}", info.name, f.name);
-        let field = |param: u32| -> Result<&FieldMeta, String> {
-            inputs
-                .fields
-                .get(param as usize)
+        let field = |f: FieldRef| -> Result<&FieldMeta, String> {
+            let (list, i) = match f {
+                FieldRef::Param(p) => (inputs.fields, p),
+                FieldRef::Temporary(t) => (inputs.temporaries, t),
+            };
+            list.get(i as usize)
                 .and_then(Option::as_ref)
-                .ok_or_else(|| missing("no device field for this parameter"))
+                .ok_or_else(|| missing("no device buffer for this field"))
         };
         let dim_of = |v: &[i64], dim: usize| -> Result<i64, String> {
             v.get(dim)
@@ -252,15 +256,15 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
                 .ok_or_else(|| missing("the field has fewer dimensions"))
         };
         let value: Vec<u8> = match f.role {
-            FieldRole::Data { param } => field(param)?.address.to_ne_bytes().to_vec(),
-            FieldRole::Origin { param, dim } => {
-                dim_of(&field(param)?.origin, dim)?.to_ne_bytes().to_vec()
+            FieldRole::Data { field: f } => field(f)?.address.to_ne_bytes().to_vec(),
+            FieldRole::Origin { field: f, dim } => {
+                dim_of(&field(f)?.origin, dim)?.to_ne_bytes().to_vec()
             }
-            FieldRole::Extent { param, dim } => {
-                dim_of(&field(param)?.shape, dim)?.to_ne_bytes().to_vec()
+            FieldRole::Extent { field: f, dim } => {
+                dim_of(&field(f)?.shape, dim)?.to_ne_bytes().to_vec()
             }
-            FieldRole::Stride { param, dim } => {
-                dim_of(&field(param)?.strides, dim)?.to_ne_bytes().to_vec()
+            FieldRole::Stride { field: f, dim } => {
+                dim_of(&field(f)?.strides, dim)?.to_ne_bytes().to_vec()
             }
             FieldRole::Table { index } => inputs
                 .tables
@@ -407,7 +411,9 @@ mod tests {
                 name: "f0",
                 c_type: "const double* __restrict__",
                 offset: 0,
-                role: FieldRole::Data { param: 0 },
+                role: FieldRole::Data {
+                    field: FieldRef::Param(0),
+                },
             },
             ParamField {
                 name: "error",
@@ -419,7 +425,10 @@ mod tests {
                 name: "f0_s1",
                 c_type: "long long",
                 offset: 16,
-                role: FieldRole::Stride { param: 0, dim: 1 },
+                role: FieldRole::Stride {
+                    field: FieldRef::Param(0),
+                    dim: 1,
+                },
             },
             ParamField {
                 name: "d0_hi",
@@ -456,6 +465,7 @@ mod tests {
         let inputs = LaunchInputs {
             fields: &fields,
             scalars: &[None, Some(ScalarValue::I32(-7))],
+            temporaries: &[],
             tables: &[],
             bounds: &[(1, 3)],
             error: 0xbeef,

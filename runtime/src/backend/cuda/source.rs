@@ -2,24 +2,31 @@
 //! `cuda` feature): per kernel its name, how threads map to the domain, its parameter struct
 //! field by field, and the messages of its error codes.
 
+/// A field a kernel reads or writes: a program parameter or a temporary of the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldRef {
+    Param(u32),
+    Temporary(u32),
+}
+
 /// What a parameter-struct field holds, so the host can fill it from a call's arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldRole {
-    /// Device pointer of program parameter `param`.
+    /// Device pointer of the field.
     Data {
-        param: u32,
+        field: FieldRef,
     },
-    /// Origin, extent or stride (in elements) of `param` along its dimension `dim`.
+    /// Origin, extent or stride (in elements) of the field along its dimension `dim`.
     Origin {
-        param: u32,
+        field: FieldRef,
         dim: usize,
     },
     Extent {
-        param: u32,
+        field: FieldRef,
         dim: usize,
     },
     Stride {
-        param: u32,
+        field: FieldRef,
         dim: usize,
     },
     /// Connectivity table `index` (in `Program::used_offsets` order) and its row count.
