@@ -286,6 +286,52 @@ impl RawDeviceField {
     }
 }
 
+impl RawDeviceField {
+    /// Copies `data` (index 0 at `origin`) to the device, on the stream of `program`.
+    pub fn from_array<T: Scalar>(
+        program: &CudaProgram,
+        data: ndarray::ArrayViewD<'_, T>,
+        origin: &[i64],
+    ) -> Result<Self, Error> {
+        if origin.len() != data.ndim() {
+            return Err(Error::Shape(format!(
+                "{} origins for a {}-d array",
+                origin.len(),
+                data.ndim()
+            )));
+        }
+        guarded("upload", || {
+            RawDeviceField::upload(&program.stream, data, origin)
+        })
+    }
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+}
+
+/// Device-to-device copy bandwidth in GB/s (bytes read plus bytes written per second) over
+/// `bytes`-sized buffers on `program`'s stream, the median of `reps` copies.
+pub fn copy_bandwidth_gbps(program: &CudaProgram, bytes: usize, reps: usize) -> Result<f64, Error> {
+    guarded("copy bandwidth", || {
+        let stream = &program.stream;
+        let src = stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(driver("copy"))?;
+        let mut dst = stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(driver("copy"))?;
+        let mut times = Vec::with_capacity(reps.max(1));
+        for _ in 0..reps.max(1) {
+            let timer = Timer::start(program)?;
+            stream.memcpy_dtod(&src, &mut dst).map_err(driver("copy"))?;
+            times.push(timer.stop_ms()?);
+        }
+        times.sort_by(f32::total_cmp);
+        let ms = f64::from(times[times.len() / 2]).max(1e-6);
+        Ok(2.0 * bytes as f64 / (ms * 1e-3) / 1e9)
+    })
+}
+
 /// A typed field in device memory: upload from a [`Field`], download into one or into a new
 /// ndarray.
 pub struct DeviceField<D: Dims, T: Scalar> {

@@ -10,8 +10,8 @@ pub mod source;
 mod device;
 #[cfg(feature = "cuda")]
 pub use device::{
-    compile_all, cuda_available, device_arch, unavailable_reason, CompileJob, CudaProgram,
-    DeviceArg, DeviceField, Graph, RawDeviceField, Timer,
+    compile_all, copy_bandwidth_gbps, cuda_available, device_arch, unavailable_reason, CompileJob,
+    CudaProgram, DeviceArg, DeviceField, Graph, RawDeviceField, Timer,
 };
 
 #[cfg(not(feature = "cuda"))]
