@@ -39,12 +39,12 @@ fn close(a: f64, b: f64) -> bool {
 
 /// Options that force the parallel path (threshold 0) or the sequential one.
 fn options(parallel: bool, conns: Connectivities) -> Options {
-    let mut o = Options::new(Backend::Cpu).with_connectivities(conns);
-    o.cpu = CpuOptions {
-        parallel_threshold: if parallel { 0 } else { usize::MAX },
-        chunk: 7,
-    };
-    o
+    Options::new(Backend::Cpu)
+        .with_connectivities(conns)
+        .with_cpu(CpuOptions {
+            parallel_threshold: if parallel { 0 } else { usize::MAX },
+            chunk: 7,
+        })
 }
 
 struct Nabla4Case {
