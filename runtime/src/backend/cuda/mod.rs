@@ -1,7 +1,7 @@
 //! The CUDA backend. [`source`] (what the macro emits about a program's kernels) and
 //! [`launch`] (bounds, parameter blocks, NVRTC options, cache keys) build everywhere; the
 //! device code needs the cargo feature `cuda`. Without it, [`cuda_available`] is false and
-//! compiling for CUDA is a clear [`Error`].
+//! compiling for CUDA is a clear [`crate::Error`].
 
 pub mod launch;
 pub mod source;
