@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gt4rs::__private::cuda_source::KernelInfo;
+use gt4rs::__private::cuda_source::{FieldRole, KernelInfo};
 use gt4rs::Field;
 
 gt4rs::dimensions! {
@@ -219,24 +219,48 @@ fn sources_compile_as_cpp_with_a_cuda_shim() {
         }
         let file = dir.join(format!("{}.cpp", p.name));
         std::fs::write(&file, &text).expect("temp file is writable");
-        let out = Command::new("g++")
-            .args([
-                "-std=c++17",
-                "-fsyntax-only",
-                "-Wall",
-                "-Wno-unknown-pragmas",
-            ])
-            .arg("-Wno-unused-variable")
-            .arg("-Wno-unused-but-set-variable")
-            .arg(&file)
-            .output()
-            .expect("g++ runs");
-        assert!(
-            out.status.success() && out.stderr.is_empty(),
-            "{}: g++ rejects the generated source:\n{}",
-            p.name,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        // Once as launched with run-time values, once with static arguments and domain bounds
+        // fixed at compile() (the `constexpr` branches).
+        let mut fixed = Vec::new();
+        for k in p.kernels {
+            for f in k.fields {
+                match f.role {
+                    FieldRole::Scalar { param } => {
+                        fixed.push(format!("-DGT4RS_STATIC_S{param}=1"));
+                    }
+                    FieldRole::Bound { dim, end } => fixed.push(format!(
+                        "-DGT4RS_S{}_D{dim}_{}={}",
+                        k.stage,
+                        if end { "HI" } else { "LO" },
+                        if end { 4 } else { 1 }
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        fixed.sort();
+        fixed.dedup();
+        for defines in [Vec::new(), fixed] {
+            let out = Command::new("g++")
+                .args([
+                    "-std=c++17",
+                    "-fsyntax-only",
+                    "-Wall",
+                    "-Wno-unknown-pragmas",
+                ])
+                .arg("-Wno-unused-variable")
+                .arg("-Wno-unused-but-set-variable")
+                .args(&defines)
+                .arg(&file)
+                .output()
+                .expect("g++ runs");
+            assert!(
+                out.status.success() && out.stderr.is_empty(),
+                "{} {defines:?}: g++ rejects the generated source:\n{}",
+                p.name,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 }
 

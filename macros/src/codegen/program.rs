@@ -154,9 +154,15 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     // Per-architecture options apply once the device is known.
                     let arch = ::gt4rs::__private::cuda_backend::device_arch();
                     resolved = options.resolve(NAME, arch.as_deref());
+                    let translation = ::gt4rs::__private::cuda_source::Translation {
+                        name: NAME,
+                        source: cuda::SOURCE,
+                        kernels: cuda::KERNELS,
+                        unsupported: cuda::UNSUPPORTED,
+                        program: ir(),
+                    };
                     Some(::gt4rs::__private::cuda_backend::CudaProgram::compile(
-                        NAME, cuda::SOURCE, cuda::KERNELS, cuda::UNSUPPORTED, ir(), &resolved,
-                        &connectivities,
+                        &translation, &resolved, &connectivities, options.static_args.get(NAME),
                     )?)
                 } else {
                     None

@@ -77,23 +77,23 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 #else
     const int s1 = p.s1;
 #endif
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S0_D0_LO
+    constexpr long long d0_lo = GT4RS_S0_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S0_D0_HI
+    constexpr long long d0_hi = GT4RS_S0_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
+#ifdef GT4RS_S0_D1_LO
+    constexpr long long d1_lo = GT4RS_S0_D1_LO;
 #else
     const long long d1_lo = p.d1_lo;
 #endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+#ifdef GT4RS_S0_D1_HI
+    constexpr long long d1_hi = GT4RS_S0_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif
@@ -164,23 +164,19 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 #else
     const int s1 = p.s1;
 #endif
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S1_D0_LO
+    constexpr long long d0_lo = GT4RS_S1_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S1_D0_HI
+    constexpr long long d0_hi = GT4RS_S1_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
-#else
-    const long long d1_lo = p.d1_lo;
-#endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+    constexpr long long d1_lo = 0LL;
+#ifdef GT4RS_S1_D1_HI
+    constexpr long long d1_hi = GT4RS_S1_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif
@@ -245,23 +241,23 @@ struct concat_select_stage2_params {
     long long d1_hi;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_stage2(const concat_select_stage2_params p) {
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S2_D0_LO
+    constexpr long long d0_lo = GT4RS_S2_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S2_D0_HI
+    constexpr long long d0_hi = GT4RS_S2_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
+#ifdef GT4RS_S2_D1_LO
+    constexpr long long d1_lo = GT4RS_S2_D1_LO;
 #else
     const long long d1_lo = p.d1_lo;
 #endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+#ifdef GT4RS_S2_D1_HI
+    constexpr long long d1_hi = GT4RS_S2_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif

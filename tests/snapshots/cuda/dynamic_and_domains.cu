@@ -78,23 +78,23 @@ struct dynamic_and_domains_stage0_params {
     long long d1_hi;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domains_stage0(const dynamic_and_domains_stage0_params p) {
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S0_D0_LO
+    constexpr long long d0_lo = GT4RS_S0_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S0_D0_HI
+    constexpr long long d0_hi = GT4RS_S0_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
+#ifdef GT4RS_S0_D1_LO
+    constexpr long long d1_lo = GT4RS_S0_D1_LO;
 #else
     const long long d1_lo = p.d1_lo;
 #endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+#ifdef GT4RS_S0_D1_HI
+    constexpr long long d1_hi = GT4RS_S0_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif
@@ -148,26 +148,18 @@ struct dynamic_and_domains_stage1_params {
     long long d1_hi;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domains_stage1(const dynamic_and_domains_stage1_params p) {
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S1_D0_LO
+    constexpr long long d0_lo = GT4RS_S1_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S1_D0_HI
+    constexpr long long d0_hi = GT4RS_S1_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
-#else
-    const long long d1_lo = p.d1_lo;
-#endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
-#else
-    const long long d1_hi = p.d1_hi;
-#endif
+    constexpr long long d1_lo = 0LL;
+    constexpr long long d1_hi = 1LL;
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
     long long rem = point;
@@ -222,23 +214,19 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
 #else
     const int s4 = p.s4;
 #endif
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S2_D0_LO
+    constexpr long long d0_lo = GT4RS_S2_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S2_D0_HI
+    constexpr long long d0_hi = GT4RS_S2_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
-#else
-    const long long d1_lo = p.d1_lo;
-#endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+    constexpr long long d1_lo = 1LL;
+#ifdef GT4RS_S2_D1_HI
+    constexpr long long d1_hi = GT4RS_S2_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif

@@ -90,23 +90,19 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
 #else
     const int s4 = p.s4;
 #endif
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S0_D0_LO
+    constexpr long long d0_lo = GT4RS_S0_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S0_D0_HI
+    constexpr long long d0_hi = GT4RS_S0_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
-#else
-    const long long d1_lo = p.d1_lo;
-#endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+    constexpr long long d1_lo = 0LL;
+#ifdef GT4RS_S0_D1_HI
+    constexpr long long d1_hi = GT4RS_S0_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif

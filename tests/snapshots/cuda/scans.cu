@@ -78,23 +78,23 @@ struct scans_stage0_params {
     long long d1_hi;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage0(const scans_stage0_params p) {
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S0_D0_LO
+    constexpr long long d0_lo = GT4RS_S0_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S0_D0_HI
+    constexpr long long d0_hi = GT4RS_S0_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
+#ifdef GT4RS_S0_D1_LO
+    constexpr long long d1_lo = GT4RS_S0_D1_LO;
 #else
     const long long d1_lo = p.d1_lo;
 #endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+#ifdef GT4RS_S0_D1_HI
+    constexpr long long d1_hi = GT4RS_S0_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif
@@ -162,23 +162,23 @@ struct scans_stage1_params {
     long long d1_hi;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage1(const scans_stage1_params p) {
-#ifdef GT4RS_D0_LO
-    constexpr long long d0_lo = GT4RS_D0_LO;
+#ifdef GT4RS_S1_D0_LO
+    constexpr long long d0_lo = GT4RS_S1_D0_LO;
 #else
     const long long d0_lo = p.d0_lo;
 #endif
-#ifdef GT4RS_D0_HI
-    constexpr long long d0_hi = GT4RS_D0_HI;
+#ifdef GT4RS_S1_D0_HI
+    constexpr long long d0_hi = GT4RS_S1_D0_HI;
 #else
     const long long d0_hi = p.d0_hi;
 #endif
-#ifdef GT4RS_D1_LO
-    constexpr long long d1_lo = GT4RS_D1_LO;
+#ifdef GT4RS_S1_D1_LO
+    constexpr long long d1_lo = GT4RS_S1_D1_LO;
 #else
     const long long d1_lo = p.d1_lo;
 #endif
-#ifdef GT4RS_D1_HI
-    constexpr long long d1_hi = GT4RS_D1_HI;
+#ifdef GT4RS_S1_D1_HI
+    constexpr long long d1_hi = GT4RS_S1_D1_HI;
 #else
     const long long d1_hi = p.d1_hi;
 #endif

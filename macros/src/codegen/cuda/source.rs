@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, UnaryOp};
-use gt4rs_ir::stage::{AccessPath, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
+use gt4rs_ir::stage::{AccessPath, Bound, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
 use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
 
 /// The C type of one parameter-struct field, and its Rust twin.
@@ -705,13 +705,25 @@ impl<'a> KernelEmitter<'a> {
                 "#ifdef GT4RS_STATIC_S{s}\n    constexpr {ty} s{s} = GT4RS_STATIC_S{s};\n#else\n    const {ty} s{s} = p.s{s};\n#endif"
             );
         }
-        for j in 0..stage.domain.len() {
-            for which in ["lo", "hi"] {
+        // Literal bounds are constants here; others may be fixed at compile() (from static
+        // arguments) through `GT4RS_S<stage>_D<dim>_LO/HI`, else come from the parameter struct.
+        let stage_no = self.index;
+        for (j, r) in stage.domain.iter().enumerate() {
+            let lo = self.literal_bound(&r.start);
+            let hi = self.literal_bound(&r.end).zip(lo).map(|(h, l)| h.max(l));
+            for (which, known) in [("lo", lo), ("hi", hi)] {
                 let upper = which.to_uppercase();
-                let _ = writeln!(
-                    text,
-                    "#ifdef GT4RS_D{j}_{upper}\n    constexpr long long d{j}_{which} = GT4RS_D{j}_{upper};\n#else\n    const long long d{j}_{which} = p.d{j}_{which};\n#endif"
-                );
+                match known {
+                    Some(v) => {
+                        let _ = writeln!(text, "    constexpr long long d{j}_{which} = {v}LL;");
+                    }
+                    None => {
+                        let _ = writeln!(
+                            text,
+                            "#ifdef GT4RS_S{stage_no}_D{j}_{upper}\n    constexpr long long d{j}_{which} = GT4RS_S{stage_no}_D{j}_{upper};\n#else\n    const long long d{j}_{which} = p.d{j}_{which};\n#endif"
+                        );
+                    }
+                }
             }
         }
         let _ = writeln!(
@@ -770,8 +782,21 @@ impl<'a> KernelEmitter<'a> {
         Ok((info, text))
     }
 
-    /// Emits `id` and its children (uniform: no loads along the level loop are allowed to
-    /// depend on `k` in a scan's initial value; the checker guarantees it).
+    /// The value of a bound that is an integer literal.
+    fn literal_bound(&self, b: &Bound) -> Option<i64> {
+        match b {
+            Bound::Node(id) => match self.stage.nodes.get(*id as usize)? {
+                Node::Literal {
+                    value: Literal::Int(v),
+                    dtype,
+                } if dtype.is_int() => Some(*v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Emits `id` after its children (a scan's initial value does not depend on the level).
     fn emit_uniform_tree(&mut self, id: NodeId) -> Result<(), String> {
         for c in self.stage.nodes[id as usize].children() {
             self.emit_uniform_tree(c)?;

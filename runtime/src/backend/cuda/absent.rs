@@ -1,12 +1,11 @@
 //! The CUDA backend in a build without the `cuda` feature: nothing is available, and asking
 //! for it is an error that says how to get it.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gt4rs_ir::fieldview::Program;
-
-use crate::backend::cuda::source::KernelInfo;
-use crate::backend::embedded::Arg;
+use crate::backend::cuda::source::Translation;
+use crate::backend::embedded::{Arg, ScalarValue};
 use crate::config::ProgramOptions;
 use crate::connectivity::ConnectivityTable;
 use crate::error::Error;
@@ -43,15 +42,12 @@ pub enum CudaProgram {}
 
 impl CudaProgram {
     pub fn compile(
-        name: &'static str,
-        _source: &'static str,
-        _kernels: &'static [KernelInfo],
-        _unsupported: Option<&'static str>,
-        _program: &'static Program,
+        translation: &Translation,
         _options: &ProgramOptions,
         _tables: &[Arc<ConnectivityTable>],
+        _static_args: Option<&BTreeMap<String, ScalarValue>>,
     ) -> Result<CudaProgram, Error> {
-        Err(unavailable(name))
+        Err(unavailable(translation.name))
     }
 
     pub fn call_host(&self, _args: &mut [Arg<'_>]) -> Result<(), Error> {

@@ -5,6 +5,7 @@
 //! cudarc panics instead of returning an error when the driver or NVRTC library is missing,
 //! so every entry point probes the libraries first and runs cudarc inside `catch_unwind`.
 
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -20,9 +21,10 @@ use gt4rs_ir::stage::{Source, StageProgram};
 use gt4rs_ir::{ScalarType, Type};
 
 use crate::backend::cuda::launch::{
-    cache_key, nvrtc_options, param_block, stage_bounds, BoundInputs, FieldMeta, LaunchInputs,
+    cache_key, nvrtc_options, param_block, stage_bounds, static_defines, BoundInputs, FieldMeta,
+    LaunchInputs,
 };
-use crate::backend::cuda::source::KernelInfo;
+use crate::backend::cuda::source::{KernelInfo, Translation};
 use crate::backend::embedded::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::cache::{KernelCache, Outcome};
 use crate::config::{CudaOptions, ProgramOptions};
@@ -139,9 +141,11 @@ fn ptx_for(
     label: &str,
     source: &str,
     options: &CudaOptions,
+    defines: &[String],
     dev: &Device,
 ) -> Result<(String, Outcome), Error> {
-    let opts = nvrtc_options(&dev.arch, options);
+    let mut opts = nvrtc_options(&dev.arch, options);
+    opts.extend(defines.iter().cloned());
     let key = cache_key(source, &opts, &dev.arch, dev.driver_version);
     let cache = KernelCache::open_default()?;
     let (bytes, outcome) = cache.get_or_build(&key, &format!("{label} {}", dev.arch), || {
@@ -182,7 +186,7 @@ pub fn compile_all(jobs: &[CompileJob<'_>]) -> Vec<Result<Outcome, Error>> {
         Err(e) => return jobs.iter().map(|_| Err(e.clone())).collect(),
     };
     jobs.par_iter()
-        .map(|j| ptx_for(j.name, j.source, &j.options, dev).map(|(_, o)| o))
+        .map(|j| ptx_for(j.name, j.source, &j.options, &[], dev).map(|(_, o)| o))
         .collect()
 }
 
@@ -194,6 +198,16 @@ pub struct RawDeviceField {
     shape: Vec<usize>,
     /// In elements, of a dense row-major buffer.
     strides: Vec<i64>,
+}
+
+fn value_dtype(v: ScalarValue) -> ScalarType {
+    match v {
+        ScalarValue::Bool(_) => ScalarType::Bool,
+        ScalarValue::I32(_) => ScalarType::I32,
+        ScalarValue::I64(_) => ScalarType::I64,
+        ScalarValue::F32(_) => ScalarType::F32,
+        ScalarValue::F64(_) => ScalarType::F64,
+    }
 }
 
 fn dtype_size(t: ScalarType) -> usize {
@@ -459,6 +473,8 @@ pub struct CudaProgram {
     stream: Arc<CudaStream>,
     tables: Vec<(CudaSlice<i32>, i64)>,
     target_sizes: Vec<(String, i64)>,
+    /// Static argument values compiled in (per parameter index).
+    statics: Vec<Option<ScalarValue>>,
     temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
     errors: Mutex<CudaSlice<i32>>,
     options: CudaOptions,
@@ -468,14 +484,18 @@ pub struct CudaProgram {
 impl CudaProgram {
     /// Compiles `source` (through the persistent cache) for the device and uploads the tables.
     pub fn compile(
-        name: &'static str,
-        source: &'static str,
-        kernels: &'static [KernelInfo],
-        unsupported: Option<&'static str>,
-        program: &'static Program,
+        translation: &Translation,
         options: &ProgramOptions,
         tables: &[Arc<ConnectivityTable>],
+        static_args: Option<&BTreeMap<String, ScalarValue>>,
     ) -> Result<CudaProgram, Error> {
+        let Translation {
+            name,
+            source,
+            kernels,
+            unsupported,
+            program,
+        } = *translation;
         let tables_in = tables;
         if let Some(why) = unsupported {
             return Err(unavailable(format!("program `{name}`: {why}")));
@@ -490,9 +510,31 @@ impl CudaProgram {
                 message: "the lowered program and its CUDA kernels disagree".into(),
             });
         }
+        // Static arguments known now are compiled in, with the domain bounds they fix.
+        let mut statics: Vec<Option<ScalarValue>> = vec![None; program.params.len()];
+        for (given, value) in static_args.into_iter().flatten() {
+            let i = program
+                .params
+                .iter()
+                .position(|p| &p.name == given && p.is_static)
+                .ok_or_else(|| Error::Argument {
+                    program: name.to_string(),
+                    arg: given.clone(),
+                    message: "no static argument of this name".into(),
+                })?;
+            if program.params[i].ty != Type::Scalar(value_dtype(*value)) {
+                return Err(Error::Argument {
+                    program: name.to_string(),
+                    arg: given.clone(),
+                    message: format!("static value {value:?} is not a {}", program.params[i].ty),
+                });
+            }
+            statics[i] = Some(*value);
+        }
+        let defines = static_defines(&stages.stages, &statics);
         let dev = device()?;
         guarded(name, || {
-            let (ptx, outcome) = ptx_for(name, source, &options.cuda, dev)?;
+            let (ptx, outcome) = ptx_for(name, source, &options.cuda, &defines, dev)?;
             let module = dev
                 .ctx
                 .load_module(Ptx::from_src(ptx))
@@ -522,6 +564,7 @@ impl CudaProgram {
                 .collect();
             let temporaries = Mutex::new((0..stages.temporaries.len()).map(|_| None).collect());
             Ok(CudaProgram {
+                statics,
                 temporaries,
                 target_sizes,
                 name,
@@ -624,6 +667,16 @@ impl CudaProgram {
                         &p.name,
                         "a field where a scalar is expected, or the reverse",
                     ))
+                }
+            }
+            if let (Some(compiled), Some(given)) = (self.statics[scalars.len()], scalar) {
+                if compiled != given {
+                    return Err(self.arg_error(
+                        &p.name,
+                        &format!(
+                            "compiled with the static value {compiled:?}, called with {given:?}"
+                        ),
+                    ));
                 }
             }
             scalars.push(scalar);

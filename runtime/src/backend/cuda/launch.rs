@@ -172,6 +172,51 @@ pub struct BoundInputs<'a> {
     pub target_sizes: &'a [(String, i64)],
 }
 
+/// The value of a bound node when the given scalars determine it (`None` otherwise).
+pub fn node_bound(stage: &Stage, bound: &Bound, scalars: &[Option<ScalarValue>]) -> Option<i64> {
+    match bound {
+        Bound::Node(id) => eval(stage, *id, scalars).ok()?.int(),
+        _ => None,
+    }
+}
+
+/// A scalar as a C literal of its type (`None` for a non-finite float).
+pub fn c_literal(value: ScalarValue) -> Option<String> {
+    Some(match value {
+        ScalarValue::Bool(b) => b.to_string(),
+        ScalarValue::I32(v) => format!("({v})"),
+        ScalarValue::I64(v) => format!("({v}LL)"),
+        ScalarValue::F32(v) if v.is_finite() => format!("({v:e}f)"),
+        ScalarValue::F64(v) if v.is_finite() => format!("({v:e})"),
+        _ => return None,
+    })
+}
+
+/// `-D` options fixing static arguments (`GT4RS_STATIC_S<param>`) and the domain bounds they
+/// determine (`GT4RS_S<stage>_D<dim>_LO/HI`). `statics` holds a value per parameter index
+/// that is static and known.
+pub fn static_defines(stages: &[Stage], statics: &[Option<ScalarValue>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, v) in statics.iter().enumerate() {
+        if let Some(lit) = v.and_then(c_literal) {
+            out.push(format!("-DGT4RS_STATIC_S{i}={lit}"));
+        }
+    }
+    for (si, stage) in stages.iter().enumerate() {
+        for (j, r) in stage.domain.iter().enumerate() {
+            let lo = node_bound(stage, &r.start, statics);
+            let hi = node_bound(stage, &r.end, statics);
+            if let Some(lo) = lo {
+                out.push(format!("-DGT4RS_S{si}_D{j}_LO=({lo}LL)"));
+                if let Some(hi) = hi {
+                    out.push(format!("-DGT4RS_S{si}_D{j}_HI=({}LL)", hi.max(lo)));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// `(start, end)` per domain dimension of `stage` (an empty range when `end < start`).
 pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64, i64)>, String> {
     let (origin, shape) = inputs.first_output;
@@ -482,6 +527,42 @@ mod tests {
             ..inputs
         };
         assert!(param_block(&info, &no_scalar).is_err());
+    }
+
+    #[test]
+    fn static_arguments_become_defines_with_the_bounds_they_fix() {
+        let s = stage(
+            vec![
+                Node::Scalar {
+                    param: 2,
+                    dtype: ScalarType::I32,
+                },
+                Node::Literal {
+                    value: Literal::Int(1),
+                    dtype: ScalarType::I32,
+                },
+            ],
+            vec![StageRange {
+                dim: "K".into(),
+                start: Bound::Node(1),
+                end: Bound::Node(0),
+            }],
+        );
+        let statics = [
+            None,
+            Some(ScalarValue::Bool(true)),
+            Some(ScalarValue::I32(80)),
+        ];
+        let d = static_defines(std::slice::from_ref(&s), &statics);
+        assert!(d.contains(&"-DGT4RS_STATIC_S1=true".to_string()), "{d:?}");
+        assert!(d.contains(&"-DGT4RS_STATIC_S2=(80)".to_string()), "{d:?}");
+        assert!(d.contains(&"-DGT4RS_S0_D0_LO=(1LL)".to_string()), "{d:?}");
+        assert!(d.contains(&"-DGT4RS_S0_D0_HI=(80LL)".to_string()), "{d:?}");
+        // Without the static value the end stays a run-time value.
+        let d = static_defines(std::slice::from_ref(&s), &[None, None, None]);
+        assert!(!d.iter().any(|x| x.contains("HI")), "{d:?}");
+        assert_eq!(c_literal(ScalarValue::F64(f64::NAN)), None);
+        assert_eq!(c_literal(ScalarValue::F64(0.1)), Some("(1e-1)".into()));
     }
 
     #[test]

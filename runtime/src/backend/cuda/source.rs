@@ -109,3 +109,15 @@ impl KernelInfo {
         )
     }
 }
+
+/// A program's CUDA translation as the macro emits it: what [`super::CudaProgram::compile`]
+/// needs besides options and tables.
+#[derive(Clone, Copy, Debug)]
+pub struct Translation {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub kernels: &'static [KernelInfo],
+    /// Why the program has no translation, if it has none.
+    pub unsupported: Option<&'static str>,
+    pub program: &'static gt4rs_ir::fieldview::Program,
+}
