@@ -1,5 +1,5 @@
 //! The CUDA backend proper (cargo feature `cuda`): device probing, NVRTC compilation through
-//! the persistent cache, device fields, launches on a program's stream, timing events and
+//! the persistent cache, device fields, launches on the device's one stream, timing events and
 //! graph capture.
 //!
 //! cudarc panics instead of returning an error when the driver or NVRTC library is missing,
@@ -64,9 +64,12 @@ fn driver(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     }
 }
 
-/// The device every program runs on (device 0), probed once.
+/// The device every program runs on (device 0), probed once, and the one stream all programs
+/// enqueue on: stream order alone orders every upload, launch, download and free, so programs
+/// of a granule chain without events, and a capture sees the whole sequence.
 struct Device {
     ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
     arch: String,
     driver_version: i32,
 }
@@ -105,6 +108,13 @@ fn probe() -> Result<Device, Error> {
     let (major, minor) = ctx
         .compute_capability()
         .map_err(|e| unavailable(format!("cannot read the compute capability: {e:?}")))?;
+    // SAFETY: called before this context allocates anything; all gt4rs work runs on the one
+    // stream created below, so stream order synchronises every use of every buffer (cudarc's
+    // per-buffer events would only add waits, and waits on outside events break captures).
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx
+        .new_stream()
+        .map_err(|e| unavailable(format!("cannot create a stream: {e:?}")))?;
     let mut driver_version = 0i32;
     // SAFETY: `cuDriverGetVersion` writes one int through a valid pointer; the driver library
     // is loaded (probed above).
@@ -116,6 +126,7 @@ fn probe() -> Result<Device, Error> {
     }
     Ok(Device {
         ctx,
+        stream,
         arch: format!("sm_{major}{minor}"),
         driver_version,
     })
@@ -543,7 +554,7 @@ impl CudaProgram {
                 .iter()
                 .map(|k| module.load_function(k.name).map_err(driver(name)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let stream = dev.ctx.new_stream().map_err(driver(name))?;
+            let stream = dev.stream.clone();
             let tables = tables
                 .iter()
                 .map(|t| {
@@ -627,7 +638,7 @@ impl CudaProgram {
         }
     }
 
-    /// Enqueues every kernel on the program's stream and returns without waiting; errors
+    /// Enqueues every kernel on the shared stream and returns without waiting; errors
     /// recorded by kernels surface at [`CudaProgram::sync`].
     pub fn call_device(&self, args: &mut [DeviceArg<'_>]) -> Result<(), Error> {
         let params = &self.program.params;
@@ -838,7 +849,9 @@ impl CudaProgram {
         })
     }
 
-    /// Captures the launches `body` enqueues on this program's stream as a graph to replay.
+    /// Captures the launches `body` enqueues (on the shared stream) as a graph to replay.
+    /// Call each captured program once before capturing, so that its temporaries are
+    /// allocated outside the graph.
     pub fn capture(&self, body: impl FnOnce() -> Result<(), Error>) -> Result<Graph, Error> {
         guarded(self.name, || {
             self.stream
@@ -858,7 +871,8 @@ impl CudaProgram {
         })
     }
 
-    /// The program's stream (for timing with [`Timer`] or ordering with other work).
+    /// The stream every program enqueues on (for timing with [`Timer`] or ordering other
+    /// work after the launches).
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
