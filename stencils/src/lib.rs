@@ -2,6 +2,7 @@
 
 pub mod cartesian;
 pub mod cli;
+pub mod diffusion;
 pub mod icon;
 pub mod programs;
 pub mod reference_data;

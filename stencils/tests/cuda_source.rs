@@ -68,6 +68,16 @@ fn all() -> Vec<Translation> {
 }
 
 #[test]
+fn the_list_covers_every_program_of_the_crate() {
+    let listed: Vec<&str> = all().iter().map(|t| t.0).collect();
+    let registered: Vec<&str> = gt4rs_stencils::programs::ALL
+        .iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(listed, registered);
+}
+
+#[test]
 fn every_stencil_has_a_cuda_translation() {
     let missing: Vec<String> = all()
         .into_iter()

@@ -1,1 +1,511 @@
-//! Shared helpers of the gt4rs test suite.
+//! Shared helpers of the gt4rs test suite: the dimensions and meshes of GT4Py's test cases,
+//! seeded random fields, NaN poisoning, comparison with tolerance and the backend loop.
+//!
+//! A conformance case declares its operators and program, builds inputs with [`random_field`],
+//! poisons its outputs with [`poisoned`], runs on every backend through [`for_each_backend`]
+//! and checks each output with [`expect_field`] against a reference written as plain loops.
+
+use std::ops::Range;
+
+use gt4rs::prelude::*;
+use gt4rs::Dims;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+pub use rand_chacha::ChaCha8Rng as TestRng;
+
+gt4rs::dimensions! {
+    /// GT4Py's `unstructured_case` dimensions.
+    pub Vertex, Edge, Cell: horizontal;
+    /// GT4Py's `cartesian_case` dimensions.
+    pub I, J: horizontal;
+    /// Full levels.
+    pub K: vertical;
+    /// Half levels (ICON4Py's `KHalfDim`), a second vertical dimension.
+    pub KHalf: vertical;
+}
+
+gt4rs::offsets! {
+    /// The four edges of a vertex of the periodic simple mesh.
+    pub V2E: Vertex => Edge [4];
+    /// The two vertices of an edge.
+    pub E2V: Edge => Vertex [2];
+    /// The four vertices of a cell.
+    pub C2V: Cell => Vertex [4];
+    /// The four edges of a cell.
+    pub C2E: Cell => Edge [4];
+    /// The edges of a vertex of the skip-value mesh: up to five, -1 where there are fewer.
+    pub V2E5: Vertex => Edge [5];
+}
+
+/// Sizes of GT4Py's `cartesian_case`.
+pub const NI: usize = 5;
+pub const NJ: usize = 7;
+pub const NK: usize = 9;
+
+/// One configuration a case runs on: a backend, and for the CPU backend its tuning. The CPU
+/// backend runs twice: with its defaults (small cases stay on the calling thread) and with
+/// every stage split into tiny parallel chunks, so the rayon path and chunk borders are tested
+/// on small meshes too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TestBackend {
+    pub backend: Backend,
+    pub cpu: Option<gt4rs::CpuOptions>,
+}
+
+impl TestBackend {
+    /// Options running on this configuration, without connectivities.
+    pub fn options(self) -> Options {
+        let options = Options::new(self.backend);
+        match self.cpu {
+            Some(cpu) => options.with_cpu(cpu),
+            None => options,
+        }
+    }
+    /// Options running on this configuration with `connectivities` bound.
+    pub fn options_with(self, connectivities: Connectivities) -> Options {
+        self.options().with_connectivities(connectivities)
+    }
+    pub fn name(self) -> String {
+        match self.cpu {
+            Some(cpu) => format!(
+                "{} (parallel threshold {}, chunk {})",
+                self.backend.name(),
+                cpu.parallel_threshold,
+                cpu.chunk
+            ),
+            None => self.backend.name().to_string(),
+        }
+    }
+}
+
+/// The configurations every conformance case runs on. `GT4RS_TEST_BACKENDS=embedded` (a comma
+/// separated list of backend names) restricts the loop, e.g. while a backend is being built.
+pub fn backends() -> Vec<TestBackend> {
+    let chunked = gt4rs::CpuOptions {
+        parallel_threshold: 0,
+        chunk: 2,
+    };
+    let all = [
+        TestBackend {
+            backend: Backend::Embedded,
+            cpu: None,
+        },
+        TestBackend {
+            backend: Backend::Cpu,
+            cpu: None,
+        },
+        TestBackend {
+            backend: Backend::Cpu,
+            cpu: Some(chunked),
+        },
+    ];
+    match std::env::var("GT4RS_TEST_BACKENDS") {
+        Ok(list) if !list.trim().is_empty() => all
+            .into_iter()
+            .filter(|b| list.split(',').any(|name| name.trim() == b.backend.name()))
+            .collect(),
+        _ => all.to_vec(),
+    }
+}
+
+/// Runs `case` once per configuration; an `Err` fails the test naming the configuration.
+pub fn for_each_backend(mut case: impl FnMut(TestBackend) -> Result<(), Error>) {
+    for backend in backends() {
+        // Failed checks panic inside `case`: this line names the configuration they ran on.
+        eprintln!("running on backend {}", backend.name());
+        if let Err(e) = case(backend) {
+            panic!("backend {}: {e}", backend.name());
+        }
+    }
+}
+
+/// The seeded generator of one case (each case picks its own seed, so cases stay independent).
+pub fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+/// Element types the helpers can draw, poison and compare.
+pub trait TestScalar: gt4rs::field::Scalar {
+    /// A random value that is never zero: floats in ±[0.1, 1.1), integers in ±[1, 9], bools
+    /// either way.
+    fn random(rng: &mut ChaCha8Rng) -> Self;
+    /// The value outputs are filled with before a run, to catch points never written.
+    fn poison() -> Self;
+    fn is_poison(self) -> bool;
+    /// Equal within the dtype's rounding (NaN equals NaN, infinities must match).
+    fn close(self, want: Self) -> bool;
+}
+
+fn close_float(got: f64, want: f64, rel: f64) -> bool {
+    if want.is_nan() {
+        return got.is_nan();
+    }
+    if want.is_infinite() {
+        return got == want;
+    }
+    (got - want).abs() <= rel * want.abs().max(1.0)
+}
+
+fn signed(rng: &mut ChaCha8Rng, magnitude: f64) -> f64 {
+    if rng.random::<bool>() {
+        magnitude
+    } else {
+        -magnitude
+    }
+}
+
+impl TestScalar for f64 {
+    fn random(rng: &mut ChaCha8Rng) -> Self {
+        let m = 0.1 + rng.random::<f64>();
+        signed(rng, m)
+    }
+    fn poison() -> Self {
+        f64::NAN
+    }
+    fn is_poison(self) -> bool {
+        self.is_nan()
+    }
+    fn close(self, want: Self) -> bool {
+        close_float(self, want, 1e-12)
+    }
+}
+
+impl TestScalar for f32 {
+    fn random(rng: &mut ChaCha8Rng) -> Self {
+        f64::random(rng) as f32
+    }
+    fn poison() -> Self {
+        f32::NAN
+    }
+    fn is_poison(self) -> bool {
+        self.is_nan()
+    }
+    fn close(self, want: Self) -> bool {
+        close_float(self as f64, want as f64, 1e-5)
+    }
+}
+
+/// Integer poison: a value no case computes.
+const I32_POISON: i32 = i32::MIN + 0x5eed;
+
+impl TestScalar for i32 {
+    fn random(rng: &mut ChaCha8Rng) -> Self {
+        let m = rng.random_range(1..10);
+        if rng.random::<bool>() {
+            m
+        } else {
+            -m
+        }
+    }
+    fn poison() -> Self {
+        I32_POISON
+    }
+    fn is_poison(self) -> bool {
+        self == I32_POISON
+    }
+    fn close(self, want: Self) -> bool {
+        self == want
+    }
+}
+
+impl TestScalar for i64 {
+    fn random(rng: &mut ChaCha8Rng) -> Self {
+        i32::random(rng) as i64
+    }
+    fn poison() -> Self {
+        I32_POISON as i64 * 3
+    }
+    fn is_poison(self) -> bool {
+        self == Self::poison()
+    }
+    fn close(self, want: Self) -> bool {
+        self == want
+    }
+}
+
+impl TestScalar for bool {
+    fn random(rng: &mut ChaCha8Rng) -> Self {
+        rng.random()
+    }
+    /// A bool has no spare value: bool outputs are checked only inside their domain, so cases
+    /// write them over the whole field.
+    fn poison() -> Self {
+        false
+    }
+    fn is_poison(self) -> bool {
+        true
+    }
+    fn close(self, want: Self) -> bool {
+        self == want
+    }
+}
+
+/// A field over `domain` (one half-open range per dimension, any start) of random values.
+pub fn random_field<D: Dims, T: TestScalar>(
+    rng: &mut ChaCha8Rng,
+    domain: &[Range<i64>],
+) -> Field<D, T> {
+    Field::from_fn(domain, Layout::default(), |_| T::random(rng)).expect("test domain")
+}
+
+/// A field of floats drawn uniformly from `lo..hi` (for math functions with a restricted domain).
+pub fn random_field_in<D: Dims>(
+    rng: &mut ChaCha8Rng,
+    domain: &[Range<i64>],
+    range: Range<f64>,
+) -> Field<D, f64> {
+    Field::from_fn(domain, Layout::default(), |_| {
+        range.start + (range.end - range.start) * rng.random::<f64>()
+    })
+    .expect("test domain")
+}
+
+/// A field of integers drawn uniformly from `range`.
+pub fn random_int_field<D: Dims>(
+    rng: &mut ChaCha8Rng,
+    domain: &[Range<i64>],
+    range: Range<i32>,
+) -> Field<D, i32> {
+    Field::from_fn(domain, Layout::default(), |_| {
+        rng.random_range(range.clone())
+    })
+    .expect("test domain")
+}
+
+/// An output field over `domain` filled with the poison value.
+pub fn poisoned<D: Dims, T: TestScalar>(domain: &[Range<i64>]) -> Field<D, T> {
+    Field::filled(domain, T::poison(), Layout::default()).expect("test domain")
+}
+
+/// Every point of `domain`, in row-major order.
+pub fn points(domain: &[Range<i64>]) -> Vec<Vec<i64>> {
+    let mut all = vec![Vec::new()];
+    for range in domain {
+        all = all
+            .into_iter()
+            .flat_map(|prefix| {
+                range.clone().map(move |i| {
+                    let mut p = prefix.clone();
+                    p.push(i);
+                    p
+                })
+            })
+            .collect();
+    }
+    all
+}
+
+fn inside(point: &[i64], domain: &[Range<i64>]) -> bool {
+    point.iter().zip(domain).all(|(i, r)| r.contains(i))
+}
+
+/// Checks `got`: inside `written` every point must be close to `want(point)`; every other point
+/// of the field must still hold the poison.
+pub fn expect_field<D: Dims, T: TestScalar>(
+    label: &str,
+    got: &Field<D, T>,
+    written: &[Range<i64>],
+    want: impl Fn(&[i64]) -> T,
+) {
+    assert_eq!(
+        got.domain().len(),
+        written.len(),
+        "{label}: rank of the written domain"
+    );
+    let mut wrong = Vec::new();
+    for point in points(&got.domain()) {
+        let value = got.get(&point).expect("a point of the field's own domain");
+        if inside(&point, written) {
+            let expected = want(&point);
+            if !value.close(expected) {
+                wrong.push(format!("{point:?}: got {value:?}, want {expected:?}"));
+            }
+        } else if !value.is_poison() {
+            wrong.push(format!(
+                "{point:?} is outside {written:?} but was written: {value:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{label}: {} wrong points, the first ones:\n  {}",
+        wrong.len(),
+        wrong
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n  ")
+    );
+}
+
+/// Reads an input at a point the reference needs (panics with the point if the case is wrong).
+pub fn at<D: Dims, T: TestScalar>(field: &Field<D, T>, point: &[i64]) -> T {
+    field
+        .get(point)
+        .unwrap_or_else(|| panic!("reference reads {point:?} outside {:?}", field.domain()))
+}
+
+/// Asserts that `result` is an error whose message contains every one of `needles`.
+pub fn expect_error<T>(result: Result<T, Error>, needles: &[&str]) {
+    match result {
+        Ok(_) => panic!("expected an error mentioning {needles:?}, but the call succeeded"),
+        Err(e) => {
+            let message = e.to_string();
+            eprintln!("expected error: {message}");
+            for needle in needles {
+                assert!(
+                    message.contains(needle),
+                    "error `{message}` does not mention `{needle}`"
+                );
+            }
+        }
+    }
+}
+
+/// GT4Py's `simple_mesh` sizes: a 3 × 3 periodic quad mesh (9 vertices, 18 edges), with the
+/// neighbour tables of the first 8 of its 9 cells.
+pub struct SimpleMesh {
+    pub n_vertices: usize,
+    pub n_edges: usize,
+    pub n_cells: usize,
+    pub v2e: Connectivity<V2E>,
+    pub e2v: Connectivity<E2V>,
+    pub c2v: Connectivity<C2V>,
+    pub c2e: Connectivity<C2E>,
+}
+
+impl SimpleMesh {
+    pub fn new() -> Self {
+        const N: usize = 3;
+        let vertex = |r: usize, c: usize| ((r % N) * N + c % N) as i32;
+        // Edge h(r, c) joins (r, c)–(r, c+1); edge v(r, c) = 9 + h joins (r, c)–(r+1, c).
+        let horizontal = |r: usize, c: usize| ((r % N) * N + c % N) as i32;
+        let vertical = |r: usize, c: usize| (N * N + (r % N) * N + c % N) as i32;
+        let mut v2e = Vec::new();
+        let mut e2v = vec![0; 2 * 2 * N * N];
+        for r in 0..N {
+            for c in 0..N {
+                v2e.extend([
+                    horizontal(r, c),
+                    horizontal(r, c + N - 1),
+                    vertical(r, c),
+                    vertical(r + N - 1, c),
+                ]);
+                let h = horizontal(r, c) as usize;
+                e2v[2 * h] = vertex(r, c);
+                e2v[2 * h + 1] = vertex(r, c + 1);
+                let v = vertical(r, c) as usize;
+                e2v[2 * v] = vertex(r, c);
+                e2v[2 * v + 1] = vertex(r + 1, c);
+            }
+        }
+        let n_cells = 8;
+        let mut c2v = Vec::new();
+        let mut c2e = Vec::new();
+        for cell in 0..n_cells {
+            let (r, c) = (cell / N, cell % N);
+            c2v.extend([
+                vertex(r, c),
+                vertex(r, c + 1),
+                vertex(r + 1, c + 1),
+                vertex(r + 1, c),
+            ]);
+            c2e.extend([
+                horizontal(r, c),
+                vertical(r, c + 1),
+                horizontal(r + 1, c),
+                vertical(r, c),
+            ]);
+        }
+        let (n_vertices, n_edges) = (N * N, 2 * N * N);
+        SimpleMesh {
+            n_vertices,
+            n_edges,
+            n_cells,
+            v2e: Connectivity::from_vec(v2e, n_edges).expect("valid V2E"),
+            e2v: Connectivity::from_vec(e2v, n_vertices).expect("valid E2V"),
+            c2v: Connectivity::from_vec(c2v, n_vertices).expect("valid C2V"),
+            c2e: Connectivity::from_vec(c2e, n_edges).expect("valid C2E"),
+        }
+    }
+
+    /// All four tables.
+    pub fn connectivities(&self) -> Connectivities {
+        Connectivities::new()
+            .with(&self.v2e)
+            .with(&self.e2v)
+            .with(&self.c2v)
+            .with(&self.c2e)
+    }
+}
+
+impl Default for SimpleMesh {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// GT4Py's "skip_value_mesh" sizes (7 vertices, 12 edges, 6 cells): a strip of triangles whose
+/// vertices have 2 to 4 edges, so every row of the 5-wide V2E table ends in skip values (-1).
+pub struct SkipValueMesh {
+    pub n_vertices: usize,
+    pub n_edges: usize,
+    pub v2e: Connectivity<V2E5>,
+    pub e2v: Connectivity<E2V>,
+}
+
+impl SkipValueMesh {
+    pub fn new() -> Self {
+        const EDGES: [[i32; 2]; 12] = [
+            [0, 1],
+            [1, 2],
+            [2, 3],
+            [4, 5],
+            [5, 6],
+            [0, 4],
+            [1, 4],
+            [1, 5],
+            [2, 5],
+            [2, 6],
+            [3, 6],
+            [3, 4],
+        ];
+        let n_vertices = 7;
+        let mut v2e = vec![-1; n_vertices * 5];
+        let mut filled = vec![0; n_vertices];
+        for (e, ends) in EDGES.iter().enumerate() {
+            for &v in ends {
+                let v = v as usize;
+                // Skip values are not only trailing: the second slot stays empty for vertex 3.
+                if v == 3 && filled[v] == 1 {
+                    filled[v] += 1;
+                }
+                v2e[v * 5 + filled[v]] = e as i32;
+                filled[v] += 1;
+            }
+        }
+        SkipValueMesh {
+            n_vertices,
+            n_edges: EDGES.len(),
+            v2e: Connectivity::from_vec(v2e, EDGES.len()).expect("valid V2E5"),
+            e2v: Connectivity::from_vec(EDGES.concat(), n_vertices).expect("valid E2V"),
+        }
+    }
+
+    pub fn connectivities(&self) -> Connectivities {
+        Connectivities::new().with(&self.v2e).with(&self.e2v)
+    }
+}
+
+impl Default for SkipValueMesh {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The neighbours of `row` in `table` (skip values included), as indices.
+pub fn neighbours(table: &gt4rs::ConnectivityTable, row: i64) -> Vec<i32> {
+    table.table().row(row as usize).to_vec()
+}

@@ -20,11 +20,15 @@ use gt4rs_ir::Type;
 
 use crate::codegen::program::ArgsInfo;
 
-/// Emits `impl Compiled { fn run_cpu(&self, args: Args) -> Result<(), Error> }`.
+/// Emits `impl Compiled { fn run_cpu(&self, args: Args) -> Result<(), Error> }` and
+/// `CPU_UNSUPPORTED`: `None`, or why the program cannot run on the CPU backend. A program the
+/// CPU backend cannot lower still compiles (the embedded backend may run it); `compile()` for
+/// the CPU backend then returns that reason as an error.
 pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
     let ty = &args.ty;
     match emit_body(program) {
         Ok(body) => quote! {
+            const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
             impl Compiled {
                 #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
                 fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
@@ -40,7 +44,7 @@ pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
                 program.name, message
             );
             quote! {
-                ::core::compile_error!(#message);
+                const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::Some(#message);
                 impl Compiled {
                     fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                         let _ = args;

@@ -149,6 +149,9 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             pub fn compile(options: &::gt4rs::Options) -> ::core::result::Result<Compiled, ::gt4rs::Error> {
                 let mut resolved = options.resolve(NAME, None);
                 let backend = ::gt4rs::__private::resolve_backend(resolved.backend, NAME)?;
+                if let (::gt4rs::__private::Resolved::Cpu, Some(reason)) = (backend, CPU_UNSUPPORTED) {
+                    return Err(::gt4rs::Error::BackendUnavailable { backend: "cpu".to_string(), reason: reason.to_string() });
+                }
                 let connectivities = options.connectivities.bind(ir())?;
                 let cuda = if backend == ::gt4rs::__private::Resolved::Cuda {
                     // Per-architecture options apply once the device is known.

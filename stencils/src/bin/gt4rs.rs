@@ -27,6 +27,11 @@ enum Command {
     },
     /// Run recorded program calls (.npz, the refs convention) and compare every output with the
     /// recorded one; exit status 1 if any file fails or cannot be run.
+    /// Run a granule's main job.
+    Run {
+        #[command(subcommand)]
+        command: RunCommand,
+    },
     Verify {
         /// Reference files (`NAME.npz`, optionally with a `NAME.json` sidecar).
         files: Vec<String>,
@@ -48,6 +53,31 @@ enum CacheCommand {
     List,
     /// Remove every cached kernel.
     Clear,
+}
+
+#[derive(Subcommand)]
+enum RunCommand {
+    /// Diffusion of a perturbed zonal jet: progress bar, per-program timings, pictures.
+    Diffusion {
+        /// `rNbK` (e.g. r2b4) or a grid file; the initial jet needs a spherical grid.
+        #[arg(long, default_value = "r2b4")]
+        grid: String,
+        /// Full vertical levels.
+        #[arg(long, default_value_t = 65)]
+        levels: usize,
+        /// Time steps (of 300 s).
+        #[arg(long, default_value_t = gt4rs_stencils::diffusion::job::DEFAULT_STEPS)]
+        steps: usize,
+        /// Backend: embedded, cpu, cuda or auto.
+        #[arg(long, default_value = "cpu")]
+        backend: gt4rs::Backend,
+        /// Write a Chrome trace (open in Perfetto) to this .json file.
+        #[arg(long)]
+        trace: Option<std::path::PathBuf>,
+        /// Folder for the pictures.
+        #[arg(long, default_value = "out/diffusion")]
+        out: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -105,6 +135,17 @@ fn main() {
             });
             cli::grid::info(&grid, region, npz.as_deref())
         }
+        Command::Run {
+            command:
+                RunCommand::Diffusion {
+                    grid,
+                    levels,
+                    steps,
+                    backend,
+                    trace,
+                    out,
+                },
+        } => cli::run::diffusion(&grid, levels, steps, backend, trace, out),
         Command::Verify {
             files,
             backend,

@@ -2,4 +2,5 @@
 
 pub mod cache;
 pub mod grid;
+pub mod run;
 pub mod verify;

@@ -418,6 +418,19 @@ impl<'a> StageEmitter<'a> {
         quote!(#i)
     }
 
+    /// Code that reports `message` for a zero divisor: inside the point loop through the error
+    /// slot, in the uniform section (evaluated once, before the loop) by returning the error.
+    fn fail_division(&mut self, section: Section) -> TokenStream {
+        let message = quote!("integer division by zero".to_string());
+        if section == Section::Uniform {
+            quote! {{
+                return Err(::gt4rs::Error::Execution { program: NAME.to_string(), message: #message });
+            }}
+        } else {
+            self.fail(section, message)
+        }
+    }
+
     fn fail(&mut self, section: Section, message: TokenStream) -> TokenStream {
         if section == Section::Level {
             self.level_can_fail = true;
@@ -762,7 +775,14 @@ impl<'a> StageEmitter<'a> {
             } => {
                 let a = self.reference(*lhs, bind, section);
                 let b = self.reference(*rhs, bind, section);
-                binary(*op, *dtype, a, b)
+                match op {
+                    BinaryOp::Div | BinaryOp::Rem if dtype.is_int() => {
+                        let fail = self.fail_division(section);
+                        let divided = binary(*op, *dtype, a, quote!(d));
+                        quote!({ let d = #b; if d == 0 #fail else { #divided } })
+                    }
+                    _ => binary(*op, *dtype, a, b),
+                }
             }
             Node::Compare { op, lhs, rhs } => {
                 let a = self.reference(*lhs, bind, section);
@@ -785,7 +805,15 @@ impl<'a> StageEmitter<'a> {
                     .iter()
                     .map(|a| self.reference(*a, bind, section))
                     .collect();
-                math(*fun, arg_dtype, &refs)?
+                match fun {
+                    MathFun::DivEuclid | MathFun::RemEuclid if arg_dtype.is_int() => {
+                        let fail = self.fail_division(section);
+                        let divided = math(*fun, arg_dtype, &[refs[0].clone(), quote!(d)])?;
+                        let divisor = &refs[1];
+                        quote!({ let d = #divisor; if d == 0 #fail else { #divided } })
+                    }
+                    _ => math(*fun, arg_dtype, &refs)?,
+                }
             }
             Node::Cast { arg, to } => {
                 let from = self.stage.nodes[*arg as usize].dtype();
@@ -1460,7 +1488,8 @@ fn highest(t: ScalarType) -> TokenStream {
 
 fn binary(op: BinaryOp, dtype: ScalarType, a: TokenStream, b: TokenStream) -> TokenStream {
     if dtype.is_int() {
-        // Integer arithmetic wraps and division by zero gives 0: kernels never panic.
+        // Integer arithmetic wraps, so kernels never panic; a zero divisor is reported as an
+        // error by the caller (`Node::Binary`), this guard only keeps the arithmetic total.
         match op {
             BinaryOp::Add => quote!(#a.wrapping_add(#b)),
             BinaryOp::Sub => quote!(#a.wrapping_sub(#b)),

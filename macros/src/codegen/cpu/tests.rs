@@ -63,7 +63,7 @@ fn nabla4_hoists_neighbour_indices_and_horizontal_loads() {
 }
 
 #[test]
-fn lowering_failures_become_compile_errors() {
+fn lowering_failures_become_a_reason_compile_reports() {
     let mut program = Program::from_json(include_str!("laplacian.json")).expect("fixture parses");
     program.bundle.dims.retain(|d| d.name != "I");
     let code = super::emit(
@@ -73,5 +73,6 @@ fn lowering_failures_become_compile_errors() {
         },
     )
     .to_string();
-    assert!(code.contains("compile_error"), "{code}");
+    assert!(!code.contains("compile_error"), "{code}");
+    assert!(code.contains("CPU_UNSUPPORTED : :: core :: option :: Option < & str > = :: core :: option :: Option :: Some"), "{code}");
 }

@@ -1,0 +1,133 @@
+//! What a program call costs beyond its arithmetic: `calculate_nabla4` compiled for the CPU
+//! backend, called on a 1-point domain (1 edge × 1 level), next to the same arithmetic as a
+//! plain Rust function, in the same run. Each sample times a batch of calls; the figure is the
+//! median time per call.
+//!
+//! `cargo bench -p gt4rs-benches --bench call_overhead`
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use gt4rs::prelude::*;
+use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V, K};
+use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4;
+
+const BATCH: u32 = 10_000;
+
+fn median_per_call(mut batch: impl FnMut()) -> Duration {
+    batch();
+    let mut samples: Vec<Duration> = (0..31)
+        .map(|_| {
+            let t = Instant::now();
+            batch();
+            t.elapsed() / BATCH
+        })
+        .collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// The same point computation, written by hand.
+#[inline(never)]
+fn nabla4_point(
+    u: &[f64],
+    v: &[f64],
+    nb: &[i32],
+    p1: &[f64],
+    p2: &[f64],
+    [z, ivv, ipe]: [f64; 3],
+) -> f64 {
+    let p = |j: usize| u[nb[j] as usize] * p1[j] + v[nb[j] as usize] * p2[j];
+    let tang = p(0) + p(1);
+    let norm = p(2) + p(3);
+    4.0 * ((norm - 2.0 * z) * ivv * ivv + (tang - 2.0 * z) * ipe * ipe)
+}
+
+fn main() -> Result<(), Error> {
+    let (n_vertices, n_edges) = (4usize, 1usize);
+    let conn = Connectivity::<E2C2V>::from_vec(vec![0, 1, 2, 3], n_vertices)?;
+    let field = |n: usize, m: usize, seed: f64| {
+        Field::<(Vertex, K), f64>::from_fn(&[0..n as i64, 0..m as i64], Layout::default(), |i| {
+            seed + i[0] as f64 * 0.1
+        })
+    };
+    let u = field(n_vertices, 1, 0.3)?;
+    let v = field(n_vertices, 1, -0.2)?;
+    let sparse = |seed: f64| {
+        Field::<(Edge, E2C2V), f64>::from_fn(&[0..1, 0..4], Layout::default(), |i| {
+            seed * (1 + i[1]) as f64
+        })
+    };
+    let (pn1, pn2) = (sparse(0.5)?, sparse(-0.25)?);
+    let z = Field::<(Edge, K), f64>::from_fn(&[0..1, 0..1], Layout::default(), |_| 0.125)?;
+    let ivv = Field::<Edge, f64>::from_fn(&[0..1], Layout::default(), |_| 2.0)?;
+    let ipe = Field::<Edge, f64>::from_fn(&[0..1], Layout::default(), |_| 3.0)?;
+    let mut out =
+        Field::<(Edge, K), f64>::filled(&[0..n_edges as i64, 0..1], f64::NAN, Layout::default())?;
+    let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&conn));
+    let program = calculate_nabla4::compile(&options)?;
+
+    let generated = median_per_call(|| {
+        for _ in 0..BATCH {
+            let result = program.call(calculate_nabla4::Args {
+                u_vert: black_box(&u),
+                v_vert: &v,
+                primal_normal_vert_v1: &pn1,
+                primal_normal_vert_v2: &pn2,
+                z_nabla2_e: &z,
+                inv_vert_vert_length: &ivv,
+                inv_primal_edge_length: &ipe,
+                z_nabla4_e2: &mut out,
+                horizontal_start: 0,
+                horizontal_end: 1,
+                vertical_start: 0,
+                vertical_end: 1,
+            });
+            black_box(result).expect("in range");
+        }
+    });
+    let expected = nabla4_point(
+        u.as_array().as_slice().expect("row-major"),
+        v.as_array().as_slice().expect("row-major"),
+        conn.as_slice(),
+        pn1.as_array().as_slice().expect("row-major"),
+        pn2.as_array().as_slice().expect("row-major"),
+        [0.125, 2.0, 3.0],
+    );
+    let got = out.get(&[0, 0]).expect("inside");
+    assert!(
+        (got - expected).abs() <= 1e-14 * expected.abs().max(1.0),
+        "{got} vs {expected}"
+    );
+
+    let (us, vs, nb) = (u.as_array(), v.as_array(), conn.as_slice());
+    let (p1, p2) = (pn1.as_array(), pn2.as_array());
+    let mut sink = 0.0;
+    let direct = median_per_call(|| {
+        for _ in 0..BATCH {
+            sink += nabla4_point(
+                black_box(us.as_slice().expect("row-major")),
+                vs.as_slice().expect("row-major"),
+                nb,
+                p1.as_slice().expect("row-major"),
+                p2.as_slice().expect("row-major"),
+                [0.125, 2.0, 3.0],
+            );
+        }
+    });
+    black_box(sink);
+    println!("calculate_nabla4 on 1 edge x 1 level, CPU backend, sequential path:");
+    println!(
+        "  program call (validation + kernel)  {:>8.1} ns",
+        generated.as_secs_f64() * 1e9
+    );
+    println!(
+        "  same arithmetic as a plain function {:>8.1} ns",
+        direct.as_secs_f64() * 1e9
+    );
+    println!(
+        "  overhead per call                   {:>8.1} ns",
+        (generated.as_secs_f64() - direct.as_secs_f64()) * 1e9
+    );
+    Ok(())
+}

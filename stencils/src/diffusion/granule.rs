@@ -1,0 +1,910 @@
+//! The diffusion granule (ICON4Py `Diffusion`, ICON `mo_nh_diffusion`): every program is
+//! compiled once at [`Diffusion::init`]; [`Diffusion::run`] executes one diffusion step.
+
+use std::time::Instant;
+
+use gt4rs::debug::DebugChecks;
+use gt4rs::grid::{Grid, GridDim, Zone};
+use gt4rs::profiling::{Phase, Profiler};
+use gt4rs::{Backend, Connectivities, Error, Field, Options};
+
+use super::config::{DiffusionConfig, DiffusionParams, TurbulenceShearForcing};
+use super::halo::{HaloExchange, SingleRank};
+use super::state::{
+    k_field, zeros, CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState,
+    PrognosticState,
+};
+use super::vertical::{rd_o_cvd, VerticalGrid};
+use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K, V2E};
+use crate::icon::dsl::diffusion as stencils;
+use crate::icon::dsl::diffusion_utils as utils;
+use crate::icon::dsl::interpolation::mo_intp_rbf_rbf_vec_interpol_vertex as rbf_vertex;
+
+/// ICON's threshold of the temperature deviation from the neighbours (K) that enables extra
+/// diffusion against runaway cooling in cold pools.
+const THRESH_TDIFF: f64 = -5.0;
+
+/// How the granule runs: backend, debug checks and whether the profiler keeps a trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunOptions {
+    pub backend: Backend,
+    pub debug: DebugChecks,
+    /// Keep every timed event for [`Profiler::write_chrome_trace`].
+    pub trace: bool,
+}
+
+impl RunOptions {
+    /// `backend`, with the debug checks of `GT4RS_DEBUG` (off when unset).
+    pub fn new(backend: Backend) -> Result<Self, Error> {
+        Ok(RunOptions {
+            backend,
+            debug: DebugChecks::from_env()?,
+            trace: false,
+        })
+    }
+}
+
+/// Index bounds of the horizontal domains of the step (ICON4Py's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub cell_start_interior: i32,
+    pub cell_start_nudging: i32,
+    pub cell_end_local: i32,
+    pub cell_end_halo: i32,
+    pub cell_start_w_diffusion: i32,
+    pub edge_start_nudging_plus_one: i32,
+    pub edge_start_nudging: i32,
+    pub edge_start_lb_plus4: i32,
+    pub edge_end_local: i32,
+    /// ICON's `end_index(local - 2)`: equal to the local end on one rank (no halo rows).
+    pub edge_end_local_minus2: i32,
+    pub edge_end_halo: i32,
+    /// The first edge with two cells (ICON's `lateral_boundary + 1`).
+    pub edge_start_lb_plus1: i32,
+    pub vertex_start_lb_plus1: i32,
+    pub vertex_end_local: i32,
+}
+
+impl Bounds {
+    fn of(grid: &Grid, limited_area: bool) -> Result<Self, Error> {
+        let idx = |v: usize| {
+            i32::try_from(v).map_err(|_| Error::Config(format!("grid index {v} exceeds i32")))
+        };
+        let cs = |z| grid.start(GridDim::Cell, z).and_then(idx);
+        let ce = |z| grid.end(GridDim::Cell, z).and_then(idx);
+        let es = |z| grid.start(GridDim::Edge, z).and_then(idx);
+        let ee = |z| grid.end(GridDim::Edge, z).and_then(idx);
+        Ok(Bounds {
+            cell_start_interior: cs(Zone::Interior)?,
+            cell_start_nudging: cs(Zone::Nudging)?,
+            cell_end_local: ce(Zone::Local)?,
+            cell_end_halo: ce(Zone::Halo)?,
+            cell_start_w_diffusion: if limited_area {
+                cs(Zone::Nudging)?
+            } else {
+                cs(Zone::Interior)?
+            },
+            edge_start_nudging_plus_one: es(Zone::NudgingLevel2)?,
+            edge_start_nudging: es(Zone::Nudging)?,
+            edge_start_lb_plus4: es(Zone::LateralBoundaryLevel5)?,
+            edge_end_local: ee(Zone::Local)?,
+            edge_end_local_minus2: ee(Zone::Local)?,
+            edge_end_halo: ee(Zone::Halo)?,
+            edge_start_lb_plus1: es(Zone::LateralBoundaryLevel2)?,
+            vertex_start_lb_plus1: grid
+                .start(GridDim::Vertex, Zone::LateralBoundaryLevel2)
+                .and_then(idx)?,
+            vertex_end_local: grid.end(GridDim::Vertex, Zone::Local).and_then(idx)?,
+        })
+    }
+}
+
+/// The compiled programs, one handle each.
+struct Programs {
+    scale_k: utils::scale_k::Compiled,
+    setup_fields_for_initial_step: utils::setup_fields_for_initial_step::Compiled,
+    copy_field: utils::copy_field::Compiled,
+    rbf_vertex: rbf_vertex::Compiled,
+    nabla2_and_smag: stencils::calculate_nabla2_and_smag_coefficients_for_vn::Compiled,
+    turbulence_diagnostics: stencils::calculate_diagnostic_quantities_for_turbulence::Compiled,
+    nabla4: stencils::calculate_nabla4::Compiled,
+    apply_to_vn: stencils::apply_diffusion_to_vn::Compiled,
+    apply_to_w:
+        stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Compiled,
+    cold_pools:
+        stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Compiled,
+    nabla2_for_theta: stencils::calculate_nabla2_for_theta::Compiled,
+    nabla2_for_z: stencils::calculate_nabla2_for_z::Compiled,
+    nabla2_of_theta: stencils::calculate_nabla2_of_theta::Compiled,
+    zdiffusion: stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Compiled,
+    update_theta_and_exner: stencils::update_theta_and_exner::Compiled,
+}
+
+/// Compiles `$module` with `$options`, timed as its init.
+macro_rules! compile {
+    ($profiler:expr, $options:expr, $($module:ident)::+) => {{
+        let start = Instant::now();
+        let compiled = $($module)::+::compile($options)?;
+        $profiler.record($($module)::+::NAME, Phase::Init, start, start.elapsed());
+        compiled
+    }};
+}
+
+/// Runs one program call, timed under its name.
+macro_rules! timed {
+    ($profiler:expr, $name:expr, $call:expr) => {{
+        let start = Instant::now();
+        let result = $call;
+        $profiler.record($name, Phase::Run, start, start.elapsed());
+        result?
+    }};
+}
+
+/// The diffusion granule.
+pub struct Diffusion {
+    config: DiffusionConfig,
+    params: DiffusionParams,
+    nlev: usize,
+    nrdmax: usize,
+    bounds: Bounds,
+    interpolation: InterpolationState,
+    metric: MetricState,
+    edge: EdgeParams,
+    cell: CellParams,
+    programs: Programs,
+    halo: Box<dyn HaloExchange>,
+    profiler: Profiler,
+    debug: DebugChecks,
+    /// Steps run so far (for progress lines).
+    steps: usize,
+
+    nudgezone_diff: f64,
+    bdy_diff: f64,
+    fac_bdydiff_v: f64,
+    smag_offset: f64,
+    diff_multfac_w: f64,
+    rd_o_cvd: f64,
+
+    diff_multfac_vn: Field<K, f64>,
+    smag_limit: Field<K, f64>,
+    enh_smag_fac: Field<K, f64>,
+    diff_multfac_n2w: Field<K, f64>,
+    diff_multfac_smag: Field<K, f64>,
+    initial_diff_multfac_vn: Field<K, f64>,
+    initial_smag_limit: Field<K, f64>,
+    u_vert: Field<(Vertex, K), f64>,
+    v_vert: Field<(Vertex, K), f64>,
+    kh_smag_e: Field<(Edge, K), f64>,
+    kh_smag_ec: Field<(Edge, K), f64>,
+    z_nabla2_e: Field<(Edge, K), f64>,
+    z_nabla4_e2: Field<(Edge, K), f64>,
+    z_temp: Field<(Cell, K), f64>,
+    w_tmp: Field<(Cell, K), f64>,
+}
+
+/// The neighbour tables the granule's programs use.
+pub fn connectivities(grid: &Grid) -> Result<Connectivities, Error> {
+    Ok(Connectivities::new()
+        .with(&grid.connectivity::<V2E>()?)
+        .with(&grid.connectivity::<E2C2V>()?)
+        .with(&grid.connectivity::<C2E>()?)
+        .with(&grid.connectivity::<E2C>()?)
+        .with(&grid.connectivity::<C2E2CO>()?)
+        .with(&grid.connectivity::<C2E2C>()?))
+}
+
+impl Diffusion {
+    /// Sets the granule up on `grid` and `vertical` (ICON4Py `Diffusion.init`): derives the
+    /// constants, compiles every program once, and computes the K fields of the regular step.
+    #[allow(clippy::too_many_arguments)]
+    pub fn init(
+        grid: &Grid,
+        vertical: &VerticalGrid,
+        config: DiffusionConfig,
+        metric: MetricState,
+        interpolation: InterpolationState,
+        edge: EdgeParams,
+        cell: CellParams,
+        options: RunOptions,
+    ) -> Result<Self, Error> {
+        config.validate()?;
+        let params = DiffusionParams::new(&config);
+        let nlev = vertical.nlev;
+        let profiler = Profiler::new(options.trace);
+        let compile_options =
+            Options::new(options.backend).with_connectivities(connectivities(grid)?);
+        let o = &compile_options;
+        let programs = Programs {
+            scale_k: compile!(profiler, o, utils::scale_k),
+            setup_fields_for_initial_step: compile!(
+                profiler,
+                o,
+                utils::setup_fields_for_initial_step
+            ),
+            copy_field: compile!(profiler, o, utils::copy_field),
+            rbf_vertex: compile!(profiler, o, rbf_vertex),
+            nabla2_and_smag: compile!(
+                profiler,
+                o,
+                stencils::calculate_nabla2_and_smag_coefficients_for_vn
+            ),
+            turbulence_diagnostics: compile!(
+                profiler,
+                o,
+                stencils::calculate_diagnostic_quantities_for_turbulence
+            ),
+            nabla4: compile!(profiler, o, stencils::calculate_nabla4),
+            apply_to_vn: compile!(profiler, o, stencils::apply_diffusion_to_vn),
+            apply_to_w: compile!(
+                profiler,
+                o,
+                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence
+            ),
+            cold_pools: compile!(
+                profiler,
+                o,
+                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools
+            ),
+            nabla2_for_theta: compile!(profiler, o, stencils::calculate_nabla2_for_theta),
+            nabla2_for_z: compile!(profiler, o, stencils::calculate_nabla2_for_z),
+            nabla2_of_theta: compile!(profiler, o, stencils::calculate_nabla2_of_theta),
+            zdiffusion: compile!(
+                profiler,
+                o,
+                stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points
+            ),
+            update_theta_and_exner: compile!(profiler, o, stencils::update_theta_and_exner),
+        };
+
+        let substeps = config.substeps();
+        let nudgezone_diff = 0.04 / (params.scaled_nudge_max_coeff + f64::EPSILON);
+        let bdy_diff = 0.015 / (params.scaled_nudge_max_coeff + f64::EPSILON);
+        let fac_bdydiff_v = if config.lhdiff_rcf {
+            substeps.sqrt() / config.velocity_boundary_diffusion_denominator
+        } else {
+            1.0 / config.velocity_boundary_diffusion_denominator
+        };
+        let smag_offset = 0.25 * params.k4 * substeps;
+        let diff_multfac_w = (1.0 / 48.0_f64).min(params.k4w * substeps);
+
+        let nlev_i32 =
+            i32::try_from(nlev).map_err(|_| Error::Config(format!("{nlev} levels exceed i32")))?;
+        let mut diff_multfac_vn = zeros(&[nlev])?;
+        let mut smag_limit = zeros(&[nlev])?;
+        let mut enh_smag_fac = zeros(&[nlev])?;
+        let vct_a = k_field(&vertical.vct_a)?;
+        let [fac, fac2, fac3, fac4] = params.smagorinski_factor;
+        let [z, z2, z3, z4] = params.smagorinski_height;
+        let regular = compile!(
+            profiler,
+            o,
+            utils::init_diffusion_local_fields_for_regular_timestep
+        );
+        profiler.time(
+            utils::init_diffusion_local_fields_for_regular_timestep::NAME,
+            Phase::Init,
+            || {
+                regular.call(
+                    utils::init_diffusion_local_fields_for_regular_timestep::Args {
+                        k4: params.k4,
+                        dyn_substeps: substeps,
+                        hdiff_smag_fac: fac,
+                        hdiff_smag_fac2: fac2,
+                        hdiff_smag_fac3: fac3,
+                        hdiff_smag_fac4: fac4,
+                        hdiff_smag_z: z,
+                        hdiff_smag_z2: z2,
+                        hdiff_smag_z3: z3,
+                        hdiff_smag_z4: z4,
+                        vect_a: &vct_a,
+                        diff_multfac_vn: &mut diff_multfac_vn,
+                        smag_limit: &mut smag_limit,
+                        enh_smag_fac: &mut enh_smag_fac,
+                        vertical_start: 0,
+                        vertical_end: nlev_i32,
+                    },
+                )
+            },
+        )?;
+
+        let nrdmax = vertical.nrdmax;
+        if nrdmax + 1 > nlev {
+            return Err(Error::Config(format!(
+                "the damping layer (nrdmax = {nrdmax}) must lie above the lowest level ({nlev} levels)"
+            )));
+        }
+        let mut diff_multfac_n2w = zeros(&[nlev])?;
+        let n2w = compile!(profiler, o, utils::init_nabla2_factor_in_upper_damping_zone);
+        profiler.time(
+            utils::init_nabla2_factor_in_upper_damping_zone::NAME,
+            Phase::Init,
+            || {
+                n2w.call(utils::init_nabla2_factor_in_upper_damping_zone::Args {
+                    physical_heights: &vct_a,
+                    nrdmax: nrdmax as i32,
+                    heights_nrd_shift: vertical.vct_a[nrdmax + 1],
+                    heights_1: vertical.vct_a[1],
+                    diff_multfac_n2w: &mut diff_multfac_n2w,
+                    vertical_start: 0,
+                    vertical_end: nlev_i32,
+                })
+            },
+        )?;
+
+        let (nc, ne, nv) = (grid.num_cells, grid.num_edges, grid.num_vertices);
+        Ok(Diffusion {
+            bounds: Bounds::of(grid, config.limited_area)?,
+            config,
+            params,
+            nlev,
+            nrdmax,
+            interpolation,
+            metric,
+            edge,
+            cell,
+            programs,
+            halo: Box::new(SingleRank),
+            profiler,
+            debug: options.debug,
+            steps: 0,
+            nudgezone_diff,
+            bdy_diff,
+            fac_bdydiff_v,
+            smag_offset,
+            diff_multfac_w,
+            rd_o_cvd: rd_o_cvd(),
+            diff_multfac_vn,
+            smag_limit,
+            enh_smag_fac,
+            diff_multfac_n2w,
+            diff_multfac_smag: zeros(&[nlev])?,
+            initial_diff_multfac_vn: zeros(&[nlev])?,
+            initial_smag_limit: zeros(&[nlev])?,
+            u_vert: zeros(&[nv, nlev])?,
+            v_vert: zeros(&[nv, nlev])?,
+            kh_smag_e: zeros(&[ne, nlev])?,
+            kh_smag_ec: zeros(&[ne, nlev])?,
+            z_nabla2_e: zeros(&[ne, nlev])?,
+            z_nabla4_e2: zeros(&[ne, nlev])?,
+            z_temp: zeros(&[nc, nlev])?,
+            w_tmp: zeros(&[nc, nlev + 1])?,
+        })
+    }
+
+    /// Replaces the halo exchange (default: [`SingleRank`]).
+    pub fn with_halo_exchange(mut self, halo: Box<dyn HaloExchange>) -> Self {
+        self.halo = halo;
+        self
+    }
+
+    pub fn config(&self) -> &DiffusionConfig {
+        &self.config
+    }
+    pub fn params(&self) -> &DiffusionParams {
+        &self.params
+    }
+    pub fn bounds(&self) -> &Bounds {
+        &self.bounds
+    }
+    /// Per-program init and run times.
+    pub fn profiler(&self) -> &Profiler {
+        &self.profiler
+    }
+    /// `bdy_diff`, ICON's boundary diffusion factor of θ on limited-area grids.
+    pub fn bdy_diff(&self) -> f64 {
+        self.bdy_diff
+    }
+    /// The K fields of the regular step: `(diff_multfac_vn, smag_limit, enh_smag_fac,
+    /// diff_multfac_n2w)`.
+    pub fn k_fields(&self) -> [&Field<K, f64>; 4] {
+        [
+            &self.diff_multfac_vn,
+            &self.smag_limit,
+            &self.enh_smag_fac,
+            &self.diff_multfac_n2w,
+        ]
+    }
+    /// Whether the truly horizontal θ diffusion runs: configured and the terrain has steep
+    /// points.
+    pub fn zdiffusion_active(&self) -> bool {
+        self.config.apply_zdiffusion_t && self.metric.zdiffusion.is_some()
+    }
+
+    /// The first step of a run (ICON's `linit`): a stronger ∇⁴ background and no Smagorinsky
+    /// offset, then an exchange of the cell fields.
+    pub fn initial_run(
+        &mut self,
+        dtime: f64,
+        prognostic: &mut PrognosticState,
+        diagnostic: &mut DiagnosticState,
+    ) -> Result<(), Error> {
+        let name = utils::setup_fields_for_initial_step::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs.setup_fields_for_initial_step.call(
+                utils::setup_fields_for_initial_step::Args {
+                    k4: self.params.k4,
+                    hdiff_efdt_ratio: self.config.hdiff_efdt_ratio,
+                    diff_multfac_vn: &mut self.initial_diff_multfac_vn,
+                    smag_limit: &mut self.initial_smag_limit,
+                }
+            )
+        );
+        self.debug
+            .check(name, "diff_multfac_vn", &self.initial_diff_multfac_vn)?;
+        self.debug
+            .check(name, "smag_limit", &self.initial_smag_limit)?;
+        self.debug.progress(self.steps, name);
+        self.step(dtime, prognostic, diagnostic, true)?;
+        self.sync_cell_fields(prognostic)
+    }
+
+    /// One diffusion step of the regular time loop.
+    pub fn run(
+        &mut self,
+        dtime: f64,
+        prognostic: &mut PrognosticState,
+        diagnostic: &mut DiagnosticState,
+    ) -> Result<(), Error> {
+        self.step(dtime, prognostic, diagnostic, false)?;
+        if !self.config.lhdiff_rcf {
+            self.sync_cell_fields(prognostic)?;
+        }
+        Ok(())
+    }
+
+    fn sync_cell_fields(&self, prognostic: &mut PrognosticState) -> Result<(), Error> {
+        self.halo.exchange_and_wait(
+            GridDim::Cell,
+            &mut [
+                prognostic.w.as_array_mut(),
+                prognostic.theta_v.as_array_mut(),
+                prognostic.exner.as_array_mut(),
+            ],
+        )
+    }
+
+    fn check_shapes(
+        &self,
+        prognostic: &PrognosticState,
+        diagnostic: &DiagnosticState,
+    ) -> Result<(), Error> {
+        let (nc, ne, nlev) = (
+            self.cell.area.shape()[0],
+            self.edge.edge_areas.shape()[0],
+            self.nlev,
+        );
+        let expect = |name: &str, shape: &[usize], want: [usize; 2]| {
+            if shape == want {
+                Ok(())
+            } else {
+                Err(Error::Shape(format!(
+                    "diffusion: `{name}` has shape {shape:?}, the granule needs {want:?}"
+                )))
+            }
+        };
+        expect("vn", prognostic.vn.shape(), [ne, nlev])?;
+        expect("w", prognostic.w.shape(), [nc, nlev + 1])?;
+        expect("theta_v", prognostic.theta_v.shape(), [nc, nlev])?;
+        expect("exner", prognostic.exner.shape(), [nc, nlev])?;
+        for (name, f) in [
+            ("hdef_ic", &diagnostic.hdef_ic),
+            ("div_ic", &diagnostic.div_ic),
+            ("dwdx", &diagnostic.dwdx),
+            ("dwdy", &diagnostic.dwdy),
+        ] {
+            expect(name, f.shape(), [nc, nlev + 1])?;
+        }
+        Ok(())
+    }
+
+    /// ICON4Py `_do_diffusion_step`, in its order.
+    fn step(
+        &mut self,
+        dtime: f64,
+        prognostic: &mut PrognosticState,
+        diagnostic: &mut DiagnosticState,
+        initial: bool,
+    ) -> Result<(), Error> {
+        self.check_shapes(prognostic, diagnostic)?;
+        let b = self.bounds;
+        let klevels = self.nlev as i32;
+        let step = self.steps;
+        let (diff_multfac_vn, smag_limit, smag_offset) = if initial {
+            (&self.initial_diff_multfac_vn, &self.initial_smag_limit, 0.0)
+        } else {
+            (&self.diff_multfac_vn, &self.smag_limit, self.smag_offset)
+        };
+
+        // The Smagorinsky factor depends on dtime.
+        let name = utils::scale_k::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs.scale_k.call(utils::scale_k::Args {
+                field: &self.enh_smag_fac,
+                factor: dtime,
+                scaled_field: &mut self.diff_multfac_smag,
+            })
+        );
+        self.debug
+            .check(name, "diff_multfac_smag", &self.diff_multfac_smag)?;
+        self.debug.progress(step, name);
+
+        // 1. RBF reconstruction of the full wind at vertices.
+        let name = rbf_vertex::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs.rbf_vertex.call(rbf_vertex::Args {
+                p_e_in: &prognostic.vn,
+                ptr_coeff_1: &self.interpolation.rbf_coeff_1,
+                ptr_coeff_2: &self.interpolation.rbf_coeff_2,
+                p_u_out: &mut self.u_vert,
+                p_v_out: &mut self.v_vert,
+                horizontal_start: b.vertex_start_lb_plus1,
+                horizontal_end: b.vertex_end_local,
+                vertical_start: 0,
+                vertical_end: klevels,
+            })
+        );
+        self.debug.check(name, "u_vert", &self.u_vert)?;
+        self.debug.check(name, "v_vert", &self.v_vert)?;
+        self.debug.progress(step, name);
+
+        // 2. Exchange u_vert, v_vert.
+        self.halo.exchange_and_wait(
+            GridDim::Vertex,
+            &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
+        )?;
+
+        // 3. ∇²vn and the Smagorinsky coefficient.
+        let name = stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs.nabla2_and_smag.call(
+                stencils::calculate_nabla2_and_smag_coefficients_for_vn::Args {
+                    diff_multfac_smag: &self.diff_multfac_smag,
+                    tangent_orientation: &self.edge.tangent_orientation,
+                    inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
+                    inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
+                    u_vert: &self.u_vert,
+                    v_vert: &self.v_vert,
+                    primal_normal_vert_x: &self.edge.primal_normal_vert_x,
+                    primal_normal_vert_y: &self.edge.primal_normal_vert_y,
+                    dual_normal_vert_x: &self.edge.dual_normal_vert_x,
+                    dual_normal_vert_y: &self.edge.dual_normal_vert_y,
+                    vn: &prognostic.vn,
+                    smag_limit,
+                    kh_smag_e: &mut self.kh_smag_e,
+                    kh_smag_ec: &mut self.kh_smag_ec,
+                    z_nabla2_e: &mut self.z_nabla2_e,
+                    smag_offset,
+                    horizontal_start: b.edge_start_lb_plus4,
+                    horizontal_end: b.edge_end_local_minus2,
+                    vertical_start: 0,
+                    vertical_end: klevels,
+                }
+            )
+        );
+        self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
+        self.debug.check(name, "kh_smag_ec", &self.kh_smag_ec)?;
+        self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
+        self.debug.progress(step, name);
+
+        // 4. Turbulence diagnostics (shear types with horizontal shear only).
+        if self.config.shear_type as i32
+            >= TurbulenceShearForcing::VerticalHorizontalOfHorizontalWind as i32
+        {
+            let name = stencils::calculate_diagnostic_quantities_for_turbulence::NAME;
+            timed!(
+                self.profiler,
+                name,
+                self.programs.turbulence_diagnostics.call(
+                    stencils::calculate_diagnostic_quantities_for_turbulence::Args {
+                        kh_smag_ec: &self.kh_smag_ec,
+                        vn: &prognostic.vn,
+                        e_bln_c_s: &self.interpolation.e_bln_c_s,
+                        geofac_div: &self.interpolation.geofac_div,
+                        diff_multfac_smag: &self.diff_multfac_smag,
+                        wgtfac_c: &self.metric.wgtfac_c,
+                        div_ic: &mut diagnostic.div_ic,
+                        hdef_ic: &mut diagnostic.hdef_ic,
+                        horizontal_start: b.cell_start_nudging,
+                        horizontal_end: b.cell_end_local,
+                        vertical_start: 1,
+                        vertical_end: klevels,
+                    }
+                )
+            );
+            self.debug.check(name, "div_ic", &diagnostic.div_ic)?;
+            self.debug.check(name, "hdef_ic", &diagnostic.hdef_ic)?;
+            self.debug.progress(step, name);
+        }
+
+        // 5. Exchange ∇²vn where ICON's discretisation reads it across the halo.
+        if self.config.type_vn_diffu > 1 {
+            self.halo
+                .exchange_and_wait(GridDim::Edge, &mut [self.z_nabla2_e.as_array_mut()])?;
+        }
+
+        // 6. RBF reconstruction of ∇²vn at vertices.
+        let name = rbf_vertex::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs.rbf_vertex.call(rbf_vertex::Args {
+                p_e_in: &self.z_nabla2_e,
+                ptr_coeff_1: &self.interpolation.rbf_coeff_1,
+                ptr_coeff_2: &self.interpolation.rbf_coeff_2,
+                p_u_out: &mut self.u_vert,
+                p_v_out: &mut self.v_vert,
+                horizontal_start: b.vertex_start_lb_plus1,
+                horizontal_end: b.vertex_end_local,
+                vertical_start: 0,
+                vertical_end: klevels,
+            })
+        );
+        self.debug.check(name, "u_vert", &self.u_vert)?;
+        self.debug.check(name, "v_vert", &self.v_vert)?;
+        self.debug.progress(step, name);
+
+        // 7. Exchange u_vert, v_vert.
+        self.halo.exchange_and_wait(
+            GridDim::Vertex,
+            &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
+        )?;
+
+        // 8. ∇⁴vn (kept for diagnostics; the vn update recomputes it fused).
+        let name = stencils::calculate_nabla4::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs.nabla4.call(stencils::calculate_nabla4::Args {
+                u_vert: &self.u_vert,
+                v_vert: &self.v_vert,
+                primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
+                primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
+                z_nabla2_e: &self.z_nabla2_e,
+                inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
+                inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
+                z_nabla4_e2: &mut self.z_nabla4_e2,
+                horizontal_start: b.edge_start_lb_plus4,
+                horizontal_end: b.edge_end_local,
+                vertical_start: 0,
+                vertical_end: klevels,
+            })
+        );
+        self.debug.check(name, "z_nabla4_e2", &self.z_nabla4_e2)?;
+        self.debug.progress(step, name);
+
+        // 9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion.
+        let name = stencils::apply_diffusion_to_vn::NAME;
+        timed!(
+            self.profiler,
+            name,
+            self.programs
+                .apply_to_vn
+                .call(stencils::apply_diffusion_to_vn::Args {
+                    u_vert: &self.u_vert,
+                    v_vert: &self.v_vert,
+                    primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
+                    primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
+                    z_nabla2_e: &self.z_nabla2_e,
+                    inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
+                    inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
+                    area_edge: &self.edge.edge_areas,
+                    kh_smag_e: &self.kh_smag_e,
+                    diff_multfac_vn,
+                    nudgecoeff_e: &self.interpolation.nudgecoeff_e,
+                    vn: &mut prognostic.vn,
+                    nudgezone_diff: self.nudgezone_diff,
+                    fac_bdydiff_v: self.fac_bdydiff_v,
+                    start_2nd_nudge_line_idx_e: b.edge_start_nudging_plus_one,
+                    limited_area: self.config.limited_area,
+                    horizontal_start: b.edge_start_lb_plus4,
+                    horizontal_end: b.edge_end_local,
+                    vertical_start: 0,
+                    vertical_end: klevels,
+                })
+        );
+        self.debug.check(name, "vn", &prognostic.vn)?;
+        self.debug.progress(step, name);
+
+        // 10. w: ∇⁴ everywhere, extra ∇² in the damping layer, and the w gradients.
+        if self.config.apply_to_vertical_wind {
+            let name = utils::copy_field::NAME;
+            timed!(
+                self.profiler,
+                name,
+                self.programs.copy_field.call(utils::copy_field::Args {
+                    old_f: &prognostic.w,
+                    new_f: &mut self.w_tmp,
+                })
+            );
+            self.debug.check(name, "w_tmp", &self.w_tmp)?;
+            self.debug.progress(step, name);
+
+            let name =
+                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME;
+            timed!(
+                self.profiler,
+                name,
+                self.programs.apply_to_w.call(
+                    stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Args {
+                        area: &self.cell.area,
+                        geofac_n2s: &self.interpolation.geofac_n2s,
+                        geofac_grg_x: &self.interpolation.geofac_grg_x,
+                        geofac_grg_y: &self.interpolation.geofac_grg_y,
+                        w_old: &self.w_tmp,
+                        w: &mut prognostic.w,
+                        type_shear: self.config.shear_type as i32,
+                        dwdx: &mut diagnostic.dwdx,
+                        dwdy: &mut diagnostic.dwdy,
+                        diff_multfac_w: self.diff_multfac_w,
+                        diff_multfac_n2w: &self.diff_multfac_n2w,
+                        // ICON's nrdmax counts from 1 and includes its bound.
+                        nrdmax: self.nrdmax as i32 + 1,
+                        interior_idx: b.cell_start_interior,
+                        halo_idx: b.cell_end_local,
+                        horizontal_start: b.cell_start_w_diffusion,
+                        horizontal_end: b.cell_end_halo,
+                        vertical_start: 0,
+                        vertical_end: klevels,
+                    }
+                )
+            );
+            self.debug.check(name, "w", &prognostic.w)?;
+            self.debug.check(name, "dwdx", &diagnostic.dwdx)?;
+            self.debug.check(name, "dwdy", &diagnostic.dwdy)?;
+            self.debug.progress(step, name);
+        }
+
+        if self.config.apply_to_temperature {
+            // 11. Cold pools: more diffusion where a cell is much colder than its neighbours.
+            let name =
+                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::NAME;
+            timed!(
+                self.profiler,
+                name,
+                self.programs.cold_pools.call(
+                    stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Args {
+                        theta_v: &prognostic.theta_v,
+                        theta_ref_mc: &self.metric.theta_ref_mc,
+                        thresh_tdiff: THRESH_TDIFF,
+                        smallest_vpfloat: f64::EPSILON,
+                        kh_smag_e: &mut self.kh_smag_e,
+                        horizontal_start: b.edge_start_nudging,
+                        horizontal_end: b.edge_end_halo,
+                        vertical_start: klevels - 2,
+                        vertical_end: klevels,
+                    }
+                )
+            );
+            self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
+            self.debug.progress(step, name);
+
+            // 12. ∇²θ. On a limited-area grid the edge part runs on its own, from the first
+            // edge with two cells: the fused program would evaluate the edge gradient on the
+            // outermost edges, which have one cell only.
+            if self.config.limited_area {
+                let name = stencils::calculate_nabla2_for_z::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs
+                        .nabla2_for_z
+                        .call(stencils::calculate_nabla2_for_z::Args {
+                            kh_smag_e: &self.kh_smag_e,
+                            inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
+                            theta_v: &prognostic.theta_v,
+                            z_nabla2_e: &mut self.z_nabla2_e,
+                            horizontal_start: b.edge_start_lb_plus1,
+                            horizontal_end: b.edge_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        })
+                );
+                self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
+                self.debug.progress(step, name);
+                let name = stencils::calculate_nabla2_of_theta::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs
+                        .nabla2_of_theta
+                        .call(stencils::calculate_nabla2_of_theta::Args {
+                            z_nabla2_e: &self.z_nabla2_e,
+                            geofac_div: &self.interpolation.geofac_div,
+                            z_temp: &mut self.z_temp,
+                            horizontal_start: b.cell_start_nudging,
+                            horizontal_end: b.cell_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        })
+                );
+                self.debug.check(name, "z_temp", &self.z_temp)?;
+                self.debug.progress(step, name);
+            } else {
+                let name = stencils::calculate_nabla2_for_theta::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs.nabla2_for_theta.call(
+                        stencils::calculate_nabla2_for_theta::Args {
+                            kh_smag_e: &self.kh_smag_e,
+                            inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
+                            theta_v: &prognostic.theta_v,
+                            geofac_div: &self.interpolation.geofac_div,
+                            z_temp: &mut self.z_temp,
+                            horizontal_start: b.cell_start_nudging,
+                            horizontal_end: b.cell_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        }
+                    )
+                );
+                self.debug.check(name, "z_temp", &self.z_temp)?;
+                self.debug.progress(step, name);
+            }
+
+            // 13. Truly horizontal diffusion over steep points.
+            if let (true, Some(zd)) = (self.config.apply_zdiffusion_t, &self.metric.zdiffusion) {
+                let name =
+                    stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME;
+                timed!(
+                    self.profiler,
+                    name,
+                    self.programs.zdiffusion.call(
+                        stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Args {
+                            zd_vertoffset: &zd.zd_vertoffset,
+                            zd_diffcoef: &zd.zd_diffcoef,
+                            geofac_n2s_c: &self.interpolation.geofac_n2s_c,
+                            geofac_n2s_nbh: &self.interpolation.geofac_n2s_nbh,
+                            vcoef: &zd.zd_intcoef,
+                            theta_v: &prognostic.theta_v,
+                            z_temp: &mut self.z_temp,
+                            horizontal_start: b.cell_start_nudging,
+                            horizontal_end: b.cell_end_local,
+                            vertical_start: 0,
+                            vertical_end: klevels,
+                        }
+                    )
+                );
+                self.debug.check(name, "z_temp", &self.z_temp)?;
+                self.debug.progress(step, name);
+            }
+
+            // 14. θ_v and exner.
+            let name = stencils::update_theta_and_exner::NAME;
+            timed!(
+                self.profiler,
+                name,
+                self.programs
+                    .update_theta_and_exner
+                    .call(stencils::update_theta_and_exner::Args {
+                        z_temp: &self.z_temp,
+                        area: &self.cell.area,
+                        theta_v: &mut prognostic.theta_v,
+                        exner: &mut prognostic.exner,
+                        rd_o_cvd: self.rd_o_cvd,
+                        horizontal_start: b.cell_start_nudging,
+                        horizontal_end: b.cell_end_local,
+                        vertical_start: 0,
+                        vertical_end: klevels,
+                    })
+            );
+            self.debug.check(name, "theta_v", &prognostic.theta_v)?;
+            self.debug.check(name, "exner", &prognostic.exner)?;
+            self.debug.progress(step, name);
+        }
+
+        // 15. ICON starts the vn exchange after the vn update and waits here.
+        self.halo
+            .exchange_and_wait(GridDim::Edge, &mut [prognostic.vn.as_array_mut()])?;
+        self.steps += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,308 @@
+//! The main job: diffusion of a perturbed zonal jet on a generated grid, with a progress bar,
+//! per-program timings, an optional Chrome trace and pictures.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use gt4rs::grid::lat_lon;
+use gt4rs::profiling::Phase;
+use gt4rs::{Backend, Error};
+use indicatif::{ProgressBar, ProgressStyle};
+use ndarray::{Array2, Axis};
+
+use super::config::DiffusionConfig;
+use super::granule::RunOptions;
+use super::initial::{diffusion_on, jet_state, jet_vn, JetSpec};
+use super::plot::{self, MapPanel};
+use super::vertical::VerticalGrid;
+
+/// Steps of the default run: R2B4 × 65 levels on the CPU backend takes about 0.1 s a step on
+/// two shared cores (measured), so 300 steps finish well within a minute.
+pub const DEFAULT_STEPS: usize = 300;
+
+/// |east component of the edge normal| above which an edge counts as east-facing.
+const EAST_FACING: f64 = 0.9;
+
+/// Name under which whole steps are timed.
+pub const STEP_TIMER: &str = "diffusion step (all programs)";
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    /// `rNbK`, `torus:NXxNY` or a grid file (see `gt4rs grid info`); the jet needs a sphere.
+    pub grid: String,
+    pub levels: usize,
+    pub steps: usize,
+    pub backend: Backend,
+    /// Time step (s).
+    pub dtime: f64,
+    /// Write a Chrome trace here.
+    pub trace: Option<PathBuf>,
+    /// Folder for the pictures.
+    pub out: PathBuf,
+    pub config: DiffusionConfig,
+    pub jet: JetSpec,
+    /// Draw a progress bar on stderr.
+    pub progress_bar: bool,
+}
+
+impl Default for JobSpec {
+    fn default() -> Self {
+        JobSpec {
+            grid: "r2b4".into(),
+            levels: 65,
+            steps: DEFAULT_STEPS,
+            backend: Backend::Cpu,
+            dtime: 300.0,
+            trace: None,
+            out: PathBuf::from("out/diffusion"),
+            config: DiffusionConfig::default(),
+            jet: JetSpec::default(),
+            progress_bar: true,
+        }
+    }
+}
+
+/// What the job did.
+#[derive(Clone, Debug)]
+pub struct JobReport {
+    pub grid: String,
+    pub cells: usize,
+    pub edges: usize,
+    pub levels: usize,
+    pub steps: usize,
+    pub backend: Backend,
+    /// Time to build the grid and the granule (compiling included).
+    pub setup: Duration,
+    /// Mean wall time of one step.
+    pub mean_step: Duration,
+    /// Per-program init and run times ([`gt4rs::profiling::Profiler::table`]).
+    pub table: String,
+    /// Mean square of the small-scale part of vn (m²/s²), after each step (index 0: before).
+    pub small_scale_variance: Vec<f64>,
+    pub zdiffusion_active: bool,
+    pub files: Vec<PathBuf>,
+}
+
+/// Mean square of `vn - jet` over every edge and level.
+fn mean_square_difference(vn: ndarray::ArrayViewD<'_, f64>, jet: &Array2<f64>) -> f64 {
+    let n = jet.len().max(1) as f64;
+    vn.iter()
+        .zip(jet.iter())
+        .map(|(v, j)| (v - j) * (v - j))
+        .sum::<f64>()
+        / n
+}
+
+/// Runs the job and writes its pictures (and trace) into `spec.out`.
+pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
+    let setup_start = Instant::now();
+    let grid = crate::cli::grid::build(&spec.grid)?;
+    let vertical = VerticalGrid::default_for(spec.levels)?;
+    let mut options = RunOptions::new(spec.backend)?;
+    options.trace = spec.trace.is_some();
+    let (mut granule, mut diagnostic) =
+        diffusion_on(&grid, &vertical, spec.config.clone(), options)?;
+    let mut state = jet_state(&grid, &vertical, &spec.jet)?;
+    let jet = jet_vn(&grid, &vertical, spec.jet.u_max);
+    let setup = setup_start.elapsed();
+
+    let initial_vn = state.vn.as_array().to_owned();
+    let mut small_scale_variance = vec![mean_square_difference(state.vn.as_array(), &jet)];
+    let bar = if spec.progress_bar {
+        let bar = ProgressBar::new(spec.steps as u64);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} diffusion [{bar:40}] {pos}/{len} steps, {per_sec}, eta {eta} {msg}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut stepping = Duration::ZERO;
+    for step in 0..spec.steps {
+        let start = Instant::now();
+        if step == 0 {
+            granule.initial_run(spec.dtime, &mut state, &mut diagnostic)?;
+        } else {
+            granule.run(spec.dtime, &mut state, &mut diagnostic)?;
+        }
+        let took = start.elapsed();
+        granule
+            .profiler()
+            .record(STEP_TIMER, Phase::Run, start, took);
+        stepping += took;
+        let variance = mean_square_difference(state.vn.as_array(), &jet);
+        small_scale_variance.push(variance);
+        bar.set_message(format!("small-scale vn variance {variance:.4} m²/s²"));
+        bar.inc(1);
+    }
+    bar.finish();
+
+    std::fs::create_dir_all(&spec.out)
+        .map_err(|e| Error::Io(format!("{}: {e}", spec.out.display())))?;
+    let mut files = Vec::new();
+    let level = spec.levels / 2;
+    let (lon, lat): (Vec<f64>, Vec<f64>) = grid
+        .geometry
+        .edge_center
+        .axis_iter(Axis(0))
+        .map(|c| {
+            let (lat, lon) = lat_lon([c[0], c[1], c[2]]);
+            (lon.to_degrees(), lat.to_degrees())
+        })
+        .unzip();
+    let final_vn = state.vn.as_array().to_owned();
+    let column = |a: &ndarray::ArrayD<f64>, minus_jet: bool| -> Vec<f64> {
+        (0..grid.num_edges)
+            .map(|e| a[[e, level]] - if minus_jet { jet[[e, level]] } else { 0.0 })
+            .collect()
+    };
+    let height_km = vertical.z_mc[level] / 1e3;
+    let after = format!("after {} steps of {} s", spec.steps, spec.dtime);
+    let path = spec.out.join("vn_small_scale.png");
+    plot::maps(
+        &path,
+        &format!(
+            "small-scale vn (vn minus jet) at level {level} ({height_km:.1} km), {}",
+            grid.kind.label()
+        ),
+        &lon,
+        &lat,
+        &[
+            MapPanel {
+                title: "initial".into(),
+                values: &column(&initial_vn, true),
+            },
+            MapPanel {
+                title: after.clone(),
+                values: &column(&final_vn, true),
+            },
+        ],
+        spec.jet.vn_noise,
+        "m/s",
+    )?;
+    files.push(path);
+    // vn mixes the wind with each edge's orientation; on edges whose normal points (nearly)
+    // east, `vn · sign(n_east)` is the zonal wind, which shows the jet.
+    let east_facing: Vec<usize> = (0..grid.num_edges)
+        .filter(|&e| grid.geometry.primal_normal_x[e].abs() > EAST_FACING)
+        .collect();
+    let eastward = |a: &ndarray::ArrayD<f64>| -> Vec<f64> {
+        east_facing
+            .iter()
+            .map(|&e| a[[e, level]] * grid.geometry.primal_normal_x[e].signum())
+            .collect()
+    };
+    let pick = |values: &[f64]| -> Vec<f64> { east_facing.iter().map(|&e| values[e]).collect() };
+    let path = spec.out.join("vn.png");
+    plot::maps(
+        &path,
+        &format!(
+            "zonal wind (vn on east-facing edges) at level {level} ({height_km:.1} km): jet plus noise"
+        ),
+        &pick(&lon),
+        &pick(&lat),
+        &[
+            MapPanel { title: "initial".into(), values: &eastward(&initial_vn) },
+            MapPanel { title: after, values: &eastward(&final_vn) },
+        ],
+        spec.jet.u_max,
+        "m/s",
+    )?;
+    files.push(path);
+    let path = spec.out.join("vn_variance.png");
+    let points: Vec<(f64, f64)> = small_scale_variance
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (i as f64, v))
+        .collect();
+    plot::series(
+        &path,
+        "mean square of small-scale vn over time",
+        "step",
+        "<(vn - jet)²> (m²/s²)",
+        &points,
+    )?;
+    files.push(path);
+
+    if let Some(trace) = &spec.trace {
+        write_checked_trace(granule.profiler(), trace)?;
+        files.push(trace.clone());
+    }
+    Ok(JobReport {
+        grid: grid.kind.label(),
+        cells: grid.num_cells,
+        edges: grid.num_edges,
+        levels: spec.levels,
+        steps: spec.steps,
+        backend: spec.backend,
+        setup,
+        mean_step: if spec.steps > 0 {
+            stepping / spec.steps as u32
+        } else {
+            Duration::ZERO
+        },
+        table: granule.profiler().table(),
+        small_scale_variance,
+        zdiffusion_active: granule.zdiffusion_active(),
+        files,
+    })
+}
+
+/// Writes the Chrome trace and reads it back as JSON, so a broken file is an error here.
+fn write_checked_trace(profiler: &gt4rs::profiling::Profiler, path: &Path) -> Result<(), Error> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| Error::Io(format!("{}: {e}", parent.display())))?;
+    }
+    profiler.write_chrome_trace(path)?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+    let events: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::Io(format!(
+            "{}: the trace is not valid JSON: {e}",
+            path.display()
+        ))
+    })?;
+    match events.as_array() {
+        Some(list) if !list.is_empty() => Ok(()),
+        _ => Err(Error::Io(format!(
+            "{}: the trace holds no events",
+            path.display()
+        ))),
+    }
+}
+
+impl JobReport {
+    /// A human-readable summary: sizes, timings, the table and the files written.
+    pub fn summary(&self) -> String {
+        let first = self.small_scale_variance.first().copied().unwrap_or(0.0);
+        let last = self.small_scale_variance.last().copied().unwrap_or(0.0);
+        let mut s = format!(
+            "grid {} ({} cells, {} edges) × {} levels, backend {}, {} steps\n\
+             setup (grid, fields, compiling) {:.2} s, mean step {:.2} ms\n\
+             small-scale vn variance {first:.4} -> {last:.4} m²/s²\n\
+             z-diffusion of θ: {}\n\n{}\n",
+            self.grid,
+            self.cells,
+            self.edges,
+            self.levels,
+            self.backend.name(),
+            self.steps,
+            self.setup.as_secs_f64(),
+            self.mean_step.as_secs_f64() * 1e3,
+            if self.zdiffusion_active {
+                "on"
+            } else {
+                "off (flat terrain: no steep points)"
+            },
+            self.table
+        );
+        for f in &self.files {
+            s.push_str(&format!("wrote {}\n", f.display()));
+        }
+        s
+    }
+}

@@ -1,0 +1,20 @@
+//! The diffusion granule: ICON's horizontal diffusion of vn, w and θ_v as one component, with
+//! its configuration, vertical grid, state, and a physically meaningful initial state.
+
+pub mod config;
+pub mod granule;
+pub mod halo;
+pub mod initial;
+pub mod job;
+pub mod plot;
+pub mod state;
+pub mod vertical;
+
+pub use config::{DiffusionConfig, DiffusionParams, DiffusionType, TurbulenceShearForcing};
+pub use granule::{connectivities, Bounds, Diffusion, RunOptions};
+pub use halo::{HaloExchange, SingleRank};
+pub use state::{
+    CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState, PrognosticState,
+    ZDiffusionFields,
+};
+pub use vertical::VerticalGrid;
