@@ -20,6 +20,11 @@ pub mod options;
 pub mod profiling;
 pub mod signature;
 
+/// The CUDA backend's public API (device fields, graphs, timers with the `cuda` feature).
+pub mod cuda {
+    pub use crate::backend::cuda::*;
+}
+
 pub use config::{Config, CudaOptions, ProgramOptions, Settings};
 pub use connectivity::{Connectivities, Connectivity, ConnectivityTable};
 pub use dims::{Dimension, Dims, Offset};
@@ -41,6 +46,8 @@ pub mod prelude {
 /// Items the generated code reaches through absolute paths. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::backend::cuda as cuda_backend;
+    pub use crate::backend::cuda::source as cuda_source;
     pub use crate::backend::embedded;
     pub use crate::backend::kernel;
     pub use crate::backend::{resolve as resolve_backend, Resolved};

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::backend::embedded::{IntoScalarValue, ScalarValue};
 use crate::config::{Config, ProgramOptions, Settings};
 use crate::connectivity::Connectivities;
 
@@ -79,6 +80,10 @@ pub struct Options {
     pub config: Option<Arc<Config>>,
     /// Neighbour tables, bound by offset name at `compile()`.
     pub connectivities: Connectivities,
+    /// Values of static arguments known at `compile()`, per program and parameter name. The
+    /// CUDA backend compiles them (and the domain bounds they fix) in as constants; a call
+    /// with another value is an error.
+    pub static_args: BTreeMap<String, BTreeMap<String, ScalarValue>>,
 }
 
 impl Options {
@@ -96,6 +101,19 @@ impl Options {
     pub fn with_cpu(mut self, cpu: CpuOptions) -> Self {
         self.settings.cpu_parallel_threshold = Some(cpu.parallel_threshold);
         self.settings.cpu_chunk = Some(cpu.chunk);
+        self
+    }
+    /// Fixes static argument `name` of `program` to `value` at `compile()`.
+    pub fn with_static_arg(
+        mut self,
+        program: &str,
+        name: &str,
+        value: impl IntoScalarValue,
+    ) -> Self {
+        self.static_args
+            .entry(program.to_string())
+            .or_default()
+            .insert(name.to_string(), value.into_value());
         self
     }
     /// Overrides settings for one program (e.g. "this program on CPU, that one on CUDA").

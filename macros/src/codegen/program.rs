@@ -12,7 +12,7 @@ use syn::{FnArg, ItemFn, Lifetime, Pat, Type};
 
 use gt4rs_ir::fieldview::{Program, Role};
 
-use crate::codegen::cpu;
+use crate::codegen::{cpu, cuda};
 
 /// The spelling of the `Args` type inside generated code (`Args<'_>` or `Args`).
 pub struct ArgsInfo {
@@ -69,18 +69,23 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     } else {
         (quote!(Args), quote!(Args))
     };
-    let embedded_args = program.params.iter().map(|p| {
-        let ident = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
-        match (&p.ty, p.role) {
-            (gt4rs_ir::Type::Field { .. }, Role::In) => {
-                quote!(::gt4rs::__private::embedded::Arg::field(&*args.#ident))
+    let embedded_args: Vec<TokenStream> = program
+        .params
+        .iter()
+        .map(|p| {
+            let ident = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
+            match (&p.ty, p.role) {
+                (gt4rs_ir::Type::Field { .. }, Role::In) => {
+                    quote!(::gt4rs::__private::embedded::Arg::field(&*args.#ident))
+                }
+                (gt4rs_ir::Type::Field { .. }, _) => {
+                    quote!(::gt4rs::__private::embedded::Arg::field_mut(&mut *args.#ident))
+                }
+                _ => quote!(::gt4rs::__private::embedded::Arg::scalar(args.#ident)),
             }
-            (gt4rs_ir::Type::Field { .. }, _) => {
-                quote!(::gt4rs::__private::embedded::Arg::field_mut(&mut *args.#ident))
-            }
-            _ => quote!(::gt4rs::__private::embedded::Arg::scalar(args.#ident)),
-        }
-    });
+        })
+        .collect();
+    let embedded_args2 = embedded_args.clone();
     let ir_json = program.to_json();
     let cpu_impl = cpu::emit(
         program,
@@ -88,6 +93,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             ty: args_ty.clone(),
         },
     );
+    let cuda_impl = cuda::emit(program);
     let mod_doc =
         format!("The gt4rs program `{name_str}`: see [`compile`] and [`Compiled::call`].");
     let args_mut = if program
@@ -136,17 +142,35 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 backend: ::gt4rs::__private::Resolved,
                 cpu: ::gt4rs::CpuOptions,
                 connectivities: ::std::vec::Vec<::std::sync::Arc<::gt4rs::ConnectivityTable>>,
+                cuda: ::core::option::Option<::gt4rs::__private::cuda_backend::CudaProgram>,
             }
 
             /// Resolves the backend and binds the connectivities from `options`.
             pub fn compile(options: &::gt4rs::Options) -> ::core::result::Result<Compiled, ::gt4rs::Error> {
-                let resolved = options.resolve(NAME, None);
+                let mut resolved = options.resolve(NAME, None);
                 let backend = ::gt4rs::__private::resolve_backend(resolved.backend, NAME)?;
                 if let (::gt4rs::__private::Resolved::Cpu, Some(reason)) = (backend, CPU_UNSUPPORTED) {
                     return Err(::gt4rs::Error::BackendUnavailable { backend: "cpu".to_string(), reason: reason.to_string() });
                 }
                 let connectivities = options.connectivities.bind(ir())?;
-                Ok(Compiled { backend, cpu: resolved.cpu, connectivities })
+                let cuda = if backend == ::gt4rs::__private::Resolved::Cuda {
+                    // Per-architecture options apply once the device is known.
+                    let arch = ::gt4rs::__private::cuda_backend::device_arch();
+                    resolved = options.resolve(NAME, arch.as_deref());
+                    let translation = ::gt4rs::__private::cuda_source::Translation {
+                        name: NAME,
+                        source: cuda::SOURCE,
+                        kernels: cuda::KERNELS,
+                        unsupported: cuda::UNSUPPORTED,
+                        program: ir(),
+                    };
+                    Some(::gt4rs::__private::cuda_backend::CudaProgram::compile(
+                        &translation, &resolved, &connectivities, options.static_args.get(NAME),
+                    )?)
+                } else {
+                    None
+                };
+                Ok(Compiled { backend, cpu: resolved.cpu, connectivities, cuda })
             }
 
             impl Compiled {
@@ -156,6 +180,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     match self.backend {
                         ::gt4rs::__private::Resolved::Embedded => self.run_embedded(args),
                         ::gt4rs::__private::Resolved::Cpu => self.run_cpu(args),
+                        ::gt4rs::__private::Resolved::Cuda => self.run_cuda(args),
                     }
                 }
 
@@ -164,6 +189,25 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     match self.backend {
                         ::gt4rs::__private::Resolved::Embedded => ::gt4rs::Backend::Embedded,
                         ::gt4rs::__private::Resolved::Cpu => ::gt4rs::Backend::Cpu,
+                        ::gt4rs::__private::Resolved::Cuda => ::gt4rs::Backend::Cuda,
+                    }
+                }
+
+                /// The compiled CUDA program (device fields, `sync`, graph capture), when the
+                /// backend is CUDA.
+                pub fn cuda_program(&self) -> ::core::option::Option<&::gt4rs::__private::cuda_backend::CudaProgram> {
+                    self.cuda.as_ref()
+                }
+
+                /// Runs on the GPU with host fields: uploads, launches, downloads and waits.
+                fn run_cuda(&self, #args_mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    let mut dyn_args = [ #( #embedded_args2, )* ];
+                    match &self.cuda {
+                        Some(cuda) => cuda.call_host(&mut dyn_args),
+                        None => Err(::gt4rs::Error::BackendUnavailable {
+                            backend: "cuda".to_string(),
+                            reason: format!("program `{}` was not compiled for CUDA", NAME),
+                        }),
                     }
                 }
 
@@ -195,6 +239,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             }
 
             #cpu_impl
+
+            #cuda_impl
         }
     }
 }

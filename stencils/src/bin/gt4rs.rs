@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+use gt4rs::cache::KernelCache;
 use gt4rs::grid::RegionSpec;
 use gt4rs_stencils::cli;
 
@@ -14,6 +15,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The persistent cache of compiled CUDA kernels.
+    Cache {
+        #[command(subcommand)]
+        command: CacheCommand,
+    },
     /// ICON grids.
     Grid {
         #[command(subcommand)]
@@ -39,6 +45,14 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+}
+
+#[derive(Subcommand)]
+enum CacheCommand {
+    /// List the cached kernels (label, size, key, integrity).
+    List,
+    /// Remove every cached kernel.
+    Clear,
 }
 
 #[derive(Subcommand)]
@@ -95,6 +109,14 @@ enum GridCommand {
 fn main() {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Cache { command } => KernelCache::open_default().and_then(|cache| {
+            let mut out = std::io::stdout();
+            match command {
+                CacheCommand::List => cli::cache::list(&cache, &mut out),
+                CacheCommand::Clear => cli::cache::clear(&cache, &mut out),
+            }
+            .map(|()| true)
+        }),
         Command::Grid {
             command:
                 GridCommand::Info {

@@ -1,5 +1,6 @@
 //! Subcommands of the `gt4rs` command-line tool.
 
+pub mod cache;
 pub mod grid;
 pub mod run;
 pub mod verify;

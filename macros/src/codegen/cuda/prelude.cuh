@@ -1,0 +1,49 @@
+// gt4rs CUDA prelude: integer arithmetic that wraps and never traps (division by zero gives 0),
+// and the float helpers Rust's semantics need (mirrors the CPU backend).
+#ifndef GT4RS_BLOCK_SIZE
+#define GT4RS_BLOCK_SIZE 128
+#endif
+#ifndef GT4RS_K_BLOCK
+#define GT4RS_K_BLOCK 8
+#endif
+typedef long long gt4rs_i64;
+typedef int gt4rs_i32;
+__device__ __forceinline__ gt4rs_i64 gt4rs_add(gt4rs_i64 a, gt4rs_i64 b) { return (gt4rs_i64)((unsigned long long)a + (unsigned long long)b); }
+__device__ __forceinline__ gt4rs_i32 gt4rs_add(gt4rs_i32 a, gt4rs_i32 b) { return (gt4rs_i32)((unsigned int)a + (unsigned int)b); }
+__device__ __forceinline__ gt4rs_i64 gt4rs_sub(gt4rs_i64 a, gt4rs_i64 b) { return (gt4rs_i64)((unsigned long long)a - (unsigned long long)b); }
+__device__ __forceinline__ gt4rs_i32 gt4rs_sub(gt4rs_i32 a, gt4rs_i32 b) { return (gt4rs_i32)((unsigned int)a - (unsigned int)b); }
+__device__ __forceinline__ gt4rs_i64 gt4rs_mul(gt4rs_i64 a, gt4rs_i64 b) { return (gt4rs_i64)((unsigned long long)a * (unsigned long long)b); }
+__device__ __forceinline__ gt4rs_i32 gt4rs_mul(gt4rs_i32 a, gt4rs_i32 b) { return (gt4rs_i32)((unsigned int)a * (unsigned int)b); }
+__device__ __forceinline__ gt4rs_i64 gt4rs_neg(gt4rs_i64 a) { return (gt4rs_i64)(0ull - (unsigned long long)a); }
+__device__ __forceinline__ gt4rs_i32 gt4rs_neg(gt4rs_i32 a) { return (gt4rs_i32)(0u - (unsigned int)a); }
+__device__ __forceinline__ gt4rs_i64 gt4rs_abs(gt4rs_i64 a) { return a < 0 ? gt4rs_neg(a) : a; }
+__device__ __forceinline__ gt4rs_i32 gt4rs_abs(gt4rs_i32 a) { return a < 0 ? gt4rs_neg(a) : a; }
+// Rust's wrapping_div/rem: MIN / -1 wraps to MIN (remainder 0); a zero divisor gives 0.
+template <typename T> __device__ __forceinline__ T gt4rs_div(T a, T b) { return b == 0 ? (T)0 : (b == (T)-1 ? gt4rs_neg(a) : a / b); }
+template <typename T> __device__ __forceinline__ T gt4rs_rem(T a, T b) { return (b == 0 || b == (T)-1) ? (T)0 : a % b; }
+template <typename T> __device__ __forceinline__ T gt4rs_div_euclid(T a, T b) {
+    if (b == 0) return (T)0;
+    T q = gt4rs_div(a, b);
+    if (gt4rs_rem(a, b) < 0) return b > 0 ? gt4rs_sub(q, (T)1) : gt4rs_add(q, (T)1);
+    return q;
+}
+template <typename T> __device__ __forceinline__ T gt4rs_rem_euclid(T a, T b) {
+    if (b == 0) return (T)0;
+    T r = gt4rs_rem(a, b);
+    return r < 0 ? gt4rs_add(r, gt4rs_abs(b)) : r;
+}
+template <typename T> __device__ __forceinline__ T gt4rs_ipow(T base, T exp) {
+    T result = 1;
+    unsigned int e = (unsigned int)exp;
+    while (e > 0) { if (e & 1u) result = gt4rs_mul(result, base); base = gt4rs_mul(base, base); e >>= 1; }
+    return result;
+}
+template <typename T> __device__ __forceinline__ T gt4rs_imin(T a, T b) { return a < b ? a : b; }
+template <typename T> __device__ __forceinline__ T gt4rs_imax(T a, T b) { return a > b ? a : b; }
+__device__ __forceinline__ double gt4rs_fdiv_euclid(double a, double b) { double q = trunc(a / b); return fmod(a, b) < 0.0 ? (b > 0.0 ? q - 1.0 : q + 1.0) : q; }
+__device__ __forceinline__ float gt4rs_fdiv_euclid(float a, float b) { float q = truncf(a / b); return fmodf(a, b) < 0.0f ? (b > 0.0f ? q - 1.0f : q + 1.0f) : q; }
+__device__ __forceinline__ double gt4rs_frem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }
+__device__ __forceinline__ float gt4rs_frem_euclid(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }
+__device__ __forceinline__ gt4rs_i64 gt4rs_clamp(gt4rs_i64 x, gt4rs_i64 lo, gt4rs_i64 hi) { return x < lo ? lo : (x > hi ? hi : x); }
+// Records the first failure of a launch; the host turns the code into a message.
+__device__ __forceinline__ void gt4rs_fail(int* error, int code) { atomicCAS(error, 0, code); }

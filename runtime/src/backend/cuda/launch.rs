@@ -1,0 +1,587 @@
+//! The host side of a launch that needs no GPU: domain bounds from a call's scalars, the
+//! parameter block of a kernel (its `#[repr(C)]` struct as bytes, filled by field role), NVRTC
+//! options and the cache key. The device code in `device.rs` only adds pointers and calls.
+
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, UnaryOp};
+use gt4rs_ir::stage::{Bound, Node, NodeId, Stage};
+use gt4rs_ir::{CmpOp, ScalarType};
+
+use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
+use crate::backend::embedded::ScalarValue;
+use crate::cache::CacheKey;
+use crate::config::CudaOptions;
+
+/// Where a field argument lives on the device, and its index space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldMeta {
+    /// Device address of the element at `origin`.
+    pub address: u64,
+    pub origin: Vec<i64>,
+    pub shape: Vec<i64>,
+    /// In elements.
+    pub strides: Vec<i64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl Value {
+    fn int(self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(i),
+            Value::Bool(b) => Some(i64::from(b)),
+            Value::Float(_) => None,
+        }
+    }
+    fn float(self) -> f64 {
+        match self {
+            Value::Int(i) => i as f64,
+            Value::Bool(b) => f64::from(u8::from(b)),
+            Value::Float(f) => f,
+        }
+    }
+}
+
+fn scalar_value(v: ScalarValue) -> Value {
+    match v {
+        ScalarValue::Bool(b) => Value::Bool(b),
+        ScalarValue::I32(i) => Value::Int(i64::from(i)),
+        ScalarValue::I64(i) => Value::Int(i),
+        ScalarValue::F32(f) => Value::Float(f64::from(f)),
+        ScalarValue::F64(f) => Value::Float(f),
+    }
+}
+
+/// Evaluates a uniform node (over program scalars and literals) of `stage`.
+fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<Value, String> {
+    let node = stage
+        .nodes
+        .get(id as usize)
+        .ok_or_else(|| format!("bound node {id} does not exist"))?;
+    let sub = |n: NodeId| eval(stage, n, scalars);
+    Ok(match node {
+        Node::Scalar { param, .. } => scalars
+            .get(*param as usize)
+            .copied()
+            .flatten()
+            .map(scalar_value)
+            .ok_or_else(|| format!("parameter {param} is not a scalar"))?,
+        Node::Literal { value, dtype } => match (value, dtype) {
+            (gt4rs_ir::fieldview::Literal::Bool(b), _) => Value::Bool(*b),
+            (gt4rs_ir::fieldview::Literal::Int(i), t) if t.is_float() => Value::Float(*i as f64),
+            (gt4rs_ir::fieldview::Literal::Int(i), _) => Value::Int(*i),
+            (l, _) => Value::Float(l.as_f64()),
+        },
+        Node::Cast { arg, to } => {
+            let v = sub(*arg)?;
+            match to {
+                ScalarType::Bool => Value::Bool(v.float() != 0.0),
+                ScalarType::I32 => Value::Int(i64::from(v.float() as i32)),
+                ScalarType::I64 => Value::Int(v.int().unwrap_or(v.float() as i64)),
+                ScalarType::F32 | ScalarType::F64 => Value::Float(v.float()),
+            }
+        }
+        Node::Unary { op, arg, .. } => match (op, sub(*arg)?) {
+            (UnaryOp::Neg, Value::Int(i)) => Value::Int(i.wrapping_neg()),
+            (UnaryOp::Neg, v) => Value::Float(-v.float()),
+            (UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
+            (UnaryOp::Not, Value::Int(i)) => Value::Int(!i),
+            (UnaryOp::Not, Value::Float(_)) => return Err("`!` of a float".into()),
+        },
+        Node::Binary { op, lhs, rhs, .. } => {
+            let (a, b) = (sub(*lhs)?, sub(*rhs)?);
+            match (a.int(), b.int()) {
+                (Some(x), Some(y)) => Value::Int(match op {
+                    BinaryOp::Add => x.wrapping_add(y),
+                    BinaryOp::Sub => x.wrapping_sub(y),
+                    BinaryOp::Mul => x.wrapping_mul(y),
+                    BinaryOp::Div => x.checked_div(y).unwrap_or(0),
+                    BinaryOp::Rem => x.checked_rem(y).unwrap_or(0),
+                    BinaryOp::BitAnd => x & y,
+                    BinaryOp::BitOr => x | y,
+                    BinaryOp::BitXor => x ^ y,
+                }),
+                _ => {
+                    let (x, y) = (a.float(), b.float());
+                    Value::Float(match op {
+                        BinaryOp::Add => x + y,
+                        BinaryOp::Sub => x - y,
+                        BinaryOp::Mul => x * y,
+                        BinaryOp::Div => x / y,
+                        BinaryOp::Rem => x % y,
+                        _ => return Err("a bitwise operation on floats".into()),
+                    })
+                }
+            }
+        }
+        Node::Compare { op, lhs, rhs } => {
+            let (a, b) = (sub(*lhs)?.float(), sub(*rhs)?.float());
+            Value::Bool(match op {
+                CmpOp::Eq => a == b,
+                CmpOp::Ne => a != b,
+                CmpOp::Lt => a < b,
+                CmpOp::Le => a <= b,
+                CmpOp::Gt => a > b,
+                CmpOp::Ge => a >= b,
+            })
+        }
+        Node::Select {
+            cond,
+            if_true,
+            if_false,
+            ..
+        } => match sub(*cond)? {
+            Value::Bool(true) => sub(*if_true)?,
+            _ => sub(*if_false)?,
+        },
+        Node::Math { fun, args, .. } => {
+            let vals = args
+                .iter()
+                .map(|a| sub(*a))
+                .collect::<Result<Vec<_>, _>>()?;
+            match (fun, vals.as_slice()) {
+                (MathFun::Min, [a, b]) => match (a.int(), b.int()) {
+                    (Some(x), Some(y)) => Value::Int(x.min(y)),
+                    _ => Value::Float(a.float().min(b.float())),
+                },
+                (MathFun::Max, [a, b]) => match (a.int(), b.int()) {
+                    (Some(x), Some(y)) => Value::Int(x.max(y)),
+                    _ => Value::Float(a.float().max(b.float())),
+                },
+                (MathFun::Abs, [Value::Int(x)]) => Value::Int(x.wrapping_abs()),
+                (MathFun::Abs, [a]) => Value::Float(a.float().abs()),
+                _ => return Err(format!("`{fun:?}` in a domain bound")),
+            }
+        }
+        other => return Err(format!("a domain bound depends on {other:?}")),
+    })
+}
+
+/// What a stage's domain bounds may refer to, for one call.
+pub struct BoundInputs<'a> {
+    /// Origin and shape of the stage's first output (for [`Bound::OutputFull`]).
+    pub first_output: (&'a [i64], &'a [i64]),
+    /// Per program parameter: its dimension names and device field (None for scalars).
+    pub fields: &'a [Option<(&'a [String], FieldMeta)>],
+    pub scalars: &'a [Option<ScalarValue>],
+    /// `(offset name, target size)` of every connectivity.
+    pub target_sizes: &'a [(String, i64)],
+}
+
+/// The value of a bound node when the given scalars determine it (`None` otherwise).
+pub fn node_bound(stage: &Stage, bound: &Bound, scalars: &[Option<ScalarValue>]) -> Option<i64> {
+    match bound {
+        Bound::Node(id) => eval(stage, *id, scalars).ok()?.int(),
+        _ => None,
+    }
+}
+
+/// A scalar as a C literal of its type (`None` for a non-finite float).
+pub fn c_literal(value: ScalarValue) -> Option<String> {
+    Some(match value {
+        ScalarValue::Bool(b) => b.to_string(),
+        ScalarValue::I32(v) => format!("({v})"),
+        ScalarValue::I64(v) => format!("({v}LL)"),
+        ScalarValue::F32(v) if v.is_finite() => format!("({v:e}f)"),
+        ScalarValue::F64(v) if v.is_finite() => format!("({v:e})"),
+        _ => return None,
+    })
+}
+
+/// `-D` options fixing static arguments (`GT4RS_STATIC_S<param>`) and the domain bounds they
+/// determine (`GT4RS_S<stage>_D<dim>_LO/HI`). `statics` holds a value per parameter index
+/// that is static and known.
+pub fn static_defines(stages: &[Stage], statics: &[Option<ScalarValue>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, v) in statics.iter().enumerate() {
+        if let Some(lit) = v.and_then(c_literal) {
+            out.push(format!("-DGT4RS_STATIC_S{i}={lit}"));
+        }
+    }
+    for (si, stage) in stages.iter().enumerate() {
+        for (j, r) in stage.domain.iter().enumerate() {
+            let lo = node_bound(stage, &r.start, statics);
+            let hi = node_bound(stage, &r.end, statics);
+            if let Some(lo) = lo {
+                out.push(format!("-DGT4RS_S{si}_D{j}_LO=({lo}LL)"));
+                if let Some(hi) = hi {
+                    out.push(format!("-DGT4RS_S{si}_D{j}_HI=({}LL)", hi.max(lo)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `(start, end)` per domain dimension of `stage` (an empty range when `end < start`).
+pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64, i64)>, String> {
+    let (origin, shape) = inputs.first_output;
+    let mut out = Vec::with_capacity(stage.domain.len());
+    for (j, r) in stage.domain.iter().enumerate() {
+        let full = |end: bool| -> Result<i64, String> {
+            let (o, n) = origin
+                .get(j)
+                .zip(shape.get(j))
+                .ok_or("the first output has fewer dimensions than the domain")?;
+            Ok(if end { o + n } else { *o })
+        };
+        let field_bound = |param: u32, dim: &str, end: bool| -> Result<i64, String> {
+            let (dims, meta) = inputs
+                .fields
+                .get(param as usize)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
+            let d = dims
+                .iter()
+                .position(|x| x == dim)
+                .ok_or_else(|| format!("parameter {param} has no dimension `{dim}`"))?;
+            let (o, n) = (meta.origin[d], meta.shape[d]);
+            Ok(if end { o + n } else { o })
+        };
+        let bound = |b: &Bound, end: bool| -> Result<i64, String> {
+            match b {
+                Bound::OutputFull => full(end),
+                Bound::Node(id) => eval(stage, *id, inputs.scalars)?
+                    .int()
+                    .ok_or_else(|| format!("the domain bound along {} is not an integer", r.dim)),
+                Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
+                Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
+                Bound::TargetSize { offset } => inputs
+                    .target_sizes
+                    .iter()
+                    .find(|(o, _)| o == offset)
+                    .map(|(_, n)| *n)
+                    .ok_or_else(|| format!("no connectivity for `{offset}`")),
+            }
+        };
+        let lo = bound(&r.start, false)?;
+        let hi = bound(&r.end, true)?.max(lo);
+        out.push((lo, hi));
+    }
+    Ok(out)
+}
+
+/// Everything a kernel's parameter block is made of, for one launch.
+pub struct LaunchInputs<'a> {
+    /// Per program parameter: the device field (None for scalars and unused fields).
+    pub fields: &'a [Option<FieldMeta>],
+    /// Per temporary of the program: its device buffer, once allocated.
+    pub temporaries: &'a [Option<FieldMeta>],
+    /// Per program parameter: the scalar value (None for fields).
+    pub scalars: &'a [Option<ScalarValue>],
+    /// Device address and row count of each connectivity table (`used_offsets` order).
+    pub tables: &'a [(u64, i64)],
+    pub bounds: &'a [(i64, i64)],
+    /// Device address of this kernel's error slot.
+    pub error: u64,
+}
+
+/// The kernel's `#[repr(C)]` parameter struct as 8-byte words (so the block is aligned for
+/// every field), filled field by field at the offsets the macro recorded.
+pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u64>, String> {
+    let mut bytes = vec![0u8; info.size.next_multiple_of(8)];
+    for f in info.fields {
+        let missing = |what: &str| format!("kernel `{}`, field `{}`: {what}", info.name, f.name);
+        let field = |f: FieldRef| -> Result<&FieldMeta, String> {
+            let (list, i) = match f {
+                FieldRef::Param(p) => (inputs.fields, p),
+                FieldRef::Temporary(t) => (inputs.temporaries, t),
+            };
+            list.get(i as usize)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| missing("no device buffer for this field"))
+        };
+        let dim_of = |v: &[i64], dim: usize| -> Result<i64, String> {
+            v.get(dim)
+                .copied()
+                .ok_or_else(|| missing("the field has fewer dimensions"))
+        };
+        let value: Vec<u8> = match f.role {
+            FieldRole::Data { field: f } => field(f)?.address.to_ne_bytes().to_vec(),
+            FieldRole::Origin { field: f, dim } => {
+                dim_of(&field(f)?.origin, dim)?.to_ne_bytes().to_vec()
+            }
+            FieldRole::Extent { field: f, dim } => {
+                dim_of(&field(f)?.shape, dim)?.to_ne_bytes().to_vec()
+            }
+            FieldRole::Stride { field: f, dim } => {
+                dim_of(&field(f)?.strides, dim)?.to_ne_bytes().to_vec()
+            }
+            FieldRole::Table { index } => inputs
+                .tables
+                .get(index)
+                .ok_or_else(|| missing("no such connectivity"))?
+                .0
+                .to_ne_bytes()
+                .to_vec(),
+            FieldRole::TableRows { index } => inputs
+                .tables
+                .get(index)
+                .ok_or_else(|| missing("no such connectivity"))?
+                .1
+                .to_ne_bytes()
+                .to_vec(),
+            FieldRole::Bound { dim, end } => {
+                let (lo, hi) = inputs
+                    .bounds
+                    .get(dim)
+                    .copied()
+                    .ok_or_else(|| missing("no such domain dimension"))?;
+                if end { hi } else { lo }.to_ne_bytes().to_vec()
+            }
+            FieldRole::Error => inputs.error.to_ne_bytes().to_vec(),
+            FieldRole::Scalar { param } => {
+                match inputs.scalars.get(param as usize).copied().flatten() {
+                    Some(ScalarValue::Bool(b)) => vec![u8::from(b)],
+                    Some(ScalarValue::I32(v)) => v.to_ne_bytes().to_vec(),
+                    Some(ScalarValue::I64(v)) => v.to_ne_bytes().to_vec(),
+                    Some(ScalarValue::F32(v)) => v.to_ne_bytes().to_vec(),
+                    Some(ScalarValue::F64(v)) => v.to_ne_bytes().to_vec(),
+                    None => return Err(missing("no scalar value for this parameter")),
+                }
+            }
+        };
+        let end = f.offset + value.len();
+        let slot = bytes
+            .get_mut(f.offset..end)
+            .ok_or_else(|| missing("the field lies outside the struct"))?;
+        slot.copy_from_slice(&value);
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            u64::from_ne_bytes(w)
+        })
+        .collect())
+}
+
+/// NVRTC options for `arch` (e.g. `sm_90`): the architecture through `options` (cudarc's
+/// `arch` wants a `&'static str`), the tuning constants as macros.
+pub fn nvrtc_options(arch: &str, options: &CudaOptions) -> Vec<String> {
+    let mut out = vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
+        format!("-DGT4RS_K_BLOCK={}", options.k_block.max(1)),
+    ];
+    if options.max_registers > 0 {
+        out.push(format!("--maxrregcount={}", options.max_registers));
+    }
+    out
+}
+
+/// The cache key of a compiled module: source, options, architecture and driver version.
+pub fn cache_key(source: &str, options: &[String], arch: &str, driver_version: i32) -> CacheKey {
+    CacheKey::of(&[
+        source.as_bytes(),
+        options.join("\n").as_bytes(),
+        arch.as_bytes(),
+        &driver_version.to_le_bytes(),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cuda::source::ParamField;
+    use gt4rs_ir::fieldview::Literal;
+    use gt4rs_ir::stage::StageRange;
+
+    fn stage(nodes: Vec<Node>, domain: Vec<StageRange>) -> Stage {
+        Stage {
+            domain,
+            nodes,
+            outputs: vec![],
+            scan: None,
+        }
+    }
+
+    #[test]
+    fn bounds_evaluate_scalars_literals_and_full_ranges() {
+        let s = stage(
+            vec![
+                Node::Scalar {
+                    param: 1,
+                    dtype: ScalarType::I32,
+                },
+                Node::Literal {
+                    value: Literal::Int(2),
+                    dtype: ScalarType::I32,
+                },
+                Node::Binary {
+                    op: BinaryOp::Sub,
+                    lhs: 0,
+                    rhs: 1,
+                    dtype: ScalarType::I32,
+                },
+            ],
+            vec![
+                StageRange {
+                    dim: "Edge".into(),
+                    start: Bound::Node(1),
+                    end: Bound::Node(2),
+                },
+                StageRange {
+                    dim: "K".into(),
+                    start: Bound::OutputFull,
+                    end: Bound::OutputFull,
+                },
+            ],
+        );
+        let inputs = |scalars: &'static [Option<ScalarValue>]| BoundInputs {
+            first_output: (&[0, 3], &[20, 5]),
+            fields: &[],
+            scalars,
+            target_sizes: &[],
+        };
+        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(17))])).expect("evaluates");
+        assert_eq!(b, vec![(2, 15), (3, 8)]);
+        // An empty range stays empty instead of going negative.
+        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(-4))])).expect("evaluates");
+        assert_eq!(b[0], (2, 2));
+        // A missing scalar is an error, not a panic.
+        assert!(stage_bounds(&s, &inputs(&[])).is_err());
+    }
+
+    #[test]
+    fn param_block_places_every_field_at_its_offset() {
+        static FIELDS: [ParamField; 5] = [
+            ParamField {
+                name: "f0",
+                c_type: "const double* __restrict__",
+                offset: 0,
+                role: FieldRole::Data {
+                    field: FieldRef::Param(0),
+                },
+            },
+            ParamField {
+                name: "error",
+                c_type: "int*",
+                offset: 8,
+                role: FieldRole::Error,
+            },
+            ParamField {
+                name: "f0_s1",
+                c_type: "long long",
+                offset: 16,
+                role: FieldRole::Stride {
+                    field: FieldRef::Param(0),
+                    dim: 1,
+                },
+            },
+            ParamField {
+                name: "d0_hi",
+                c_type: "long long",
+                offset: 24,
+                role: FieldRole::Bound { dim: 0, end: true },
+            },
+            ParamField {
+                name: "s1",
+                c_type: "int",
+                offset: 32,
+                role: FieldRole::Scalar { param: 1 },
+            },
+        ];
+        let info = KernelInfo {
+            name: "k",
+            stage: 0,
+            scan: false,
+            outer_dims: &[0],
+            vertical_dim: None,
+            size: 40,
+            fields: &FIELDS,
+            errors: &[],
+        };
+        let fields = [
+            Some(FieldMeta {
+                address: 0xdead_0000,
+                origin: vec![0, 0],
+                shape: vec![4, 5],
+                strides: vec![5, 1],
+            }),
+            None,
+        ];
+        let inputs = LaunchInputs {
+            fields: &fields,
+            scalars: &[None, Some(ScalarValue::I32(-7))],
+            temporaries: &[],
+            tables: &[],
+            bounds: &[(1, 3)],
+            error: 0xbeef,
+        };
+        let block = param_block(&info, &inputs).expect("fills");
+        assert_eq!(block.len(), 5);
+        assert_eq!(block[0], 0xdead_0000);
+        assert_eq!(block[1], 0xbeef);
+        assert_eq!(block[2], 1);
+        assert_eq!(block[3], 3);
+        assert_eq!(block[4] as u32 as i32, -7);
+        let no_scalar = LaunchInputs {
+            scalars: &[],
+            ..inputs
+        };
+        assert!(param_block(&info, &no_scalar).is_err());
+    }
+
+    #[test]
+    fn static_arguments_become_defines_with_the_bounds_they_fix() {
+        let s = stage(
+            vec![
+                Node::Scalar {
+                    param: 2,
+                    dtype: ScalarType::I32,
+                },
+                Node::Literal {
+                    value: Literal::Int(1),
+                    dtype: ScalarType::I32,
+                },
+            ],
+            vec![StageRange {
+                dim: "K".into(),
+                start: Bound::Node(1),
+                end: Bound::Node(0),
+            }],
+        );
+        let statics = [
+            None,
+            Some(ScalarValue::Bool(true)),
+            Some(ScalarValue::I32(80)),
+        ];
+        let d = static_defines(std::slice::from_ref(&s), &statics);
+        assert!(d.contains(&"-DGT4RS_STATIC_S1=true".to_string()), "{d:?}");
+        assert!(d.contains(&"-DGT4RS_STATIC_S2=(80)".to_string()), "{d:?}");
+        assert!(d.contains(&"-DGT4RS_S0_D0_LO=(1LL)".to_string()), "{d:?}");
+        assert!(d.contains(&"-DGT4RS_S0_D0_HI=(80LL)".to_string()), "{d:?}");
+        // Without the static value the end stays a run-time value.
+        let d = static_defines(std::slice::from_ref(&s), &[None, None, None]);
+        assert!(!d.iter().any(|x| x.contains("HI")), "{d:?}");
+        assert_eq!(c_literal(ScalarValue::F64(f64::NAN)), None);
+        assert_eq!(c_literal(ScalarValue::F64(0.1)), Some("(1e-1)".into()));
+    }
+
+    #[test]
+    fn options_and_keys_follow_arch_and_tuning() {
+        let o = nvrtc_options("sm_90", &CudaOptions::default());
+        assert!(o.contains(&"--gpu-architecture=sm_90".to_string()));
+        assert!(o.contains(&"-DGT4RS_K_BLOCK=8".to_string()));
+        let k1 = cache_key("src", &o, "sm_90", 13000);
+        assert_eq!(k1, cache_key("src", &o, "sm_90", 13000));
+        assert_ne!(k1, cache_key("src", &o, "sm_80", 13000));
+        assert_ne!(k1, cache_key("src", &o, "sm_90", 12080));
+        assert_ne!(k1, cache_key("src2", &o, "sm_90", 13000));
+        let o4 = nvrtc_options(
+            "sm_90",
+            &CudaOptions {
+                k_block: 4,
+                ..CudaOptions::default()
+            },
+        );
+        assert_ne!(k1, cache_key("src", &o4, "sm_90", 13000));
+    }
+}

@@ -1,0 +1,271 @@
+//! The CUDA emitter without a GPU: snapshots of the generated source, structural checks (balanced
+//! delimiters, every kernel defined, C parameter structs field for field equal to their Rust
+//! twins), and, where `g++` exists, a syntax and layout check of the source compiled as C++
+//! against a small shim of the CUDA built-ins.
+//!
+//! Re-bless snapshots with `GT4RS_BLESS=1 cargo test -p gt4rs-tests --test cuda_source`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gt4rs::__private::cuda_source::{FieldRole, KernelInfo};
+use gt4rs::Field;
+
+gt4rs::dimensions! {
+    pub Cell, Edge, Vertex, I, J: horizontal;
+    pub K: vertical;
+}
+gt4rs::offsets! {
+    pub E2C: Edge => Cell [2];
+    pub E2C2V: Edge => Vertex [4];
+}
+
+include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
+
+struct Translated {
+    name: &'static str,
+    source: &'static str,
+    kernels: &'static [KernelInfo],
+    unsupported: Option<&'static str>,
+}
+
+fn programs() -> Vec<Translated> {
+    macro_rules! t {
+        ($m:ident) => {
+            Translated {
+                name: stringify!($m),
+                source: $m::cuda::SOURCE,
+                kernels: $m::cuda::KERNELS,
+                unsupported: $m::cuda::UNSUPPORTED,
+            }
+        };
+    }
+    vec![
+        t!(calculate_nabla4),
+        t!(laplacian),
+        t!(reductions),
+        t!(concat_select),
+        t!(scans),
+        t!(dynamic_and_domains),
+    ]
+}
+
+fn snapshot_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/cuda")
+}
+
+#[test]
+fn every_program_translates() {
+    for p in programs() {
+        assert_eq!(p.unsupported, None, "{}", p.name);
+        assert!(!p.kernels.is_empty(), "{}: no kernels", p.name);
+    }
+}
+
+#[test]
+fn sources_match_snapshots() {
+    let bless = std::env::var_os("GT4RS_BLESS").is_some();
+    let mut mismatched = Vec::new();
+    for p in programs() {
+        let path = snapshot_dir().join(format!("{}.cu", p.name));
+        if bless {
+            std::fs::create_dir_all(snapshot_dir()).expect("snapshot dir is writable");
+            std::fs::write(&path, p.source).expect("snapshot is writable");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (bless with GT4RS_BLESS=1)", path.display()));
+        if expected != p.source {
+            mismatched.push(p.name);
+        }
+    }
+    assert!(
+        mismatched.is_empty(),
+        "generated CUDA differs from the snapshot for {mismatched:?} (GT4RS_BLESS=1 to accept)"
+    );
+}
+
+#[test]
+fn delimiters_balance() {
+    for p in programs() {
+        let mut stack = Vec::new();
+        for (line_no, line) in p.source.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for c in code.chars() {
+                match c {
+                    '{' | '(' | '[' => stack.push(c),
+                    '}' | ')' | ']' => {
+                        let open = stack.pop();
+                        let want = match c {
+                            '}' => '{',
+                            ')' => '(',
+                            _ => '[',
+                        };
+                        assert_eq!(
+                            open,
+                            Some(want),
+                            "{} line {}: `{line}`",
+                            p.name,
+                            line_no + 1
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(stack.is_empty(), "{}: unclosed {stack:?}", p.name);
+    }
+}
+
+/// The fields of `struct NAME_params { … };` as written in the source.
+fn c_struct_fields(source: &str, kernel: &str) -> Vec<(String, String)> {
+    let head = format!("struct {kernel}_params {{");
+    let start = source.find(&head).unwrap_or_else(|| panic!("no {head}")) + head.len();
+    let end = start + source[start..].find("};").expect("struct closes");
+    source[start..end]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let l = l.trim_end_matches(';');
+            let (ty, name) = l.rsplit_once(' ').expect("`type name;`");
+            (ty.to_string(), name.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn kernels_and_param_structs_agree_with_metadata() {
+    for p in programs() {
+        for (i, k) in p.kernels.iter().enumerate() {
+            assert_eq!(k.stage, i);
+            let def = format!(
+                "extern \"C\" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) {}(const {}_params p)",
+                k.name, k.name
+            );
+            assert_eq!(p.source.matches(&def).count(), 1, "{}: {def}", p.name);
+            let fields = c_struct_fields(p.source, k.name);
+            let meta: Vec<(String, String)> = k
+                .fields
+                .iter()
+                .map(|f| (f.c_type.to_string(), f.name.to_string()))
+                .collect();
+            assert_eq!(fields, meta, "{}: C struct vs metadata", k.name);
+            // Rust offsets increase in declaration order and the struct has no padding.
+            let mut expected: usize = 0;
+            for f in k.fields {
+                let size = c_size(f.c_type);
+                expected = expected.next_multiple_of(size);
+                assert_eq!(f.offset, expected, "{}.{}", k.name, f.name);
+                expected += size;
+            }
+            assert_eq!(k.size, expected.next_multiple_of(8), "{}", k.name);
+            let names: std::collections::BTreeSet<_> = k.fields.iter().map(|f| f.name).collect();
+            assert_eq!(names.len(), k.fields.len(), "{}: duplicate fields", k.name);
+            assert!(k.fields.iter().any(|f| f.name == "error"));
+        }
+    }
+}
+
+fn c_size(c_type: &str) -> usize {
+    match c_type {
+        t if t.ends_with("__restrict__") || t.ends_with('*') => 8,
+        "double" | "long long" => 8,
+        "float" | "int" => 4,
+        "bool" => 1,
+        other => panic!("unexpected C type {other}"),
+    }
+}
+
+#[test]
+fn nabla4_kernel_reads_inputs_through_restrict_pointers_and_walks_a_k_block() {
+    let k = &calculate_nabla4::cuda::KERNELS[0];
+    assert!(!k.scan);
+    assert!(k
+        .fields
+        .iter()
+        .any(|f| f.c_type == "const double* __restrict__"));
+    assert!(calculate_nabla4::cuda::SOURCE.contains("#pragma unroll"));
+    assert!(calculate_nabla4::cuda::SOURCE.contains("kk < GT4RS_K_BLOCK"));
+    let scans = scans::cuda::KERNELS;
+    assert!(scans.iter().any(|k| k.scan));
+    assert!(k.grid(1000, 80, 128, 8) == (8, 10));
+}
+
+/// CUDA built-ins for g++ (shared with the stencils crate's CUDA source test).
+const SHIM: &str = include_str!("../cuda_shim.h");
+
+#[test]
+fn sources_compile_as_cpp_with_a_cuda_shim() {
+    if Command::new("g++").arg("--version").output().is_err() {
+        eprintln!("skipped: no g++ on this machine");
+        return;
+    }
+    let dir = tempfile_dir();
+    for p in programs() {
+        let mut text = String::from(SHIM);
+        text.push_str(p.source);
+        for k in p.kernels {
+            text.push_str(&format!(
+                "static_assert(sizeof({0}_params) == {1}, \"size of {0}_params\");\n",
+                k.name, k.size
+            ));
+            for f in k.fields {
+                text.push_str(&format!(
+                    "static_assert(offsetof({0}_params, {1}) == {2}, \"offset of {1}\");\n",
+                    k.name, f.name, f.offset
+                ));
+            }
+        }
+        let file = dir.join(format!("{}.cpp", p.name));
+        std::fs::write(&file, &text).expect("temp file is writable");
+        // Once as launched with run-time values, once with static arguments and domain bounds
+        // fixed at compile() (the `constexpr` branches).
+        let mut fixed = Vec::new();
+        for k in p.kernels {
+            for f in k.fields {
+                match f.role {
+                    FieldRole::Scalar { param } => {
+                        fixed.push(format!("-DGT4RS_STATIC_S{param}=1"));
+                    }
+                    FieldRole::Bound { dim, end } => fixed.push(format!(
+                        "-DGT4RS_S{}_D{dim}_{}={}",
+                        k.stage,
+                        if end { "HI" } else { "LO" },
+                        if end { 4 } else { 1 }
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        fixed.sort();
+        fixed.dedup();
+        for defines in [Vec::new(), fixed] {
+            let out = Command::new("g++")
+                .args([
+                    "-std=c++17",
+                    "-fsyntax-only",
+                    "-Wall",
+                    "-Wno-unknown-pragmas",
+                ])
+                .arg("-Wno-unused-variable")
+                .arg("-Wno-unused-but-set-variable")
+                .args(&defines)
+                .arg(&file)
+                .output()
+                .expect("g++ runs");
+            assert!(
+                out.status.success() && out.stderr.is_empty(),
+                "{} {defines:?}: g++ rejects the generated source:\n{}",
+                p.name,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+fn tempfile_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gt4rs-cuda-source-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir is writable");
+    dir
+}
