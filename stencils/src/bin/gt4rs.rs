@@ -25,13 +25,18 @@ enum Command {
         #[command(subcommand)]
         command: GridCommand,
     },
-    /// Run recorded program calls (.npz, the refs convention) and compare every output with the
-    /// recorded one; exit status 1 if any file fails or cannot be run.
+    /// Per-program backend options.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
     /// Run a granule's main job.
     Run {
         #[command(subcommand)]
         command: RunCommand,
     },
+    /// Run recorded program calls (.npz, the refs convention) and compare every output with the
+    /// recorded one; exit status 1 if any file fails or cannot be run.
     Verify {
         /// Reference files (`NAME.npz`, optionally with a `NAME.json` sidecar).
         files: Vec<String>,
@@ -44,6 +49,21 @@ enum Command {
         /// List the programs gt4rs knows instead.
         #[arg(long)]
         list: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Print the options PROGRAM runs with and where each comes from.
+    Show {
+        /// A program name (see `gt4rs verify --list`).
+        program: String,
+        /// Options file (default: the file named by GT4RS_CONFIG, if set).
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// Device architecture used when the backend resolves to CUDA (e.g. sm_90).
+        #[arg(long)]
+        arch: Option<String>,
     },
 }
 
@@ -146,6 +166,14 @@ fn main() {
                     out,
                 },
         } => cli::run::diffusion(&grid, levels, steps, backend, trace, out),
+        Command::Config {
+            command:
+                ConfigCommand::Show {
+                    program,
+                    config,
+                    arch,
+                },
+        } => cli::config::show(&program, config.as_deref(), arch.as_deref()),
         Command::Verify {
             files,
             backend,

@@ -1,6 +1,7 @@
 //! Subcommands of the `gt4rs` command-line tool.
 
 pub mod cache;
+pub mod config;
 pub mod grid;
 pub mod run;
 pub mod verify;

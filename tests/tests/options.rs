@@ -1,0 +1,81 @@
+//! Options reach `compile()`: per-program backends from code and from a TOML file, with the
+//! documented precedence.
+
+use gt4rs::prelude::*;
+use gt4rs::{Config, Settings};
+
+gt4rs::dimensions! { pub X: horizontal; }
+
+#[field_operator]
+fn twice(a: Field<X, f64>) -> Field<X, f64> {
+    2.0 * a
+}
+
+#[program]
+fn double_a(a: &Field<X, f64>, out: &mut Field<X, f64>) {
+    twice(a).write_to(out);
+}
+
+#[program]
+fn double_b(a: &Field<X, f64>, out: &mut Field<X, f64>) {
+    twice(a).write_to(out);
+}
+
+fn run(
+    program_backend: Backend,
+    compiled: impl Fn(&Field<X, f64>, &mut Field<X, f64>) -> Result<(), Error>,
+) {
+    let a = Field::from_fn(&[0..17], Layout::default(), |i| i[0] as f64 - 3.5).expect("valid");
+    let mut out = Field::filled(&[0..17], f64::NAN, Layout::default()).expect("valid");
+    compiled(&a, &mut out).unwrap_or_else(|e| panic!("{program_backend:?}: {e}"));
+    for i in 0..17 {
+        assert_eq!(out.get(&[i]), Some(2.0 * (i as f64 - 3.5)));
+    }
+}
+
+#[test]
+fn per_program_backends_from_code_and_file() -> Result<(), Error> {
+    let file = Config::parse(
+        "[default]\nbackend = \"cpu\"\n[program.double_b]\nbackend = \"embedded\"\n",
+        std::path::Path::new("test.toml"),
+    )?;
+    let options = Options::default().with_config(file);
+    let a = double_a::compile(&options)?;
+    let b = double_b::compile(&options)?;
+    assert_eq!(a.backend(), Backend::Cpu);
+    assert_eq!(b.backend(), Backend::Embedded);
+    run(a.backend(), |x, o| a.call(double_a::Args { a: x, out: o }));
+    run(b.backend(), |x, o| b.call(double_b::Args { a: x, out: o }));
+
+    // Code wins over the file: all programs, then one program.
+    let in_code = Options::new(Backend::Embedded).with_config(Config::parse(
+        "[program.double_a]\nbackend = \"cpu\"\n",
+        std::path::Path::new("test.toml"),
+    )?);
+    assert_eq!(double_a::compile(&in_code)?.backend(), Backend::Embedded);
+    let per_program = in_code.with_program(
+        "double_a",
+        Settings {
+            backend: Some(Backend::Cpu),
+            ..Settings::default()
+        },
+    );
+    assert_eq!(double_a::compile(&per_program)?.backend(), Backend::Cpu);
+    assert_eq!(
+        double_b::compile(&per_program)?.backend(),
+        Backend::Embedded
+    );
+    Ok(())
+}
+
+#[test]
+fn cuda_without_a_gpu_is_a_clear_error() {
+    if gt4rs::cuda::cuda_available() {
+        eprintln!("skipped: a GPU is present");
+        return;
+    }
+    let err = double_a::compile(&Options::new(Backend::Cuda))
+        .err()
+        .expect("no GPU here");
+    assert!(err.to_string().contains("double_a"), "{err}");
+}
