@@ -139,6 +139,12 @@ macro_rules! timed {
     }};
 }
 
+/// What the vertex reconstruction reads: the prognostic vn, or the granule's own ∇²vn.
+enum Input<'a> {
+    Vn(&'a Field<(Edge, K), f64>),
+    Nabla2,
+}
+
 /// The diffusion granule.
 pub struct Diffusion {
     config: DiffusionConfig,
@@ -192,6 +198,39 @@ pub fn connectivities(grid: &Grid) -> Result<Connectivities, Error> {
 }
 
 impl Diffusion {
+    /// Steps 1-2 and 6-7: RBF reconstruction of an edge-normal field at the vertices
+    /// (`u_vert`, `v_vert`), checks, and the vertex exchange.
+    fn reconstruct_at_vertices(&mut self, step: usize, input: Input<'_>) -> Result<(), Error> {
+        let name = rbf_vertex::NAME;
+        let b = &self.bounds;
+        let p_e_in = match input {
+            Input::Vn(vn) => vn,
+            Input::Nabla2 => &self.z_nabla2_e,
+        };
+        timed!(
+            self.profiler,
+            name,
+            self.programs.rbf_vertex.call(rbf_vertex::Args {
+                p_e_in,
+                ptr_coeff_1: &self.interpolation.rbf_coeff_1,
+                ptr_coeff_2: &self.interpolation.rbf_coeff_2,
+                p_u_out: &mut self.u_vert,
+                p_v_out: &mut self.v_vert,
+                horizontal_start: b.vertex_start_lb_plus1,
+                horizontal_end: b.vertex_end_local,
+                vertical_start: 0,
+                vertical_end: self.nlev as i32,
+            })
+        );
+        self.debug.check(name, "u_vert", &self.u_vert)?;
+        self.debug.check(name, "v_vert", &self.v_vert)?;
+        self.debug.progress(step, name);
+        self.halo.exchange_and_wait(
+            GridDim::Vertex,
+            &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
+        )
+    }
+
     /// Sets the granule up on `grid` and `vertical` (ICON4Py `Diffusion.init`): derives the
     /// constants, compiles every program once, and computes the K fields of the regular step.
     #[allow(clippy::too_many_arguments)]
@@ -507,11 +546,6 @@ impl Diffusion {
         let b = self.bounds;
         let klevels = self.nlev as i32;
         let step = self.steps;
-        let (diff_multfac_vn, smag_limit, smag_offset) = if initial {
-            (&self.initial_diff_multfac_vn, &self.initial_smag_limit, 0.0)
-        } else {
-            (&self.diff_multfac_vn, &self.smag_limit, self.smag_offset)
-        };
 
         // The Smagorinsky factor depends on dtime.
         let name = utils::scale_k::NAME;
@@ -528,32 +562,15 @@ impl Diffusion {
             .check(name, "diff_multfac_smag", &self.diff_multfac_smag)?;
         self.debug.progress(step, name);
 
-        // 1. RBF reconstruction of the full wind at vertices.
-        let name = rbf_vertex::NAME;
-        timed!(
-            self.profiler,
-            name,
-            self.programs.rbf_vertex.call(rbf_vertex::Args {
-                p_e_in: &prognostic.vn,
-                ptr_coeff_1: &self.interpolation.rbf_coeff_1,
-                ptr_coeff_2: &self.interpolation.rbf_coeff_2,
-                p_u_out: &mut self.u_vert,
-                p_v_out: &mut self.v_vert,
-                horizontal_start: b.vertex_start_lb_plus1,
-                horizontal_end: b.vertex_end_local,
-                vertical_start: 0,
-                vertical_end: klevels,
-            })
-        );
-        self.debug.check(name, "u_vert", &self.u_vert)?;
-        self.debug.check(name, "v_vert", &self.v_vert)?;
-        self.debug.progress(step, name);
-
-        // 2. Exchange u_vert, v_vert.
-        self.halo.exchange_and_wait(
-            GridDim::Vertex,
-            &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
-        )?;
+        // 1-2. RBF reconstruction of the full wind at vertices, then their exchange.
+        self.reconstruct_at_vertices(step, Input::Vn(&prognostic.vn))?;
+        // The initial step uses its own K fields and no Smagorinsky offset.
+        let smag_limit = if initial {
+            &self.initial_smag_limit
+        } else {
+            &self.smag_limit
+        };
+        let smag_offset = if initial { 0.0 } else { self.smag_offset };
 
         // 3. ∇²vn and the Smagorinsky coefficient.
         let name = stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME;
@@ -626,32 +643,13 @@ impl Diffusion {
                 .exchange_and_wait(GridDim::Edge, &mut [self.z_nabla2_e.as_array_mut()])?;
         }
 
-        // 6. RBF reconstruction of ∇²vn at vertices.
-        let name = rbf_vertex::NAME;
-        timed!(
-            self.profiler,
-            name,
-            self.programs.rbf_vertex.call(rbf_vertex::Args {
-                p_e_in: &self.z_nabla2_e,
-                ptr_coeff_1: &self.interpolation.rbf_coeff_1,
-                ptr_coeff_2: &self.interpolation.rbf_coeff_2,
-                p_u_out: &mut self.u_vert,
-                p_v_out: &mut self.v_vert,
-                horizontal_start: b.vertex_start_lb_plus1,
-                horizontal_end: b.vertex_end_local,
-                vertical_start: 0,
-                vertical_end: klevels,
-            })
-        );
-        self.debug.check(name, "u_vert", &self.u_vert)?;
-        self.debug.check(name, "v_vert", &self.v_vert)?;
-        self.debug.progress(step, name);
-
-        // 7. Exchange u_vert, v_vert.
-        self.halo.exchange_and_wait(
-            GridDim::Vertex,
-            &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
-        )?;
+        // 6-7. RBF reconstruction of ∇²vn at vertices, then their exchange.
+        self.reconstruct_at_vertices(step, Input::Nabla2)?;
+        let diff_multfac_vn = if initial {
+            &self.initial_diff_multfac_vn
+        } else {
+            &self.diff_multfac_vn
+        };
 
         // 8-9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion (∇⁴ fused inside).
         let name = stencils::apply_diffusion_to_vn::NAME;
