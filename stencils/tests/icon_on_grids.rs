@@ -168,6 +168,7 @@ fn connectivities_of(grid: &Grid) -> Connectivities {
 }
 
 /// Index ranges and scalars of one program call on one grid.
+#[derive(Clone)]
 struct Setup {
     horizontal: (usize, usize),
     vertical: (usize, usize),
@@ -185,9 +186,38 @@ fn local_end(grid: &Grid, dim: GridDim) -> usize {
     grid.end(dim, Zone::Local).expect("zone")
 }
 
-/// The calls of `program` to test on `g`: ICON's domains (stencil tests, §2 of the
-/// reference, and the diffusion granule), once per value of each static argument.
+/// The calls of `program` to test on `g`.
 fn setups(program: &str, g: &TestGrid) -> Vec<Setup> {
+    let grid = &g.grid;
+    let mut calls = icon_calls(program, g);
+    // Programs that only reduce over their neighbours (no direct slot read) also run on every
+    // point of a limited-area grid, so that their reductions meet the boundary's -1 entries.
+    if g.limited_area {
+        if let Some(&(_, dim)) = REDUCING_ONLY.iter().find(|(p, _)| *p == program) {
+            let whole = Setup {
+                horizontal: (0, grid.size(dim)),
+                ..calls[0].clone()
+            };
+            calls.push(whole);
+        }
+    }
+    calls
+}
+
+/// Programs whose every neighbour access is a reduction, and their horizontal dimension.
+const REDUCING_ONLY: &[(&str, GridDim)] = &[
+    ("mo_intp_rbf_rbf_vec_interpol_vertex", GridDim::Vertex),
+    ("calculate_nabla2_for_w", GridDim::Cell),
+    ("compute_tangential_wind", GridDim::Edge),
+    (
+        "calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools",
+        GridDim::Edge,
+    ),
+];
+
+/// ICON's calls of `program` on `g`: the domains of ICON4Py's stencil tests (§2 of the
+/// reference) and of the diffusion granule, once per value of each static argument.
+fn icon_calls(program: &str, g: &TestGrid) -> Vec<Setup> {
     use GridDim::{Cell, Edge, Vertex};
     let grid = &g.grid;
     let (nc, ne) = (grid.num_cells, grid.num_edges);
@@ -249,9 +279,10 @@ fn setups(program: &str, g: &TestGrid) -> Vec<Setup> {
         "temporary_fields_for_turbulence_diagnostics" => {
             vec![setup(from(Cell, Zone::Nudging), full_k)]
         }
-        "calculate_diagnostic_quantities_for_turbulence" => {
-            vec![setup(from(Cell, Zone::Nudging), (1, NLEV))]
-        }
+        "calculate_diagnostic_quantities_for_turbulence" => vec![Setup {
+            half_levels: &["wgtfac_c", "div_ic", "hdef_ic"],
+            ..setup(from(Cell, Zone::Nudging), (1, NLEV))
+        }],
         "calculate_nabla2_for_w" => vec![Setup {
             half_levels: &["w", "z_nabla2_c"],
             ..setup(w_diffusion, (0, NLEV + 1))
@@ -272,6 +303,7 @@ fn setups(program: &str, g: &TestGrid) -> Vec<Setup> {
                     ),
                     ("halo_idx", local_end(grid, Cell) as i32),
                 ],
+                half_levels: &["w_old", "w", "dwdx", "dwdy"],
                 ..setup(w_diffusion, full_k)
             })
             .collect(),
