@@ -6,8 +6,15 @@
 //!   the domains ICON's diffusion granule and stencil tests use (zone starts, e.g. edges from
 //!   `LATERAL_BOUNDARY_LEVEL_5`), so that no direct neighbour read meets a -1.
 //!
-//! Inputs are seeded uniform random numbers in [-1, 1); pure outputs are poisoned with NaN
-//! before the run, and whole arrays are compared, so values outside the domain must survive.
+//! - the same cut with every -1 replaced by its row's largest valid index, as ICON4Py loads
+//!   limited-area grids for its stencil tests (`keep_skip_values=False`).
+//!
+//! On the limited-area grid, programs that only reduce over neighbours also run over the whole
+//! grid, so that their reductions skip boundary -1 entries. Every static argument takes each
+//! of its values. Inputs are seeded uniform random numbers in [-1, 1); pure outputs are
+//! poisoned with NaN before the run, and whole arrays are compared, so values outside the
+//! domain must survive. Both backends and the references agree bit for bit today; the bound is
+//! `RTOL`.
 
 use std::collections::BTreeMap;
 
@@ -522,11 +529,31 @@ fn max_rel_err(actual: &ArrayD<f64>, expected: &ArrayD<f64>) -> f64 {
 fn check_program(program: &str, g: &TestGrid, conns: &Connectivities, seed: u64) -> f64 {
     let entry = programs::find(program).unwrap_or_else(|| panic!("`{program}` not registered"));
     let mut worst = 0.0f64;
-    for (variant, setup) in setups(program, g).iter().enumerate() {
-        let embedded_options = Options::new(Backend::Embedded).with_connectivities(conns.clone());
-        let signature = (entry.compile)(&embedded_options)
-            .unwrap_or_else(|e| panic!("{program}: {e}"))
-            .signature();
+    let setups = setups(program, g);
+    let embedded_options = Options::new(Backend::Embedded).with_connectivities(conns.clone());
+    let signature = (entry.compile)(&embedded_options)
+        .unwrap_or_else(|e| panic!("{program}: {e}"))
+        .signature();
+    for p in signature.params.iter().filter(|p| p.is_static) {
+        let name = p.name.as_str();
+        let flags = setups
+            .iter()
+            .filter_map(|s| s.flags.iter().find(|f| f.0 == name));
+        let ints = setups
+            .iter()
+            .filter_map(|s| s.ints.iter().find(|i| i.0 == name));
+        let mut values: Vec<i32> = flags
+            .map(|f| i32::from(f.1))
+            .chain(ints.map(|i| i.1))
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        assert!(
+            values.len() >= 2,
+            "{program}: static `{name}` takes one value only"
+        );
+    }
+    for (variant, setup) in setups.iter().enumerate() {
         let call = random_call(&signature, &g.grid, setup, seed + variant as u64);
         let mut expected = call.clone();
         reference::run(program, &mut expected)
