@@ -438,12 +438,10 @@ impl<'p> Ctx<'p> {
                 .ok_or_else(|| self.ir_err("a dynamic offset is not an integer"))?;
             source.copy_from_slice(point);
             source[shift_axis] += o;
+            // Undefined rather than an error: the point may be one the call never writes.
             if !a_extent.contains(source[shift_axis]) {
-                return Err(self.err(format!(
-                    "the dynamic shift by {o} along {dim} at point {} reads {dim}={}, outside the shifted field's range {a_extent}",
-                    fmt_point(&dims, point),
-                    source[shift_axis]
-                )));
+                data.push(Elem::Missing);
+                return Ok(());
             }
             data.push(a.data[a_acc.offset(&source)]);
             Ok(())

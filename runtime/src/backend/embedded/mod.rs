@@ -10,11 +10,11 @@
 //! intersection of their operands' domains over the union of their dimensions. Choices where
 //! GT4Py leaves the behaviour open or the IR is more general:
 //!
-//! * A neighbour read through a skipped slot (-1), or outside the range of the field read, is
-//!   *undefined*: it propagates through elementwise operations, `select` and reductions that
-//!   skip the slot discard it, and a program writing it inside a domain fails with an error
-//!   naming the output and the point (nothing of that call is written).
-//! * A dynamic shift reading outside its field is an error naming the point.
+//! * A neighbour read through a skipped slot (-1), or outside the range of the field read, and
+//!   a dynamic shift reading outside its field are *undefined*: they propagate through
+//!   elementwise operations, `select` and reductions that skip the slot discard them, and a
+//!   program writing one inside a domain fails with an error naming the output and the point
+//!   (nothing of that call is written).
 //! * Integer arithmetic wraps; integer division or remainder by zero is an error. `min`/`max`
 //!   (and `max_over`/`min_over`) follow Rust's `f64::max`/`f64::min`, which ignore NaN.
 //! * `concat_where`: along dimensions the condition does not name, the result covers the

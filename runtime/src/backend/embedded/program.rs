@@ -361,7 +361,7 @@ fn plan_writes(
                 let e = v.data[acc.offset(point)];
                 if e == Elem::Missing {
                     return Err(ctx.err(format!(
-                        "{what} is undefined at point {} written to output `{}`: it reads a skipped neighbour (table entry -1) or a neighbour outside a field",
+                        "{what} is undefined at point {} written to output `{}`: it reads a skipped neighbour (table entry -1), a neighbour outside a field or, through a dynamic shift, a point outside the shifted field",
                         fmt_point(&field.dims, point),
                         out.name
                     )));

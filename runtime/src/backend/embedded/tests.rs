@@ -1060,6 +1060,20 @@ fn dynamic_shift_reads_at_per_point_offsets() {
         err.to_string().contains(&format!("Edge=3, K={}", NK - 1)),
         "{err}"
     );
+    // One that leaves the field only at a point the call does not write is fine.
+    let mut unwritten = off.clone();
+    unwritten[[NE - 1, NK - 1]] = 1;
+    out = nan2(NE, NK);
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Field(FieldView::I32(unwritten.view().into_dyn(), &[0, 0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("a read outside at an unwritten point");
+    drop(args);
+    check2(&out, 0..9, 0..NK, |i, k| {
+        a[[i, (k as i32 + off[[i, k]]) as usize]]
+    });
 }
 
 #[test]
