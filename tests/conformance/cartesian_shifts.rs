@@ -109,8 +109,7 @@ fn dynamic_shifts_match_the_loop_and_the_static_shift() {
     let written = [0..ni, 0..nj, 2..nk];
     let a: Field<(I, J, K), f64> = random_field(&mut rng, &[-1..ni + 2, 0..nj, 0..nk]);
     // Offsets within the halo: I by -1..=2, K by 0..=2. The offset fields cover the written
-    // levels only: the embedded backend evaluates a dynamic shift wherever its offset field is
-    // defined and rejects reads outside the shifted field even where nothing is written.
+    // levels only.
     let i_off = random_int_field(&mut rng, &written, -1..3);
     let k_off = random_int_field(&mut rng, &written, 0..3);
     let ones = Field::from_fn(&written, Layout::default(), |_| 1).unwrap();
