@@ -303,11 +303,9 @@ fn two_scalar_branches_prog(a: &Field<(I, K), f64>, out: &mut Field<(I, K), f64>
     two_scalar_branches(a).write_to(out);
 }
 
-/// Reproducer: the embedded backend cuts the unbounded ends of a `concat_where` whose branches
-/// are both broadcast at the indices the condition names (`K < 3` gives K 3..4), so the
-/// write over K 0..9 fails with "defined over K 3..4, which does not cover the domain 0..9".
+/// Both branches broadcast along K: the result is defined at every level the call writes, not
+/// only between the indices the condition names.
 #[test]
-#[ignore = "embedded backend: concat_where of two scalars is cut to K 3..4"]
 fn two_scalar_branches_cover_every_level() {
     let mut rng = rng(506);
     let dom = sized(&[NI, NK]);
@@ -453,13 +451,10 @@ fn scans_inside_branches_with_arguments_on_their_region() {
     check_scans_in_branches(508, 1..NK as i64, 0..6);
 }
 
-/// Reproducer: with arguments covering the whole column, the backends disagree. The CPU
-/// backend runs a scan in a branch over the branch's region (its carry restarts there, as
-/// GT4Py's gtfn/dace domain inference does); the embedded backend runs it over the call's
-/// written range within its arguments (0..9, as GT4Py's embedded execution does), so level 0
-/// feeds the carry of `running_sum` and levels 6..9 that of `product_down`.
+/// With arguments covering the whole column, each scan still runs over its branch's region
+/// only (as GT4Py's gtfn/dace domain inference does): level 0 does not feed the carry of
+/// `running_sum`, nor levels 6..9 that of `product_down`.
 #[test]
-#[ignore = "embedded and cpu backends disagree on the column range of a scan inside a concat_where branch"]
 fn scans_inside_branches_with_arguments_on_the_whole_column() {
     check_scans_in_branches(509, 0..NK as i64, 0..NK as i64);
 }

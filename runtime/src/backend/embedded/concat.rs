@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use gt4rs_ir::fieldview::DomainCond;
+use gt4rs_ir::fieldview::{DomainCond, Expr};
 use gt4rs_ir::{CmpOp, Type};
 
 use super::eval::{Ctx, Scope};
@@ -15,7 +15,7 @@ use super::value::{for_each_point, storage_len, Extent, FieldValue, Value};
 use crate::error::Error;
 
 /// A condition whose bounds have been evaluated.
-enum Cond {
+pub(crate) enum Cond {
     Cmp { dim: String, op: CmpOp, value: i64 },
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
@@ -38,6 +38,27 @@ impl Cond {
             }
             Cond::And(a, b) => a.holds(index) && b.holds(index),
             Cond::Or(a, b) => a.holds(index) || b.holds(index),
+        }
+    }
+
+    /// Whether the condition holds where `index` knows only some dimensions (`None` for the
+    /// others): `None` when the answer depends on an unknown one.
+    pub(crate) fn holds_partly(&self, index: &dyn Fn(&str) -> Option<i64>) -> Option<bool> {
+        match self {
+            Cond::Cmp { dim, .. } => {
+                let i = index(dim)?;
+                Some(self.holds(&|_| i))
+            }
+            Cond::And(a, b) => match (a.holds_partly(index), b.holds_partly(index)) {
+                (Some(false), _) | (_, Some(false)) => Some(false),
+                (Some(true), Some(true)) => Some(true),
+                _ => None,
+            },
+            Cond::Or(a, b) => match (a.holds_partly(index), b.holds_partly(index)) {
+                (Some(true), _) | (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            },
         }
     }
 
@@ -70,16 +91,26 @@ fn resolve(ctx: &Ctx<'_>, scope: &mut Scope<'_>, cond: &DomainCond) -> Result<Co
     })
 }
 
+/// Evaluates both branches, each with its side of the condition pushed on `ctx.regions` (so
+/// that a scan inside runs in the branch's region only), and joins them.
 pub(crate) fn concat_where(
     ctx: &Ctx<'_>,
     scope: &mut Scope<'_>,
     cond: &DomainCond,
-    a: &Value,
-    b: &Value,
+    if_true: &Expr,
+    if_false: &Expr,
     ty: &Type,
 ) -> Result<Value, Error> {
-    let cond = resolve(ctx, scope, cond)?;
-    concat_values(ctx, &cond, a, b, ty)
+    let cond = Rc::new(resolve(ctx, scope, cond)?);
+    let mut branch = |expr: &Expr, side: bool| {
+        ctx.regions.borrow_mut().push((cond.clone(), side));
+        let value = ctx.eval(scope, expr);
+        ctx.regions.borrow_mut().pop();
+        value
+    };
+    let a = branch(if_true, true)?;
+    let b = branch(if_false, false)?;
+    concat_values(ctx, &cond, &a, &b, ty)
 }
 
 fn concat_values(
@@ -252,12 +283,27 @@ fn concat_fields(
             // Both branches exist at every index of the other dimensions.
             None => extent_of(a, d).intersect(extent_of(b, d)),
             Some(_) if empty => Extent::range(0, 0),
-            // An end that only broadcast branches reach is cut at the outermost index the
-            // condition or a bounded branch names: the value has to be stored.
-            Some(axis) => Extent::range(
-                cells[axis][lower[axis]].lo.unwrap_or(hulls[axis].0),
-                cells[axis][upper[axis]].hi.unwrap_or(hulls[axis].1),
-            ),
+            // An end that only broadcast branches reach has no index of its own, but the value
+            // has to be stored: it extends to the call's reach along the dimension (its write
+            // range and its field arguments' ranges), and at least to the outermost index
+            // the condition or a bounded branch names.
+            Some(axis) => {
+                let reach = ctx
+                    .reach
+                    .borrow()
+                    .iter()
+                    .find(|(r, _)| r == d)
+                    .map(|(_, r)| r.clone());
+                let (lo, hi) = hulls[axis];
+                Extent::range(
+                    cells[axis][lower[axis]]
+                        .lo
+                        .unwrap_or_else(|| reach.as_ref().map_or(lo, |r| r.start.min(lo))),
+                    cells[axis][upper[axis]]
+                        .hi
+                        .unwrap_or_else(|| reach.as_ref().map_or(hi, |r| r.end.max(hi))),
+                )
+            }
         })
         .collect();
     let a_acc = a.accessor(&dims).map_err(|m| ctx.err(m))?;

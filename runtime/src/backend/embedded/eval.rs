@@ -11,7 +11,7 @@ use gt4rs_ir::fieldview::{ExprKind, OperatorKind, Program, ReduceOp};
 use gt4rs_ir::types::canonical_order;
 use gt4rs_ir::{OffsetInfo, ScalarType, Type};
 
-use super::concat::concat_where;
+use super::concat::{concat_where, Cond};
 use super::elem::{self, common_dtype, Elem};
 use super::ops::{fmt_point, take_index, zip_map, zip_map_over};
 use super::scan::scan;
@@ -27,6 +27,13 @@ pub(crate) struct Ctx<'p> {
     /// The index range per dimension of the field the current program call writes; a scan
     /// runs along its axis over this range (within its arguments' range).
     pub columns: RefCell<Vec<(String, Range<i64>)>>,
+    /// Per dimension, the hull of the current call's write range and its field arguments'
+    /// ranges: how far a value that only broadcast branches of a `concat_where` define along a
+    /// dimension is stored (any index a call can write or read through a field argument).
+    pub reach: RefCell<Vec<(String, Range<i64>)>>,
+    /// The `concat_where` branches being evaluated (condition, side taken): a scan inside them
+    /// is active only where all of them hold.
+    pub regions: RefCell<Vec<(Rc<Cond>, bool)>>,
 }
 
 /// The bindings visible to an expression.
@@ -309,11 +316,7 @@ impl<'p> Ctx<'p> {
                 cond,
                 if_true,
                 if_false,
-            } => {
-                let a = self.eval(scope, if_true)?;
-                let b = self.eval(scope, if_false)?;
-                concat_where(self, scope, cond, &a, &b, &expr.ty)?
-            }
+            } => concat_where(self, scope, cond, if_true, if_false, &expr.ty)?,
             Tuple(items) => Value::Tuple(
                 items
                     .iter()
@@ -438,12 +441,10 @@ impl<'p> Ctx<'p> {
                 .ok_or_else(|| self.ir_err("a dynamic offset is not an integer"))?;
             source.copy_from_slice(point);
             source[shift_axis] += o;
+            // Undefined rather than an error: the point may be one the call never writes.
             if !a_extent.contains(source[shift_axis]) {
-                return Err(self.err(format!(
-                    "the dynamic shift by {o} along {dim} at point {} reads {dim}={}, outside the shifted field's range {a_extent}",
-                    fmt_point(&dims, point),
-                    source[shift_axis]
-                )));
+                data.push(Elem::Missing);
+                return Ok(());
             }
             data.push(a.data[a_acc.offset(&source)]);
             Ok(())

@@ -10,19 +10,25 @@
 //! intersection of their operands' domains over the union of their dimensions. Choices where
 //! GT4Py leaves the behaviour open or the IR is more general:
 //!
-//! * A neighbour read through a skipped slot (-1), or outside the range of the field read, is
-//!   *undefined*: it propagates through elementwise operations, `select` and reductions that
-//!   skip the slot discard it, and a program writing it inside a domain fails with an error
-//!   naming the output and the point (nothing of that call is written).
-//! * A dynamic shift reading outside its field is an error naming the point.
+//! * A neighbour read through a skipped slot (-1), or outside the range of the field read, and
+//!   a dynamic shift reading outside its field are *undefined*: they propagate through
+//!   elementwise operations, `select` and reductions that skip the slot discard them, and a
+//!   program writing one inside a domain fails with an error naming the output and the point
+//!   (nothing of that call is written).
 //! * Integer arithmetic wraps; integer division or remainder by zero is an error. `min`/`max`
 //!   (and `max_over`/`min_over`) follow Rust's `f64::max`/`f64::min`, which ignore NaN.
 //! * `concat_where`: along dimensions the condition does not name, the result covers the
 //!   intersection of both branches; along the named ones, the union of the branches' regions
-//!   must be a range. An end reached only by broadcast (unbounded) branches is cut at the
-//!   outermost index the condition or a bounded branch names.
+//!   must be a range. An end reached only by broadcast (unbounded) branches has to be stored
+//!   somewhere: it extends to the call's reach along the dimension (the written range and the
+//!   ranges of the field arguments), or further to the outermost index the condition or a
+//!   bounded branch names. (A value stored over a finite range can still fall short when it is
+//!   read shifted beyond every field argument; domain inference would be needed for that.)
 //! * A scan runs along its axis over the range the program call writes (GT4Py's column range),
 //!   within the range its field arguments cover; outside a program call, over the latter.
+//!   Inside `concat_where` branches it is active only in their region: where it is not, its
+//!   carry goes back to `init`, so it starts again at the region's first level in scan
+//!   direction (the compiled backends' rule).
 //!   In a scan body, an `if` whose condition differs between columns is applied per column.
 
 mod concat;

@@ -29,6 +29,8 @@ pub(crate) fn run(
         program,
         tables: bind_tables(program, connectivities)?,
         columns: Default::default(),
+        reach: Default::default(),
+        regions: Default::default(),
     };
     let mut values = check_args(program, args)?;
     for call in &program.calls {
@@ -251,6 +253,7 @@ fn run_call(
         _ => "the value",
     };
     *ctx.columns.borrow_mut() = column_ranges(ctx, &call.target, values)?;
+    *ctx.reach.borrow_mut() = reach(&ctx.columns.borrow(), values);
     // The whole value first, so a call that reads and writes one field reads its old values.
     let value = ctx.eval(&mut Scope::new(values, false), &call.value)?;
     let mut writes = Vec::new();
@@ -361,7 +364,7 @@ fn plan_writes(
                 let e = v.data[acc.offset(point)];
                 if e == Elem::Missing {
                     return Err(ctx.err(format!(
-                        "{what} is undefined at point {} written to output `{}`: it reads a skipped neighbour (table entry -1) or a neighbour outside a field",
+                        "{what} is undefined at point {} written to output `{}`: it reads a skipped neighbour (table entry -1), a neighbour outside a field or, through a dynamic shift, a point outside the shifted field",
                         fmt_point(&field.dims, point),
                         out.name
                     )));
@@ -440,6 +443,33 @@ fn column_ranges(
             None => Ok(Vec::new()),
         },
     }
+}
+
+/// The hull per dimension of `columns` and the ranges of the field arguments.
+fn reach(columns: &[(String, Range<i64>)], params: &[Value]) -> Vec<(String, Range<i64>)> {
+    let mut hull: Vec<(String, Range<i64>)> = Vec::new();
+    let mut widen = |dim: &str, range: Range<i64>| {
+        if range.start >= range.end {
+            return;
+        }
+        match hull.iter_mut().find(|(d, _)| d == dim) {
+            Some((_, r)) => *r = r.start.min(range.start)..r.end.max(range.end),
+            None => hull.push((dim.to_string(), range)),
+        }
+    };
+    for (d, r) in columns {
+        widen(d, r.clone());
+    }
+    for param in params {
+        if let Value::Field(f) = param {
+            for (d, e) in f.dims.iter().zip(&f.extents) {
+                if let Extent::Bounded { start, end } = *e {
+                    widen(d, start..end);
+                }
+            }
+        }
+    }
+    hull
 }
 
 /// Stores `data` (row-major over `region`) into the argument.

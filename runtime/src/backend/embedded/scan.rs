@@ -117,7 +117,11 @@ pub(crate) fn scan(
         .collect();
     let out_strides = super::value::row_major_strides(&extents);
 
-    let mut carry = ctx.eval(&mut Scope::new(&[], false), init)?;
+    let init = ctx.eval(&mut Scope::new(&[], false), init)?;
+    let mut init_leaves = Vec::new();
+    leaves(&init, &mut init_leaves);
+    let init_leaves: Vec<FieldValue> = init_leaves.into_iter().cloned().collect();
+    let mut carry = init.clone();
     let levels: Vec<i64> = if forward {
         (start..end).collect()
     } else {
@@ -156,6 +160,9 @@ pub(crate) fn scan(
             write_level(out, &out_strides, axis_index, start, k, &level);
             level_leaves.push(level);
         }
+        if let Some(active) = active_columns(ctx, axis, k, &column_dims, &column_extents) {
+            restart_inactive(ctx, &mut level_leaves, &init_leaves, &active)?;
+        }
         carry = rebuild(&op.ret, &mut level_leaves.into_iter())
             .ok_or_else(|| ctx.err(format!("scan `{}`: carry does not match its type", op.name)))?;
     }
@@ -165,6 +172,65 @@ pub(crate) fn scan(
             op.name
         ))
     })
+}
+
+/// Where, at level `k`, the scan is inside every `concat_where` branch it is evaluated in
+/// (row-major over the columns); `None` when it is everywhere. A condition on a dimension the
+/// scan's value lacks does not restrict it.
+fn active_columns(
+    ctx: &Ctx<'_>,
+    axis: &str,
+    k: i64,
+    column_dims: &[String],
+    column_extents: &[Extent],
+) -> Option<Vec<bool>> {
+    let regions = ctx.regions.borrow();
+    if regions.is_empty() {
+        return None;
+    }
+    let mut active = Vec::with_capacity(storage_len(column_extents));
+    let _ = for_each_point::<()>(column_extents, |point| {
+        let index = |d: &str| -> Option<i64> {
+            if d == axis {
+                return Some(k);
+            }
+            let x = column_dims.iter().position(|c| c == d)?;
+            matches!(column_extents[x], Extent::Bounded { .. }).then(|| point[x])
+        };
+        active.push(
+            regions
+                .iter()
+                .all(|(cond, side)| cond.holds_partly(&index).is_none_or(|h| h == *side)),
+        );
+        Ok(())
+    });
+    (!active.iter().all(|&a| a)).then_some(active)
+}
+
+/// The carry after a level: the level's value where the scan is active, `init` where it is not,
+/// so that it starts again from `init` at the first level of its region.
+fn restart_inactive(
+    ctx: &Ctx<'_>,
+    level_leaves: &mut [FieldValue],
+    init_leaves: &[FieldValue],
+    active: &[bool],
+) -> Result<(), Error> {
+    if level_leaves.len() != init_leaves.len() {
+        return Err(ctx.err("a scan's init does not match its carry"));
+    }
+    for (level, init) in level_leaves.iter_mut().zip(init_leaves) {
+        let restart = init
+            .single()
+            .ok_or_else(|| ctx.err("a scan's init is not a scalar"))?
+            .cast(level.dtype);
+        let data = Rc::make_mut(&mut level.data);
+        for (e, &a) in data.iter_mut().zip(active) {
+            if !a {
+                *e = restart;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Stores one level (a value over the non-axis dimensions, in row-major order) at axis index

@@ -1060,6 +1060,20 @@ fn dynamic_shift_reads_at_per_point_offsets() {
         err.to_string().contains(&format!("Edge=3, K={}", NK - 1)),
         "{err}"
     );
+    // One that leaves the field only at a point the call does not write is fine.
+    let mut unwritten = off.clone();
+    unwritten[[NE - 1, NK - 1]] = 1;
+    out = nan2(NE, NK);
+    let mut args = vec![
+        view(&a, &[0, 0]),
+        Arg::Field(FieldView::I32(unwritten.view().into_dyn(), &[0, 0])),
+        view_mut(&mut out, &[0, 0]),
+    ];
+    run_program(&prog, &mut args, &[]).expect("a read outside at an unwritten point");
+    drop(args);
+    check2(&out, 0..9, 0..NK, |i, k| {
+        a[[i, (k as i32 + off[[i, k]]) as usize]]
+    });
 }
 
 #[test]
@@ -2321,4 +2335,89 @@ fn reference_data_dir() -> Option<std::path::PathBuf> {
     }
     let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/refs");
     beside.is_dir().then_some(beside)
+}
+
+/// A scan in a `concat_where` branch whose region has a hole (K == 2) and depends on the column
+/// (Edge < 3 takes the other branch): its carry starts again from `init` after the hole.
+#[test]
+fn scan_in_a_branch_restarts_after_every_level_outside_its_region() {
+    let mut rng = rng();
+    let x = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    let s = Type::Scalar(F64);
+    let body = bin(
+        BinaryOp::Add,
+        bin(BinaryOp::Mul, p(0, s.clone()), lit_f(0.75), s.clone()),
+        p(1, s.clone()),
+        s.clone(),
+    );
+    let scan = Operator {
+        key: "decay".into(),
+        name: "decay".into(),
+        params: vec![
+            Param {
+                name: "carry".into(),
+                ty: s.clone(),
+            },
+            Param {
+                name: "x".into(),
+                ty: s.clone(),
+            },
+        ],
+        ret: s.clone(),
+        body,
+        kind: OperatorKind::Scan {
+            axis: "K".into(),
+            forward: true,
+            init: lit_f(0.5),
+        },
+    };
+    let cond = DomainCond::Or(
+        Box::new(kcond(CmpOp::Eq, 2)),
+        Box::new(DomainCond::Cmp {
+            dim: "Edge".into(),
+            op: CmpOp::Lt,
+            value: Box::new(lit_i(3)),
+        }),
+    );
+    let fo_body = e(
+        ek.clone(),
+        ExprKind::ConcatWhere {
+            cond,
+            if_true: Box::new(p(0, ek.clone())),
+            if_false: Box::new(call("decay", vec![p(0, ek.clone())], ek.clone())),
+        },
+    );
+    let prog = program(
+        vec![
+            param("x", ek.clone(), Role::In),
+            param("out", ek.clone(), Role::Out),
+        ],
+        vec![write(
+            call("holed", vec![p(0, ek.clone())], ek.clone()),
+            field_target(1, &[("Edge", 0, 9)]),
+        )],
+        vec![
+            scan,
+            field_op("holed", vec![ek.clone()], ek.clone(), fo_body),
+        ],
+    );
+    let mut out = nan2(NE, NK);
+    let mut args = vec![view(&x, &[0, 0]), view_mut(&mut out, &[0, 0])];
+    run_program(&prog, &mut args, &[]).expect("scan in a holed region runs");
+    drop(args);
+    let mut want = Array2::zeros((NE, NK));
+    for i in 0..NE {
+        let mut carry = 0.5;
+        for k in 0..NK {
+            if i < 3 || k == 2 {
+                want[[i, k]] = x[[i, k]];
+                carry = 0.5;
+            } else {
+                carry = carry * 0.75 + x[[i, k]];
+                want[[i, k]] = carry;
+            }
+        }
+    }
+    check2(&out, 0..9, 0..NK, |i, k| want[[i, k]]);
 }
