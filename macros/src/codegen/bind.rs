@@ -277,9 +277,42 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
     let mut arg_fields = Vec::new();
     let mut forwards = Vec::new();
     let mut has_refs = false;
+    let mut bound_takes = Vec::new();
+    let mut dyn_takes = Vec::new();
+    let mut dyn_args = Vec::new();
+    let mut dyn_gives = Vec::new();
+    let dynamic = quote!(::gt4rs::__private::dynamic);
     for param in params {
         let ident = Ident::new(&param.name, span);
+        let name_str = &param.name;
+        let local = format_ident!("arg_{}", param.name);
         let ty = quote!(#program::types::#ident);
+        let take = match param.kind {
+            ParamKind::Scalar => quote!(#dynamic::take_scalar(#program::NAME, source, #name_str)?),
+            _ => quote!(#dynamic::take_field(#program::NAME, source, #name_str)?),
+        };
+        if bound.contains(&param.name) {
+            bound_takes.push(match param.kind {
+                ParamKind::FieldRead => quote!(#ident: ::std::sync::Arc::new(#take)),
+                _ => quote!(#ident: #take),
+            });
+        } else {
+            match param.kind {
+                ParamKind::FieldRead => {
+                    dyn_takes.push(quote!(let #local: #ty = #take;));
+                    dyn_args.push(quote!(#ident: &#local));
+                }
+                ParamKind::FieldWritten => {
+                    dyn_takes.push(quote!(let mut #local: #ty = #take;));
+                    dyn_args.push(quote!(#ident: &mut #local));
+                    dyn_gives.push(quote!(#dynamic::give_field(source, #name_str, #local)?;));
+                }
+                ParamKind::Scalar => {
+                    dyn_takes.push(quote!(let #local: #ty = #take;));
+                    dyn_args.push(quote!(#ident: #local));
+                }
+            }
+        }
         if bound.contains(&param.name) {
             match param.kind {
                 ParamKind::FieldRead => {
@@ -329,6 +362,15 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                 #( #bound_fields, )*
             }
 
+            impl Bound {
+                /// Takes every bound value from `source` by name (as `gt4rs verify` does).
+                pub fn from_source(
+                    source: &mut dyn #dynamic::ArgSource,
+                ) -> ::core::result::Result<Bound, ::gt4rs::Error> {
+                    Ok(Bound { #( #bound_takes, )* })
+                }
+            }
+
             /// The arguments of one call: the program's parameters that are not bound.
             pub struct #args_decl {
                 #( #arg_fields, )*
@@ -362,6 +404,28 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                 /// The program compiled without bound values.
                 pub fn program(&self) -> &#program::Compiled {
                     &self.inner
+                }
+            }
+
+            impl #dynamic::DynProgram for Compiled {
+                fn name(&self) -> &'static str {
+                    #program::NAME
+                }
+                /// The whole program's signature; the bound parameters are not taken by
+                /// `call_dynamic`.
+                fn signature(&self) -> ::gt4rs::Signature {
+                    #program::signature()
+                }
+                /// Takes the parameters that are not bound from `source` by name, calls, and
+                /// hands the outputs back.
+                fn call_dynamic(
+                    &self,
+                    source: &mut dyn #dynamic::ArgSource,
+                ) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    #( #dyn_takes )*
+                    self.call(Args { #( #dyn_args, )* })?;
+                    #( #dyn_gives )*
+                    Ok(())
                 }
             }
         }
