@@ -431,3 +431,58 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> String {
+        let params = [
+            ("a", ParamKind::FieldRead, false),
+            ("out", ParamKind::FieldWritten, false),
+            ("flag", ParamKind::Scalar, true),
+            ("start", ParamKind::Scalar, false),
+        ]
+        .map(|(name, kind, is_static)| ParamDef {
+            name: name.to_string(),
+            kind,
+            is_static,
+        });
+        serde_json::to_string(&params).expect("serialises")
+    }
+
+    fn resume_with(bound: &str) -> String {
+        let payload = params();
+        let input: TokenStream =
+            format!("{{ pub mod m }} {{ super::p }} {{ {bound} }} {payload:?}")
+                .parse()
+                .expect("tokens");
+        resume(input).to_string()
+    }
+
+    #[test]
+    fn bound_parameters_leave_args_and_enter_bound() {
+        let out = resume_with("a, start");
+        assert!(out.contains("pub struct Bound { # [doc"), "{out}");
+        assert!(out.contains(":: std :: sync :: Arc < super :: super :: p :: types :: a >"));
+        assert!(out.contains("pub start : super :: super :: p :: types :: start"));
+        assert!(out.contains("pub out : & 'a mut super :: super :: p :: types :: out"));
+        assert!(!out.contains("pub a : & 'a"), "{out}");
+    }
+
+    #[test]
+    fn written_unknown_and_repeated_names_are_errors() {
+        assert!(resume_with("out").contains("is written by program"));
+        assert!(resume_with("b").contains("has no parameter `b`"));
+        assert!(resume_with("a, a").contains("is bound twice"));
+    }
+
+    #[test]
+    fn paths_are_seen_from_one_module_deeper() {
+        let path = |s: &str| path_from_inside(&syn::parse_str(s).expect("path")).to_string();
+        assert_eq!(path("self::x::p"), "super :: x :: p");
+        assert_eq!(path("super::p"), "super :: super :: p");
+        assert_eq!(path("crate::p"), "crate :: p");
+        assert_eq!(path("p"), "p");
+    }
+}
