@@ -45,6 +45,21 @@ pub fn offsets(input: TokenStream) -> TokenStream {
     entities::offsets(input.into()).into()
 }
 
+/// `bind! { pub mod vn_update = path::to::program(area_edge, horizontal_start); }`: the
+/// program with some read-only fields and scalars bound once at `compile()`; `Args` holds
+/// only the other parameters.
+#[proc_macro]
+pub fn bind(input: TokenStream) -> TokenStream {
+    codegen::bind::start(input.into()).into()
+}
+
+/// Continuation of `bind!` after the program's definition macro (generated code only).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __bind(input: TokenStream) -> TokenStream {
+    codegen::bind::resume(input.into()).into()
+}
+
 /// Continuation of the chained expansion (generated code only).
 #[doc(hidden)]
 #[proc_macro]

@@ -31,7 +31,7 @@ pub use dims::{Dimension, Dims, Offset};
 pub use error::Error;
 pub use field::{Field, Layout};
 pub use gt4rs_ir::{DimKind, ScalarType};
-pub use gt4rs_macros::{dimensions, field_operator, offsets, program, scan_operator};
+pub use gt4rs_macros::{bind, dimensions, field_operator, offsets, program, scan_operator};
 pub use options::{Backend, CpuOptions, Options};
 pub use signature::{ParamKind, ParamSignature, Signature};
 
@@ -52,8 +52,9 @@ pub mod __private {
     pub use crate::backend::kernel;
     pub use crate::backend::{resolve as resolve_backend, Resolved};
     pub use crate::dynamic;
+    pub use crate::options::static_variants;
     pub use gt4rs_ir as ir;
-    pub use gt4rs_macros::{__collect, __program_from_ir};
+    pub use gt4rs_macros::{__bind, __collect, __program_from_ir};
     pub use rayon;
     pub use std::sync::OnceLock;
 }

@@ -80,10 +80,14 @@ pub struct Options {
     pub config: Option<Arc<Config>>,
     /// Neighbour tables, bound by offset name at `compile()`.
     pub connectivities: Connectivities,
-    /// Values of static arguments known at `compile()`, per program and parameter name. The
-    /// CUDA backend compiles them (and the domain bounds they fix) in as constants; a call
-    /// with another value is an error.
-    pub static_args: BTreeMap<String, BTreeMap<String, ScalarValue>>,
+    /// The values each static argument may take (its variants), per program and parameter
+    /// name, known at `compile()`. A call with a value not listed is an error unless
+    /// `allow_unlisted_static_values` is set. The CUDA backend compiles a single listed value
+    /// (and the domain bounds it fixes) in as a constant.
+    pub static_args: BTreeMap<String, BTreeMap<String, Vec<ScalarValue>>>,
+    /// Lets calls use static values that were not listed: the CPU and embedded backends take
+    /// the value at run time; CUDA cannot compile a variant on demand and reports so.
+    pub allow_unlisted_static_values: bool,
 }
 
 impl Options {
@@ -103,17 +107,32 @@ impl Options {
         self.settings.cpu_chunk = Some(cpu.chunk);
         self
     }
-    /// Fixes static argument `name` of `program` to `value` at `compile()`.
-    pub fn with_static_arg(
+    /// Fixes static argument `name` of `program` to `value` at `compile()` (one variant).
+    pub fn with_static_arg(self, program: &str, name: &str, value: impl IntoScalarValue) -> Self {
+        self.with_static_variants(program, name, [value])
+    }
+    /// Compiles static argument `name` of `program` for each of `values` (its variants); a
+    /// call with another value is an error unless on-demand variants are allowed.
+    pub fn with_static_variants<V: IntoScalarValue>(
         mut self,
         program: &str,
         name: &str,
-        value: impl IntoScalarValue,
+        values: impl IntoIterator<Item = V>,
     ) -> Self {
+        let values = values
+            .into_iter()
+            .map(IntoScalarValue::into_value)
+            .collect();
         self.static_args
             .entry(program.to_string())
             .or_default()
-            .insert(name.to_string(), value.into_value());
+            .insert(name.to_string(), values);
+        self
+    }
+    /// Lets calls use static values that were not listed at `compile()` (see
+    /// [`Options::allow_unlisted_static_values`]).
+    pub fn with_unlisted_static_values(mut self, allow: bool) -> Self {
+        self.allow_unlisted_static_values = allow;
         self
     }
     /// Overrides settings for one program (e.g. "this program on CPU, that one on CUDA").
@@ -141,5 +160,102 @@ impl Options {
             self.config.as_deref(),
             device_arch,
         )
+    }
+}
+
+/// What generated `compile()`/`call()` code uses to read and check static variants.
+pub mod static_variants {
+    use std::collections::BTreeMap;
+
+    use super::Options;
+    use crate::backend::embedded::ScalarValue;
+    use crate::dynamic::DynScalar;
+    use crate::Error;
+
+    /// Fails if `options` lists variants for a parameter of `program` that is not one of its
+    /// static arguments (a misspelt name would otherwise be ignored silently).
+    pub fn check_names(options: &Options, program: &str, statics: &[&str]) -> Result<(), Error> {
+        for name in options
+            .static_args
+            .get(program)
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
+            if !statics.contains(&name.as_str()) {
+                return Err(Error::Argument {
+                    program: program.to_string(),
+                    arg: name.clone(),
+                    message: format!(
+                        "no static argument of this name (static arguments: {})",
+                        list(statics.iter())
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The variants listed for static argument `name` of `program`, typed; `None` when none
+    /// were listed (any value runs).
+    pub fn read<T: DynScalar>(
+        options: &Options,
+        program: &str,
+        name: &str,
+    ) -> Result<Option<Vec<T>>, Error> {
+        let Some(values) = options.static_args.get(program).and_then(|m| m.get(name)) else {
+            return Ok(None);
+        };
+        values
+            .iter()
+            .map(|v| {
+                T::from_value(*v).ok_or_else(|| Error::Argument {
+                    program: program.to_string(),
+                    arg: name.to_string(),
+                    message: format!("static value {v:?} is not a {}", T::DTYPE.rust_name()),
+                })
+            })
+            .collect::<Result<Vec<T>, Error>>()
+            .map(Some)
+    }
+
+    /// The static arguments with exactly one listed value: what the CUDA backend compiles in.
+    pub fn single_values(options: &Options, program: &str) -> BTreeMap<String, ScalarValue> {
+        options
+            .static_args
+            .get(program)
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, values)| match values.as_slice() {
+                [one] => Some((name.clone(), *one)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The error of a call whose static value was not compiled.
+    pub fn unlisted<T: std::fmt::Debug>(
+        program: &str,
+        name: &str,
+        value: T,
+        compiled: &[T],
+        on_demand_cuda: bool,
+    ) -> Error {
+        let why = if on_demand_cuda {
+            "; the CUDA backend cannot compile a variant on demand"
+        } else {
+            " (list it with `Options::with_static_variants` or allow unlisted values)"
+        };
+        Error::Argument {
+            program: program.to_string(),
+            arg: name.to_string(),
+            message: format!(
+                "static value {value:?} was not compiled (compiled values: {}){why}",
+                list(compiled.iter().map(|v| format!("{v:?}")))
+            ),
+        }
+    }
+
+    fn list<S: std::fmt::Display>(items: impl Iterator<Item = S>) -> String {
+        items.map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
     }
 }

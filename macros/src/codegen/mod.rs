@@ -1,5 +1,6 @@
 //! Emitters: Rust tokens generated from the checked IR.
 
+pub mod bind;
 pub mod cpu;
 pub mod cuda;
 pub mod operator;

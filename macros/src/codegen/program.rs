@@ -29,6 +29,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let mut dyn_takes = Vec::new();
     let mut dyn_args = Vec::new();
     let mut dyn_gives = Vec::new();
+    let mut type_aliases = Vec::new();
+    let mut statics: Vec<(syn::Ident, Type)> = Vec::new();
     for input in &func.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
         let Pat::Ident(ident) = &*pt.pat else {
@@ -42,6 +44,18 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
         }
         let doc = param_doc(program, &ident.to_string());
         let ident_str = ident.to_string();
+        let bare = match &*pt.ty {
+            Type::Reference(r) => (*r.elem).clone(),
+            other => other.clone(),
+        };
+        type_aliases.push(quote!(#[doc = #doc] pub type #ident = #bare;));
+        if program
+            .params
+            .iter()
+            .any(|p| p.name == ident_str && p.is_static)
+        {
+            statics.push((ident.clone(), bare));
+        }
         match &*pt.ty {
             Type::Reference(r) => {
                 let inner = &r.elem;
@@ -86,6 +100,38 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
         })
         .collect();
     let embedded_args2 = embedded_args.clone();
+    let static_names: Vec<String> = statics.iter().map(|(i, _)| i.to_string()).collect();
+    let static_fields = statics
+        .iter()
+        .map(|(ident, ty)| quote!(#ident: ::core::option::Option<::std::vec::Vec<#ty>>));
+    let static_reads = statics.iter().map(|(ident, _)| {
+        let name = ident.to_string();
+        quote!(#ident: ::gt4rs::__private::static_variants::read(options, NAME, #name)?)
+    });
+    let static_checks = statics.iter().map(|(ident, _)| {
+        let name = ident.to_string();
+        quote! {
+            if let Some(compiled) = &self.statics.#ident {
+                if !compiled.contains(&args.#ident) && !on_demand {
+                    return Err(::gt4rs::__private::static_variants::unlisted(
+                        NAME, #name, args.#ident, compiled,
+                        self.allow_unlisted_static_values,
+                    ));
+                }
+            }
+        }
+    });
+    let static_check_block = if statics.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            // CPU and embedded take static values at run time; CUDA compiled them in.
+            let on_demand = self.allow_unlisted_static_values
+                && self.backend != ::gt4rs::__private::Resolved::Cuda;
+            #( #static_checks )*
+        }
+    };
+    let definition = crate::codegen::bind::definition_macro(vis, name, program);
     let ir_json = program.to_json();
     let cpu_impl = cpu::emit(
         program,
@@ -132,6 +178,19 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 ::gt4rs::Signature::of(ir())
             }
 
+            /// The type of each parameter, without its reference: `types::<param>`.
+            #[allow(non_camel_case_types)]
+            pub mod types {
+                use super::*;
+                #( #type_aliases )*
+            }
+
+            /// The values listed for each static argument at `compile()` (`None`: any value).
+            #[derive(Clone, Debug, Default)]
+            struct StaticVariants {
+                #( #static_fields, )*
+            }
+
             /// The arguments of one call.
             pub struct #args_decl {
                 #( #fields, )*
@@ -143,6 +202,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 cpu: ::gt4rs::CpuOptions,
                 connectivities: ::std::vec::Vec<::std::sync::Arc<::gt4rs::ConnectivityTable>>,
                 cuda: ::core::option::Option<::gt4rs::__private::cuda_backend::CudaProgram>,
+                #[allow(dead_code)]
+                statics: StaticVariants,
+                #[allow(dead_code)]
+                allow_unlisted_static_values: bool,
             }
 
             /// Resolves the backend and binds the connectivities from `options`.
@@ -153,6 +216,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     return Err(::gt4rs::Error::BackendUnavailable { backend: "cpu".to_string(), reason: reason.to_string() });
                 }
                 let connectivities = options.connectivities.bind(ir())?;
+                ::gt4rs::__private::static_variants::check_names(options, NAME, &[#( #static_names ),*])?;
+                let statics = StaticVariants { #( #static_reads, )* };
                 let cuda = if backend == ::gt4rs::__private::Resolved::Cuda {
                     // Per-architecture options apply once the device is known.
                     let arch = ::gt4rs::__private::cuda_backend::device_arch();
@@ -165,18 +230,23 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                         program: ir(),
                     };
                     Some(::gt4rs::__private::cuda_backend::CudaProgram::compile(
-                        &translation, &resolved, &connectivities, options.static_args.get(NAME),
+                        &translation, &resolved, &connectivities,
+                        Some(&::gt4rs::__private::static_variants::single_values(options, NAME)),
                     )?)
                 } else {
                     None
                 };
-                Ok(Compiled { backend, cpu: resolved.cpu, connectivities, cuda })
+                Ok(Compiled {
+                    backend, cpu: resolved.cpu, connectivities, cuda, statics,
+                    allow_unlisted_static_values: options.allow_unlisted_static_values,
+                })
             }
 
             impl Compiled {
                 /// Runs the program. Points of the outputs outside each call's domain are left
                 /// untouched.
                 pub fn call(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    #static_check_block
                     match self.backend {
                         ::gt4rs::__private::Resolved::Embedded => self.run_embedded(args),
                         ::gt4rs::__private::Resolved::Cpu => self.run_cpu(args),
@@ -242,6 +312,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
             #cuda_impl
         }
+
+        #definition
     }
 }
 
