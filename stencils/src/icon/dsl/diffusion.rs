@@ -6,61 +6,23 @@ use gt4rs::prelude::*;
 
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K};
 
+/// The ∇⁴ program with ICON's `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
+pub mod double {
+    gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }
+    include!("source/nabla4.rs");
+}
+
+/// The ∇⁴ program with `vpfloat = f32` (ICON4Py's `mixed` mode).
+pub mod mixed {
+    gt4rs::scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }
+    include!("source/nabla4.rs");
+}
+
+pub use double::{_calculate_nabla4, calculate_nabla4};
+
 // ---------------------------------------------------------------------------------------------
 // ∇⁴ of vn and its application (diffusion steps 4 and 9)
 // ---------------------------------------------------------------------------------------------
-
-#[field_operator]
-pub fn _calculate_nabla4(
-    u_vert: Field<(Vertex, K), f64>,
-    v_vert: Field<(Vertex, K), f64>,
-    primal_normal_vert_v1: Field<(Edge, E2C2V), f64>,
-    primal_normal_vert_v2: Field<(Edge, E2C2V), f64>,
-    z_nabla2_e: Field<(Edge, K), f64>,
-    inv_vert_vert_length: Field<Edge, f64>,
-    inv_primal_edge_length: Field<Edge, f64>,
-) -> Field<(Edge, K), f64> {
-    let nabv_tang = u_vert.at(E2C2V[0]) * primal_normal_vert_v1[E2C2V(0)]
-        + v_vert.at(E2C2V[0]) * primal_normal_vert_v2[E2C2V(0)]
-        + u_vert.at(E2C2V[1]) * primal_normal_vert_v1[E2C2V(1)]
-        + v_vert.at(E2C2V[1]) * primal_normal_vert_v2[E2C2V(1)];
-    let nabv_norm = u_vert.at(E2C2V[2]) * primal_normal_vert_v1[E2C2V(2)]
-        + v_vert.at(E2C2V[2]) * primal_normal_vert_v2[E2C2V(2)]
-        + u_vert.at(E2C2V[3]) * primal_normal_vert_v1[E2C2V(3)]
-        + v_vert.at(E2C2V[3]) * primal_normal_vert_v2[E2C2V(3)];
-    4.0 * ((nabv_norm - 2.0 * z_nabla2_e) * (inv_vert_vert_length * inv_vert_vert_length)
-        + (nabv_tang - 2.0 * z_nabla2_e) * (inv_primal_edge_length * inv_primal_edge_length))
-}
-
-#[program]
-pub fn calculate_nabla4(
-    u_vert: &Field<(Vertex, K), f64>,
-    v_vert: &Field<(Vertex, K), f64>,
-    primal_normal_vert_v1: &Field<(Edge, E2C2V), f64>,
-    primal_normal_vert_v2: &Field<(Edge, E2C2V), f64>,
-    z_nabla2_e: &Field<(Edge, K), f64>,
-    inv_vert_vert_length: &Field<Edge, f64>,
-    inv_primal_edge_length: &Field<Edge, f64>,
-    z_nabla4_e2: &mut Field<(Edge, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla4(
-        u_vert,
-        v_vert,
-        primal_normal_vert_v1,
-        primal_normal_vert_v2,
-        z_nabla2_e,
-        inv_vert_vert_length,
-        inv_primal_edge_length,
-    )
-    .write_to(
-        z_nabla4_e2,
-        domain![Edge: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
 
 #[field_operator]
 pub fn _apply_nabla2_and_nabla4_to_vn(
