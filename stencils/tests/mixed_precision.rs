@@ -1,0 +1,234 @@
+//! ICON's mixed precision (`vpfloat = f32`, `wpfloat = f64`): each program that exists in both
+//! configurations runs in `mixed` mode on a random grid and is compared with the f64 hand-written
+//! reference, on the embedded and the CPU backend. The `double` configuration is what every other
+//! test of these programs runs (`gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4` is
+//! `diffusion::double::calculate_nabla4`).
+
+use gt4rs::prelude::*;
+use gt4rs::Dims;
+use gt4rs_stencils::icon::dims::*;
+use gt4rs_stencils::icon::dsl::{diffusion, interpolation};
+use gt4rs_stencils::icon::reference::{self, Call};
+use gt4rs_stencils::reference_data::{NeighborTable, RefArray};
+use ndarray::{Array2, ArrayD, IxDyn};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const N_EDGES: usize = 40;
+const N_VERTICES: usize = 17;
+const NLEV: usize = 7;
+
+/// ICON4Py's stencil tests accept a relative error of 3e-6 (`_RELATIVE_TOLERANCE`), about 50
+/// roundings to f32 (unit roundoff 2^-24 ≈ 6e-8). A mixed-mode program rounds a few
+/// intermediates to f32; each such rounding is relative to the intermediate, not to the output,
+/// so where terms cancel the error is relative to the output's scale. Hence the bound
+/// `|got − expected| ≤ 3e-6 · (|expected| + max |expected|)`.
+const RELATIVE_TOLERANCE: f64 = 3e-6;
+
+fn assert_close(name: &str, got: &ArrayD<f64>, expected: &ArrayD<f64>) {
+    assert_eq!(got.shape(), expected.shape(), "`{name}`: shape");
+    let scale = expected.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    assert!(scale > 0.0, "`{name}`: the reference is all zeros");
+    for (i, (g, e)) in got.iter().zip(expected.iter()).enumerate() {
+        let bound = RELATIVE_TOLERANCE * (e.abs() + scale);
+        assert!(
+            (g - e).abs() <= bound,
+            "`{name}`[{i}]: got {g}, expected {e} (bound {bound:e})"
+        );
+    }
+}
+
+fn random_array(rng: &mut ChaCha8Rng, shape: &[usize]) -> ArrayD<f64> {
+    ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(-1.0..1.0))
+}
+
+/// Rounded to f32 once, so that the f64 reference sees exactly the values the f32 field holds.
+fn round_to_f32(a: &ArrayD<f64>) -> ArrayD<f64> {
+    a.mapv(|x| f64::from(x as f32))
+}
+
+fn f64_field<D: Dims>(a: &ArrayD<f64>) -> Field<D, f64> {
+    Field::from_array_zero_origin(a.clone()).expect("valid field")
+}
+
+fn f32_field<D: Dims>(a: &ArrayD<f64>) -> Field<D, f32> {
+    Field::from_array_zero_origin(a.mapv(|x| x as f32)).expect("valid field")
+}
+
+fn f32_nan_field<D: Dims>(shape: &[usize]) -> Field<D, f32> {
+    Field::from_array_zero_origin(ArrayD::from_elem(IxDyn(shape), f32::NAN)).expect("valid field")
+}
+
+fn f64_nan_field<D: Dims>(shape: &[usize]) -> Field<D, f64> {
+    Field::from_array_zero_origin(ArrayD::from_elem(IxDyn(shape), f64::NAN)).expect("valid field")
+}
+
+fn widen(f: &Field<impl Dims, f32>) -> ArrayD<f64> {
+    f.as_array().mapv(f64::from)
+}
+
+fn random_table(rng: &mut ChaCha8Rng, rows: usize, width: usize, targets: usize) -> Array2<i32> {
+    Array2::from_shape_fn((rows, width), |_| rng.random_range(0..targets as i32))
+}
+
+fn reference_output(program: &str, mut call: Call, output: &str) -> ArrayD<f64> {
+    reference::run(program, &mut call).expect("reference runs");
+    match call.params.get(output) {
+        Ok(RefArray::Float64(a)) => a.clone(),
+        other => panic!("`{output}`: {other:?}"),
+    }
+}
+
+fn options(backend: Backend, connectivities: Connectivities) -> Options {
+    Options::new(backend).with_connectivities(connectivities)
+}
+
+fn calculate_nabla4_mixed_matches_reference(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let u_vert = round_to_f32(&random_array(&mut rng, &[N_VERTICES, NLEV]));
+    let v_vert = round_to_f32(&random_array(&mut rng, &[N_VERTICES, NLEV]));
+    let v1 = random_array(&mut rng, &[N_EDGES, 4]);
+    let v2 = random_array(&mut rng, &[N_EDGES, 4]);
+    let z_nabla2_e = random_array(&mut rng, &[N_EDGES, NLEV]);
+    let ivv = random_array(&mut rng, &[N_EDGES]);
+    let ipe = random_array(&mut rng, &[N_EDGES]);
+    let table = random_table(&mut rng, N_EDGES, 4, N_VERTICES);
+    let (h, k) = ((1, N_EDGES as i32 - 2), (1, NLEV as i32 - 1));
+
+    let e2c2v = Connectivity::<E2C2V>::new(table.clone(), N_VERTICES).expect("valid table");
+    let prog = diffusion::mixed::calculate_nabla4::compile(&options(
+        backend,
+        Connectivities::new().with(&e2c2v),
+    ))
+    .expect("compiles");
+    let mut out = f32_nan_field::<(Edge, K)>(&[N_EDGES, NLEV]);
+    prog.call(diffusion::mixed::calculate_nabla4::Args {
+        u_vert: &f32_field(&u_vert),
+        v_vert: &f32_field(&v_vert),
+        primal_normal_vert_v1: &f64_field(&v1),
+        primal_normal_vert_v2: &f64_field(&v2),
+        z_nabla2_e: &f64_field(&z_nabla2_e),
+        inv_vert_vert_length: &f64_field(&ivv),
+        inv_primal_edge_length: &f64_field(&ipe),
+        z_nabla4_e2: &mut out,
+        horizontal_start: h.0,
+        horizontal_end: h.1,
+        vertical_start: k.0,
+        vertical_end: k.1,
+    })
+    .expect("runs");
+
+    // Points outside the domain keep their pre-call value (NaN) in both.
+    let call = Call::new()
+        .with_field("u_vert", u_vert)
+        .with_field("v_vert", v_vert)
+        .with_field("primal_normal_vert_v1", v1)
+        .with_field("primal_normal_vert_v2", v2)
+        .with_field("z_nabla2_e", z_nabla2_e)
+        .with_field("inv_vert_vert_length", ivv)
+        .with_field("inv_primal_edge_length", ipe)
+        .with_field(
+            "z_nabla4_e2",
+            ArrayD::from_elem(IxDyn(&[N_EDGES, NLEV]), f64::NAN),
+        )
+        .with_domain(h.0..h.1, k.0..k.1)
+        .with_table(NeighborTable::new("E2C2V", table).expect("valid table"));
+    let expected = reference_output("calculate_nabla4", call, "z_nabla4_e2");
+    let got = widen(&out);
+    let inside = |a: &ArrayD<f64>| {
+        a.slice(ndarray::s![
+            h.0 as usize..h.1 as usize,
+            k.0 as usize..k.1 as usize
+        ])
+        .to_owned()
+        .into_dyn()
+    };
+    assert!(got
+        .iter()
+        .zip(expected.iter())
+        .all(|(g, e)| g.is_nan() == e.is_nan()));
+    assert_close("z_nabla4_e2", &inside(&got), &inside(&expected));
+}
+
+#[test]
+fn calculate_nabla4_mixed_on_embedded_matches_reference() {
+    calculate_nabla4_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn calculate_nabla4_mixed_on_cpu_matches_reference() {
+    calculate_nabla4_mixed_matches_reference(Backend::Cpu);
+}
+
+/// ICON4Py declares every field of the RBF interpolation `wpfloat`: both configurations compute
+/// it in f64, so the mixed program equals the double one bit for bit.
+fn rbf_interpolation_mixed_equals_double(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    let p_e_in = random_array(&mut rng, &[N_EDGES, NLEV]);
+    let c1 = random_array(&mut rng, &[N_VERTICES, 6]);
+    let c2 = random_array(&mut rng, &[N_VERTICES, 6]);
+    let table = random_table(&mut rng, N_VERTICES, 6, N_EDGES);
+    let v2e = Connectivity::<V2E>::new(table.clone(), N_EDGES).expect("valid table");
+    let opts = options(backend, Connectivities::new().with(&v2e));
+    let (h, k) = ((0, N_VERTICES as i32), (0, NLEV as i32));
+    let shape = [N_VERTICES, NLEV];
+
+    let (mut mixed_u, mut mixed_v) = (f64_nan_field(&shape), f64_nan_field(&shape));
+    interpolation::mixed::mo_intp_rbf_rbf_vec_interpol_vertex::compile(&opts)
+        .expect("compiles")
+        .call(
+            interpolation::mixed::mo_intp_rbf_rbf_vec_interpol_vertex::Args {
+                p_e_in: &f64_field(&p_e_in),
+                ptr_coeff_1: &f64_field(&c1),
+                ptr_coeff_2: &f64_field(&c2),
+                p_u_out: &mut mixed_u,
+                p_v_out: &mut mixed_v,
+                horizontal_start: h.0,
+                horizontal_end: h.1,
+                vertical_start: k.0,
+                vertical_end: k.1,
+            },
+        )
+        .expect("runs");
+    let (mut double_u, mut double_v) = (f64_nan_field(&shape), f64_nan_field(&shape));
+    interpolation::double::mo_intp_rbf_rbf_vec_interpol_vertex::compile(&opts)
+        .expect("compiles")
+        .call(
+            interpolation::double::mo_intp_rbf_rbf_vec_interpol_vertex::Args {
+                p_e_in: &f64_field(&p_e_in),
+                ptr_coeff_1: &f64_field(&c1),
+                ptr_coeff_2: &f64_field(&c2),
+                p_u_out: &mut double_u,
+                p_v_out: &mut double_v,
+                horizontal_start: h.0,
+                horizontal_end: h.1,
+                vertical_start: k.0,
+                vertical_end: k.1,
+            },
+        )
+        .expect("runs");
+    assert!(mixed_u.as_array().iter().all(|x| x.is_finite()));
+    assert_eq!(mixed_u.as_array(), double_u.as_array());
+    assert_eq!(mixed_v.as_array(), double_v.as_array());
+
+    let call = Call::new()
+        .with_field("p_e_in", p_e_in)
+        .with_field("ptr_coeff_1", c1)
+        .with_field("ptr_coeff_2", c2)
+        .with_field("p_u_out", ArrayD::from_elem(IxDyn(&shape), f64::NAN))
+        .with_field("p_v_out", ArrayD::from_elem(IxDyn(&shape), f64::NAN))
+        .with_domain(h.0..h.1, k.0..k.1)
+        .with_table(NeighborTable::new("V2E", table).expect("valid table"));
+    let expected = reference_output("mo_intp_rbf_rbf_vec_interpol_vertex", call, "p_u_out");
+    assert_close("p_u_out", &mixed_u.as_array().to_owned(), &expected);
+}
+
+#[test]
+fn rbf_interpolation_mixed_on_embedded_equals_double() {
+    rbf_interpolation_mixed_equals_double(Backend::Embedded);
+}
+
+#[test]
+fn rbf_interpolation_mixed_on_cpu_equals_double() {
+    rbf_interpolation_mixed_equals_double(Backend::Cpu);
+}
