@@ -14,6 +14,7 @@ use ndarray::{Array2, ArrayD, IxDyn};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+const N_CELLS: usize = 26;
 const N_EDGES: usize = 40;
 const N_VERTICES: usize = 17;
 const NLEV: usize = 7;
@@ -107,7 +108,7 @@ fn calculate_nabla4_mixed_matches_reference(backend: Backend) {
         v_vert: &f32_field(&v_vert),
         primal_normal_vert_v1: &f64_field(&v1),
         primal_normal_vert_v2: &f64_field(&v2),
-        z_nabla2_e: &f64_field(&z_nabla2_e),
+        z_nabla2_e: &f64_field(z_nabla2_e),
         inv_vert_vert_length: &f64_field(&ivv),
         inv_primal_edge_length: &f64_field(&ipe),
         z_nabla4_e2: &mut out,
@@ -231,4 +232,255 @@ fn rbf_interpolation_mixed_on_embedded_equals_double() {
 #[test]
 fn rbf_interpolation_mixed_on_cpu_equals_double() {
     rbf_interpolation_mixed_equals_double(Backend::Cpu);
+}
+
+/// The f64 reference of `program` on `inputs`, with `output` NaN before the call.
+fn reference_run(
+    program: &str,
+    inputs: &[(&str, &ArrayD<f64>)],
+    tables: Vec<NeighborTable>,
+    output: (&str, &[usize]),
+    domain: ((i32, i32), (i32, i32)),
+) -> ArrayD<f64> {
+    let mut call = Call::new();
+    for (name, a) in inputs {
+        call = call.with_field(name, (*a).clone());
+    }
+    for t in tables {
+        call = call.with_table(t);
+    }
+    let ((h0, h1), (k0, k1)) = domain;
+    let call = call
+        .with_field(output.0, ArrayD::from_elem(IxDyn(output.1), f64::NAN))
+        .with_domain(h0..h1, k0..k1);
+    reference_output(program, call, output.0)
+}
+
+/// Compares inside `domain` and checks that the points outside are untouched (NaN) in both.
+fn assert_close_in_domain(
+    name: &str,
+    got: &ArrayD<f64>,
+    expected: &ArrayD<f64>,
+    domain: ((i32, i32), (i32, i32)),
+) {
+    let ((h0, h1), (k0, k1)) = domain;
+    assert!(got
+        .iter()
+        .zip(expected.iter())
+        .all(|(g, e)| g.is_nan() == e.is_nan()));
+    let inside = |a: &ArrayD<f64>| {
+        a.slice(ndarray::s![
+            h0 as usize..h1 as usize,
+            k0 as usize..k1 as usize
+        ])
+        .to_owned()
+        .into_dyn()
+    };
+    assert_close(name, &inside(got), &inside(expected));
+}
+
+fn calculate_nabla2_for_w_mixed_matches_reference(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let w = random_array(&mut rng, &[N_CELLS, NLEV]);
+    let geofac_n2s = random_array(&mut rng, &[N_CELLS, 4]);
+    let table = random_table(&mut rng, N_CELLS, 4, N_CELLS);
+    let domain = ((2, N_CELLS as i32 - 1), (0, NLEV as i32));
+    let c2e2co = Connectivity::<C2E2CO>::new(table.clone(), N_CELLS).expect("valid table");
+    let mut out = f32_nan_field::<(Cell, K)>(&[N_CELLS, NLEV]);
+    diffusion::mixed::calculate_nabla2_for_w::compile(&options(
+        backend,
+        Connectivities::new().with(&c2e2co),
+    ))
+    .expect("compiles")
+    .call(diffusion::mixed::calculate_nabla2_for_w::Args {
+        w: &f64_field(&w),
+        geofac_n2s: &f64_field(&geofac_n2s),
+        z_nabla2_c: &mut out,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = reference_run(
+        "calculate_nabla2_for_w",
+        &[("w", &w), ("geofac_n2s", &geofac_n2s)],
+        vec![NeighborTable::new("C2E2CO", table).expect("valid table")],
+        ("z_nabla2_c", &[N_CELLS, NLEV]),
+        domain,
+    );
+    assert_close_in_domain("z_nabla2_c", &widen(&out), &expected, domain);
+}
+
+#[test]
+fn calculate_nabla2_for_w_mixed_on_embedded_matches_reference() {
+    calculate_nabla2_for_w_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn calculate_nabla2_for_w_mixed_on_cpu_matches_reference() {
+    calculate_nabla2_for_w_mixed_matches_reference(Backend::Cpu);
+}
+
+/// Inputs of the ∇²θ programs: `kh_smag_e` is vpfloat (rounded to f32 for the reference too).
+struct ThetaInputs {
+    kh_smag_e: ArrayD<f64>,
+    inv_dual_edge_length: ArrayD<f64>,
+    theta_v: ArrayD<f64>,
+    geofac_div: ArrayD<f64>,
+    /// wpfloat: the input of `calculate_nabla2_of_theta` alone.
+    z_nabla2_e: ArrayD<f64>,
+    e2c: Array2<i32>,
+    c2e: Array2<i32>,
+}
+
+fn theta_inputs(seed: u64) -> ThetaInputs {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    ThetaInputs {
+        kh_smag_e: round_to_f32(&random_array(&mut rng, &[N_EDGES, NLEV])),
+        inv_dual_edge_length: random_array(&mut rng, &[N_EDGES]),
+        theta_v: random_array(&mut rng, &[N_CELLS, NLEV]),
+        geofac_div: random_array(&mut rng, &[N_CELLS, 3]),
+        z_nabla2_e: random_array(&mut rng, &[N_EDGES, NLEV]),
+        e2c: random_table(&mut rng, N_EDGES, 2, N_CELLS),
+        c2e: random_table(&mut rng, N_CELLS, 3, N_EDGES),
+    }
+}
+
+fn calculate_nabla2_for_z_mixed_matches_reference(backend: Backend) {
+    let t = theta_inputs(12);
+    let domain = ((1, N_EDGES as i32), (1, NLEV as i32));
+    let e2c = Connectivity::<E2C>::new(t.e2c.clone(), N_CELLS).expect("valid table");
+    // The output is wpfloat: f64 in both configurations.
+    let mut out = f64_nan_field::<(Edge, K)>(&[N_EDGES, NLEV]);
+    diffusion::mixed::calculate_nabla2_for_z::compile(&options(
+        backend,
+        Connectivities::new().with(&e2c),
+    ))
+    .expect("compiles")
+    .call(diffusion::mixed::calculate_nabla2_for_z::Args {
+        kh_smag_e: &f32_field(&t.kh_smag_e),
+        inv_dual_edge_length: &f64_field(&t.inv_dual_edge_length),
+        theta_v: &f64_field(&t.theta_v),
+        z_nabla2_e: &mut out,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = reference_run(
+        "calculate_nabla2_for_z",
+        &[
+            ("kh_smag_e", &t.kh_smag_e),
+            ("inv_dual_edge_length", &t.inv_dual_edge_length),
+            ("theta_v", &t.theta_v),
+        ],
+        vec![NeighborTable::new("E2C", t.e2c).expect("valid table")],
+        ("z_nabla2_e", &[N_EDGES, NLEV]),
+        domain,
+    );
+    assert_close_in_domain("z_nabla2_e", &out.as_array().to_owned(), &expected, domain);
+}
+
+#[test]
+fn calculate_nabla2_for_z_mixed_on_embedded_matches_reference() {
+    calculate_nabla2_for_z_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn calculate_nabla2_for_z_mixed_on_cpu_matches_reference() {
+    calculate_nabla2_for_z_mixed_matches_reference(Backend::Cpu);
+}
+
+fn calculate_nabla2_of_theta_mixed_matches_reference(backend: Backend) {
+    let t = theta_inputs(13);
+    let z_nabla2_e = &t.z_nabla2_e;
+    let domain = ((0, N_CELLS as i32 - 3), (0, NLEV as i32 - 2));
+    let c2e = Connectivity::<C2E>::new(t.c2e.clone(), N_EDGES).expect("valid table");
+    let mut out = f32_nan_field::<(Cell, K)>(&[N_CELLS, NLEV]);
+    diffusion::mixed::calculate_nabla2_of_theta::compile(&options(
+        backend,
+        Connectivities::new().with(&c2e),
+    ))
+    .expect("compiles")
+    .call(diffusion::mixed::calculate_nabla2_of_theta::Args {
+        z_nabla2_e: &f64_field(z_nabla2_e),
+        geofac_div: &f64_field(&t.geofac_div),
+        z_temp: &mut out,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = reference_run(
+        "calculate_nabla2_of_theta",
+        &[("z_nabla2_e", z_nabla2_e), ("geofac_div", &t.geofac_div)],
+        vec![NeighborTable::new("C2E", t.c2e).expect("valid table")],
+        ("z_temp", &[N_CELLS, NLEV]),
+        domain,
+    );
+    assert_close_in_domain("z_temp", &widen(&out), &expected, domain);
+}
+
+#[test]
+fn calculate_nabla2_of_theta_mixed_on_embedded_matches_reference() {
+    calculate_nabla2_of_theta_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn calculate_nabla2_of_theta_mixed_on_cpu_matches_reference() {
+    calculate_nabla2_of_theta_mixed_matches_reference(Backend::Cpu);
+}
+
+fn calculate_nabla2_for_theta_mixed_matches_reference(backend: Backend) {
+    let t = theta_inputs(14);
+    let domain = ((3, N_CELLS as i32), (1, NLEV as i32));
+    let e2c = Connectivity::<E2C>::new(t.e2c.clone(), N_CELLS).expect("valid table");
+    let c2e = Connectivity::<C2E>::new(t.c2e.clone(), N_EDGES).expect("valid table");
+    let mut out = f32_nan_field::<(Cell, K)>(&[N_CELLS, NLEV]);
+    diffusion::mixed::calculate_nabla2_for_theta::compile(&options(
+        backend,
+        Connectivities::new().with(&e2c).with(&c2e),
+    ))
+    .expect("compiles")
+    .call(diffusion::mixed::calculate_nabla2_for_theta::Args {
+        kh_smag_e: &f32_field(&t.kh_smag_e),
+        inv_dual_edge_length: &f64_field(&t.inv_dual_edge_length),
+        theta_v: &f64_field(&t.theta_v),
+        geofac_div: &f64_field(&t.geofac_div),
+        z_temp: &mut out,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = reference_run(
+        "calculate_nabla2_for_theta",
+        &[
+            ("kh_smag_e", &t.kh_smag_e),
+            ("inv_dual_edge_length", &t.inv_dual_edge_length),
+            ("theta_v", &t.theta_v),
+            ("geofac_div", &t.geofac_div),
+        ],
+        vec![
+            NeighborTable::new("E2C", t.e2c).expect("valid table"),
+            NeighborTable::new("C2E", t.c2e).expect("valid table"),
+        ],
+        ("z_temp", &[N_CELLS, NLEV]),
+        domain,
+    );
+    assert_close_in_domain("z_temp", &widen(&out), &expected, domain);
+}
+
+#[test]
+fn calculate_nabla2_for_theta_mixed_on_embedded_matches_reference() {
+    calculate_nabla2_for_theta_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn calculate_nabla2_for_theta_mixed_on_cpu_matches_reference() {
+    calculate_nabla2_for_theta_mixed_matches_reference(Backend::Cpu);
 }

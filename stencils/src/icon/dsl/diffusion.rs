@@ -6,19 +6,21 @@ use gt4rs::prelude::*;
 
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K};
 
-/// The ∇⁴ program with ICON's `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
+/// The programs written against ICON's `vpfloat`/`wpfloat` (`source/*.rs`), with `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
 pub mod double {
     gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }
     include!("source/nabla4.rs");
+    include!("source/nabla2.rs");
 }
 
-/// The ∇⁴ program with `vpfloat = f32` (ICON4Py's `mixed` mode).
+/// The same programs with `vpfloat = f32` (ICON4Py's `mixed` mode).
 pub mod mixed {
     gt4rs::scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }
     include!("source/nabla4.rs");
+    include!("source/nabla2.rs");
 }
 
-pub use double::{_calculate_nabla4, calculate_nabla4};
+pub use double::*;
 
 // ---------------------------------------------------------------------------------------------
 // ∇⁴ of vn and its application (diffusion steps 4 and 9)
@@ -444,30 +446,6 @@ pub fn calculate_diagnostic_quantities_for_turbulence(
 // ---------------------------------------------------------------------------------------------
 
 #[field_operator]
-pub fn _calculate_nabla2_for_w(
-    w: Field<(Cell, K), f64>,
-    geofac_n2s: Field<(Cell, C2E2CO), f64>,
-) -> Field<(Cell, K), f64> {
-    neighbor_sum(w.at(C2E2CO) * geofac_n2s, C2E2CO)
-}
-
-#[program]
-pub fn calculate_nabla2_for_w(
-    w: &Field<(Cell, K), f64>,
-    geofac_n2s: &Field<(Cell, C2E2CO), f64>,
-    z_nabla2_c: &mut Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_for_w(w, geofac_n2s).write_to(
-        z_nabla2_c,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
 pub fn _apply_nabla2_to_w(
     area: Field<Cell, f64>,
     z_nabla2_c: Field<(Cell, K), f64>,
@@ -694,85 +672,6 @@ pub fn calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools(
 // ---------------------------------------------------------------------------------------------
 // Diffusion of θ and the exner update (diffusion step 14)
 // ---------------------------------------------------------------------------------------------
-
-#[field_operator]
-pub fn _calculate_nabla2_for_z(
-    kh_smag_e: Field<(Edge, K), f64>,
-    inv_dual_edge_length: Field<Edge, f64>,
-    theta_v: Field<(Cell, K), f64>,
-) -> Field<(Edge, K), f64> {
-    kh_smag_e * inv_dual_edge_length * (theta_v.at(E2C[1]) - theta_v.at(E2C[0]))
-}
-
-#[program]
-pub fn calculate_nabla2_for_z(
-    kh_smag_e: &Field<(Edge, K), f64>,
-    inv_dual_edge_length: &Field<Edge, f64>,
-    theta_v: &Field<(Cell, K), f64>,
-    z_nabla2_e: &mut Field<(Edge, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_for_z(kh_smag_e, inv_dual_edge_length, theta_v).write_to(
-        z_nabla2_e,
-        domain![Edge: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _calculate_nabla2_of_theta(
-    z_nabla2_e: Field<(Edge, K), f64>,
-    geofac_div: Field<(Cell, C2E), f64>,
-) -> Field<(Cell, K), f64> {
-    neighbor_sum(z_nabla2_e.at(C2E) * geofac_div, C2E)
-}
-
-#[program]
-pub fn calculate_nabla2_of_theta(
-    z_nabla2_e: &Field<(Edge, K), f64>,
-    geofac_div: &Field<(Cell, C2E), f64>,
-    z_temp: &mut Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_of_theta(z_nabla2_e, geofac_div).write_to(
-        z_temp,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _calculate_nabla2_for_theta(
-    kh_smag_e: Field<(Edge, K), f64>,
-    inv_dual_edge_length: Field<Edge, f64>,
-    theta_v: Field<(Cell, K), f64>,
-    geofac_div: Field<(Cell, C2E), f64>,
-) -> Field<(Cell, K), f64> {
-    let z_nabla2_e = _calculate_nabla2_for_z(kh_smag_e, inv_dual_edge_length, theta_v);
-    _calculate_nabla2_of_theta(z_nabla2_e, geofac_div)
-}
-
-#[program]
-pub fn calculate_nabla2_for_theta(
-    kh_smag_e: &Field<(Edge, K), f64>,
-    inv_dual_edge_length: &Field<Edge, f64>,
-    theta_v: &Field<(Cell, K), f64>,
-    geofac_div: &Field<(Cell, C2E), f64>,
-    z_temp: &mut Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_for_theta(kh_smag_e, inv_dual_edge_length, theta_v, geofac_div).write_to(
-        z_temp,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
 
 /// Truly horizontal diffusion over steep points: θ of each C2E2C neighbour is read at the level
 /// `k + zd_vertoffset` and the one below it (GT4Py `as_offset(Koff, …)`), and interpolated with
