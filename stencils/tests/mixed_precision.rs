@@ -108,7 +108,7 @@ fn calculate_nabla4_mixed_matches_reference(backend: Backend) {
         v_vert: &f32_field(&v_vert),
         primal_normal_vert_v1: &f64_field(&v1),
         primal_normal_vert_v2: &f64_field(&v2),
-        z_nabla2_e: &f64_field(z_nabla2_e),
+        z_nabla2_e: &f64_field(&z_nabla2_e),
         inv_vert_vert_length: &f64_field(&ivv),
         inv_primal_edge_length: &f64_field(&ipe),
         z_nabla4_e2: &mut out,
