@@ -7,7 +7,7 @@
 use gt4rs::prelude::*;
 use gt4rs::Dims;
 use gt4rs_stencils::icon::dims::*;
-use gt4rs_stencils::icon::dsl::{diffusion, interpolation};
+use gt4rs_stencils::icon::dsl::{diffusion, interpolation, velocity_advection};
 use gt4rs_stencils::icon::reference::{self, Call};
 use gt4rs_stencils::reference_data::{NeighborTable, RefArray};
 use ndarray::{Array2, ArrayD, IxDyn};
@@ -242,6 +242,18 @@ fn reference_run(
     output: (&str, &[usize]),
     domain: ((i32, i32), (i32, i32)),
 ) -> ArrayD<f64> {
+    let mut outputs = reference_outputs(program, inputs, tables, &[output], domain);
+    outputs.remove(0)
+}
+
+/// The f64 reference of `program` on `inputs`, with the `outputs` NaN before the call.
+fn reference_outputs(
+    program: &str,
+    inputs: &[(&str, &ArrayD<f64>)],
+    tables: Vec<NeighborTable>,
+    outputs: &[(&str, &[usize])],
+    domain: ((i32, i32), (i32, i32)),
+) -> Vec<ArrayD<f64>> {
     let mut call = Call::new();
     for (name, a) in inputs {
         call = call.with_field(name, (*a).clone());
@@ -249,11 +261,19 @@ fn reference_run(
     for t in tables {
         call = call.with_table(t);
     }
+    for (name, shape) in outputs {
+        call = call.with_field(name, ArrayD::from_elem(IxDyn(shape), f64::NAN));
+    }
     let ((h0, h1), (k0, k1)) = domain;
-    let call = call
-        .with_field(output.0, ArrayD::from_elem(IxDyn(output.1), f64::NAN))
-        .with_domain(h0..h1, k0..k1);
-    reference_output(program, call, output.0)
+    let mut call = call.with_domain(h0..h1, k0..k1);
+    reference::run(program, &mut call).expect("reference runs");
+    outputs
+        .iter()
+        .map(|(name, _)| match call.params.get(name) {
+            Ok(RefArray::Float64(a)) => a.clone(),
+            other => panic!("`{name}`: {other:?}"),
+        })
+        .collect()
 }
 
 /// Compares inside `domain` and checks that the points outside are untouched (NaN) in both.
@@ -483,4 +503,105 @@ fn calculate_nabla2_for_theta_mixed_on_embedded_matches_reference() {
 #[test]
 fn calculate_nabla2_for_theta_mixed_on_cpu_matches_reference() {
     calculate_nabla2_for_theta_mixed_matches_reference(Backend::Cpu);
+}
+
+fn compute_tangential_wind_mixed_matches_reference(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let vn = random_array(&mut rng, &[N_EDGES, NLEV]);
+    let rbf_vec_coeff_e = random_array(&mut rng, &[N_EDGES, 4]);
+    let table = random_table(&mut rng, N_EDGES, 4, N_EDGES);
+    let domain = ((4, N_EDGES as i32 - 4), (0, NLEV as i32));
+    let e2c2e = Connectivity::<E2C2E>::new(table.clone(), N_EDGES).expect("valid table");
+    let mut out = f32_nan_field::<(Edge, K)>(&[N_EDGES, NLEV]);
+    velocity_advection::mixed::compute_tangential_wind::compile(&options(
+        backend,
+        Connectivities::new().with(&e2c2e),
+    ))
+    .expect("compiles")
+    .call(velocity_advection::mixed::compute_tangential_wind::Args {
+        vn: &f64_field(&vn),
+        rbf_vec_coeff_e: &f64_field(&rbf_vec_coeff_e),
+        vt: &mut out,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = reference_run(
+        "compute_tangential_wind",
+        &[("vn", &vn), ("rbf_vec_coeff_e", &rbf_vec_coeff_e)],
+        vec![NeighborTable::new("E2C2E", table).expect("valid table")],
+        ("vt", &[N_EDGES, NLEV]),
+        domain,
+    );
+    assert_close_in_domain("vt", &widen(&out), &expected, domain);
+}
+
+#[test]
+fn compute_tangential_wind_mixed_on_embedded_matches_reference() {
+    compute_tangential_wind_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn compute_tangential_wind_mixed_on_cpu_matches_reference() {
+    compute_tangential_wind_mixed_matches_reference(Backend::Cpu);
+}
+
+fn compute_horizontal_kinetic_energy_mixed_matches_reference(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let vn = random_array(&mut rng, &[N_EDGES, NLEV]);
+    let vt = round_to_f32(&random_array(&mut rng, &[N_EDGES, NLEV]));
+    let domain = ((0, N_EDGES as i32), (2, NLEV as i32));
+    let shape = [N_EDGES, NLEV];
+    let mut vn_ie = f32_nan_field::<(Edge, K)>(&shape);
+    let mut z_vt_ie = f32_nan_field::<(Edge, K)>(&shape);
+    let mut z_kin_hor_e = f32_nan_field::<(Edge, K)>(&shape);
+    velocity_advection::mixed::compute_horizontal_kinetic_energy::compile(&options(
+        backend,
+        Connectivities::new(),
+    ))
+    .expect("compiles")
+    .call(
+        velocity_advection::mixed::compute_horizontal_kinetic_energy::Args {
+            vn: &f64_field(&vn),
+            vt: &f32_field(&vt),
+            vn_ie: &mut vn_ie,
+            z_vt_ie: &mut z_vt_ie,
+            z_kin_hor_e: &mut z_kin_hor_e,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        },
+    )
+    .expect("runs");
+    let expected = reference_outputs(
+        "compute_horizontal_kinetic_energy",
+        &[("vn", &vn), ("vt", &vt)],
+        Vec::new(),
+        &[
+            ("vn_ie", &shape),
+            ("z_vt_ie", &shape),
+            ("z_kin_hor_e", &shape),
+        ],
+        domain,
+    );
+    assert_close_in_domain("vn_ie", &widen(&vn_ie), &expected[0], domain);
+    // A copy of a vpfloat input: exact.
+    assert_eq!(
+        widen(&z_vt_ie).mapv(f64::to_bits),
+        expected[1].mapv(f64::to_bits)
+    );
+    assert_close_in_domain("z_kin_hor_e", &widen(&z_kin_hor_e), &expected[2], domain);
+}
+
+#[test]
+fn compute_horizontal_kinetic_energy_mixed_on_embedded_matches_reference() {
+    compute_horizontal_kinetic_energy_mixed_matches_reference(Backend::Embedded);
+}
+
+#[test]
+fn compute_horizontal_kinetic_energy_mixed_on_cpu_matches_reference() {
+    compute_horizontal_kinetic_energy_mixed_matches_reference(Backend::Cpu);
 }
