@@ -446,63 +446,6 @@ pub fn calculate_diagnostic_quantities_for_turbulence(
 // ---------------------------------------------------------------------------------------------
 
 #[field_operator]
-pub fn _apply_nabla2_to_w(
-    area: Field<Cell, f64>,
-    z_nabla2_c: Field<(Cell, K), f64>,
-    geofac_n2s: Field<(Cell, C2E2CO), f64>,
-    w: Field<(Cell, K), f64>,
-    diff_multfac_w: f64,
-) -> Field<(Cell, K), f64> {
-    w - diff_multfac_w * (area * area) * neighbor_sum(z_nabla2_c.at(C2E2CO) * geofac_n2s, C2E2CO)
-}
-
-#[program]
-pub fn apply_nabla2_to_w(
-    area: &Field<Cell, f64>,
-    z_nabla2_c: &Field<(Cell, K), f64>,
-    geofac_n2s: &Field<(Cell, C2E2CO), f64>,
-    w: &mut Field<(Cell, K), f64>,
-    diff_multfac_w: f64,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _apply_nabla2_to_w(area, z_nabla2_c, geofac_n2s, w, diff_multfac_w).write_to(
-        w,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _apply_nabla2_to_w_in_upper_damping_layer(
-    w: Field<(Cell, K), f64>,
-    diff_multfac_n2w: Field<K, f64>,
-    cell_area: Field<Cell, f64>,
-    z_nabla2_c: Field<(Cell, K), f64>,
-) -> Field<(Cell, K), f64> {
-    let cell_area_tmp = broadcast(cell_area, (Cell, K));
-    w + diff_multfac_n2w * cell_area_tmp * z_nabla2_c
-}
-
-#[program]
-pub fn apply_nabla2_to_w_in_upper_damping_layer(
-    w: &mut Field<(Cell, K), f64>,
-    diff_multfac_n2w: &Field<K, f64>,
-    cell_area: &Field<Cell, f64>,
-    z_nabla2_c: &Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _apply_nabla2_to_w_in_upper_damping_layer(w, diff_multfac_n2w, cell_area, z_nabla2_c).write_to(
-        w,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
 pub fn _calculate_horizontal_gradients_for_turbulence(
     w: Field<(Cell, K), f64>,
     geofac_grg_x: Field<(Cell, C2E2CO), f64>,

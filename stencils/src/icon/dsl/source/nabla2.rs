@@ -1,4 +1,4 @@
-// ∇² of w (diffusion step 11) and of θ (step 14), written against ICON's `vpfloat`/`wpfloat`
+// ∇² of w and its application (diffusion step 11), ∇² of θ (step 14), written against ICON's `vpfloat`/`wpfloat`
 // with ICON4Py's `astype` casts. Included after `nabla4.rs` (which brings the prelude and the
 // dimensions into scope) by `diffusion::double` and `diffusion::mixed`.
 
@@ -25,6 +25,65 @@ pub fn calculate_nabla2_for_w(
 ) {
     _calculate_nabla2_for_w(w, geofac_n2s).write_to(
         z_nabla2_c,
+        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
+    );
+}
+
+#[field_operator]
+pub fn _apply_nabla2_to_w(
+    area: Field<Cell, wpfloat>,
+    z_nabla2_c: Field<(Cell, K), vpfloat>,
+    geofac_n2s: Field<(Cell, C2E2CO), wpfloat>,
+    w: Field<(Cell, K), wpfloat>,
+    diff_multfac_w: wpfloat,
+) -> Field<(Cell, K), wpfloat> {
+    let z_nabla2_c = z_nabla2_c as wpfloat;
+    w - diff_multfac_w * (area * area) * neighbor_sum(z_nabla2_c.at(C2E2CO) * geofac_n2s, C2E2CO)
+}
+
+#[program]
+pub fn apply_nabla2_to_w(
+    area: &Field<Cell, wpfloat>,
+    z_nabla2_c: &Field<(Cell, K), vpfloat>,
+    geofac_n2s: &Field<(Cell, C2E2CO), wpfloat>,
+    w: &mut Field<(Cell, K), wpfloat>,
+    diff_multfac_w: wpfloat,
+    horizontal_start: i32,
+    horizontal_end: i32,
+    vertical_start: i32,
+    vertical_end: i32,
+) {
+    _apply_nabla2_to_w(area, z_nabla2_c, geofac_n2s, w, diff_multfac_w).write_to(
+        w,
+        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
+    );
+}
+
+#[field_operator]
+pub fn _apply_nabla2_to_w_in_upper_damping_layer(
+    w: Field<(Cell, K), wpfloat>,
+    diff_multfac_n2w: Field<K, wpfloat>,
+    cell_area: Field<Cell, wpfloat>,
+    z_nabla2_c: Field<(Cell, K), vpfloat>,
+) -> Field<(Cell, K), wpfloat> {
+    let z_nabla2_c = z_nabla2_c as wpfloat;
+    let cell_area_tmp = broadcast(cell_area, (Cell, K));
+    w + diff_multfac_n2w * cell_area_tmp * z_nabla2_c
+}
+
+#[program]
+pub fn apply_nabla2_to_w_in_upper_damping_layer(
+    w: &mut Field<(Cell, K), wpfloat>,
+    diff_multfac_n2w: &Field<K, wpfloat>,
+    cell_area: &Field<Cell, wpfloat>,
+    z_nabla2_c: &Field<(Cell, K), vpfloat>,
+    horizontal_start: i32,
+    horizontal_end: i32,
+    vertical_start: i32,
+    vertical_end: i32,
+) {
+    _apply_nabla2_to_w_in_upper_damping_layer(w, diff_multfac_n2w, cell_area, z_nabla2_c).write_to(
+        w,
         domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
     );
 }
