@@ -24,7 +24,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{braced, Ident, ItemFn, LitStr, Path, Token};
 
 use gt4rs_ir::fieldview::Bundle;
-use gt4rs_ir::{DimInfo, OffsetInfo};
+use gt4rs_ir::{DimInfo, OffsetInfo, ScalarType};
 
 use crate::{codegen, frontend};
 
@@ -62,6 +62,13 @@ pub enum Def {
     Operator {
         key: String,
         bundle: Bundle,
+    },
+    /// A scalar-type alias (`scalar_types! { pub vpfloat = f32; }`): the primitive it stands
+    /// for, and the key of its declaration, which makes the items that use it distinct per
+    /// declaration (one source instantiated with `vpfloat = f64` and with `vpfloat = f32`).
+    Scalar {
+        ty: ScalarType,
+        key: String,
     },
     /// The item named here failed to compile; the message says so at the use site.
     Broken {
@@ -103,7 +110,7 @@ impl Env {
                 }
             }
             Def::Operator { bundle, .. } => self.bundle.merge(bundle),
-            Def::Broken { .. } => {}
+            Def::Scalar { .. } | Def::Broken { .. } => {}
         }
         self.names.insert(key, def);
     }
@@ -211,7 +218,7 @@ impl State {
         }
     }
 
-    fn finish(self) -> TokenStream {
+    fn finish(mut self) -> TokenStream {
         let func: ItemFn = match syn::parse2(self.item.clone()) {
             Ok(f) => f,
             Err(e) => return e.to_compile_error(),
@@ -227,6 +234,7 @@ impl State {
                 }
             }
         }
+        self.key = key_with_scalar_aliases(&self.key, &env);
         match self.kind {
             ItemKind::FieldOperator | ItemKind::ScanOperator => {
                 match frontend::check_operator(self.kind, &self.attr, &func, &env, &self.key) {
@@ -244,6 +252,30 @@ impl State {
             },
         }
     }
+}
+
+/// The item key, extended by the declarations of the scalar aliases it uses.
+///
+/// One source included in two modules, each with its own `scalar_types!`, yields items with
+/// equal tokens and locations; the aliases' declarations tell them apart, so their exported
+/// definition macros do not clash.
+fn key_with_scalar_aliases(key: &str, env: &Env) -> String {
+    let mut alias_keys: Vec<&str> = env
+        .names
+        .values()
+        .filter_map(|def| match def {
+            Def::Scalar { key, .. } => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    if alias_keys.is_empty() {
+        return key.to_string();
+    }
+    alias_keys.sort_unstable();
+    alias_keys.dedup();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    alias_keys.hash(&mut hasher);
+    format!("{key}_{:016x}", hasher.finish())
 }
 
 /// The input of `__collect!`: a state, then (after a hop) the payload of `current`.

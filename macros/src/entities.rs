@@ -6,7 +6,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{bracketed, Ident, LitInt, Path, Token, Visibility};
 
-use gt4rs_ir::{DimInfo, DimKind, OffsetInfo};
+use gt4rs_ir::{DimInfo, DimKind, OffsetInfo, ScalarType};
 
 use crate::collect::{definition_macro, item_key, Def};
 
@@ -171,4 +171,70 @@ fn marker_type(
             const KIND: ::gt4rs::DimKind = ::gt4rs::DimKind::#kind;
         }
     }
+}
+
+struct ScalarAliasDecl {
+    attrs: Vec<syn::Attribute>,
+    vis: Visibility,
+    name: Ident,
+    target: Ident,
+}
+
+impl Parse for ScalarAliasDecl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let name = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let target = input.parse()?;
+        Ok(ScalarAliasDecl {
+            attrs,
+            vis,
+            name,
+            target,
+        })
+    }
+}
+
+/// `scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }`: a Rust type alias per name (so
+/// signatures and generated `Args` use it) plus a definition macro the checker resolves.
+pub fn scalar_types(input: TokenStream) -> TokenStream {
+    let decls = match Parser::parse2(
+        Punctuated::<ScalarAliasDecl, Token![;]>::parse_terminated,
+        input,
+    ) {
+        Ok(d) => d,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut out = TokenStream::new();
+    for ScalarAliasDecl {
+        attrs,
+        vis,
+        name,
+        target,
+    } in decls
+    {
+        let Some(ty) = ScalarType::from_rust_name(&target.to_string()) else {
+            return syn::Error::new(
+                target.span(),
+                format!(
+                    "`{target}` is not a scalar type: a scalar alias stands for one of `f32`, `f64`, `i32`, `i64`, `bool`"
+                ),
+            )
+            .to_compile_error();
+        };
+        out.extend(quote! {
+            #(#attrs)*
+            #[allow(non_camel_case_types)]
+            #vis type #name = #target;
+        });
+        let key = item_key(&name, &quote!(scalar #name = #target));
+        out.extend(definition_macro(
+            &vis,
+            &name,
+            &key.clone(),
+            &Def::Scalar { ty, key },
+        ));
+    }
+    out
 }

@@ -39,6 +39,12 @@ pub fn dimensions(input: TokenStream) -> TokenStream {
     entities::dimensions(input.into()).into()
 }
 
+/// `scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }`
+#[proc_macro]
+pub fn scalar_types(input: TokenStream) -> TokenStream {
+    entities::scalar_types(input.into()).into()
+}
+
 /// `offsets! { pub E2C: Edge => Cell [2]; }`
 #[proc_macro]
 pub fn offsets(input: TokenStream) -> TokenStream {

@@ -31,15 +31,17 @@ pub use dims::{Dimension, Dims, Offset};
 pub use error::Error;
 pub use field::{Field, Layout};
 pub use gt4rs_ir::{DimKind, ScalarType};
-pub use gt4rs_macros::{bind, dimensions, field_operator, offsets, program, scan_operator};
+pub use gt4rs_macros::{
+    bind, dimensions, field_operator, offsets, program, scalar_types, scan_operator,
+};
 pub use options::{Backend, CpuOptions, Options};
 pub use signature::{ParamKind, ParamSignature, Signature};
 
 /// What a stencil module usually needs: `use gt4rs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        dimensions, field_operator, offsets, program, scan_operator, Backend, Connectivities,
-        Connectivity, Error, Field, Layout, Options,
+        dimensions, field_operator, offsets, program, scalar_types, scan_operator, Backend,
+        Connectivities, Connectivity, Error, Field, Layout, Options,
     };
 }
 

@@ -777,12 +777,19 @@ impl<'a> Checker<'a> {
     }
 
     fn cast(&mut self, c: &syn::ExprCast) -> Option<Expr> {
-        let Some(to) = crate::frontend::types::scalar_of(&c.ty) else {
-            self.diag.error(
-                &c.ty,
-                "casts convert to a scalar type: `f32`, `f64`, `i32`, `i64` or `bool`",
-            );
-            return None;
+        let to = match crate::frontend::types::scalar_of(self.env, &c.ty) {
+            Ok(Some(to)) => to,
+            Ok(None) => {
+                self.diag.error(
+                    &c.ty,
+                    "casts convert to a scalar type: `f32`, `f64`, `i32`, `i64`, `bool` or a `scalar_types!` alias",
+                );
+                return None;
+            }
+            Err(e) => {
+                self.diag.push(e);
+                return None;
+            }
         };
         let arg = self.expr(&c.expr, None)?;
         if arg.ty.dtype().is_none() {

@@ -1,6 +1,8 @@
 //! Stage 1: which paths of an item name dimensions, offsets or operators.
 //!
-//! Only the positions where the language allows such names are scanned: field types, `.at(…)`
+//! Only the positions where the language allows such names are scanned: field types (their
+//! dimensions and, unless primitive, their element type), scalar types of parameters, results,
+//! `let` ascriptions and `as` casts (scalar aliases of `scalar_types!`), `.at(…)`
 //! arguments, local indices `x[O(n)]`, reduction axes, `broadcast` dimensions, `concat_where`
 //! conditions, `domain![…]` bounds, the scan `axis`, and called functions that are not builtins.
 //! Each path is later resolved by calling its definition macro.
@@ -87,7 +89,31 @@ impl Scan {
         }
     }
 
-    /// Dimension paths inside `Field<…>` types (also behind references and in tuples).
+    /// A scalar type that is not primitive: a `scalar_types!` alias (or a mistake the checker
+    /// reports once the path is resolved).
+    fn scalar_type(&mut self, ty: &Type) {
+        match ty {
+            Type::Path(tp) if tp.qself.is_none() => {
+                let plain = tp
+                    .path
+                    .segments
+                    .iter()
+                    .all(|s| matches!(s.arguments, syn::PathArguments::None));
+                let primitive = tp
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str()));
+                if plain && !primitive {
+                    self.push(&tp.path);
+                }
+            }
+            Type::Paren(p) => self.scalar_type(&p.elem),
+            _ => {}
+        }
+    }
+
+    /// Dimension and scalar type paths of `Field<…>` and scalar types (also behind references
+    /// and in tuples).
     fn visit_type_entities(&mut self, ty: &Type) {
         match ty {
             Type::Reference(r) => self.visit_type_entities(&r.elem),
@@ -98,11 +124,15 @@ impl Scan {
                     return;
                 };
                 if last.ident != "Field" {
+                    self.scalar_type(ty);
                     return;
                 }
                 if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
                     if let Some(syn::GenericArgument::Type(dims)) = args.args.first() {
                         self.dims_of(dims);
+                    }
+                    if let Some(syn::GenericArgument::Type(element)) = args.args.get(1) {
+                        self.scalar_type(element);
                     }
                 }
             }
@@ -276,6 +306,11 @@ impl<'ast> Visit<'ast> for Scan {
             self.push(path);
             args.iter().for_each(|a| self.visit_expr(a));
         }
+    }
+
+    fn visit_expr_cast(&mut self, cast: &'ast syn::ExprCast) {
+        self.visit_expr(&cast.expr);
+        self.scalar_type(&cast.ty);
     }
 
     fn visit_expr_path(&mut self, _path: &'ast syn::ExprPath) {

@@ -670,3 +670,73 @@ fn malformed_programs_are_errors_not_panics() {
         }
     }
 }
+
+fn scalar_alias(env: &mut Env, name: &str, ty: ScalarType) {
+    let key = format!("{name}_alias_key");
+    env.names.insert(name.into(), Def::Scalar { ty, key });
+}
+
+#[test]
+fn scalar_aliases_resolve_in_types_and_casts() {
+    let mut env = icon_env();
+    scalar_alias(&mut env, "vpfloat", ScalarType::F32);
+    scalar_alias(&mut env, "wpfloat", ScalarType::F64);
+    let op = field_op(
+        &env,
+        parse_quote! {
+            fn f(a: Field<(Edge, K), vpfloat>, b: Field<(Edge, K), wpfloat>, s: vpfloat)
+                -> Field<(Edge, K), vpfloat> {
+                let wide: Field<(Edge, K), wpfloat> = (a * s) as wpfloat + b;
+                wide as vpfloat
+            }
+        },
+    )
+    .expect("checks");
+    assert_eq!(op.params[0].ty, edge_k(ScalarType::F32));
+    assert_eq!(op.params[1].ty, edge_k(ScalarType::F64));
+    assert_eq!(op.params[2].ty, Type::Scalar(ScalarType::F32));
+    assert_eq!(op.ret, edge_k(ScalarType::F32));
+    let cast = find(
+        &op.body,
+        |e| matches!(e.kind, ExprKind::Cast { to, .. } if to == ScalarType::F64),
+    )
+    .expect("a cast to wpfloat");
+    assert_eq!(cast.ty, edge_k(ScalarType::F64));
+}
+
+#[test]
+fn scalar_alias_does_not_mix_with_the_other_precision() {
+    let mut env = icon_env();
+    scalar_alias(&mut env, "vpfloat", ScalarType::F32);
+    let err = field_op(
+        &env,
+        parse_quote! {
+            fn f(a: Field<(Edge, K), vpfloat>, b: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+                a + b
+            }
+        },
+    )
+    .expect_err("f32 + f64");
+    assert_eq!(error_count(&err), 1, "{:?}", messages(&err));
+}
+
+#[test]
+fn dimension_is_no_scalar_type() {
+    let env = icon_env();
+    let err = field_op(
+        &env,
+        parse_quote! {
+            fn f(a: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+                let b = a as K;
+                a
+            }
+        },
+    )
+    .expect_err("cast to a dimension");
+    let msgs = messages(&err);
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("`K` is a dimension, not a scalar type")),
+        "{msgs:?}"
+    );
+}

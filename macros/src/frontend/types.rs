@@ -56,6 +56,7 @@ pub fn describe(def: &Def) -> &'static str {
         Def::Dim(_) => "a dimension",
         Def::Offset(_) => "a neighbour offset",
         Def::Operator { .. } => "an operator",
+        Def::Scalar { .. } => "a scalar type",
         Def::Broken { .. } => "an operator with errors",
     }
 }
@@ -108,21 +109,40 @@ pub fn resolve_offset(env: &Env, path: &Path) -> syn::Result<OffsetInfo> {
     }
 }
 
-/// A scalar type name (`f64`, `i32`, `bool`, …).
-pub fn scalar_of(ty: &syn::Type) -> Option<ScalarType> {
+/// A scalar type: a primitive name (`f64`, `i32`, `bool`, …) or a `scalar_types!` alias.
+/// `Ok(None)` when `ty` is no scalar type at all; an error when it is a path naming something
+/// else (a dimension used as an element type, say).
+pub fn scalar_of(env: &Env, ty: &syn::Type) -> syn::Result<Option<ScalarType>> {
     match ty {
         syn::Type::Path(tp) if tp.qself.is_none() => {
-            let ident = tp.path.get_ident()?;
-            ScalarType::from_rust_name(&ident.to_string())
+            if let Some(primitive) = tp
+                .path
+                .get_ident()
+                .and_then(|i| ScalarType::from_rust_name(&i.to_string()))
+            {
+                return Ok(Some(primitive));
+            }
+            match env.lookup(&tp.path) {
+                Some(Def::Scalar { ty, .. }) => Ok(Some(*ty)),
+                Some(other) => Err(syn::Error::new_spanned(
+                    &tp.path,
+                    format!(
+                        "`{}` is {}, not a scalar type (`f32`, `f64`, `i32`, `i64`, `bool` or an alias declared with `gt4rs::scalar_types!`)",
+                        path_key(&tp.path),
+                        describe(other)
+                    ),
+                )),
+                None => Ok(None),
+            }
         }
-        syn::Type::Paren(p) => scalar_of(&p.elem),
-        _ => None,
+        syn::Type::Paren(p) => scalar_of(env, &p.elem),
+        _ => Ok(None),
     }
 }
 
 /// `Field<(A, B), T>`, `Field<A, T>`, scalars and tuples of these.
 pub fn parse_type(env: &Env, table: &DimTable, ty: &syn::Type) -> syn::Result<Type> {
-    if let Some(s) = scalar_of(ty) {
+    if let Some(s) = scalar_of(env, ty)? {
         return Ok(Type::Scalar(s));
     }
     match ty {
@@ -168,10 +188,10 @@ pub fn parse_type(env: &Env, table: &DimTable, ty: &syn::Type) -> syn::Result<Ty
                     "a field type has two arguments: `Field<(Edge, K), f64>`",
                 ));
             };
-            let dtype = scalar_of(dtype_ty).ok_or_else(|| {
+            let dtype = scalar_of(env, dtype_ty)?.ok_or_else(|| {
                 syn::Error::new_spanned(
                     dtype_ty,
-                    "a field's element type is one of `f32`, `f64`, `i32`, `i64`, `bool`",
+                    "a field's element type is one of `f32`, `f64`, `i32`, `i64`, `bool` or an alias declared with `gt4rs::scalar_types!`",
                 )
             })?;
             let dims = field_dims(env, table, dims_ty)?;
@@ -185,7 +205,7 @@ fn unsupported_type(ty: &syn::Type) -> syn::Error {
     syn::Error::new_spanned(
         ty,
         format!(
-            "unsupported type `{}`: expected `Field<(Dims…), T>`, a scalar (`f32`, `f64`, `i32`, `i64`, `bool`) or a tuple of these",
+            "unsupported type `{}`: expected `Field<(Dims…), T>`, a scalar (`f32`, `f64`, `i32`, `i64`, `bool` or a `scalar_types!` alias) or a tuple of these",
             ty.to_token_stream()
         ),
     )

@@ -6,61 +6,25 @@ use gt4rs::prelude::*;
 
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K};
 
+/// The programs written against ICON's `vpfloat`/`wpfloat` (`source/*.rs`), with `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
+pub mod double {
+    gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }
+    include!("source/nabla4.rs");
+    include!("source/nabla2.rs");
+}
+
+/// The same programs with `vpfloat = f32` (ICON4Py's `mixed` mode).
+pub mod mixed {
+    gt4rs::scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }
+    include!("source/nabla4.rs");
+    include!("source/nabla2.rs");
+}
+
+pub use double::*;
+
 // ---------------------------------------------------------------------------------------------
 // ∇⁴ of vn and its application (diffusion steps 4 and 9)
 // ---------------------------------------------------------------------------------------------
-
-#[field_operator]
-pub fn _calculate_nabla4(
-    u_vert: Field<(Vertex, K), f64>,
-    v_vert: Field<(Vertex, K), f64>,
-    primal_normal_vert_v1: Field<(Edge, E2C2V), f64>,
-    primal_normal_vert_v2: Field<(Edge, E2C2V), f64>,
-    z_nabla2_e: Field<(Edge, K), f64>,
-    inv_vert_vert_length: Field<Edge, f64>,
-    inv_primal_edge_length: Field<Edge, f64>,
-) -> Field<(Edge, K), f64> {
-    let nabv_tang = u_vert.at(E2C2V[0]) * primal_normal_vert_v1[E2C2V(0)]
-        + v_vert.at(E2C2V[0]) * primal_normal_vert_v2[E2C2V(0)]
-        + u_vert.at(E2C2V[1]) * primal_normal_vert_v1[E2C2V(1)]
-        + v_vert.at(E2C2V[1]) * primal_normal_vert_v2[E2C2V(1)];
-    let nabv_norm = u_vert.at(E2C2V[2]) * primal_normal_vert_v1[E2C2V(2)]
-        + v_vert.at(E2C2V[2]) * primal_normal_vert_v2[E2C2V(2)]
-        + u_vert.at(E2C2V[3]) * primal_normal_vert_v1[E2C2V(3)]
-        + v_vert.at(E2C2V[3]) * primal_normal_vert_v2[E2C2V(3)];
-    4.0 * ((nabv_norm - 2.0 * z_nabla2_e) * (inv_vert_vert_length * inv_vert_vert_length)
-        + (nabv_tang - 2.0 * z_nabla2_e) * (inv_primal_edge_length * inv_primal_edge_length))
-}
-
-#[program]
-pub fn calculate_nabla4(
-    u_vert: &Field<(Vertex, K), f64>,
-    v_vert: &Field<(Vertex, K), f64>,
-    primal_normal_vert_v1: &Field<(Edge, E2C2V), f64>,
-    primal_normal_vert_v2: &Field<(Edge, E2C2V), f64>,
-    z_nabla2_e: &Field<(Edge, K), f64>,
-    inv_vert_vert_length: &Field<Edge, f64>,
-    inv_primal_edge_length: &Field<Edge, f64>,
-    z_nabla4_e2: &mut Field<(Edge, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla4(
-        u_vert,
-        v_vert,
-        primal_normal_vert_v1,
-        primal_normal_vert_v2,
-        z_nabla2_e,
-        inv_vert_vert_length,
-        inv_primal_edge_length,
-    )
-    .write_to(
-        z_nabla4_e2,
-        domain![Edge: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
 
 #[field_operator]
 pub fn _apply_nabla2_and_nabla4_to_vn(
@@ -482,87 +446,6 @@ pub fn calculate_diagnostic_quantities_for_turbulence(
 // ---------------------------------------------------------------------------------------------
 
 #[field_operator]
-pub fn _calculate_nabla2_for_w(
-    w: Field<(Cell, K), f64>,
-    geofac_n2s: Field<(Cell, C2E2CO), f64>,
-) -> Field<(Cell, K), f64> {
-    neighbor_sum(w.at(C2E2CO) * geofac_n2s, C2E2CO)
-}
-
-#[program]
-pub fn calculate_nabla2_for_w(
-    w: &Field<(Cell, K), f64>,
-    geofac_n2s: &Field<(Cell, C2E2CO), f64>,
-    z_nabla2_c: &mut Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_for_w(w, geofac_n2s).write_to(
-        z_nabla2_c,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _apply_nabla2_to_w(
-    area: Field<Cell, f64>,
-    z_nabla2_c: Field<(Cell, K), f64>,
-    geofac_n2s: Field<(Cell, C2E2CO), f64>,
-    w: Field<(Cell, K), f64>,
-    diff_multfac_w: f64,
-) -> Field<(Cell, K), f64> {
-    w - diff_multfac_w * (area * area) * neighbor_sum(z_nabla2_c.at(C2E2CO) * geofac_n2s, C2E2CO)
-}
-
-#[program]
-pub fn apply_nabla2_to_w(
-    area: &Field<Cell, f64>,
-    z_nabla2_c: &Field<(Cell, K), f64>,
-    geofac_n2s: &Field<(Cell, C2E2CO), f64>,
-    w: &mut Field<(Cell, K), f64>,
-    diff_multfac_w: f64,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _apply_nabla2_to_w(area, z_nabla2_c, geofac_n2s, w, diff_multfac_w).write_to(
-        w,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _apply_nabla2_to_w_in_upper_damping_layer(
-    w: Field<(Cell, K), f64>,
-    diff_multfac_n2w: Field<K, f64>,
-    cell_area: Field<Cell, f64>,
-    z_nabla2_c: Field<(Cell, K), f64>,
-) -> Field<(Cell, K), f64> {
-    let cell_area_tmp = broadcast(cell_area, (Cell, K));
-    w + diff_multfac_n2w * cell_area_tmp * z_nabla2_c
-}
-
-#[program]
-pub fn apply_nabla2_to_w_in_upper_damping_layer(
-    w: &mut Field<(Cell, K), f64>,
-    diff_multfac_n2w: &Field<K, f64>,
-    cell_area: &Field<Cell, f64>,
-    z_nabla2_c: &Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _apply_nabla2_to_w_in_upper_damping_layer(w, diff_multfac_n2w, cell_area, z_nabla2_c).write_to(
-        w,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
 pub fn _calculate_horizontal_gradients_for_turbulence(
     w: Field<(Cell, K), f64>,
     geofac_grg_x: Field<(Cell, C2E2CO), f64>,
@@ -732,85 +615,6 @@ pub fn calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools(
 // ---------------------------------------------------------------------------------------------
 // Diffusion of θ and the exner update (diffusion step 14)
 // ---------------------------------------------------------------------------------------------
-
-#[field_operator]
-pub fn _calculate_nabla2_for_z(
-    kh_smag_e: Field<(Edge, K), f64>,
-    inv_dual_edge_length: Field<Edge, f64>,
-    theta_v: Field<(Cell, K), f64>,
-) -> Field<(Edge, K), f64> {
-    kh_smag_e * inv_dual_edge_length * (theta_v.at(E2C[1]) - theta_v.at(E2C[0]))
-}
-
-#[program]
-pub fn calculate_nabla2_for_z(
-    kh_smag_e: &Field<(Edge, K), f64>,
-    inv_dual_edge_length: &Field<Edge, f64>,
-    theta_v: &Field<(Cell, K), f64>,
-    z_nabla2_e: &mut Field<(Edge, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_for_z(kh_smag_e, inv_dual_edge_length, theta_v).write_to(
-        z_nabla2_e,
-        domain![Edge: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _calculate_nabla2_of_theta(
-    z_nabla2_e: Field<(Edge, K), f64>,
-    geofac_div: Field<(Cell, C2E), f64>,
-) -> Field<(Cell, K), f64> {
-    neighbor_sum(z_nabla2_e.at(C2E) * geofac_div, C2E)
-}
-
-#[program]
-pub fn calculate_nabla2_of_theta(
-    z_nabla2_e: &Field<(Edge, K), f64>,
-    geofac_div: &Field<(Cell, C2E), f64>,
-    z_temp: &mut Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_of_theta(z_nabla2_e, geofac_div).write_to(
-        z_temp,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
-
-#[field_operator]
-pub fn _calculate_nabla2_for_theta(
-    kh_smag_e: Field<(Edge, K), f64>,
-    inv_dual_edge_length: Field<Edge, f64>,
-    theta_v: Field<(Cell, K), f64>,
-    geofac_div: Field<(Cell, C2E), f64>,
-) -> Field<(Cell, K), f64> {
-    let z_nabla2_e = _calculate_nabla2_for_z(kh_smag_e, inv_dual_edge_length, theta_v);
-    _calculate_nabla2_of_theta(z_nabla2_e, geofac_div)
-}
-
-#[program]
-pub fn calculate_nabla2_for_theta(
-    kh_smag_e: &Field<(Edge, K), f64>,
-    inv_dual_edge_length: &Field<Edge, f64>,
-    theta_v: &Field<(Cell, K), f64>,
-    geofac_div: &Field<(Cell, C2E), f64>,
-    z_temp: &mut Field<(Cell, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _calculate_nabla2_for_theta(kh_smag_e, inv_dual_edge_length, theta_v, geofac_div).write_to(
-        z_temp,
-        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
 
 /// Truly horizontal diffusion over steep points: θ of each C2E2C neighbour is read at the level
 /// `k + zd_vertoffset` and the one below it (GT4Py `as_offset(Koff, …)`), and interpolated with

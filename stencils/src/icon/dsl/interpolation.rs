@@ -1,36 +1,16 @@
 //! RBF vector interpolation from edges to vertices (ICON4Py
 //! `common/interpolation/stencils/mo_intp_rbf_rbf_vec_interpol_vertex.py`).
 
-use gt4rs::prelude::*;
-
-use crate::icon::dims::{Edge, Vertex, K, V2E};
-
-/// `(Σ_{V2E} ptr_coeff_1·p_e_in, Σ_{V2E} ptr_coeff_2·p_e_in)`; V2E has skip values at pentagons.
-#[field_operator]
-pub fn _mo_intp_rbf_rbf_vec_interpol_vertex(
-    p_e_in: Field<(Edge, K), f64>,
-    ptr_coeff_1: Field<(Vertex, V2E), f64>,
-    ptr_coeff_2: Field<(Vertex, V2E), f64>,
-) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-    let p_u_out = neighbor_sum(ptr_coeff_1 * p_e_in.at(V2E), V2E);
-    let p_v_out = neighbor_sum(ptr_coeff_2 * p_e_in.at(V2E), V2E);
-    (p_u_out, p_v_out)
+/// With ICON's `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
+pub mod double {
+    gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }
+    include!("source/interpolation.rs");
 }
 
-#[program]
-pub fn mo_intp_rbf_rbf_vec_interpol_vertex(
-    p_e_in: &Field<(Edge, K), f64>,
-    ptr_coeff_1: &Field<(Vertex, V2E), f64>,
-    ptr_coeff_2: &Field<(Vertex, V2E), f64>,
-    p_u_out: &mut Field<(Vertex, K), f64>,
-    p_v_out: &mut Field<(Vertex, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _mo_intp_rbf_rbf_vec_interpol_vertex(p_e_in, ptr_coeff_1, ptr_coeff_2).write_to(
-        (p_u_out, p_v_out),
-        domain![Vertex: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
+/// With `vpfloat = f32` (ICON4Py's `mixed` mode).
+pub mod mixed {
+    gt4rs::scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }
+    include!("source/interpolation.rs");
 }
+
+pub use double::{_mo_intp_rbf_rbf_vec_interpol_vertex, mo_intp_rbf_rbf_vec_interpol_vertex};

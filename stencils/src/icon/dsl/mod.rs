@@ -1,13 +1,15 @@
 //! ICON4Py's programs in the gt4rs DSL (pending the checker: see `README.md`).
 //!
-//! Precision: every `wpfloat` and `vpfloat` is written `f64`. A mixed-precision build
-//! (`vpfloat = f32`) needs one of these from the language, none of which exists yet:
-//! - type aliases resolved by the checker (`pub type Vp = f32;` collected like a dimension, so
-//!   operators can say `Field<(Edge, K), Vp>`), switched by a cargo feature of this crate;
-//! - or generic operators over a float type parameter (`fn op<Vp: Float>(…)`), instantiated per
-//!   program (`#[program(vp = f32)]`), with literals taking the operand's float type;
-//! - plus `x as Wp` / `x as Vp` casts through the alias, which in double mode are no-ops, so the
-//!   ICON4Py `astype` calls can be kept in the source and cost nothing.
+//! Precision: ICON's `wpfloat` is f64 and `vpfloat` f64 (`double`) or f32 (`mixed`). Programs
+//! converted so far are written once against the two names, in `source/*.rs`, with ICON4Py's
+//! `astype` casts as `x as vpfloat` / `x as wpfloat` (no-ops in double mode), and included in two
+//! modules that declare the aliases with `gt4rs::scalar_types!`: `interpolation::{double, mixed}`
+//! and `diffusion::{double, mixed}` (`calculate_nabla4`, `calculate_nabla2_for_w`,
+//! `apply_nabla2_to_w`, `apply_nabla2_to_w_in_upper_damping_layer`, `calculate_nabla2_for_z`, `calculate_nabla2_of_theta`, `calculate_nabla2_for_theta`) and
+//! `velocity_advection::{double, mixed}` (`compute_tangential_wind`,
+//! `compute_horizontal_kinetic_energy`). The
+//! parent module re-exports `double`, so the usual paths name the double version. The other
+//! programs are still written in f64 (double mode only).
 
 pub mod diffusion;
 pub mod diffusion_utils;

@@ -7,65 +7,20 @@ use gt4rs::prelude::*;
 
 use crate::icon::dims::{Cell, Edge, Vertex, E2C, E2C2E, E2V, K, V2C};
 
-/// Formerly `mo_velocity_advection_stencil_01`.
-#[field_operator]
-pub fn _compute_tangential_wind(
-    vn: Field<(Edge, K), f64>,
-    rbf_vec_coeff_e: Field<(Edge, E2C2E), f64>,
-) -> Field<(Edge, K), f64> {
-    neighbor_sum(rbf_vec_coeff_e * vn.at(E2C2E), E2C2E)
+/// The programs written against ICON's `vpfloat`/`wpfloat` (`source/velocity_advection.rs`), with
+/// `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
+pub mod double {
+    gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }
+    include!("source/velocity_advection.rs");
 }
 
-#[program]
-pub fn compute_tangential_wind(
-    vn: &Field<(Edge, K), f64>,
-    rbf_vec_coeff_e: &Field<(Edge, E2C2E), f64>,
-    vt: &mut Field<(Edge, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _compute_tangential_wind(vn, rbf_vec_coeff_e).write_to(
-        vt,
-        domain![Edge: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
+/// The same programs with `vpfloat = f32` (ICON4Py's `mixed` mode).
+pub mod mixed {
+    gt4rs::scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }
+    include!("source/velocity_advection.rs");
 }
 
-/// Formerly `mo_solve_nonhydro_stencil_37` / `mo_velocity_advection_stencil_05`: copies vn and vt
-/// and computes the kinetic energy.
-#[field_operator]
-pub fn _compute_horizontal_kinetic_energy(
-    vn: Field<(Edge, K), f64>,
-    vt: Field<(Edge, K), f64>,
-) -> (
-    Field<(Edge, K), f64>,
-    Field<(Edge, K), f64>,
-    Field<(Edge, K), f64>,
-) {
-    let vn_ie = vn;
-    let z_vt_ie = vt;
-    let z_kin_hor_e = 0.5 * (vn * vn + vt * vt);
-    (vn_ie, z_vt_ie, z_kin_hor_e)
-}
-
-#[program]
-pub fn compute_horizontal_kinetic_energy(
-    vn: &Field<(Edge, K), f64>,
-    vt: &Field<(Edge, K), f64>,
-    vn_ie: &mut Field<(Edge, K), f64>,
-    z_vt_ie: &mut Field<(Edge, K), f64>,
-    z_kin_hor_e: &mut Field<(Edge, K), f64>,
-    horizontal_start: i32,
-    horizontal_end: i32,
-    vertical_start: i32,
-    vertical_end: i32,
-) {
-    _compute_horizontal_kinetic_energy(vn, vt).write_to(
-        (vn_ie, z_vt_ie, z_kin_hor_e),
-        domain![Edge: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
-    );
-}
+pub use double::*;
 
 /// Formerly `mo_velocity_advection_stencil_02`; reads level k−1, so its domain starts at K = 1.
 #[field_operator]
