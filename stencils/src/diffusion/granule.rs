@@ -967,3 +967,62 @@ impl Diffusion {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use gt4rs::grid::IcosahedralGrid;
+
+    use super::*;
+
+    /// A bound program compiled with `limited_area` fixed rejects a call with the other value
+    /// before it touches any field, and names the parameter.
+    #[test]
+    fn static_argument_fixed_at_compile_rejects_another_value() {
+        let grid = IcosahedralGrid::generate(2, 2).expect("R2B2 generates");
+        let (ne, nv, nlev) = (grid.num_edges, grid.num_vertices, 3);
+        let options = Options::new(Backend::Cpu)
+            .with_connectivities(connectivities(&grid).expect("connectivities"))
+            .with_static_arg(stencils::apply_diffusion_to_vn::NAME, "limited_area", false);
+        let program = bound::apply_to_vn::compile(
+            &options,
+            bound::apply_to_vn::Bound {
+                nudgezone_diff: 0.5,
+                fac_bdydiff_v: 0.25,
+                start_2nd_nudge_line_idx_e: 0,
+                horizontal_start: 0,
+                horizontal_end: ne as i32,
+                vertical_start: 0,
+                vertical_end: nlev as i32,
+            },
+        )
+        .expect("compiles");
+        let vertex_k: Field<(Vertex, K), f64> = zeros(&[nv, nlev]).expect("field");
+        let edge_e2c2v: Field<(Edge, E2C2V), f64> = zeros(&[ne, 4]).expect("field");
+        let edge_k: Field<(Edge, K), f64> = zeros(&[ne, nlev]).expect("field");
+        let edge: Field<Edge, f64> = zeros(&[ne]).expect("field");
+        let k: Field<K, f64> = zeros(&[nlev]).expect("field");
+        let mut vn: Field<(Edge, K), f64> = zeros(&[ne, nlev]).expect("field");
+        vn.as_array_mut().fill(f64::NAN);
+        let result = program.call(bound::apply_to_vn::Args {
+            u_vert: &vertex_k,
+            v_vert: &vertex_k,
+            primal_normal_vert_v1: &edge_e2c2v,
+            primal_normal_vert_v2: &edge_e2c2v,
+            z_nabla2_e: &edge_k,
+            inv_vert_vert_length: &edge,
+            inv_primal_edge_length: &edge,
+            area_edge: &edge,
+            kh_smag_e: &edge_k,
+            diff_multfac_vn: &k,
+            nudgecoeff_e: &edge,
+            vn: &mut vn,
+            limited_area: true,
+        });
+        let message = result.expect_err("an unlisted static value").to_string();
+        assert!(message.contains("limited_area"), "{message}");
+        assert!(
+            vn.as_array().iter().all(|v| v.is_nan()),
+            "a rejected call wrote vn"
+        );
+    }
+}
