@@ -1,5 +1,7 @@
 //! The diffusion granule (ICON4Py `Diffusion`, ICON `mo_nh_diffusion`): every program is
-//! compiled once at [`Diffusion::init`]; [`Diffusion::run`] executes one diffusion step.
+//! compiled once at [`Diffusion::init`], with its domain bounds and run constants bound
+//! (`super::bound`) and its static arguments fixed from the configuration;
+//! [`Diffusion::run`] executes one diffusion step, passing only fields and per-step values.
 
 use std::time::Instant;
 
