@@ -1,5 +1,7 @@
 //! The diffusion granule (ICON4Py `Diffusion`, ICON `mo_nh_diffusion`): every program is
-//! compiled once at [`Diffusion::init`]; [`Diffusion::run`] executes one diffusion step.
+//! compiled once at [`Diffusion::init`], with its domain bounds and run constants bound
+//! (`super::bound`) and its static arguments fixed from the configuration;
+//! [`Diffusion::run`] executes one diffusion step, passing only fields and per-step values.
 
 use std::time::Instant;
 
@@ -8,6 +10,7 @@ use gt4rs::grid::{Grid, GridDim, Zone};
 use gt4rs::profiling::{Phase, Profiler};
 use gt4rs::{Backend, Connectivities, Error, Field, Options};
 
+use super::bound;
 use super::config::{DiffusionConfig, DiffusionParams, TurbulenceShearForcing};
 use super::halo::{HaloExchange, SingleRank};
 use super::state::{
@@ -99,26 +102,6 @@ impl Bounds {
     }
 }
 
-/// The compiled programs, one handle each.
-struct Programs {
-    scale_k: utils::scale_k::Compiled,
-    setup_fields_for_initial_step: utils::setup_fields_for_initial_step::Compiled,
-    copy_field: utils::copy_field::Compiled,
-    rbf_vertex: rbf_vertex::Compiled,
-    nabla2_and_smag: stencils::calculate_nabla2_and_smag_coefficients_for_vn::Compiled,
-    turbulence_diagnostics: stencils::calculate_diagnostic_quantities_for_turbulence::Compiled,
-    apply_to_vn: stencils::apply_diffusion_to_vn::Compiled,
-    apply_to_w:
-        stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Compiled,
-    cold_pools:
-        stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Compiled,
-    nabla2_for_theta: stencils::calculate_nabla2_for_theta::Compiled,
-    nabla2_for_z: stencils::calculate_nabla2_for_z::Compiled,
-    nabla2_of_theta: stencils::calculate_nabla2_of_theta::Compiled,
-    zdiffusion: stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Compiled,
-    update_theta_and_exner: stencils::update_theta_and_exner::Compiled,
-}
-
 /// Compiles `$module` with `$options`, timed as its init.
 macro_rules! compile {
     ($profiler:expr, $options:expr, $($module:ident)::+) => {{
@@ -127,6 +110,206 @@ macro_rules! compile {
         $profiler.record($($module)::+::NAME, Phase::Init, start, start.elapsed());
         compiled
     }};
+    ($profiler:expr, $options:expr, $bound:expr, $name:expr, $($module:ident)::+) => {{
+        let start = Instant::now();
+        let compiled = $($module)::+::compile($options, $bound)?;
+        $profiler.record($name, Phase::Init, start, start.elapsed());
+        compiled
+    }};
+}
+
+/// The compiled programs, one handle each; those with domains have their bounds and
+/// granule-constant scalars bound (`super::bound`).
+struct Programs {
+    scale_k: utils::scale_k::Compiled,
+    setup_fields_for_initial_step: utils::setup_fields_for_initial_step::Compiled,
+    copy_field: utils::copy_field::Compiled,
+    rbf_vertex: bound::rbf_vertex::Compiled,
+    nabla2_and_smag: bound::nabla2_and_smag::Compiled,
+    turbulence_diagnostics: bound::turbulence_diagnostics::Compiled,
+    apply_to_vn: bound::apply_to_vn::Compiled,
+    apply_to_w: bound::apply_to_w::Compiled,
+    cold_pools: bound::cold_pools::Compiled,
+    nabla2_for_theta: bound::nabla2_for_theta::Compiled,
+    nabla2_for_z: bound::nabla2_for_z::Compiled,
+    nabla2_of_theta: bound::nabla2_of_theta::Compiled,
+    zdiffusion: bound::zdiffusion::Compiled,
+    update_theta_and_exner: bound::update_theta_and_exner::Compiled,
+}
+
+/// The values the granule fixes for a whole run, bound into its programs at init.
+struct Constants {
+    nudgezone_diff: f64,
+    fac_bdydiff_v: f64,
+    diff_multfac_w: f64,
+    rd_o_cvd: f64,
+    /// ICON's 1-based, inclusive damping-layer bound.
+    nrdmax: i32,
+    nlev: i32,
+}
+
+impl Programs {
+    /// Compiles every program of a step once, binding the domain bounds of `b` and the
+    /// `constants`.
+    fn compile(
+        profiler: &Profiler,
+        o: &Options,
+        b: &Bounds,
+        constants: &Constants,
+    ) -> Result<Self, Error> {
+        let nlev = constants.nlev;
+        Ok(Programs {
+            scale_k: compile!(profiler, o, utils::scale_k),
+            setup_fields_for_initial_step: compile!(
+                profiler,
+                o,
+                utils::setup_fields_for_initial_step
+            ),
+            copy_field: compile!(profiler, o, utils::copy_field),
+            rbf_vertex: compile!(
+                profiler,
+                o,
+                bound::rbf_vertex::Bound {
+                    horizontal_start: b.vertex_start_lb_plus1,
+                    horizontal_end: b.vertex_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                rbf_vertex::NAME,
+                bound::rbf_vertex
+            ),
+            nabla2_and_smag: compile!(
+                profiler,
+                o,
+                bound::nabla2_and_smag::Bound {
+                    horizontal_start: b.edge_start_lb_plus4,
+                    horizontal_end: b.edge_end_local_minus2,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME,
+                bound::nabla2_and_smag
+            ),
+            turbulence_diagnostics: compile!(
+                profiler,
+                o,
+                bound::turbulence_diagnostics::Bound {
+                    horizontal_start: b.cell_start_nudging,
+                    horizontal_end: b.cell_end_local,
+                    vertical_start: 1,
+                    vertical_end: nlev,
+                },
+                stencils::calculate_diagnostic_quantities_for_turbulence::NAME,
+                bound::turbulence_diagnostics
+            ),
+            apply_to_vn: compile!(
+                profiler,
+                o,
+                bound::apply_to_vn::Bound {
+                    nudgezone_diff: constants.nudgezone_diff,
+                    fac_bdydiff_v: constants.fac_bdydiff_v,
+                    start_2nd_nudge_line_idx_e: b.edge_start_nudging_plus_one,
+                    horizontal_start: b.edge_start_lb_plus4,
+                    horizontal_end: b.edge_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::apply_diffusion_to_vn::NAME,
+                bound::apply_to_vn
+            ),
+            apply_to_w: compile!(
+                profiler,
+                o,
+                bound::apply_to_w::Bound {
+                    diff_multfac_w: constants.diff_multfac_w,
+                    nrdmax: constants.nrdmax,
+                    interior_idx: b.cell_start_interior,
+                    halo_idx: b.cell_end_local,
+                    horizontal_start: b.cell_start_w_diffusion,
+                    horizontal_end: b.cell_end_halo,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME,
+                bound::apply_to_w
+            ),
+            cold_pools: compile!(
+                profiler,
+                o,
+                bound::cold_pools::Bound {
+                    thresh_tdiff: THRESH_TDIFF,
+                    smallest_vpfloat: f64::EPSILON,
+                    horizontal_start: b.edge_start_nudging,
+                    horizontal_end: b.edge_end_halo,
+                    vertical_start: nlev - 2,
+                    vertical_end: nlev,
+                },
+                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::NAME,
+                bound::cold_pools
+            ),
+            nabla2_for_theta: compile!(
+                profiler,
+                o,
+                bound::nabla2_for_theta::Bound {
+                    horizontal_start: b.cell_start_nudging,
+                    horizontal_end: b.cell_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::calculate_nabla2_for_theta::NAME,
+                bound::nabla2_for_theta
+            ),
+            nabla2_for_z: compile!(
+                profiler,
+                o,
+                bound::nabla2_for_z::Bound {
+                    horizontal_start: b.edge_start_lb_plus1,
+                    horizontal_end: b.edge_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::calculate_nabla2_for_z::NAME,
+                bound::nabla2_for_z
+            ),
+            nabla2_of_theta: compile!(
+                profiler,
+                o,
+                bound::nabla2_of_theta::Bound {
+                    horizontal_start: b.cell_start_nudging,
+                    horizontal_end: b.cell_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::calculate_nabla2_of_theta::NAME,
+                bound::nabla2_of_theta
+            ),
+            zdiffusion: compile!(
+                profiler,
+                o,
+                bound::zdiffusion::Bound {
+                    horizontal_start: b.cell_start_nudging,
+                    horizontal_end: b.cell_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME,
+                bound::zdiffusion
+            ),
+            update_theta_and_exner: compile!(
+                profiler,
+                o,
+                bound::update_theta_and_exner::Bound {
+                    rd_o_cvd: constants.rd_o_cvd,
+                    horizontal_start: b.cell_start_nudging,
+                    horizontal_end: b.cell_end_local,
+                    vertical_start: 0,
+                    vertical_end: nlev,
+                },
+                stencils::update_theta_and_exner::NAME,
+                bound::update_theta_and_exner
+            ),
+        })
+    }
 }
 
 /// Runs one program call, timed under its name.
@@ -150,7 +333,6 @@ pub struct Diffusion {
     config: DiffusionConfig,
     params: DiffusionParams,
     nlev: usize,
-    nrdmax: usize,
     bounds: Bounds,
     interpolation: InterpolationState,
     metric: MetricState,
@@ -163,12 +345,8 @@ pub struct Diffusion {
     /// Steps run so far (for progress lines).
     steps: usize,
 
-    nudgezone_diff: f64,
     bdy_diff: f64,
-    fac_bdydiff_v: f64,
     smag_offset: f64,
-    diff_multfac_w: f64,
-    rd_o_cvd: f64,
 
     diff_multfac_vn: Field<K, f64>,
     smag_limit: Field<K, f64>,
@@ -202,7 +380,6 @@ impl Diffusion {
     /// (`u_vert`, `v_vert`), checks, and the vertex exchange.
     fn reconstruct_at_vertices(&mut self, step: usize, input: Input<'_>) -> Result<(), Error> {
         let name = rbf_vertex::NAME;
-        let b = &self.bounds;
         let p_e_in = match input {
             Input::Vn(vn) => vn,
             Input::Nabla2 => &self.z_nabla2_e,
@@ -210,16 +387,12 @@ impl Diffusion {
         timed!(
             self.profiler,
             name,
-            self.programs.rbf_vertex.call(rbf_vertex::Args {
+            self.programs.rbf_vertex.call(bound::rbf_vertex::Args {
                 p_e_in,
                 ptr_coeff_1: &self.interpolation.rbf_coeff_1,
                 ptr_coeff_2: &self.interpolation.rbf_coeff_2,
                 p_u_out: &mut self.u_vert,
                 p_v_out: &mut self.v_vert,
-                horizontal_start: b.vertex_start_lb_plus1,
-                horizontal_end: b.vertex_end_local,
-                vertical_start: 0,
-                vertical_end: self.nlev as i32,
             })
         );
         self.debug.check(name, "u_vert", &self.u_vert)?;
@@ -251,47 +424,6 @@ impl Diffusion {
         let compile_options =
             Options::new(options.backend).with_connectivities(connectivities(grid)?);
         let o = &compile_options;
-        let programs = Programs {
-            scale_k: compile!(profiler, o, utils::scale_k),
-            setup_fields_for_initial_step: compile!(
-                profiler,
-                o,
-                utils::setup_fields_for_initial_step
-            ),
-            copy_field: compile!(profiler, o, utils::copy_field),
-            rbf_vertex: compile!(profiler, o, rbf_vertex),
-            nabla2_and_smag: compile!(
-                profiler,
-                o,
-                stencils::calculate_nabla2_and_smag_coefficients_for_vn
-            ),
-            turbulence_diagnostics: compile!(
-                profiler,
-                o,
-                stencils::calculate_diagnostic_quantities_for_turbulence
-            ),
-            apply_to_vn: compile!(profiler, o, stencils::apply_diffusion_to_vn),
-            apply_to_w: compile!(
-                profiler,
-                o,
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence
-            ),
-            cold_pools: compile!(
-                profiler,
-                o,
-                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools
-            ),
-            nabla2_for_theta: compile!(profiler, o, stencils::calculate_nabla2_for_theta),
-            nabla2_for_z: compile!(profiler, o, stencils::calculate_nabla2_for_z),
-            nabla2_of_theta: compile!(profiler, o, stencils::calculate_nabla2_of_theta),
-            zdiffusion: compile!(
-                profiler,
-                o,
-                stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points
-            ),
-            update_theta_and_exner: compile!(profiler, o, stencils::update_theta_and_exner),
-        };
-
         let substeps = config.substeps();
         let nudgezone_diff = 0.04 / (params.scaled_nudge_max_coeff + f64::EPSILON);
         let bdy_diff = 0.015 / (params.scaled_nudge_max_coeff + f64::EPSILON);
@@ -367,13 +499,38 @@ impl Diffusion {
             },
         )?;
 
+        let bounds = Bounds::of(grid, config.limited_area)?;
+        let constants = Constants {
+            nudgezone_diff,
+            fac_bdydiff_v,
+            diff_multfac_w,
+            rd_o_cvd: rd_o_cvd(),
+            // ICON's nrdmax counts from 1 and includes its bound.
+            nrdmax: nrdmax as i32 + 1,
+            nlev: nlev_i32,
+        };
+        // The static arguments are fixed by the configuration: a call with another value is
+        // an error, and the CUDA backend compiles the value into the kernel.
+        let static_options = compile_options
+            .clone()
+            .with_static_arg(
+                stencils::apply_diffusion_to_vn::NAME,
+                "limited_area",
+                config.limited_area,
+            )
+            .with_static_arg(
+                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME,
+                "type_shear",
+                config.shear_type as i32,
+            );
+        let programs = Programs::compile(&profiler, &static_options, &bounds, &constants)?;
+
         let (nc, ne, nv) = (grid.num_cells, grid.num_edges, grid.num_vertices);
         Ok(Diffusion {
-            bounds: Bounds::of(grid, config.limited_area)?,
+            bounds,
             config,
             params,
             nlev,
-            nrdmax,
             interpolation,
             metric,
             edge,
@@ -383,12 +540,8 @@ impl Diffusion {
             profiler,
             debug: options.debug,
             steps: 0,
-            nudgezone_diff,
             bdy_diff,
-            fac_bdydiff_v,
             smag_offset,
-            diff_multfac_w,
-            rd_o_cvd: rd_o_cvd(),
             diff_multfac_vn,
             smag_limit,
             enh_smag_fac,
@@ -543,8 +696,6 @@ impl Diffusion {
         initial: bool,
     ) -> Result<(), Error> {
         self.check_shapes(prognostic, diagnostic)?;
-        let b = self.bounds;
-        let klevels = self.nlev as i32;
         let step = self.steps;
 
         // The Smagorinsky factor depends on dtime.
@@ -577,8 +728,9 @@ impl Diffusion {
         timed!(
             self.profiler,
             name,
-            self.programs.nabla2_and_smag.call(
-                stencils::calculate_nabla2_and_smag_coefficients_for_vn::Args {
+            self.programs
+                .nabla2_and_smag
+                .call(bound::nabla2_and_smag::Args {
                     diff_multfac_smag: &self.diff_multfac_smag,
                     tangent_orientation: &self.edge.tangent_orientation,
                     inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
@@ -595,12 +747,7 @@ impl Diffusion {
                     kh_smag_ec: &mut self.kh_smag_ec,
                     z_nabla2_e: &mut self.z_nabla2_e,
                     smag_offset,
-                    horizontal_start: b.edge_start_lb_plus4,
-                    horizontal_end: b.edge_end_local_minus2,
-                    vertical_start: 0,
-                    vertical_end: klevels,
-                }
-            )
+                })
         );
         self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
         self.debug.check(name, "kh_smag_ec", &self.kh_smag_ec)?;
@@ -615,8 +762,9 @@ impl Diffusion {
             timed!(
                 self.profiler,
                 name,
-                self.programs.turbulence_diagnostics.call(
-                    stencils::calculate_diagnostic_quantities_for_turbulence::Args {
+                self.programs
+                    .turbulence_diagnostics
+                    .call(bound::turbulence_diagnostics::Args {
                         kh_smag_ec: &self.kh_smag_ec,
                         vn: &prognostic.vn,
                         e_bln_c_s: &self.interpolation.e_bln_c_s,
@@ -625,12 +773,7 @@ impl Diffusion {
                         wgtfac_c: &self.metric.wgtfac_c,
                         div_ic: &mut diagnostic.div_ic,
                         hdef_ic: &mut diagnostic.hdef_ic,
-                        horizontal_start: b.cell_start_nudging,
-                        horizontal_end: b.cell_end_local,
-                        vertical_start: 1,
-                        vertical_end: klevels,
-                    }
-                )
+                    })
             );
             self.debug.check(name, "div_ic", &diagnostic.div_ic)?;
             self.debug.check(name, "hdef_ic", &diagnostic.hdef_ic)?;
@@ -656,30 +799,21 @@ impl Diffusion {
         timed!(
             self.profiler,
             name,
-            self.programs
-                .apply_to_vn
-                .call(stencils::apply_diffusion_to_vn::Args {
-                    u_vert: &self.u_vert,
-                    v_vert: &self.v_vert,
-                    primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
-                    primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
-                    z_nabla2_e: &self.z_nabla2_e,
-                    inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
-                    inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
-                    area_edge: &self.edge.edge_areas,
-                    kh_smag_e: &self.kh_smag_e,
-                    diff_multfac_vn,
-                    nudgecoeff_e: &self.interpolation.nudgecoeff_e,
-                    vn: &mut prognostic.vn,
-                    nudgezone_diff: self.nudgezone_diff,
-                    fac_bdydiff_v: self.fac_bdydiff_v,
-                    start_2nd_nudge_line_idx_e: b.edge_start_nudging_plus_one,
-                    limited_area: self.config.limited_area,
-                    horizontal_start: b.edge_start_lb_plus4,
-                    horizontal_end: b.edge_end_local,
-                    vertical_start: 0,
-                    vertical_end: klevels,
-                })
+            self.programs.apply_to_vn.call(bound::apply_to_vn::Args {
+                u_vert: &self.u_vert,
+                v_vert: &self.v_vert,
+                primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
+                primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
+                z_nabla2_e: &self.z_nabla2_e,
+                inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
+                inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
+                area_edge: &self.edge.edge_areas,
+                kh_smag_e: &self.kh_smag_e,
+                diff_multfac_vn,
+                nudgecoeff_e: &self.interpolation.nudgecoeff_e,
+                vn: &mut prognostic.vn,
+                limited_area: self.config.limited_area,
+            })
         );
         self.debug.check(name, "vn", &prognostic.vn)?;
         self.debug.progress(step, name);
@@ -703,29 +837,18 @@ impl Diffusion {
             timed!(
                 self.profiler,
                 name,
-                self.programs.apply_to_w.call(
-                    stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::Args {
-                        area: &self.cell.area,
-                        geofac_n2s: &self.interpolation.geofac_n2s,
-                        geofac_grg_x: &self.interpolation.geofac_grg_x,
-                        geofac_grg_y: &self.interpolation.geofac_grg_y,
-                        w_old: &self.w_tmp,
-                        w: &mut prognostic.w,
-                        type_shear: self.config.shear_type as i32,
-                        dwdx: &mut diagnostic.dwdx,
-                        dwdy: &mut diagnostic.dwdy,
-                        diff_multfac_w: self.diff_multfac_w,
-                        diff_multfac_n2w: &self.diff_multfac_n2w,
-                        // ICON's nrdmax counts from 1 and includes its bound.
-                        nrdmax: self.nrdmax as i32 + 1,
-                        interior_idx: b.cell_start_interior,
-                        halo_idx: b.cell_end_local,
-                        horizontal_start: b.cell_start_w_diffusion,
-                        horizontal_end: b.cell_end_halo,
-                        vertical_start: 0,
-                        vertical_end: klevels,
-                    }
-                )
+                self.programs.apply_to_w.call(bound::apply_to_w::Args {
+                    area: &self.cell.area,
+                    geofac_n2s: &self.interpolation.geofac_n2s,
+                    geofac_grg_x: &self.interpolation.geofac_grg_x,
+                    geofac_grg_y: &self.interpolation.geofac_grg_y,
+                    w_old: &self.w_tmp,
+                    w: &mut prognostic.w,
+                    type_shear: self.config.shear_type as i32,
+                    dwdx: &mut diagnostic.dwdx,
+                    dwdy: &mut diagnostic.dwdy,
+                    diff_multfac_n2w: &self.diff_multfac_n2w,
+                })
             );
             self.debug.check(name, "w", &prognostic.w)?;
             self.debug.check(name, "dwdx", &diagnostic.dwdx)?;
@@ -740,19 +863,11 @@ impl Diffusion {
             timed!(
                 self.profiler,
                 name,
-                self.programs.cold_pools.call(
-                    stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::Args {
-                        theta_v: &prognostic.theta_v,
-                        theta_ref_mc: &self.metric.theta_ref_mc,
-                        thresh_tdiff: THRESH_TDIFF,
-                        smallest_vpfloat: f64::EPSILON,
-                        kh_smag_e: &mut self.kh_smag_e,
-                        horizontal_start: b.edge_start_nudging,
-                        horizontal_end: b.edge_end_halo,
-                        vertical_start: klevels - 2,
-                        vertical_end: klevels,
-                    }
-                )
+                self.programs.cold_pools.call(bound::cold_pools::Args {
+                    theta_v: &prognostic.theta_v,
+                    theta_ref_mc: &self.metric.theta_ref_mc,
+                    kh_smag_e: &mut self.kh_smag_e,
+                })
             );
             self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
             self.debug.progress(step, name);
@@ -765,18 +880,12 @@ impl Diffusion {
                 timed!(
                     self.profiler,
                     name,
-                    self.programs
-                        .nabla2_for_z
-                        .call(stencils::calculate_nabla2_for_z::Args {
-                            kh_smag_e: &self.kh_smag_e,
-                            inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
-                            theta_v: &prognostic.theta_v,
-                            z_nabla2_e: &mut self.z_nabla2_e,
-                            horizontal_start: b.edge_start_lb_plus1,
-                            horizontal_end: b.edge_end_local,
-                            vertical_start: 0,
-                            vertical_end: klevels,
-                        })
+                    self.programs.nabla2_for_z.call(bound::nabla2_for_z::Args {
+                        kh_smag_e: &self.kh_smag_e,
+                        inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
+                        theta_v: &prognostic.theta_v,
+                        z_nabla2_e: &mut self.z_nabla2_e,
+                    })
                 );
                 self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
                 self.debug.progress(step, name);
@@ -786,14 +895,10 @@ impl Diffusion {
                     name,
                     self.programs
                         .nabla2_of_theta
-                        .call(stencils::calculate_nabla2_of_theta::Args {
+                        .call(bound::nabla2_of_theta::Args {
                             z_nabla2_e: &self.z_nabla2_e,
                             geofac_div: &self.interpolation.geofac_div,
                             z_temp: &mut self.z_temp,
-                            horizontal_start: b.cell_start_nudging,
-                            horizontal_end: b.cell_end_local,
-                            vertical_start: 0,
-                            vertical_end: klevels,
                         })
                 );
                 self.debug.check(name, "z_temp", &self.z_temp)?;
@@ -803,19 +908,15 @@ impl Diffusion {
                 timed!(
                     self.profiler,
                     name,
-                    self.programs.nabla2_for_theta.call(
-                        stencils::calculate_nabla2_for_theta::Args {
+                    self.programs
+                        .nabla2_for_theta
+                        .call(bound::nabla2_for_theta::Args {
                             kh_smag_e: &self.kh_smag_e,
                             inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
                             theta_v: &prognostic.theta_v,
                             geofac_div: &self.interpolation.geofac_div,
                             z_temp: &mut self.z_temp,
-                            horizontal_start: b.cell_start_nudging,
-                            horizontal_end: b.cell_end_local,
-                            vertical_start: 0,
-                            vertical_end: klevels,
-                        }
-                    )
+                        })
                 );
                 self.debug.check(name, "z_temp", &self.z_temp)?;
                 self.debug.progress(step, name);
@@ -828,21 +929,15 @@ impl Diffusion {
                 timed!(
                     self.profiler,
                     name,
-                    self.programs.zdiffusion.call(
-                        stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Args {
-                            zd_vertoffset: &zd.zd_vertoffset,
-                            zd_diffcoef: &zd.zd_diffcoef,
-                            geofac_n2s_c: &self.interpolation.geofac_n2s_c,
-                            geofac_n2s_nbh: &self.interpolation.geofac_n2s_nbh,
-                            vcoef: &zd.zd_intcoef,
-                            theta_v: &prognostic.theta_v,
-                            z_temp: &mut self.z_temp,
-                            horizontal_start: b.cell_start_nudging,
-                            horizontal_end: b.cell_end_local,
-                            vertical_start: 0,
-                            vertical_end: klevels,
-                        }
-                    )
+                    self.programs.zdiffusion.call(bound::zdiffusion::Args {
+                        zd_vertoffset: &zd.zd_vertoffset,
+                        zd_diffcoef: &zd.zd_diffcoef,
+                        geofac_n2s_c: &self.interpolation.geofac_n2s_c,
+                        geofac_n2s_nbh: &self.interpolation.geofac_n2s_nbh,
+                        vcoef: &zd.zd_intcoef,
+                        theta_v: &prognostic.theta_v,
+                        z_temp: &mut self.z_temp,
+                    })
                 );
                 self.debug.check(name, "z_temp", &self.z_temp)?;
                 self.debug.progress(step, name);
@@ -855,16 +950,11 @@ impl Diffusion {
                 name,
                 self.programs
                     .update_theta_and_exner
-                    .call(stencils::update_theta_and_exner::Args {
+                    .call(bound::update_theta_and_exner::Args {
                         z_temp: &self.z_temp,
                         area: &self.cell.area,
                         theta_v: &mut prognostic.theta_v,
                         exner: &mut prognostic.exner,
-                        rd_o_cvd: self.rd_o_cvd,
-                        horizontal_start: b.cell_start_nudging,
-                        horizontal_end: b.cell_end_local,
-                        vertical_start: 0,
-                        vertical_end: klevels,
                     })
             );
             self.debug.check(name, "theta_v", &prognostic.theta_v)?;
@@ -877,5 +967,64 @@ impl Diffusion {
             .exchange_and_wait(GridDim::Edge, &mut [prognostic.vn.as_array_mut()])?;
         self.steps += 1;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gt4rs::grid::IcosahedralGrid;
+
+    use super::*;
+
+    /// A bound program compiled with `limited_area` fixed rejects a call with the other value
+    /// before it touches any field, and names the parameter.
+    #[test]
+    fn static_argument_fixed_at_compile_rejects_another_value() {
+        let grid = IcosahedralGrid::generate(2, 2).expect("R2B2 generates");
+        let (ne, nv, nlev) = (grid.num_edges, grid.num_vertices, 3);
+        let options = Options::new(Backend::Cpu)
+            .with_connectivities(connectivities(&grid).expect("connectivities"))
+            .with_static_arg(stencils::apply_diffusion_to_vn::NAME, "limited_area", false);
+        let program = bound::apply_to_vn::compile(
+            &options,
+            bound::apply_to_vn::Bound {
+                nudgezone_diff: 0.5,
+                fac_bdydiff_v: 0.25,
+                start_2nd_nudge_line_idx_e: 0,
+                horizontal_start: 0,
+                horizontal_end: ne as i32,
+                vertical_start: 0,
+                vertical_end: nlev as i32,
+            },
+        )
+        .expect("compiles");
+        let vertex_k: Field<(Vertex, K), f64> = zeros(&[nv, nlev]).expect("field");
+        let edge_e2c2v: Field<(Edge, E2C2V), f64> = zeros(&[ne, 4]).expect("field");
+        let edge_k: Field<(Edge, K), f64> = zeros(&[ne, nlev]).expect("field");
+        let edge: Field<Edge, f64> = zeros(&[ne]).expect("field");
+        let k: Field<K, f64> = zeros(&[nlev]).expect("field");
+        let mut vn: Field<(Edge, K), f64> = zeros(&[ne, nlev]).expect("field");
+        vn.as_array_mut().fill(f64::NAN);
+        let result = program.call(bound::apply_to_vn::Args {
+            u_vert: &vertex_k,
+            v_vert: &vertex_k,
+            primal_normal_vert_v1: &edge_e2c2v,
+            primal_normal_vert_v2: &edge_e2c2v,
+            z_nabla2_e: &edge_k,
+            inv_vert_vert_length: &edge,
+            inv_primal_edge_length: &edge,
+            area_edge: &edge,
+            kh_smag_e: &edge_k,
+            diff_multfac_vn: &k,
+            nudgecoeff_e: &edge,
+            vn: &mut vn,
+            limited_area: true,
+        });
+        let message = result.expect_err("an unlisted static value").to_string();
+        assert!(message.contains("limited_area"), "{message}");
+        assert!(
+            vn.as_array().iter().all(|v| v.is_nan()),
+            "a rejected call wrote vn"
+        );
     }
 }

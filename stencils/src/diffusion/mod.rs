@@ -1,6 +1,7 @@
 //! The diffusion granule: ICON's horizontal diffusion of vn, w and θ_v as one component, with
 //! its configuration, vertical grid, state, and a physically meaningful initial state.
 
+mod bound;
 pub mod config;
 pub mod granule;
 pub mod halo;
