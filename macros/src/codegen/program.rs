@@ -143,6 +143,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 cpu: ::gt4rs::CpuOptions,
                 connectivities: ::std::vec::Vec<::std::sync::Arc<::gt4rs::ConnectivityTable>>,
                 cuda: ::core::option::Option<::gt4rs::__private::cuda_backend::CudaProgram>,
+                /// The CPU kernel's temporaries, kept between calls.
+                cpu_scratch: ::gt4rs::__private::kernel::ScratchPool<CpuScratch>,
             }
 
             /// Resolves the backend and binds the connectivities from `options`.
@@ -170,7 +172,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 } else {
                     None
                 };
-                Ok(Compiled { backend, cpu: resolved.cpu, connectivities, cuda })
+                Ok(Compiled { backend, cpu: resolved.cpu, connectivities, cuda, cpu_scratch: ::core::default::Default::default() })
             }
 
             impl Compiled {
