@@ -15,10 +15,17 @@
 //! Temporaries, decided here and nowhere else:
 //! * a computed value that itself gathers from neighbours (contains a reduction or a neighbour
 //!   shift) and is read through a neighbour shift of an offset with two or more neighbours is
-//!   materialised: a stage before the reading one computes it over the whole `to` dimension of
-//!   that offset (`0..target_size`) and the reading stage's vertical range, and the reader
-//!   loads it through the shift. Recomputing it would redo its gather once per reading
-//!   neighbour (fan-out ≥ 2). The same value read by several shifts shares one temporary.
+//!   materialised: a stage before the reading one computes it over the reading stage's
+//!   vertical range and, along the `to` dimension of that offset, over the reach of the reading
+//!   stage: [`Bound::Reach`], the least..greatest+1 table entry over the rows of the reading
+//!   domain (-1 entries skipped), evaluated once per call. So a limited-area grid's boundary
+//!   rows, whose -1 slots the reading domain never reaches, are not gathered from. Where the
+//!   reader's point is not the stage's own point along the offset's `from` dimension (another
+//!   neighbour or horizontal shift comes first, or the reader is itself a temporary's stage),
+//!   or one temporary is read through two different offsets, it covers the whole `to`
+//!   dimension (`0..target_size`). The reader loads it through the shift. Recomputing it would
+//!   redo its gather once per reading neighbour (fan-out ≥ 2). The same value read by several
+//!   shifts shares one temporary.
 //! * everything else is recomputed (inlined) at each point that reads it: pointwise values,
 //!   Cartesian shifts, and gathers read through one-neighbour offsets.
 //! * a scan whose direction (or axis) conflicts with the scan its stage already runs (e.g. a
@@ -276,6 +283,8 @@ fn lower_group(
         temporaries: std::mem::take(temporaries),
         pre_stages: Vec::new(),
         memo: HashMap::new(),
+        reach: HashMap::new(),
+        in_temporary: false,
     };
     for d in &dims {
         match program.bundle.dim(d).map(|i| i.kind) {
@@ -346,6 +355,22 @@ enum VerticalRange<'p> {
     Field { dim: String, param: u32 },
 }
 
+impl VerticalRange<'_> {
+    fn dim(&self) -> &str {
+        match self {
+            VerticalRange::Exprs { dim, .. } | VerticalRange::Field { dim, .. } => dim,
+        }
+    }
+}
+
+/// The rows (along an offset's `from` dimension) of the stage that reads a temporary.
+enum RowRange<'p> {
+    /// `start..end` of the call's domain (program-scope expressions).
+    Exprs(&'p Expr, &'p Expr),
+    /// The whole range of output parameter `param` along `dim`.
+    Field(String, u32),
+}
+
 struct Lowering<'p> {
     program: &'p Program,
     b: StageBuilder,
@@ -361,6 +386,12 @@ struct Lowering<'p> {
     pre_stages: Vec<Stage>,
     /// (expression, environment, vertical shift) → temporary already computing it.
     memo: HashMap<(usize, usize, i64), u32>,
+    /// Per temporary of this stage: the index of its stage in `pre_stages` and the offset whose
+    /// reach bounds it (`None`: it covers its whole dimension).
+    reach: HashMap<u32, (usize, Option<String>)>,
+    /// True while a temporary's stage is being lowered: its readers' domain is not the one in
+    /// `consumer`.
+    in_temporary: bool,
 }
 
 impl<'p> Lowering<'p> {
@@ -637,11 +668,29 @@ impl<'p> Lowering<'p> {
             Rc::as_ptr(env) as usize,
             kshift,
         );
-        if let Some(t) = self.memo.get(&key) {
-            return Ok(Some(*t));
+        // The reach of the reading stage through `offset` bounds the temporary when the
+        // reader's point along `from` is the stage's own (only vertical shifts before).
+        let at_stage_point = ctx.path.steps.iter().all(|s| match s {
+            Step::Cartesian { dim, .. } => is_vertical(dim),
+            _ => false,
+        });
+        let rows = match self.consumer.iter().find(|r| r.dim() == info.from) {
+            Some(r) if at_stage_point && !self.in_temporary => Some(r),
+            _ => None,
+        };
+        let reach_offset = rows.map(|_| offset.to_string());
+        if let Some(t) = self.memo.get(&key).copied() {
+            self.widen_unless_same_reach(t, &reach_offset);
+            return Ok(Some(t));
         }
+        let rows = rows.map(|r| match r {
+            VerticalRange::Exprs { start, end, .. } => RowRange::Exprs(start, end),
+            VerticalRange::Field { dim, param } => RowRange::Field(dim.clone(), *param),
+        });
         let saved = std::mem::take(&mut self.b);
-        let built = self.temporary_stage(arg, env, &info.to, offset, vertical, kshift);
+        let was_in_temporary = std::mem::replace(&mut self.in_temporary, true);
+        let built = self.temporary_stage(arg, env, &info.to, offset, rows, vertical, kshift);
+        self.in_temporary = was_in_temporary;
         let builder = std::mem::replace(&mut self.b, saved);
         let Ok((domain, value)) = built else {
             // Not expressible as a temporary (e.g. it reads a scan's carry): recompute.
@@ -659,9 +708,38 @@ impl<'p> Lowering<'p> {
                 value,
             }],
         );
+        self.reach.insert(t, (self.pre_stages.len(), reach_offset));
         self.pre_stages.push(stage);
         self.memo.insert(key, t);
         Ok(Some(t))
+    }
+
+    /// Makes temporary `t` cover its whole dimension unless it is already bounded by the
+    /// reach through `offset` (a reader through another offset, or from another point, needs
+    /// points the first reader's reach may lack).
+    fn widen_unless_same_reach(&mut self, t: u32, offset: &Option<String>) {
+        let Some((stage_index, bounded_by)) = self.reach.get_mut(&t) else {
+            return;
+        };
+        if bounded_by.is_none() || bounded_by == offset {
+            return;
+        }
+        let Some(reached) = bounded_by.take() else {
+            return;
+        };
+        let Some(stage) = self.pre_stages.get_mut(*stage_index) else {
+            return;
+        };
+        // Appended last, the literal keeps the arena in topological order.
+        let zero = stage.nodes.len() as NodeId;
+        stage.nodes.push(Node::Literal {
+            value: crate::fieldview::Literal::Int(0),
+            dtype: ScalarType::I64,
+        });
+        if let Some(range) = stage.domain.first_mut() {
+            range.start = Bound::Node(zero);
+            range.end = Bound::TargetSize { offset: reached };
+        }
     }
 
     /// A scan call whose direction conflicts with the stage's scan, computed by a stage of its
@@ -758,26 +836,58 @@ impl<'p> Lowering<'p> {
         Ok((domain, value))
     }
 
-    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (all of it) and the
-    /// reader's vertical range shifted by `kshift`.
+    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (the reach of `offset`
+    /// over the reader's `rows`, or all of `to` without them) and the reader's vertical range
+    /// shifted by `kshift`.
+    #[allow(clippy::too_many_arguments)]
     fn temporary_stage(
         &mut self,
         arg: &'p Expr,
         env: &Rc<Env<'p>>,
         to: &str,
         offset: &str,
+        rows: Option<RowRange<'p>>,
         vertical: Option<&String>,
         kshift: i64,
     ) -> Result<(Vec<StageRange>, NodeId), LowerError> {
+        let (start, end) = match rows {
+            Some(rows) => {
+                let (rows_start, rows_end) = match rows {
+                    RowRange::Exprs(start, end) => {
+                        let root = self.root.clone();
+                        let s = self.lower_index_scalar(start, &root)?;
+                        let e = self.lower_index_scalar(end, &root)?;
+                        (Bound::Node(s), Bound::Node(e))
+                    }
+                    RowRange::Field(dim, param) => (
+                        Bound::FieldStart {
+                            param,
+                            dim: dim.clone(),
+                        },
+                        Bound::FieldEnd { param, dim },
+                    ),
+                };
+                let reach = Bound::Reach {
+                    offset: offset.to_string(),
+                    rows_start: Box::new(rows_start),
+                    rows_end: Box::new(rows_end),
+                };
+                (reach.clone(), reach)
+            }
+            None => (
+                Bound::Node(self.b.add(Node::Literal {
+                    value: crate::fieldview::Literal::Int(0),
+                    dtype: ScalarType::I64,
+                })),
+                Bound::TargetSize {
+                    offset: offset.to_string(),
+                },
+            ),
+        };
         let mut domain = vec![StageRange {
             dim: to.to_string(),
-            start: Bound::Node(self.b.add(Node::Literal {
-                value: crate::fieldview::Literal::Int(0),
-                dtype: ScalarType::I64,
-            })),
-            end: Bound::TargetSize {
-                offset: offset.to_string(),
-            },
+            start,
+            end,
         }];
         if let Some(v) = vertical {
             let (start, end) = match &self.vertical {

@@ -233,6 +233,34 @@ pub enum Bound {
     FieldEnd { param: u32, dim: String },
     /// The number of `to` points of the connectivity of `offset` (its `target_size`).
     TargetSize { offset: String },
+    /// The reach of the table of `offset` over its rows `rows_start..rows_end` (clamped to the
+    /// table): the least entry (start) or one past the greatest (end), -1 entries skipped; an
+    /// empty range where the rows hold no entry. A temporary read through `offset` from a stage
+    /// over those rows is computed over this range only (see [`crate::lower`]).
+    Reach {
+        offset: String,
+        rows_start: Box<Bound>,
+        rows_end: Box<Bound>,
+    },
+}
+
+impl Bound {
+    /// The stage nodes this bound reads.
+    pub fn nodes(&self) -> Vec<NodeId> {
+        match self {
+            Bound::Node(n) => vec![*n],
+            Bound::Reach {
+                rows_start,
+                rows_end,
+                ..
+            } => {
+                let mut n = rows_start.nodes();
+                n.extend(rows_end.nodes());
+                n
+            }
+            _ => vec![],
+        }
+    }
 }
 
 /// `start..end` along `dim`.

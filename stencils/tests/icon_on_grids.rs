@@ -39,15 +39,12 @@ const RTOL: f64 = 1e-12;
 const PENTAGON_TABLES: [&str; 3] = ["V2E", "V2C", "V2E2V"];
 
 /// Programs the CPU backend cannot run on a limited-area grid that keeps its -1 entries, with
-/// the table it meets one in. Its lowering computes a value gathered through a neighbour shift
-/// over the whole target dimension (a temporary, `ir/src/lower.rs`), not only where the
-/// domain reads it; for `calculate_nabla2_for_theta` that is `z_nabla2_e`, whose direct
-/// `E2C[0]`/`E2C[1]` reads meet the -1 of the outermost boundary edges, which ICON's domain
-/// (cells from the nudging zone) never reaches. The embedded backend evaluates only the points
-/// the domain reads and runs it. ICON itself runs limited-area grids with the -1 entries
-/// replaced (`keep_skip_values=False`), and on such tables the CPU backend runs it too
-/// (checked by `limited_area_grid_as_icon_runs_it`).
-const CPU_TEMPORARY_MEETS_SKIP: &[(&str, &str)] = &[("calculate_nabla2_for_theta", "E2C")];
+/// the table it meets one in (the test asserts that failure). None now: a temporary (a value
+/// gathered through a neighbour shift, `ir/src/lower.rs`) covers only the reach of the domain
+/// that reads it, so `calculate_nabla2_for_theta`'s `z_nabla2_e` no longer reads the -1 `E2C`
+/// slots of the outermost boundary edges, which ICON's domain (cells from the nudging zone)
+/// never reaches.
+const CPU_TEMPORARY_MEETS_SKIP: &[(&str, &str)] = &[];
 
 struct TestGrid {
     label: &'static str,

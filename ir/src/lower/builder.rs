@@ -112,9 +112,7 @@ impl StageBuilder {
         let mut stack: Vec<NodeId> = outputs.iter().map(|o| o.value).collect();
         for r in &domain {
             for b in [&r.start, &r.end] {
-                if let Bound::Node(n) = b {
-                    stack.push(*n);
-                }
+                stack.extend(b.nodes());
             }
         }
         let mut scan_live = false;
@@ -238,6 +236,15 @@ impl StageBuilder {
 fn remap_bound(b: Bound, map: &[u32]) -> Bound {
     match b {
         Bound::Node(n) => Bound::Node(map[n as usize]),
+        Bound::Reach {
+            offset,
+            rows_start,
+            rows_end,
+        } => Bound::Reach {
+            offset,
+            rows_start: Box::new(remap_bound(*rows_start, map)),
+            rows_end: Box::new(remap_bound(*rows_end, map)),
+        },
         other => other,
     }
 }

@@ -483,12 +483,20 @@ fn gathers_read_through_fan_out_shifts_become_temporaries() {
     assert_eq!(lowered.stages.len(), 2, "the temporary's stage runs first");
     let producer = &lowered.stages[0];
     assert_eq!(producer.outputs[0].target, Source::Temporary(0));
-    assert_eq!(
-        producer.domain[0].end,
-        Bound::TargetSize {
-            offset: "E2C".into()
-        }
-    );
+    // Over the cells the written edges (all of `out`) reach through E2C, not all cells.
+    let reach = Bound::Reach {
+        offset: "E2C".into(),
+        rows_start: Box::new(Bound::FieldStart {
+            param: 2,
+            dim: "Edge".into(),
+        }),
+        rows_end: Box::new(Bound::FieldEnd {
+            param: 2,
+            dim: "Edge".into(),
+        }),
+    };
+    assert_eq!(producer.domain[0].start, reach);
+    assert_eq!(producer.domain[0].end, reach);
     assert!(lowered.stages[1].nodes.iter().any(|n| matches!(
         n,
         Node::Load {
@@ -505,4 +513,86 @@ fn pointwise_values_and_single_neighbour_reads_are_recomputed() {
         assert!(lowered.temporaries.is_empty());
         assert_eq!(lowered.stages.len(), 1);
     }
+}
+
+/// `let v = Σ_C2E x@C2E` (a cell gather); `let w = v@E2C[0]`; `w + w@C2E[0]@E2C[0]`: `v` is read
+/// through E2C at the edge itself and at an edge the edge's reach does not bound.
+fn gather_read_at_two_points() -> Program {
+    let sparse_c = Type::field(&["Cell", "C2E", "K"], F);
+    let cell_gather = e(
+        ck(),
+        ExprKind::Reduce {
+            op: ReduceOp::Sum,
+            local: "C2E".into(),
+            arg: Box::new(e(
+                sparse_c,
+                ExprKind::NeighborShift {
+                    arg: Box::new(p(0, ek())),
+                    offset: "C2E".into(),
+                    slot: None,
+                },
+            )),
+        },
+    );
+    let v = || e(ck(), ExprKind::Var(0));
+    let shift = |arg: Expr, offset: &str, ty: Type| {
+        e(
+            ty,
+            ExprKind::NeighborShift {
+                arg: Box::new(arg),
+                offset: offset.into(),
+                slot: Some(0),
+            },
+        )
+    };
+    // One `v@E2C` expression, lowered at both points.
+    let w = || e(ek(), ExprKind::Var(1));
+    let at_other_edge = shift(shift(w(), "C2E", ck()), "E2C", ek());
+    let value = e(
+        ek(),
+        ExprKind::Let {
+            var: 0,
+            value: Box::new(cell_gather),
+            body: Box::new(e(
+                ek(),
+                ExprKind::Let {
+                    var: 1,
+                    value: Box::new(shift(v(), "E2C", ek())),
+                    body: Box::new(bin(BinaryOp::Add, w(), at_other_edge)),
+                },
+            )),
+        },
+    );
+    program(
+        vec![("x", ek(), Role::In), ("out", ek(), Role::Out)],
+        vec![write(value, 1)],
+        vec![],
+    )
+}
+
+#[test]
+fn a_temporary_read_beyond_its_readers_reach_covers_its_whole_dimension() {
+    let lowered = lower(&gather_read_at_two_points()).unwrap();
+    let cell_temporary = lowered
+        .stages
+        .iter()
+        .find(|s| s.domain[0].dim == "Cell")
+        .expect("the cell gather is a temporary");
+    assert_eq!(cell_temporary.outputs[0].target, Source::Temporary(0));
+    let Bound::Node(start) = cell_temporary.domain[0].start else {
+        panic!("a literal start, got {:?}", cell_temporary.domain[0].start);
+    };
+    assert!(matches!(
+        cell_temporary.node(start),
+        Node::Literal {
+            value: crate::fieldview::Literal::Int(0),
+            ..
+        }
+    ));
+    assert_eq!(
+        cell_temporary.domain[0].end,
+        Bound::TargetSize {
+            offset: "E2C".into()
+        }
+    );
 }

@@ -27,8 +27,9 @@ use crate::codegen::program::ArgsInfo;
 pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
     let ty = &args.ty;
     match emit_body(program) {
-        Ok(body) => quote! {
+        Ok((scratch, body)) => quote! {
             const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
+            #scratch
             impl Compiled {
                 #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
                 fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
@@ -45,6 +46,9 @@ pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
             );
             quote! {
                 const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::Some(#message);
+                /// No temporaries: the CPU backend does not run this program.
+                #[derive(Debug, Default)]
+                pub struct CpuScratch;
                 impl Compiled {
                     fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                         let _ = args;
@@ -59,7 +63,9 @@ pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
     }
 }
 
-fn emit_body(program: &Program) -> Result<TokenStream, String> {
+/// The program's `CpuScratch` (one buffer per temporary, kept between calls in the
+/// `Compiled` program's pool) and the body of `run_cpu`.
+fn emit_body(program: &Program) -> Result<(TokenStream, TokenStream), String> {
     let lowered = lower(program).map_err(|e| e.message)?;
     let used_offsets: Vec<String> = program
         .used_offsets()
@@ -112,8 +118,10 @@ fn emit_body(program: &Program) -> Result<TokenStream, String> {
             let #rows: i64 = self.connectivities[#i].rows() as i64;
         });
     }
-    // Temporaries: allocated by the stage that writes them (its domain gives their extent).
-    let mut temporaries = Vec::new();
+    // Temporaries: sized by the stage that writes them (its domain gives their extent), in
+    // buffers leased from the program's pool for the call.
+    let mut temporaries = vec![quote!(let mut scratch = self.cpu_scratch.lease();)];
+    let mut scratch_fields = Vec::new();
     for (t, temp) in lowered.temporaries.iter().enumerate() {
         let ty = match temp.dtype {
             gt4rs_ir::ScalarType::Bool => quote!(bool),
@@ -130,8 +138,8 @@ fn emit_body(program: &Program) -> Result<TokenStream, String> {
             format_ident!("g{}_n", t),
             format_ident!("g{}_s", t),
         );
+        scratch_fields.push(quote!(#buf: ::std::vec::Vec<#ty>));
         temporaries.push(quote! {
-            let mut #buf: ::std::vec::Vec<#ty> = ::std::vec::Vec::new();
             let mut #g = ::gt4rs::__private::kernel::Ptr::of_mut(::core::ptr::null_mut::<#ty>());
             let mut #o: [i64; #rank] = [0; #rank];
             let mut #n: [i64; #rank] = [0; #rank];
@@ -142,14 +150,22 @@ fn emit_body(program: &Program) -> Result<TokenStream, String> {
     for (index, s) in lowered.stages.iter().enumerate() {
         stages.push(stage::emit(program, &lowered, &used_offsets, index, s)?);
     }
-    Ok(quote! {
+    let scratch = quote! {
+        /// The buffers of the program's temporaries, reused by later calls.
+        #[derive(Debug, Default)]
+        pub struct CpuScratch {
+            #(#scratch_fields,)*
+        }
+    };
+    let body = quote! {
         #(#fields)*
         #(#meta)*
         #(#scalars)*
         #(#tables)*
         #(#temporaries)*
         #(#stages)*
-    })
+    };
+    Ok((scratch, body))
 }
 
 #[cfg(test)]

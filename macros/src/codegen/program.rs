@@ -202,10 +202,14 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 cpu: ::gt4rs::CpuOptions,
                 connectivities: ::std::vec::Vec<::std::sync::Arc<::gt4rs::ConnectivityTable>>,
                 cuda: ::core::option::Option<::gt4rs::__private::cuda_backend::CudaProgram>,
+                // Read by `call`'s static-argument check, which programs without static
+                // arguments do not have.
                 #[allow(dead_code)]
                 statics: StaticVariants,
                 #[allow(dead_code)]
                 allow_unlisted_static_values: bool,
+                /// The CPU kernel's temporaries, kept between calls.
+                cpu_scratch: ::gt4rs::__private::kernel::ScratchPool<CpuScratch>,
             }
 
             /// Resolves the backend and binds the connectivities from `options`.
@@ -239,6 +243,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 Ok(Compiled {
                     backend, cpu: resolved.cpu, connectivities, cuda, statics,
                     allow_unlisted_static_values: options.allow_unlisted_static_values,
+                    cpu_scratch: ::core::default::Default::default(),
                 })
             }
 

@@ -95,6 +95,98 @@ pub fn for_blocks(
     });
 }
 
+/// The reach of rows `lo..hi` (clamped to the table) of a row-major connectivity table with
+/// `count` entries per row: `(least entry, greatest entry + 1)`, -1 entries skipped; `(0, 0)`
+/// where those rows hold no entry. One pass over the rows, no allocation: it bounds the
+/// temporary a stage over those rows reads through the table.
+pub fn table_reach(table: &[i32], count: usize, lo: i64, hi: i64) -> (i64, i64) {
+    if count == 0 {
+        return (0, 0);
+    }
+    let rows = (table.len() / count) as i64;
+    let (lo, hi) = (lo.clamp(0, rows) as usize, hi.clamp(0, rows) as usize);
+    if lo >= hi {
+        return (0, 0);
+    }
+    let (mut least, mut greatest) = (i32::MAX, -1);
+    for &entry in &table[lo * count..hi * count] {
+        if entry >= 0 {
+            least = least.min(entry);
+            greatest = greatest.max(entry);
+        }
+    }
+    if greatest < 0 {
+        (0, 0)
+    } else {
+        (least as i64, greatest as i64 + 1)
+    }
+}
+
+/// Scratch buffers (a kernel's temporaries) that a compiled program keeps between calls, so a
+/// repeated call allocates nothing. A call takes a set with [`ScratchPool::lease`] and gives it
+/// back when the lease drops; calls running at once on several threads each get their own set
+/// (a new one where none is free), so they never share a buffer.
+#[derive(Debug, Default)]
+pub struct ScratchPool<T> {
+    free: Mutex<Vec<T>>,
+}
+
+impl<T: Default> ScratchPool<T> {
+    /// A free set of buffers, or a new (empty) one where every set is in use.
+    pub fn lease(&self) -> Lease<'_, T> {
+        let reused = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        Lease {
+            pool: self,
+            scratch: Some(reused.unwrap_or_default()),
+        }
+    }
+}
+
+/// A set of scratch buffers taken from a [`ScratchPool`]; returned to it on drop.
+#[derive(Debug)]
+pub struct Lease<'a, T> {
+    pool: &'a ScratchPool<T>,
+    scratch: Option<T>,
+}
+
+impl<T> std::ops::Deref for Lease<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.scratch
+            .as_ref()
+            .expect("a lease holds its scratch until it drops")
+    }
+}
+
+impl<T> std::ops::DerefMut for Lease<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.scratch
+            .as_mut()
+            .expect("a lease holds its scratch until it drops")
+    }
+}
+
+impl<T> Drop for Lease<'_, T> {
+    fn drop(&mut self) {
+        if let Some(scratch) = self.scratch.take() {
+            self.pool
+                .free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(scratch);
+        }
+    }
+}
+
+/// Makes `buffer` hold at least `len` elements, growing it only when it is shorter: points a
+/// stage does not write keep stale values, which no stage reads (a temporary is written over
+/// its whole extent before it is read).
+pub fn ensure_len<T: Default + Clone>(buffer: &mut Vec<T>, len: usize) {
+    if buffer.len() < len {
+        buffer.resize(len, T::default());
+    }
+}
+
 /// The gamma function (Lanczos approximation, g = 7, n = 9; reflection below 0.5).
 pub fn gamma(x: f64) -> f64 {
     const G: f64 = 7.0;
@@ -161,6 +253,42 @@ mod tests {
         slot.record(|| Error::Config("second".into()));
         assert_eq!(slot.take(), Err(Error::Config("first".into())));
         assert_eq!(ErrorSlot::new().take(), Ok(()));
+    }
+
+    #[test]
+    fn table_reach_skips_missing_neighbours() {
+        // Three rows of two entries: row 0 keeps a -1 slot.
+        let table = [-1, 4, 2, 7, 5, 3];
+        assert_eq!(table_reach(&table, 2, 0, 3), (2, 8));
+        assert_eq!(table_reach(&table, 2, 0, 1), (4, 5));
+        assert_eq!(table_reach(&table, 2, 2, 3), (3, 6));
+        assert_eq!(table_reach(&table, 2, -5, 99), (2, 8));
+        assert_eq!(table_reach(&table, 2, 2, 1), (0, 0));
+        assert_eq!(table_reach(&[-1, -1], 2, 0, 1), (0, 0));
+        assert_eq!(table_reach(&[], 0, 0, 1), (0, 0));
+    }
+
+    #[test]
+    fn scratch_pool_reuses_and_never_shares_a_set() {
+        let pool: ScratchPool<Vec<f64>> = ScratchPool::default();
+        let first_ptr = {
+            let mut a = pool.lease();
+            ensure_len(&mut a, 100);
+            // A lease taken while `a` is held is another set.
+            let b = pool.lease();
+            assert!(b.is_empty());
+            a.as_ptr()
+        };
+        // Both sets are free again; growing within a set's length keeps its buffer.
+        let mut reused = Vec::new();
+        for _ in 0..2 {
+            reused.push(pool.lease());
+        }
+        let with_buffer = reused.iter_mut().find(|l| l.len() == 100);
+        let with_buffer = with_buffer.expect("the grown set came back to the pool");
+        ensure_len(with_buffer, 50);
+        assert_eq!(with_buffer.as_ptr(), first_ptr);
+        assert_eq!(with_buffer.len(), 100);
     }
 
     #[test]

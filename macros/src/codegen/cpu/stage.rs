@@ -937,8 +937,9 @@ impl<'a> StageEmitter<'a> {
         Ok(d.max(Section::Column))
     }
 
-    /// The value of a domain bound; `output_full` for [`Bound::OutputFull`].
-    fn bound(&self, b: &Bound, output_full: TokenStream) -> Result<TokenStream, String> {
+    /// The value of a domain bound (a range's `end` or start); `output_full` for
+    /// [`Bound::OutputFull`].
+    fn bound(&self, b: &Bound, output_full: TokenStream, end: bool) -> Result<TokenStream, String> {
         Ok(match b {
             Bound::Node(nid) => {
                 let i = ident(&format!("v{nid}"));
@@ -964,7 +965,36 @@ impl<'a> StageEmitter<'a> {
                 let t = self.table_index(offset)?;
                 quote!((self.connectivities[#t].target_size() as i64))
             }
+            Bound::Reach { .. } => {
+                let reach = self.reach(b)?;
+                if end {
+                    quote!(#reach.1)
+                } else {
+                    quote!(#reach.0)
+                }
+            }
         })
+    }
+
+    /// `(least, greatest + 1)` of a [`Bound::Reach`]: one pass over the table rows it names.
+    fn reach(&self, b: &Bound) -> Result<TokenStream, String> {
+        let Bound::Reach {
+            offset,
+            rows_start,
+            rows_end,
+        } = b
+        else {
+            return Err("not a reach bound".into());
+        };
+        let t = format_ident!("t{}", self.table_index(offset)?);
+        let count = self
+            .lowered
+            .offset(offset)
+            .ok_or_else(|| format!("unknown offset `{offset}`"))?
+            .count as usize;
+        let lo = self.bound(rows_start, quote!(0), false)?;
+        let hi = self.bound(rows_end, quote!(0), true)?;
+        Ok(quote!(::gt4rs::__private::kernel::table_reach(#t, #count, #lo, #hi)))
     }
 
     fn run(&mut self, index: usize) -> Result<TokenStream, String> {
@@ -992,14 +1022,23 @@ impl<'a> StageEmitter<'a> {
             let hi = format_ident!("d{}_hi", j);
             let o = format_ident!("{}_o", prefix(first_out));
             let n = format_ident!("{}_n", prefix(first_out));
-            let start = self.bound(&r.start, quote!(#o[#j]))?;
-            let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]))?;
+            if let (Bound::Reach { .. }, true) = (&r.start, r.start == r.end) {
+                // One pass over the table gives both ends.
+                let reach = self.reach(&r.start)?;
+                bounds.push(quote! {
+                    let (#lo, #hi): (i64, i64) = #reach;
+                    let #hi: i64 = #hi.max(#lo);
+                });
+                continue;
+            }
+            let start = self.bound(&r.start, quote!(#o[#j]), false)?;
+            let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]), true)?;
             bounds.push(quote! {
                 let #lo: i64 = #start;
                 let #hi: i64 = (#end).max(#lo);
             });
         }
-        // Temporaries this stage writes: allocated over the domain, row-major.
+        // Temporaries this stage writes: sized to the domain, row-major, in the leased buffers.
         for (t, f) in &out_info {
             let Source::Temporary(_) = t else { continue };
             let (g, o, n, s) = (
@@ -1012,17 +1051,20 @@ impl<'a> StageEmitter<'a> {
             let rank = f.dims.len();
             let los: Vec<_> = (0..rank).map(|j| format_ident!("d{}_lo", j)).collect();
             let his: Vec<_> = (0..rank).map(|j| format_ident!("d{}_hi", j)).collect();
-            let ty = rust_ty(f.dtype);
             bounds.push(quote! {
                 #o = [#(#los),*];
                 #n = [#(#his - #los),*];
                 let mut stride: isize = 1;
+                // At least one element per dimension: a reduction's masked-out slot reads the
+                // temporary's origin even where the reach is empty (every slot is -1).
+                let mut len: usize = 1;
                 for d in (0..#rank).rev() {
                     #s[d] = stride;
                     stride *= #n[d] as isize;
+                    len *= (#n[d] as usize).max(1);
                 }
-                #buf = ::std::vec![<#ty as ::core::default::Default>::default(); stride as usize];
-                #g = ::gt4rs::__private::kernel::Ptr::of_mut(#buf.as_mut_ptr());
+                ::gt4rs::__private::kernel::ensure_len(&mut scratch.#buf, len);
+                #g = ::gt4rs::__private::kernel::Ptr::of_mut(scratch.#buf.as_mut_ptr());
             });
         }
         let program_name = self.program.name.clone();
@@ -1056,6 +1098,10 @@ impl<'a> StageEmitter<'a> {
         // Read fields are non-empty (clamped and masked reads need some valid point), and
         // local dimensions hold the offset's count.
         for p in self.read_fields.clone() {
+            if let Source::Temporary(_) = p {
+                // Its buffer holds a point even where its extent is empty (see above).
+                continue;
+            }
             let f = self.field(p)?;
             let n = format_ident!("{}_n", prefix(p));
             let fname = &f.name;

@@ -250,7 +250,10 @@ pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64,
                     .ok_or_else(|| format!("the domain bound along {} is not an integer", r.dim)),
                 Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
                 Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
-                Bound::TargetSize { offset } => inputs
+                // The CUDA backend computes a reach-bounded temporary over the whole `to`
+                // dimension (its tables live on the device).
+                Bound::Reach { .. } if !end => Ok(0),
+                Bound::TargetSize { offset } | Bound::Reach { offset, .. } => inputs
                     .target_sizes
                     .iter()
                     .find(|(o, _)| o == offset)

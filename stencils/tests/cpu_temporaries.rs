@@ -1,0 +1,251 @@
+//! The CPU backend's temporaries: `calculate_nabla2_for_theta` gathers `z_nabla2_e` on edges
+//! into a temporary and reads it through C2E. On a limited-area grid that keeps its -1
+//! entries, the temporary must cover only the edges the domain (cells from the nudging zone)
+//! reaches, whose E2C slots are valid; its buffers are kept by the compiled program, so a
+//! repeated call allocates nothing, and calls on several threads at once stay correct.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell as StdCell;
+
+use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone, TABLE_WIDTHS};
+use gt4rs::prelude::*;
+use gt4rs::{Backend, Connectivities, CpuOptions, Options};
+use gt4rs_stencils::icon::connectivities::{insert_by_name, target_dim};
+use gt4rs_stencils::icon::dims::{Cell, Edge, C2E, K};
+use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla2_for_theta;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Counts the allocations of the calling thread while it is counting.
+struct CountingAllocator;
+
+thread_local! {
+    static COUNTING: StdCell<bool> = const { StdCell::new(false) };
+    static ALLOCATIONS: StdCell<usize> = const { StdCell::new(0) };
+}
+
+fn note_allocation() {
+    // `try_with`: the thread-locals may be gone while a thread exits.
+    let counting = COUNTING.try_with(|c| c.get()).unwrap_or(false);
+    if counting {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+}
+
+// SAFETY: every call forwards to the system allocator unchanged; the counting touches only
+// const-initialised thread-locals, which never allocate.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract is `System.alloc`'s.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: as for `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        // SAFETY: `ptr` came from `System` with `layout`; the caller's contract is `realloc`'s.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// The allocations `f` makes on the calling thread.
+fn allocations_of(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(|n| n.get())
+}
+
+const NLEV: i64 = 6;
+
+/// A limited-area grid cut from R2B3 that keeps its boundary -1 entries.
+fn limited_area_grid() -> Grid {
+    IcosahedralGrid::generate(2, 3)
+        .expect("R2B3 generates")
+        .regional(RegionSpec {
+            center_lat_deg: 46.8,
+            center_lon_deg: 8.2,
+            radius: 3.5e6,
+        })
+        .expect("regional cut")
+}
+
+fn connectivities_of(grid: &Grid) -> Connectivities {
+    let mut conns = Connectivities::new();
+    for (offset, _) in TABLE_WIDTHS {
+        let to = target_dim(offset).expect("ICON offset");
+        let target = grid.size(GridDim::from_name(to).expect("dim"));
+        let table = grid.table(offset).expect("table").to_owned();
+        insert_by_name(&mut conns, offset, table, target).expect("valid connectivity");
+    }
+    conns
+}
+
+struct Inputs {
+    kh_smag_e: Field<(Edge, K), f64>,
+    inv_dual_edge_length: Field<Edge, f64>,
+    theta_v: Field<(Cell, K), f64>,
+    geofac_div: Field<(Cell, C2E), f64>,
+    cells: (i32, i32),
+}
+
+fn random_inputs(grid: &Grid, seed: u64) -> Inputs {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    fn random<D: gt4rs::Dims>(
+        rng: &mut ChaCha8Rng,
+        domain: &[std::ops::Range<i64>],
+    ) -> Field<D, f64> {
+        Field::from_fn(domain, Default::default(), |_| rng.random_range(-1.0..1.0)).expect("field")
+    }
+    let (nc, ne) = (
+        grid.size(GridDim::Cell) as i64,
+        grid.size(GridDim::Edge) as i64,
+    );
+    let start = grid.start(GridDim::Cell, Zone::Nudging).expect("zone") as i32;
+    let end = grid.end(GridDim::Cell, Zone::Local).expect("zone") as i32;
+    Inputs {
+        kh_smag_e: random(&mut rng, &[0..ne, 0..NLEV]),
+        inv_dual_edge_length: random(&mut rng, &[0..ne]),
+        theta_v: random(&mut rng, &[0..nc, 0..NLEV]),
+        geofac_div: random(&mut rng, &[0..nc, 0..3]),
+        cells: (start, end),
+    }
+}
+
+fn poisoned(grid: &Grid) -> Field<(Cell, K), f64> {
+    let nc = grid.size(GridDim::Cell) as i64;
+    Field::from_fn(&[0..nc, 0..NLEV], Default::default(), |_| f64::NAN).expect("field")
+}
+
+fn run(
+    program: &calculate_nabla2_for_theta::Compiled,
+    inputs: &Inputs,
+    z_temp: &mut Field<(Cell, K), f64>,
+) -> Result<(), gt4rs::Error> {
+    program.call(calculate_nabla2_for_theta::Args {
+        kh_smag_e: &inputs.kh_smag_e,
+        inv_dual_edge_length: &inputs.inv_dual_edge_length,
+        theta_v: &inputs.theta_v,
+        geofac_div: &inputs.geofac_div,
+        z_temp,
+        horizontal_start: inputs.cells.0,
+        horizontal_end: inputs.cells.1,
+        vertical_start: 0,
+        vertical_end: NLEV as i32,
+    })
+}
+
+/// Equal, NaN (outside the domain) included.
+fn same(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>) -> bool {
+    a.as_array()
+        .iter()
+        .zip(b.as_array().iter())
+        .all(|(x, y)| x.to_bits() == y.to_bits() || (x - y).abs() <= 1e-12 * x.abs().max(1.0))
+}
+
+fn compile(grid: &Grid, backend: Backend, cpu: CpuOptions) -> calculate_nabla2_for_theta::Compiled {
+    let options = Options::new(backend)
+        .with_connectivities(connectivities_of(grid))
+        .with_cpu(cpu);
+    calculate_nabla2_for_theta::compile(&options).expect("compiles")
+}
+
+#[test]
+fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
+    let grid = limited_area_grid();
+    assert!(
+        grid.table("E2C").expect("E2C").iter().any(|&n| n < 0),
+        "the cut keeps -1 entries in E2C"
+    );
+    let inputs = random_inputs(&grid, 7);
+    let mut expected = poisoned(&grid);
+    run(
+        &compile(&grid, Backend::Embedded, CpuOptions::default()),
+        &inputs,
+        &mut expected,
+    )
+    .expect("the embedded backend runs it");
+    for cpu in [
+        CpuOptions {
+            parallel_threshold: usize::MAX,
+            chunk: 64,
+        },
+        CpuOptions {
+            parallel_threshold: 0,
+            chunk: 7,
+        },
+    ] {
+        let mut actual = poisoned(&grid);
+        run(&compile(&grid, Backend::Cpu, cpu), &inputs, &mut actual)
+            .expect("the CPU backend runs it");
+        assert!(same(&actual, &expected));
+        let (start, end) = inputs.cells;
+        let inside = actual
+            .as_array()
+            .slice(ndarray::s![start as usize..end as usize, ..])
+            .iter()
+            .all(|v| v.is_finite());
+        assert!(inside, "every point of the domain is written");
+    }
+}
+
+#[test]
+fn a_repeated_call_allocates_nothing() {
+    let grid = limited_area_grid();
+    let inputs = random_inputs(&grid, 11);
+    // On the calling thread only: rayon's task queue is no part of the program.
+    let serial = CpuOptions {
+        parallel_threshold: usize::MAX,
+        chunk: 64,
+    };
+    let program = compile(&grid, Backend::Cpu, serial);
+    let mut first = poisoned(&grid);
+    let first_allocations = allocations_of(|| run(&program, &inputs, &mut first).expect("runs"));
+    assert!(
+        first_allocations > 0,
+        "the first call allocates its temporary"
+    );
+    let mut again = poisoned(&grid);
+    let allocations = allocations_of(|| run(&program, &inputs, &mut again).expect("runs"));
+    assert_eq!(allocations, 0, "a repeated call allocates");
+    assert!(same(&first, &again));
+}
+
+#[test]
+fn calls_on_several_threads_at_once_agree() {
+    let grid = limited_area_grid();
+    let program = compile(&grid, Backend::Cpu, CpuOptions::default());
+    let all_inputs: Vec<Inputs> = (0..4).map(|s| random_inputs(&grid, 100 + s)).collect();
+    let expected: Vec<_> = all_inputs
+        .iter()
+        .map(|inputs| {
+            let mut out = poisoned(&grid);
+            run(&program, inputs, &mut out).expect("runs");
+            out
+        })
+        .collect();
+    std::thread::scope(|scope| {
+        for (inputs, expected) in all_inputs.iter().zip(&expected) {
+            let (program, grid) = (&program, &grid);
+            scope.spawn(move || {
+                for _ in 0..20 {
+                    let mut out = poisoned(grid);
+                    run(program, inputs, &mut out).expect("runs");
+                    assert!(same(&out, expected));
+                }
+            });
+        }
+    });
+}
