@@ -1,16 +1,26 @@
 //! What a program call costs beyond its arithmetic: `calculate_nabla4` compiled for the CPU
-//! backend, called on a 1-point domain (1 edge × 1 level), next to the same arithmetic as a
-//! plain Rust function, in the same run. Each sample times a batch of calls; the figure is the
-//! median time per call.
+//! backend, called on a 1-point domain (1 edge × 1 level) — with every argument passed, and with
+//! all metric fields and the domain bound at `compile()` (`gt4rs::bind!`, as ICON binds them) —
+//! next to the same arithmetic as a plain Rust function, in the same run. Each sample times a
+//! batch of calls; the figure is the median time per call.
 //!
 //! `cargo bench -p gt4rs-benches --bench call_overhead`
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gt4rs::prelude::*;
 use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V, K};
 use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4;
+
+gt4rs::bind! {
+    mod nabla4_bound = calculate_nabla4(
+        u_vert, v_vert, primal_normal_vert_v1, primal_normal_vert_v2, z_nabla2_e,
+        inv_vert_vert_length, inv_primal_edge_length,
+        horizontal_start, horizontal_end, vertical_start, vertical_end
+    );
+}
 
 const BATCH: u32 = 10_000;
 
@@ -86,6 +96,36 @@ fn main() -> Result<(), Error> {
             black_box(result).expect("in range");
         }
     });
+    let bound = nabla4_bound::compile(
+        &options,
+        nabla4_bound::Bound {
+            u_vert: Arc::new(u.clone()),
+            v_vert: Arc::new(v.clone()),
+            primal_normal_vert_v1: Arc::new(pn1.clone()),
+            primal_normal_vert_v2: Arc::new(pn2.clone()),
+            z_nabla2_e: Arc::new(z.clone()),
+            inv_vert_vert_length: Arc::new(ivv.clone()),
+            inv_primal_edge_length: Arc::new(ipe.clone()),
+            horizontal_start: 0,
+            horizontal_end: 1,
+            vertical_start: 0,
+            vertical_end: 1,
+        },
+    )?;
+    let mut out_bound = out.clone();
+    let generated_bound = median_per_call(|| {
+        for _ in 0..BATCH {
+            let result = bound.call(nabla4_bound::Args {
+                z_nabla4_e2: black_box(&mut out_bound),
+            });
+            black_box(result).expect("in range");
+        }
+    });
+    assert_eq!(
+        out_bound.get(&[0, 0]),
+        out.get(&[0, 0]),
+        "bound and unbound calls agree"
+    );
     let expected = nabla4_point(
         u.as_array().as_slice().expect("row-major"),
         v.as_array().as_slice().expect("row-major"),
@@ -120,6 +160,10 @@ fn main() -> Result<(), Error> {
     println!(
         "  program call (validation + kernel)  {:>8.1} ns",
         generated.as_secs_f64() * 1e9
+    );
+    println!(
+        "  same, metric fields + domain bound  {:>8.1} ns",
+        generated_bound.as_secs_f64() * 1e9
     );
     println!(
         "  same arithmetic as a plain function {:>8.1} ns",

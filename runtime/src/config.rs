@@ -51,7 +51,6 @@ pub struct Settings {
     pub backend: Option<Backend>,
     pub cpu_parallel_threshold: Option<usize>,
     pub cpu_chunk: Option<usize>,
-    pub cpu_k_block: Option<usize>,
     pub cuda_block_size: Option<u32>,
     pub cuda_k_block: Option<u32>,
     pub cuda_max_registers: Option<u32>,
@@ -62,7 +61,6 @@ pub const KEYS: &[&str] = &[
     "backend",
     "cpu.parallel_threshold",
     "cpu.chunk",
-    "cpu.k_block",
     "cuda.block_size",
     "cuda.k_block",
     "cuda.max_registers",
@@ -95,7 +93,6 @@ pub struct ProgramOptions {
     pub arch: String,
     pub backend: Backend,
     pub cpu: CpuOptions,
-    pub cpu_k_block: usize,
     pub cuda: CudaOptions,
     /// `(key, value as text, source)` for every key of [`KEYS`].
     pub sources: Vec<(String, String, Source)>,
@@ -255,7 +252,6 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             }
             "cpu.parallel_threshold" => s.cpu_parallel_threshold = Some(int(v)? as usize),
             "cpu.chunk" => s.cpu_chunk = Some(int(v)?.max(1) as usize),
-            "cpu.k_block" => s.cpu_k_block = Some(int(v)?.max(1) as usize),
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
@@ -333,7 +329,6 @@ pub fn resolve(
             s.cpu_chunk.map(|v| v as u64)
         }) as usize,
     };
-    let cpu_k_block = num("cpu.k_block", 0, &|s| s.cpu_k_block.map(|v| v as u64)) as usize;
     let cuda = CudaOptions {
         block_size: num("cuda.block_size", cuda_default.block_size as u64, &|s| {
             s.cuda_block_size.map(u64::from)
@@ -352,7 +347,6 @@ pub fn resolve(
         arch,
         backend,
         cpu,
-        cpu_k_block,
         cuda,
         sources,
     }

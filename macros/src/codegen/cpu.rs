@@ -119,8 +119,11 @@ fn emit_body(program: &Program) -> Result<(TokenStream, TokenStream), String> {
         });
     }
     // Temporaries: sized by the stage that writes them (its domain gives their extent), in
-    // buffers leased from the program's pool for the call.
-    let mut temporaries = vec![quote!(let mut scratch = self.cpu_scratch.lease();)];
+    // buffers leased from the program's pool for the call (no lease, so no lock, without any).
+    let mut temporaries = Vec::new();
+    if !lowered.temporaries.is_empty() {
+        temporaries.push(quote!(let mut scratch = self.cpu_scratch.lease();));
+    }
     let mut scratch_fields = Vec::new();
     for (t, temp) in lowered.temporaries.iter().enumerate() {
         let ty = match temp.dtype {
