@@ -62,6 +62,21 @@ fn every_program_translates() {
     }
 }
 
+/// The prelude every generated source starts with; snapshots hold only what follows it.
+const PRELUDE: &str = include_str!("../../macros/src/codegen/cuda/prelude.cuh");
+
+fn without_prelude(name: &str, source: &str) -> String {
+    assert!(
+        source.contains(PRELUDE),
+        "{name}: the generated source lacks the prelude"
+    );
+    source.replacen(
+        PRELUDE,
+        "// (the gt4rs CUDA prelude: macros/src/codegen/cuda/prelude.cuh)\n",
+        1,
+    )
+}
+
 #[test]
 fn sources_match_snapshots() {
     let bless = std::env::var_os("GT4RS_BLESS").is_some();
@@ -70,12 +85,12 @@ fn sources_match_snapshots() {
         let path = snapshot_dir().join(format!("{}.cu", p.name));
         if bless {
             std::fs::create_dir_all(snapshot_dir()).expect("snapshot dir is writable");
-            std::fs::write(&path, p.source).expect("snapshot is writable");
+            std::fs::write(&path, without_prelude(p.name, p.source)).expect("snapshot is writable");
             continue;
         }
         let expected = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (bless with GT4RS_BLESS=1)", path.display()));
-        if expected != p.source {
+        if expected != without_prelude(p.name, p.source) {
             mismatched.push(p.name);
         }
     }
