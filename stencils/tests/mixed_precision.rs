@@ -80,6 +80,9 @@ fn reference_output(program: &str, mut call: Call, output: &str) -> ArrayD<f64> 
     }
 }
 
+/// Every test runs on both CPU-side backends.
+const BACKENDS: [Backend; 2] = [Backend::Embedded, Backend::Cpu];
+
 fn options(backend: Backend, connectivities: Connectivities) -> Options {
     Options::new(backend).with_connectivities(connectivities)
 }
@@ -152,13 +155,10 @@ fn calculate_nabla4_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn calculate_nabla4_mixed_on_embedded_matches_reference() {
-    calculate_nabla4_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn calculate_nabla4_mixed_on_cpu_matches_reference() {
-    calculate_nabla4_mixed_matches_reference(Backend::Cpu);
+fn calculate_nabla4_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_nabla4_mixed_matches_reference(backend);
+    }
 }
 
 /// ICON4Py declares every field of the RBF interpolation `wpfloat`: both configurations compute
@@ -225,13 +225,10 @@ fn rbf_interpolation_mixed_equals_double(backend: Backend) {
 }
 
 #[test]
-fn rbf_interpolation_mixed_on_embedded_equals_double() {
-    rbf_interpolation_mixed_equals_double(Backend::Embedded);
-}
-
-#[test]
-fn rbf_interpolation_mixed_on_cpu_equals_double() {
-    rbf_interpolation_mixed_equals_double(Backend::Cpu);
+fn rbf_interpolation_mixed_on_both_backends_equals_double() {
+    for backend in BACKENDS {
+        rbf_interpolation_mixed_equals_double(backend);
+    }
 }
 
 /// The f64 reference of `program` on `inputs`, with `output` NaN before the call.
@@ -337,13 +334,10 @@ fn calculate_nabla2_for_w_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn calculate_nabla2_for_w_mixed_on_embedded_matches_reference() {
-    calculate_nabla2_for_w_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn calculate_nabla2_for_w_mixed_on_cpu_matches_reference() {
-    calculate_nabla2_for_w_mixed_matches_reference(Backend::Cpu);
+fn calculate_nabla2_for_w_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_nabla2_for_w_mixed_matches_reference(backend);
+    }
 }
 
 /// Inputs of the ∇²θ programs: `kh_smag_e` is vpfloat (rounded to f32 for the reference too).
@@ -408,13 +402,10 @@ fn calculate_nabla2_for_z_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn calculate_nabla2_for_z_mixed_on_embedded_matches_reference() {
-    calculate_nabla2_for_z_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn calculate_nabla2_for_z_mixed_on_cpu_matches_reference() {
-    calculate_nabla2_for_z_mixed_matches_reference(Backend::Cpu);
+fn calculate_nabla2_for_z_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_nabla2_for_z_mixed_matches_reference(backend);
+    }
 }
 
 fn calculate_nabla2_of_theta_mixed_matches_reference(backend: Backend) {
@@ -449,13 +440,10 @@ fn calculate_nabla2_of_theta_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn calculate_nabla2_of_theta_mixed_on_embedded_matches_reference() {
-    calculate_nabla2_of_theta_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn calculate_nabla2_of_theta_mixed_on_cpu_matches_reference() {
-    calculate_nabla2_of_theta_mixed_matches_reference(Backend::Cpu);
+fn calculate_nabla2_of_theta_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_nabla2_of_theta_mixed_matches_reference(backend);
+    }
 }
 
 fn calculate_nabla2_for_theta_mixed_matches_reference(backend: Backend) {
@@ -500,13 +488,10 @@ fn calculate_nabla2_for_theta_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn calculate_nabla2_for_theta_mixed_on_embedded_matches_reference() {
-    calculate_nabla2_for_theta_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn calculate_nabla2_for_theta_mixed_on_cpu_matches_reference() {
-    calculate_nabla2_for_theta_mixed_matches_reference(Backend::Cpu);
+fn calculate_nabla2_for_theta_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_nabla2_for_theta_mixed_matches_reference(backend);
+    }
 }
 
 fn compute_tangential_wind_mixed_matches_reference(backend: Backend) {
@@ -543,13 +528,10 @@ fn compute_tangential_wind_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn compute_tangential_wind_mixed_on_embedded_matches_reference() {
-    compute_tangential_wind_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn compute_tangential_wind_mixed_on_cpu_matches_reference() {
-    compute_tangential_wind_mixed_matches_reference(Backend::Cpu);
+fn compute_tangential_wind_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        compute_tangential_wind_mixed_matches_reference(backend);
+    }
 }
 
 fn compute_horizontal_kinetic_energy_mixed_matches_reference(backend: Backend) {
@@ -601,13 +583,10 @@ fn compute_horizontal_kinetic_energy_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn compute_horizontal_kinetic_energy_mixed_on_embedded_matches_reference() {
-    compute_horizontal_kinetic_energy_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn compute_horizontal_kinetic_energy_mixed_on_cpu_matches_reference() {
-    compute_horizontal_kinetic_energy_mixed_matches_reference(Backend::Cpu);
+fn compute_horizontal_kinetic_energy_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        compute_horizontal_kinetic_energy_mixed_matches_reference(backend);
+    }
 }
 
 /// Inputs of the programs applying ∇²w: `z_nabla2_c` is vpfloat.
@@ -673,13 +652,10 @@ fn apply_nabla2_to_w_mixed_matches_reference(backend: Backend) {
 }
 
 #[test]
-fn apply_nabla2_to_w_mixed_on_embedded_matches_reference() {
-    apply_nabla2_to_w_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn apply_nabla2_to_w_mixed_on_cpu_matches_reference() {
-    apply_nabla2_to_w_mixed_matches_reference(Backend::Cpu);
+fn apply_nabla2_to_w_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        apply_nabla2_to_w_mixed_matches_reference(backend);
+    }
 }
 
 fn apply_nabla2_to_w_in_upper_damping_layer_mixed_matches_reference(backend: Backend) {
@@ -722,11 +698,8 @@ fn apply_nabla2_to_w_in_upper_damping_layer_mixed_matches_reference(backend: Bac
 }
 
 #[test]
-fn apply_nabla2_to_w_in_upper_damping_layer_mixed_on_embedded_matches_reference() {
-    apply_nabla2_to_w_in_upper_damping_layer_mixed_matches_reference(Backend::Embedded);
-}
-
-#[test]
-fn apply_nabla2_to_w_in_upper_damping_layer_mixed_on_cpu_matches_reference() {
-    apply_nabla2_to_w_in_upper_damping_layer_mixed_matches_reference(Backend::Cpu);
+fn apply_nabla2_to_w_in_upper_damping_layer_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        apply_nabla2_to_w_in_upper_damping_layer_mixed_matches_reference(backend);
+    }
 }

@@ -83,7 +83,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     } else {
         (quote!(Args), quote!(Args))
     };
-    let embedded_args: Vec<TokenStream> = program
+    // Host-side field and scalar views of the typed `Args`, for the embedded and CUDA paths.
+    let host_args: Vec<TokenStream> = program
         .params
         .iter()
         .map(|p| {
@@ -99,7 +100,6 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             }
         })
         .collect();
-    let embedded_args2 = embedded_args.clone();
     let static_names: Vec<String> = statics.iter().map(|(i, _)| i.to_string()).collect();
     let static_fields = statics
         .iter()
@@ -276,7 +276,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
                 /// Runs on the GPU with host fields: uploads, launches, downloads and waits.
                 fn run_cuda(&self, #args_mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                    let mut dyn_args = [ #( #embedded_args2, )* ];
+                    let mut dyn_args = [ #( #host_args, )* ];
                     match &self.cuda {
                         Some(cuda) => cuda.call_host(&mut dyn_args),
                         None => Err(::gt4rs::Error::BackendUnavailable {
@@ -287,7 +287,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 }
 
                 fn run_embedded(&self, #args_mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                    let mut dyn_args = [ #( #embedded_args, )* ];
+                    let mut dyn_args = [ #( #host_args, )* ];
                     let tables: ::std::vec::Vec<&::gt4rs::ConnectivityTable> =
                         self.connectivities.iter().map(|t| &**t).collect();
                     ::gt4rs::__private::embedded::run_program(ir(), &mut dyn_args, &tables)
