@@ -8,6 +8,7 @@
 //! [program.apply_diffusion_to_vn]             # one program, any architecture
 //! backend = "cpu"
 //! cpu.parallel_threshold = 4096
+//! cpu.k_block = 16                            # split columns into blocks of 16 levels
 //! [program.apply_diffusion_to_vn.arch.sm_90]  # one program on one architecture
 //! cuda.k_block = 4
 //! ```
@@ -51,6 +52,7 @@ pub struct Settings {
     pub backend: Option<Backend>,
     pub cpu_parallel_threshold: Option<usize>,
     pub cpu_chunk: Option<usize>,
+    pub cpu_k_block: Option<usize>,
     pub cuda_block_size: Option<u32>,
     pub cuda_k_block: Option<u32>,
     pub cuda_max_registers: Option<u32>,
@@ -61,6 +63,7 @@ pub const KEYS: &[&str] = &[
     "backend",
     "cpu.parallel_threshold",
     "cpu.chunk",
+    "cpu.k_block",
     "cuda.block_size",
     "cuda.k_block",
     "cuda.max_registers",
@@ -252,6 +255,7 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             }
             "cpu.parallel_threshold" => s.cpu_parallel_threshold = Some(int(v)? as usize),
             "cpu.chunk" => s.cpu_chunk = Some(int(v)?.max(1) as usize),
+            "cpu.k_block" => s.cpu_k_block = Some(int(v)? as usize),
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
@@ -328,6 +332,9 @@ pub fn resolve(
         chunk: num("cpu.chunk", cpu_default.chunk as u64, &|s| {
             s.cpu_chunk.map(|v| v as u64)
         }) as usize,
+        k_block: num("cpu.k_block", cpu_default.k_block as u64, &|s| {
+            s.cpu_k_block.map(|v| v as u64)
+        }) as usize,
     };
     let cuda = CudaOptions {
         block_size: num("cuda.block_size", cuda_default.block_size as u64, &|s| {
@@ -364,6 +371,7 @@ mod tests {
         [program.p]
         backend = "embedded"
         cpu.parallel_threshold = 7
+        cpu.k_block = 16
         [program.q]
         backend = "cuda"
         [program.q.arch.sm_90]
@@ -381,6 +389,7 @@ mod tests {
         assert_eq!(p.backend, Backend::Embedded);
         assert_eq!(p.cpu.parallel_threshold, 7);
         assert_eq!(p.cpu.chunk, 100);
+        assert_eq!(p.cpu.k_block, 16);
         let explicit = Settings {
             cpu_chunk: Some(5),
             ..Settings::default()
@@ -402,6 +411,7 @@ mod tests {
         assert_eq!(q80.cuda.block_size, CudaOptions::default().block_size);
         let other = resolve("r", &Settings::default(), None, None, None);
         assert_eq!(other.backend, Backend::Cpu);
+        assert_eq!(other.cpu.k_block, 0, "whole columns unless asked");
         assert!(other.sources.iter().all(|(_, _, s)| *s == Source::BuiltIn));
     }
 

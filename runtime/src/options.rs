@@ -57,6 +57,11 @@ pub struct CpuOptions {
     pub parallel_threshold: usize,
     /// Horizontal points per rayon task.
     pub chunk: usize,
+    /// Vertical levels per rayon task (`0`: whole columns). Splitting columns gives a stage
+    /// over a narrow horizontal range (a boundary zone, a small regional grid) enough tasks
+    /// for every core; stages that carry a value from level to level (scans) always walk
+    /// whole columns. Applies to stages that run in parallel.
+    pub k_block: usize,
 }
 
 impl Default for CpuOptions {
@@ -64,6 +69,7 @@ impl Default for CpuOptions {
         CpuOptions {
             parallel_threshold: 32 * 1024,
             chunk: 256,
+            k_block: 0,
         }
     }
 }
@@ -105,6 +111,7 @@ impl Options {
     pub fn with_cpu(mut self, cpu: CpuOptions) -> Self {
         self.settings.cpu_parallel_threshold = Some(cpu.parallel_threshold);
         self.settings.cpu_chunk = Some(cpu.chunk);
+        self.settings.cpu_k_block = Some(cpu.k_block);
         self
     }
     /// Fixes static argument `name` of `program` to `value` at `compile()` (one variant).

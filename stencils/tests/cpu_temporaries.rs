@@ -181,10 +181,12 @@ fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
         CpuOptions {
             parallel_threshold: usize::MAX,
             chunk: 64,
+            k_block: 0,
         },
         CpuOptions {
             parallel_threshold: 0,
             chunk: 7,
+            k_block: 2,
         },
     ] {
         let mut actual = poisoned(&grid);
@@ -209,6 +211,7 @@ fn a_repeated_call_allocates_nothing() {
     let serial = CpuOptions {
         parallel_threshold: usize::MAX,
         chunk: 64,
+        k_block: 0,
     };
     let program = compile(&grid, Backend::Cpu, serial);
     let mut first = poisoned(&grid);

@@ -44,9 +44,10 @@ pub const NJ: usize = 7;
 pub const NK: usize = 9;
 
 /// One configuration a case runs on: a backend, and for the CPU backend its tuning. The CPU
-/// backend runs twice: with its defaults (small cases stay on the calling thread) and with
-/// every stage split into tiny parallel chunks, so the rayon path and chunk borders are tested
-/// on small meshes too.
+/// backend runs three times: with its defaults (small cases stay on the calling thread), with
+/// every stage split into tiny parallel chunks, and with columns split into blocks of levels
+/// (`k_block`), so the rayon path, chunk borders and level-block borders are tested on small
+/// meshes too.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TestBackend {
     pub backend: Backend,
@@ -69,10 +70,11 @@ impl TestBackend {
     pub fn name(self) -> String {
         match self.cpu {
             Some(cpu) => format!(
-                "{} (parallel threshold {}, chunk {})",
+                "{} (parallel threshold {}, chunk {}, k block {})",
                 self.backend.name(),
                 cpu.parallel_threshold,
-                cpu.chunk
+                cpu.chunk,
+                cpu.k_block
             ),
             None => self.backend.name().to_string(),
         }
@@ -85,6 +87,13 @@ pub fn backends() -> Vec<TestBackend> {
     let chunked = gt4rs::CpuOptions {
         parallel_threshold: 0,
         chunk: 2,
+        k_block: 0,
+    };
+    // One horizontal tile, so every column is split into one block of levels per thread.
+    let split_columns = gt4rs::CpuOptions {
+        parallel_threshold: 0,
+        chunk: 1 << 30,
+        k_block: 1,
     };
     let all = [
         TestBackend {
@@ -98,6 +107,10 @@ pub fn backends() -> Vec<TestBackend> {
         TestBackend {
             backend: Backend::Cpu,
             cpu: Some(chunked),
+        },
+        TestBackend {
+            backend: Backend::Cpu,
+            cpu: Some(split_columns),
         },
     ];
     match std::env::var("GT4RS_TEST_BACKENDS") {

@@ -1,6 +1,6 @@
 //! GT4Py's fieldview feature tests (`tests/next_tests/…/ffront_tests/`), ported: one module per
 //! test file. Every case runs on every backend (see `gt4rs_tests::for_each_backend`: embedded,
-//! CPU, and CPU split into tiny parallel chunks) against a reference written as plain loops, on
+//! CPU, CPU split into tiny parallel chunks, and CPU with columns split into blocks of levels) against a reference written as plain loops, on
 //! random inputs, with outputs poisoned before each run so that unwritten points and points
 //! written outside the program's domain are caught. `GT4RS_TEST_BACKENDS=embedded` (or `cpu`)
 //! restricts the loop. Tests marked `#[ignore]` reproduce open backend questions (see their

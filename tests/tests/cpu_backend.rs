@@ -44,6 +44,7 @@ fn options(parallel: bool, conns: Connectivities) -> Options {
         .with_cpu(CpuOptions {
             parallel_threshold: if parallel { 0 } else { usize::MAX },
             chunk: 7,
+            k_block: 0,
         })
 }
 

@@ -1,6 +1,6 @@
 //! Run-time support for the fused CPU kernels that `#[program]` generates: the pointer wrapper
 //! that lets a kernel's blocks share field buffers across threads, the error slot the blocks
-//! report into, the parallel driver over horizontal blocks, and math the standard library lacks.
+//! report into, the parallel driver over tiles of points and levels, and math the standard library lacks.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -14,9 +14,9 @@ use crate::options::CpuOptions;
 #[derive(Clone, Copy, Debug)]
 pub struct Ptr<T>(*mut T);
 
-// SAFETY: a kernel reads its inputs concurrently (shared reads are sound) and each block writes
-// only the output points of its own horizontal range, so writes through copies of one `Ptr` in
-// different threads never touch the same element. The generated code keeps to that.
+// SAFETY: a kernel reads its inputs concurrently (shared reads are sound) and each tile writes
+// only the output points of its own horizontal range and levels, so writes through copies of
+// one `Ptr` in different threads never touch the same element. The generated code keeps to that.
 unsafe impl<T: Send> Send for Ptr<T> {}
 // SAFETY: as for `Send`: concurrent use is reads, or writes to disjoint points.
 unsafe impl<T: Sync> Sync for Ptr<T> {}
@@ -70,29 +70,58 @@ impl ErrorSlot {
     }
 }
 
-/// Runs `body(lo, hi)` over `0..n_outer` horizontal points: on the calling thread when the stage
-/// has fewer than `options.parallel_threshold` points (`n_outer * per_outer`), else over rayon
-/// tasks of `options.chunk` horizontal points each.
-pub fn for_blocks(
+/// Runs `body(lo, hi, level_lo, level_hi)` over tiles that cover `0..n_outer` horizontal
+/// points × `0..levels` levels (relative to the stage's first level) once each: the whole stage
+/// on the calling thread when it has fewer than `options.parallel_threshold` points, else one
+/// rayon task per tile of `options.chunk` horizontal points and whole columns.
+///
+/// Columns are split only where the horizontal tiles alone would leave rayon threads idle (a
+/// narrow range, such as a boundary zone) and `split_levels` allows it (a scan carries values
+/// along its column): then into as many blocks as keep every thread busy, none shorter than
+/// `options.k_block` levels (`0`: never split). Splitting costs where there is no idle thread:
+/// the layout keeps a column's levels contiguous, and short pieces of many columns defeat the
+/// hardware prefetcher (see docs/performance.md).
+pub fn for_tiles(
     n_outer: usize,
-    per_outer: usize,
+    levels: usize,
+    split_levels: bool,
     options: &CpuOptions,
-    body: impl Fn(usize, usize) + Sync + Send,
+    body: impl Fn(usize, usize, usize, usize) + Sync + Send,
 ) {
-    if n_outer == 0 {
+    if n_outer == 0 || levels == 0 {
         return;
     }
-    let points = n_outer.saturating_mul(per_outer.max(1));
-    if points < options.parallel_threshold {
-        body(0, n_outer);
+    if n_outer.saturating_mul(levels) < options.parallel_threshold {
+        body(0, n_outer, 0, levels);
         return;
     }
     let chunk = options.chunk.max(1);
-    let blocks = n_outer.div_ceil(chunk);
-    (0..blocks).into_par_iter().for_each(|b| {
-        let lo = b * chunk;
-        body(lo, (lo + chunk).min(n_outer));
-    });
+    let horizontal_tiles = n_outer.div_ceil(chunk);
+    let threads = rayon::current_num_threads();
+    let block = if split_levels && options.k_block > 0 && horizontal_tiles < threads {
+        let blocks_wanted = threads.div_ceil(horizontal_tiles);
+        levels
+            .div_ceil(blocks_wanted)
+            .max(options.k_block)
+            .min(levels)
+    } else {
+        levels
+    };
+    let vertical_tiles = levels.div_ceil(block);
+    (0..horizontal_tiles * vertical_tiles)
+        .into_par_iter()
+        .for_each(|tile| {
+            let (lo, level_lo) = (
+                (tile / vertical_tiles) * chunk,
+                (tile % vertical_tiles) * block,
+            );
+            body(
+                lo,
+                (lo + chunk).min(n_outer),
+                level_lo,
+                (level_lo + block).min(levels),
+            );
+        });
 }
 
 /// The reach of rows `lo..hi` (clamped to the table) of a row-major connectivity table with
@@ -292,20 +321,54 @@ mod tests {
     }
 
     #[test]
-    fn for_blocks_covers_every_point_once() {
+    fn tiles_cover_every_point_and_level_once() {
         use std::sync::atomic::AtomicUsize;
-        for threshold in [0, usize::MAX] {
-            let hits: Vec<AtomicUsize> = (0..1000).map(|_| AtomicUsize::new(0)).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .expect("a pool of 4 threads");
+        let levels = 13;
+        // (points, threshold, k_block, split_levels) → expected tile heights, tallest first.
+        let cases: [(usize, usize, usize, bool, &[usize]); 7] = [
+            // Enough horizontal tiles for 4 threads: whole columns.
+            (1000, 0, 2, true, &[13; 143]),
+            // One horizontal tile: split into 4 blocks of ceil(13 / 4) levels.
+            (5, 0, 2, true, &[4, 4, 4, 1]),
+            // ... but no block shorter than k_block.
+            (5, 0, 10, true, &[10, 3]),
+            (5, 0, 0, true, &[13]),
+            (5, 0, 2, false, &[13]),
+            // Two horizontal tiles: 2 blocks each.
+            (10, 0, 2, true, &[7, 7, 6, 6]),
+            // Below the threshold: one call on this thread.
+            (5, usize::MAX, 2, true, &[13]),
+        ];
+        for (n_outer, threshold, k_block, split_levels, heights) in cases {
+            let hits: Vec<AtomicUsize> =
+                (0..n_outer * levels).map(|_| AtomicUsize::new(0)).collect();
+            let seen = Mutex::new(Vec::new());
             let options = CpuOptions {
                 parallel_threshold: threshold,
                 chunk: 7,
+                k_block,
             };
-            for_blocks(1000, 3, &options, |lo, hi| {
-                for h in &hits[lo..hi] {
-                    h.fetch_add(1, Ordering::Relaxed);
-                }
+            pool.install(|| {
+                for_tiles(n_outer, levels, split_levels, &options, |lo, hi, k0, k1| {
+                    seen.lock().expect("not poisoned").push(k1 - k0);
+                    for p in lo..hi {
+                        for k in k0..k1 {
+                            hits[p * levels + k].fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                })
             });
             assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            let mut seen = seen.into_inner().expect("not poisoned");
+            seen.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(
+                seen, heights,
+                "{n_outer} points, k_block {k_block}, split {split_levels}"
+            );
         }
     }
 }

@@ -1242,6 +1242,27 @@ impl<'a> StageEmitter<'a> {
         } else {
             quote!(1usize)
         };
+        // A tile walks levels `tile_k_lo..tile_k_hi` of its columns. Only stages without a
+        // level-to-level carry may split columns: a scan walks each column whole.
+        let split_levels = self.vertical.is_some() && stage.scan.is_none();
+        let (tile_klo, tile_khi) = if split_levels {
+            (format_ident!("tile_k_lo"), format_ident!("tile_k_hi"))
+        } else {
+            (klo.clone(), khi.clone())
+        };
+        let tile_nk = if self.vertical.is_some() {
+            quote!(((#tile_khi - #tile_klo) as usize))
+        } else {
+            quote!(1usize)
+        };
+        let tile_levels = if split_levels {
+            quote! {
+                let tile_k_lo: i64 = #klo + level_lo as i64;
+                let tile_k_hi: i64 = #klo + level_hi as i64;
+            }
+        } else {
+            quote!(let _ = (level_lo, level_hi);)
+        };
 
         // Output stores.
         let mut out_bases = Vec::new();
@@ -1277,7 +1298,7 @@ impl<'a> StageEmitter<'a> {
                 Some(kd) => {
                     level_stores.push(quote! {
                         // SAFETY: the domain lies inside this output (checked before the loop)
-                        // and blocks cover disjoint horizontal ranges, so no other thread
+                        // and tiles cover disjoint points and levels, so no other thread
                         // touches this element.
                         unsafe { *#base.offset(k as isize * #fs[#kd]) = #v; }
                     });
@@ -1286,15 +1307,15 @@ impl<'a> StageEmitter<'a> {
                     fast.params.push(quote!(#slice: &mut [#ty]));
                     fast.reslice.push(quote!(let #slice = &mut #slice[..n];));
                     fast.args.push(quote! {
-                        // SAFETY: unit vertical stride; the domain's levels of this column lie
-                        // inside the output, and this block alone writes them.
-                        unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#klo as isize), #nk) }
+                        // SAFETY: unit vertical stride; the tile's levels of this column lie
+                        // inside the output, and this tile alone writes them.
+                        unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#tile_klo as isize), #tile_nk) }
                     });
                     fast.stores.push(quote!(#slice[lev] = #v;));
                 }
                 None => level_stores.push(quote! {
                     // SAFETY: the domain lies inside this output (checked before the loop) and
-                    // blocks cover disjoint horizontal ranges.
+                    // tiles cover disjoint points and levels.
                     unsafe { *#base = #v; }
                 }),
             }
@@ -1375,13 +1396,13 @@ impl<'a> StageEmitter<'a> {
             }
             (Some(_), None) => {
                 let general = quote! {
-                    for k in #klo..#khi {
+                    for k in #tile_klo..#tile_khi {
                         #(#level)*
                         #(#level_stores)*
                     }
                 };
                 if !has_general && !reads_outputs && !self.level_can_fail {
-                    self.fast_path(index, general, fast, &klo, &nk)?
+                    self.fast_path(index, general, fast, &tile_klo, &tile_nk)?
                 } else {
                     general
                 }
@@ -1400,7 +1421,8 @@ impl<'a> StageEmitter<'a> {
                     {
                         let err = &err_slot;
                         #( let #used_fields = #used_fields; )*
-                        let body = move |lo: usize, hi: usize| {
+                        let body = move |lo: usize, hi: usize, level_lo: usize, level_hi: usize| {
+                            #tile_levels
                             #(#decode_block)*
                             #err_label: for p in lo..hi {
                                 #(#decode)*
@@ -1409,7 +1431,7 @@ impl<'a> StageEmitter<'a> {
                                 #level_loop
                             }
                         };
-                        ::gt4rs::__private::kernel::for_blocks(n_outer, nk, &self.cpu, body);
+                        ::gt4rs::__private::kernel::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
                     }
                     err_slot.take()?;
                 }
