@@ -703,3 +703,890 @@ fn apply_nabla2_to_w_in_upper_damping_layer_mixed_on_both_backends_matches_refer
         apply_nabla2_to_w_in_upper_damping_layer_mixed_matches_reference(backend);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The vn, turbulence/w, cold-pool and θ/exner programs of the diffusion granule
+// ---------------------------------------------------------------------------------------------
+
+/// The random inputs of one program, each recorded for the f64 reference as it is drawn.
+struct Case {
+    rng: ChaCha8Rng,
+    call: Call,
+}
+
+impl Case {
+    fn new(seed: u64) -> Self {
+        Case {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            call: Call::new(),
+        }
+    }
+
+    fn record(&mut self, add: impl FnOnce(Call) -> Call) {
+        let call = std::mem::replace(&mut self.call, Call::new());
+        self.call = add(call);
+    }
+
+    /// A wpfloat field with values in `range`.
+    fn wp_in(&mut self, name: &str, shape: &[usize], range: std::ops::Range<f64>) -> ArrayD<f64> {
+        let a = ArrayD::from_shape_fn(IxDyn(shape), |_| self.rng.random_range(range.clone()));
+        self.record(|call| call.with_field(name, a.clone()));
+        a
+    }
+
+    /// A wpfloat field with values in [-1, 1).
+    fn wp(&mut self, name: &str, shape: &[usize]) -> ArrayD<f64> {
+        self.wp_in(name, shape, -1.0..1.0)
+    }
+
+    /// A vpfloat field with values in `range`, rounded to f32 for both runs.
+    fn vp_in(&mut self, name: &str, shape: &[usize], range: std::ops::Range<f64>) -> ArrayD<f64> {
+        let a = round_to_f32(&ArrayD::from_shape_fn(IxDyn(shape), |_| {
+            self.rng.random_range(range.clone())
+        }));
+        self.record(|call| call.with_field(name, a.clone()));
+        a
+    }
+
+    /// A vpfloat field with values in [-1, 1), rounded to f32 for both runs.
+    fn vp(&mut self, name: &str, shape: &[usize]) -> ArrayD<f64> {
+        self.vp_in(name, shape, -1.0..1.0)
+    }
+
+    fn wp_scalar(&mut self, name: &str, value: f64) -> f64 {
+        self.record(|call| call.with_scalar(name, value));
+        value
+    }
+
+    /// A vpfloat scalar: the reference sees the f32 value widened.
+    fn vp_scalar(&mut self, name: &str, value: f64) -> f32 {
+        let rounded = value as f32;
+        self.record(|call| call.with_scalar(name, f64::from(rounded)));
+        rounded
+    }
+
+    fn int(&mut self, name: &str, value: i32) -> i32 {
+        self.record(|call| call.with_int(name, value));
+        value
+    }
+
+    fn flag(&mut self, name: &str, value: bool) -> bool {
+        self.record(|call| call.with_flag(name, value));
+        value
+    }
+
+    /// The steep-point level offsets: every neighbour level read (`k + off` and the one below
+    /// it) lies inside the column.
+    fn vertical_offsets(&mut self, name: &str) -> ArrayD<i32> {
+        let a = ArrayD::from_shape_fn(IxDyn(&[N_CELLS, 3, NLEV]), |ix| {
+            let k = ix[2] as i32;
+            self.rng.random_range(-k..NLEV as i32 - k - 1)
+        });
+        self.record(|call| call.with_int_field(name, a.clone()));
+        a
+    }
+
+    /// A random neighbour table of `rows` × `width` entries into `targets` points.
+    fn table(&mut self, name: &str, rows: usize, width: usize, targets: usize) -> Array2<i32> {
+        let t = random_table(&mut self.rng, rows, width, targets);
+        self.record(|call| call.with_table(NeighborTable::new(name, t.clone()).expect("valid")));
+        t
+    }
+
+    /// The f64 reference's `outputs` over `domain`; those not recorded as inputs are NaN before.
+    fn reference(
+        self,
+        program: &str,
+        outputs: &[(&str, &[usize])],
+        domain: ((i32, i32), (i32, i32)),
+    ) -> Vec<ArrayD<f64>> {
+        let mut call = self.call;
+        for (name, shape) in outputs {
+            if call.params.get(name).is_err() {
+                call = call.with_field(name, ArrayD::from_elem(IxDyn(shape), f64::NAN));
+            }
+        }
+        let ((h0, h1), (k0, k1)) = domain;
+        let mut call = call.with_domain(h0..h1, k0..k1);
+        reference::run(program, &mut call).expect("reference runs");
+        outputs
+            .iter()
+            .map(|(name, _)| match call.params.get(name) {
+                Ok(RefArray::Float64(a)) => a.clone(),
+                other => panic!("`{name}`: {other:?}"),
+            })
+            .collect()
+    }
+}
+
+fn i32_field<D: Dims>(a: &ArrayD<i32>) -> Field<D, i32> {
+    Field::from_array_zero_origin(a.clone()).expect("valid field")
+}
+
+/// Inside `domain` within the tolerance; outside it, the values from before the call, bit for bit
+/// (NaN where the output was poisoned, the input where it is read and written).
+fn assert_mixed_output(
+    name: &str,
+    got: &ArrayD<f64>,
+    expected: &ArrayD<f64>,
+    domain: ((i32, i32), (i32, i32)),
+) {
+    assert_eq!(got.shape(), expected.shape(), "`{name}`: shape");
+    let ((h0, h1), (k0, k1)) = domain;
+    let inside = |ix: &[usize]| {
+        (h0 as usize..h1 as usize).contains(&ix[0]) && (k0 as usize..k1 as usize).contains(&ix[1])
+    };
+    for ((ix, g), e) in got.indexed_iter().zip(expected.iter()) {
+        let ix = ndarray::Dimension::slice(&ix);
+        if inside(ix) {
+            assert!(g.is_finite(), "`{name}`{ix:?}: {g} inside the domain");
+        } else {
+            assert_eq!(g.to_bits(), e.to_bits(), "`{name}`{ix:?} outside");
+        }
+    }
+    let window = |a: &ArrayD<f64>| {
+        a.slice(ndarray::s![
+            h0 as usize..h1 as usize,
+            k0 as usize..k1 as usize
+        ])
+        .to_owned()
+        .into_dyn()
+    };
+    assert_close(name, &window(got), &window(expected));
+}
+
+fn values<D: Dims>(f: &Field<D, f64>) -> ArrayD<f64> {
+    f.as_array().to_owned()
+}
+
+const EDGE_K: [usize; 2] = [N_EDGES, NLEV];
+const CELL_K: [usize; 2] = [N_CELLS, NLEV];
+
+fn apply_nabla2_and_nabla4_to_vn_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(41);
+    let area_edge = c.wp("area_edge", &[N_EDGES]);
+    let kh_smag_e = c.vp("kh_smag_e", &EDGE_K);
+    let z_nabla2_e = c.wp("z_nabla2_e", &EDGE_K);
+    let z_nabla4_e2 = c.vp("z_nabla4_e2", &EDGE_K);
+    let diff_multfac_vn = c.wp("diff_multfac_vn", &[NLEV]);
+    let nudgecoeff_e = c.wp("nudgecoeff_e", &[N_EDGES]);
+    let vn = c.wp("vn", &EDGE_K);
+    let nudgezone_diff = c.vp_scalar("nudgezone_diff", 0.41);
+    let domain = ((2, N_EDGES as i32 - 3), (1, NLEV as i32));
+    let mut vn_out = f64_field::<(Edge, K)>(&vn);
+    diffusion::mixed::apply_nabla2_and_nabla4_to_vn::compile(&options(
+        backend,
+        Connectivities::new(),
+    ))
+    .expect("compiles")
+    .call(diffusion::mixed::apply_nabla2_and_nabla4_to_vn::Args {
+        area_edge: &f64_field(&area_edge),
+        kh_smag_e: &f32_field(&kh_smag_e),
+        z_nabla2_e: &f64_field(&z_nabla2_e),
+        z_nabla4_e2: &f32_field(&z_nabla4_e2),
+        diff_multfac_vn: &f64_field(&diff_multfac_vn),
+        nudgecoeff_e: &f64_field(&nudgecoeff_e),
+        vn: &mut vn_out,
+        nudgezone_diff,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = c.reference("apply_nabla2_and_nabla4_to_vn", &[("vn", &EDGE_K)], domain);
+    assert_mixed_output("vn", &values(&vn_out), &expected[0], domain);
+}
+
+#[test]
+fn apply_nabla2_and_nabla4_to_vn_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        apply_nabla2_and_nabla4_to_vn_mixed_matches_reference(backend);
+    }
+}
+
+fn apply_nabla2_and_nabla4_global_to_vn_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(42);
+    let area_edge = c.wp("area_edge", &[N_EDGES]);
+    let kh_smag_e = c.vp("kh_smag_e", &EDGE_K);
+    let z_nabla2_e = c.wp("z_nabla2_e", &EDGE_K);
+    let z_nabla4_e2 = c.vp("z_nabla4_e2", &EDGE_K);
+    let diff_multfac_vn = c.wp("diff_multfac_vn", &[NLEV]);
+    let vn = c.wp("vn", &EDGE_K);
+    let domain = ((0, N_EDGES as i32 - 1), (0, NLEV as i32 - 2));
+    let mut vn_out = f64_field::<(Edge, K)>(&vn);
+    diffusion::mixed::apply_nabla2_and_nabla4_global_to_vn::compile(&options(
+        backend,
+        Connectivities::new(),
+    ))
+    .expect("compiles")
+    .call(
+        diffusion::mixed::apply_nabla2_and_nabla4_global_to_vn::Args {
+            area_edge: &f64_field(&area_edge),
+            kh_smag_e: &f32_field(&kh_smag_e),
+            z_nabla2_e: &f64_field(&z_nabla2_e),
+            z_nabla4_e2: &f32_field(&z_nabla4_e2),
+            diff_multfac_vn: &f64_field(&diff_multfac_vn),
+            vn: &mut vn_out,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        },
+    )
+    .expect("runs");
+    let expected = c.reference(
+        "apply_nabla2_and_nabla4_global_to_vn",
+        &[("vn", &EDGE_K)],
+        domain,
+    );
+    assert_mixed_output("vn", &values(&vn_out), &expected[0], domain);
+}
+
+#[test]
+fn apply_nabla2_and_nabla4_global_to_vn_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        apply_nabla2_and_nabla4_global_to_vn_mixed_matches_reference(backend);
+    }
+}
+
+/// ICON4Py declares it all wpfloat: the mixed program is the double one, bit for bit.
+fn apply_nabla2_to_vn_in_lateral_boundary_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(43);
+    let z_nabla2_e = c.wp("z_nabla2_e", &EDGE_K);
+    let area_edge = c.wp("area_edge", &[N_EDGES]);
+    let vn = c.wp("vn", &EDGE_K);
+    let fac_bdydiff_v = c.wp_scalar("fac_bdydiff_v", 0.73);
+    let domain = ((3, N_EDGES as i32), (1, NLEV as i32 - 1));
+    let opts = options(backend, Connectivities::new());
+    let mut mixed_vn = f64_field::<(Edge, K)>(&vn);
+    diffusion::mixed::apply_nabla2_to_vn_in_lateral_boundary::compile(&opts)
+        .expect("compiles")
+        .call(
+            diffusion::mixed::apply_nabla2_to_vn_in_lateral_boundary::Args {
+                z_nabla2_e: &f64_field(&z_nabla2_e),
+                area_edge: &f64_field(&area_edge),
+                vn: &mut mixed_vn,
+                fac_bdydiff_v,
+                horizontal_start: domain.0 .0,
+                horizontal_end: domain.0 .1,
+                vertical_start: domain.1 .0,
+                vertical_end: domain.1 .1,
+            },
+        )
+        .expect("runs");
+    let mut double_vn = f64_field::<(Edge, K)>(&vn);
+    diffusion::double::apply_nabla2_to_vn_in_lateral_boundary::compile(&opts)
+        .expect("compiles")
+        .call(
+            diffusion::double::apply_nabla2_to_vn_in_lateral_boundary::Args {
+                z_nabla2_e: &f64_field(&z_nabla2_e),
+                area_edge: &f64_field(&area_edge),
+                vn: &mut double_vn,
+                fac_bdydiff_v,
+                horizontal_start: domain.0 .0,
+                horizontal_end: domain.0 .1,
+                vertical_start: domain.1 .0,
+                vertical_end: domain.1 .1,
+            },
+        )
+        .expect("runs");
+    assert_eq!(
+        values(&mixed_vn).mapv(f64::to_bits),
+        values(&double_vn).mapv(f64::to_bits)
+    );
+    let expected = c.reference(
+        "apply_nabla2_to_vn_in_lateral_boundary",
+        &[("vn", &EDGE_K)],
+        domain,
+    );
+    assert_mixed_output("vn", &values(&mixed_vn), &expected[0], domain);
+}
+
+#[test]
+fn apply_nabla2_to_vn_in_lateral_boundary_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        apply_nabla2_to_vn_in_lateral_boundary_mixed_matches_reference(backend);
+    }
+}
+
+fn apply_diffusion_to_vn_mixed_matches_reference(backend: Backend, limited_area: bool) {
+    let mut c = Case::new(44);
+    let u_vert = c.vp("u_vert", &[N_VERTICES, NLEV]);
+    let v_vert = c.vp("v_vert", &[N_VERTICES, NLEV]);
+    let v1 = c.wp("primal_normal_vert_v1", &[N_EDGES, 4]);
+    let v2 = c.wp("primal_normal_vert_v2", &[N_EDGES, 4]);
+    let z_nabla2_e = c.wp("z_nabla2_e", &EDGE_K);
+    let ivv = c.wp("inv_vert_vert_length", &[N_EDGES]);
+    let ipe = c.wp("inv_primal_edge_length", &[N_EDGES]);
+    let area_edge = c.wp("area_edge", &[N_EDGES]);
+    let kh_smag_e = c.vp("kh_smag_e", &EDGE_K);
+    let diff_multfac_vn = c.wp("diff_multfac_vn", &[NLEV]);
+    let nudgecoeff_e = c.wp("nudgecoeff_e", &[N_EDGES]);
+    let vn = c.wp("vn", &EDGE_K);
+    let nudgezone_diff = c.vp_scalar("nudgezone_diff", 0.37);
+    let fac_bdydiff_v = c.wp_scalar("fac_bdydiff_v", 0.81);
+    let start_2nd_nudge_line_idx_e = c.int("start_2nd_nudge_line_idx_e", 11);
+    let limited_area = c.flag("limited_area", limited_area);
+    let table = c.table("E2C2V", N_EDGES, 4, N_VERTICES);
+    let domain = ((2, N_EDGES as i32 - 1), (0, NLEV as i32));
+    let e2c2v = Connectivity::<E2C2V>::new(table, N_VERTICES).expect("valid table");
+    let opts = options(backend, Connectivities::new().with(&e2c2v)).with_static_arg(
+        "apply_diffusion_to_vn",
+        "limited_area",
+        limited_area,
+    );
+    let mut vn_out = f64_field::<(Edge, K)>(&vn);
+    diffusion::mixed::apply_diffusion_to_vn::compile(&opts)
+        .expect("compiles")
+        .call(diffusion::mixed::apply_diffusion_to_vn::Args {
+            u_vert: &f32_field(&u_vert),
+            v_vert: &f32_field(&v_vert),
+            primal_normal_vert_v1: &f64_field(&v1),
+            primal_normal_vert_v2: &f64_field(&v2),
+            z_nabla2_e: &f64_field(&z_nabla2_e),
+            inv_vert_vert_length: &f64_field(&ivv),
+            inv_primal_edge_length: &f64_field(&ipe),
+            area_edge: &f64_field(&area_edge),
+            kh_smag_e: &f32_field(&kh_smag_e),
+            diff_multfac_vn: &f64_field(&diff_multfac_vn),
+            nudgecoeff_e: &f64_field(&nudgecoeff_e),
+            vn: &mut vn_out,
+            nudgezone_diff,
+            fac_bdydiff_v,
+            start_2nd_nudge_line_idx_e,
+            limited_area,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = c.reference("apply_diffusion_to_vn", &[("vn", &EDGE_K)], domain);
+    assert_mixed_output("vn", &values(&vn_out), &expected[0], domain);
+}
+
+#[test]
+fn apply_diffusion_to_vn_mixed_on_both_backends_and_both_area_kinds_matches_reference() {
+    for backend in BACKENDS {
+        for limited_area in [true, false] {
+            apply_diffusion_to_vn_mixed_matches_reference(backend, limited_area);
+        }
+    }
+}
+
+fn calculate_nabla2_and_smag_coefficients_for_vn_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(45);
+    let diff_multfac_smag = c.vp_in("diff_multfac_smag", &[NLEV], 0.5..1.5);
+    let tangent_orientation = c.wp("tangent_orientation", &[N_EDGES]);
+    let ipe = c.wp("inv_primal_edge_length", &[N_EDGES]);
+    let ivv = c.wp("inv_vert_vert_length", &[N_EDGES]);
+    let u_vert = c.vp("u_vert", &[N_VERTICES, NLEV]);
+    let v_vert = c.vp("v_vert", &[N_VERTICES, NLEV]);
+    let px = c.wp("primal_normal_vert_x", &[N_EDGES, 4]);
+    let py = c.wp("primal_normal_vert_y", &[N_EDGES, 4]);
+    let dx = c.wp("dual_normal_vert_x", &[N_EDGES, 4]);
+    let dy = c.wp("dual_normal_vert_y", &[N_EDGES, 4]);
+    let vn = c.wp("vn", &EDGE_K);
+    // Limits below some coefficients and an offset above others: both bounds are reached.
+    let smag_limit = c.vp_in("smag_limit", &[NLEV], 0.2..1.2);
+    let smag_offset = c.vp_scalar("smag_offset", 0.5);
+    let table = c.table("E2C2V", N_EDGES, 4, N_VERTICES);
+    let domain = ((1, N_EDGES as i32 - 2), (0, NLEV as i32));
+    let e2c2v = Connectivity::<E2C2V>::new(table, N_VERTICES).expect("valid table");
+    let mut kh_smag_e = f32_nan_field::<(Edge, K)>(&EDGE_K);
+    let mut kh_smag_ec = f32_nan_field::<(Edge, K)>(&EDGE_K);
+    let mut z_nabla2_e = f64_nan_field::<(Edge, K)>(&EDGE_K);
+    diffusion::mixed::calculate_nabla2_and_smag_coefficients_for_vn::compile(&options(
+        backend,
+        Connectivities::new().with(&e2c2v),
+    ))
+    .expect("compiles")
+    .call(
+        diffusion::mixed::calculate_nabla2_and_smag_coefficients_for_vn::Args {
+            diff_multfac_smag: &f32_field(&diff_multfac_smag),
+            tangent_orientation: &f64_field(&tangent_orientation),
+            inv_primal_edge_length: &f64_field(&ipe),
+            inv_vert_vert_length: &f64_field(&ivv),
+            u_vert: &f32_field(&u_vert),
+            v_vert: &f32_field(&v_vert),
+            primal_normal_vert_x: &f64_field(&px),
+            primal_normal_vert_y: &f64_field(&py),
+            dual_normal_vert_x: &f64_field(&dx),
+            dual_normal_vert_y: &f64_field(&dy),
+            vn: &f64_field(&vn),
+            smag_limit: &f32_field(&smag_limit),
+            kh_smag_e: &mut kh_smag_e,
+            kh_smag_ec: &mut kh_smag_ec,
+            z_nabla2_e: &mut z_nabla2_e,
+            smag_offset,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        },
+    )
+    .expect("runs");
+    let expected = c.reference(
+        "calculate_nabla2_and_smag_coefficients_for_vn",
+        &[
+            ("kh_smag_e", &EDGE_K),
+            ("kh_smag_ec", &EDGE_K),
+            ("z_nabla2_e", &EDGE_K),
+        ],
+        domain,
+    );
+    let kh_smag_e = widen(&kh_smag_e);
+    assert_mixed_output("kh_smag_e", &kh_smag_e, &expected[0], domain);
+    assert_mixed_output("kh_smag_ec", &widen(&kh_smag_ec), &expected[1], domain);
+    assert_mixed_output("z_nabla2_e", &values(&z_nabla2_e), &expected[2], domain);
+    let clipped_below = expected[0].iter().filter(|x| **x == 0.0).count();
+    let limited = expected[0]
+        .iter()
+        .zip(expected[1].iter())
+        .filter(|(e, ec)| e.is_finite() && **e > 0.0 && **e < **ec - f64::from(smag_offset))
+        .count();
+    assert!(
+        clipped_below > 0 && limited > 0,
+        "{clipped_below} {limited}"
+    );
+}
+
+#[test]
+fn calculate_nabla2_and_smag_coefficients_for_vn_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_nabla2_and_smag_coefficients_for_vn_mixed_matches_reference(backend);
+    }
+}
+
+/// Inputs of the two turbulence-diagnostics programs.
+struct TurbulenceInputs {
+    kh_smag_ec: ArrayD<f64>,
+    vn: ArrayD<f64>,
+    e_bln_c_s: ArrayD<f64>,
+    geofac_div: ArrayD<f64>,
+    diff_multfac_smag: ArrayD<f64>,
+    c2e: Array2<i32>,
+}
+
+fn turbulence_inputs(c: &mut Case) -> TurbulenceInputs {
+    TurbulenceInputs {
+        kh_smag_ec: c.vp("kh_smag_ec", &EDGE_K),
+        vn: c.wp("vn", &EDGE_K),
+        e_bln_c_s: c.wp("e_bln_c_s", &[N_CELLS, 3]),
+        geofac_div: c.wp("geofac_div", &[N_CELLS, 3]),
+        diff_multfac_smag: c.vp_in("diff_multfac_smag", &[NLEV], 0.5..1.5),
+        c2e: c.table("C2E", N_CELLS, 3, N_EDGES),
+    }
+}
+
+fn temporary_fields_for_turbulence_diagnostics_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(51);
+    let t = turbulence_inputs(&mut c);
+    let domain = ((1, N_CELLS as i32 - 2), (0, NLEV as i32));
+    let c2e = Connectivity::<C2E>::new(t.c2e.clone(), N_EDGES).expect("valid table");
+    let mut kh_c = f32_nan_field::<(Cell, K)>(&CELL_K);
+    let mut div = f32_nan_field::<(Cell, K)>(&CELL_K);
+    diffusion::mixed::temporary_fields_for_turbulence_diagnostics::compile(&options(
+        backend,
+        Connectivities::new().with(&c2e),
+    ))
+    .expect("compiles")
+    .call(
+        diffusion::mixed::temporary_fields_for_turbulence_diagnostics::Args {
+            kh_smag_ec: &f32_field(&t.kh_smag_ec),
+            vn: &f64_field(&t.vn),
+            e_bln_c_s: &f64_field(&t.e_bln_c_s),
+            geofac_div: &f64_field(&t.geofac_div),
+            diff_multfac_smag: &f32_field(&t.diff_multfac_smag),
+            kh_c: &mut kh_c,
+            div: &mut div,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        },
+    )
+    .expect("runs");
+    let expected = c.reference(
+        "temporary_fields_for_turbulence_diagnostics",
+        &[("kh_c", &CELL_K), ("div", &CELL_K)],
+        domain,
+    );
+    assert_mixed_output("kh_c", &widen(&kh_c), &expected[0], domain);
+    assert_mixed_output("div", &widen(&div), &expected[1], domain);
+}
+
+#[test]
+fn temporary_fields_for_turbulence_diagnostics_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        temporary_fields_for_turbulence_diagnostics_mixed_matches_reference(backend);
+    }
+}
+
+fn calculate_diagnostic_quantities_for_turbulence_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(52);
+    let t = turbulence_inputs(&mut c);
+    let wgtfac_c = c.vp("wgtfac_c", &CELL_K);
+    // Reads the level above: the domain starts at 1.
+    let domain = ((0, N_CELLS as i32), (1, NLEV as i32));
+    let c2e = Connectivity::<C2E>::new(t.c2e.clone(), N_EDGES).expect("valid table");
+    let mut div_ic = f32_nan_field::<(Cell, K)>(&CELL_K);
+    let mut hdef_ic = f32_nan_field::<(Cell, K)>(&CELL_K);
+    diffusion::mixed::calculate_diagnostic_quantities_for_turbulence::compile(&options(
+        backend,
+        Connectivities::new().with(&c2e),
+    ))
+    .expect("compiles")
+    .call(
+        diffusion::mixed::calculate_diagnostic_quantities_for_turbulence::Args {
+            kh_smag_ec: &f32_field(&t.kh_smag_ec),
+            vn: &f64_field(&t.vn),
+            e_bln_c_s: &f64_field(&t.e_bln_c_s),
+            geofac_div: &f64_field(&t.geofac_div),
+            diff_multfac_smag: &f32_field(&t.diff_multfac_smag),
+            wgtfac_c: &f32_field(&wgtfac_c),
+            div_ic: &mut div_ic,
+            hdef_ic: &mut hdef_ic,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        },
+    )
+    .expect("runs");
+    let expected = c.reference(
+        "calculate_diagnostic_quantities_for_turbulence",
+        &[("div_ic", &CELL_K), ("hdef_ic", &CELL_K)],
+        domain,
+    );
+    assert_mixed_output("div_ic", &widen(&div_ic), &expected[0], domain);
+    assert_mixed_output("hdef_ic", &widen(&hdef_ic), &expected[1], domain);
+}
+
+#[test]
+fn calculate_diagnostic_quantities_for_turbulence_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        calculate_diagnostic_quantities_for_turbulence_mixed_matches_reference(backend);
+    }
+}
+
+fn apply_diffusion_to_w_mixed_matches_reference(backend: Backend, type_shear: i32) {
+    let mut c = Case::new(53);
+    let area = c.wp("area", &[N_CELLS]);
+    let geofac_n2s = c.wp("geofac_n2s", &[N_CELLS, 4]);
+    let geofac_grg_x = c.wp("geofac_grg_x", &[N_CELLS, 4]);
+    let geofac_grg_y = c.wp("geofac_grg_y", &[N_CELLS, 4]);
+    let w_old = c.wp("w_old", &CELL_K);
+    let dwdx = c.vp("dwdx", &CELL_K);
+    let dwdy = c.vp("dwdy", &CELL_K);
+    let diff_multfac_w = c.wp_scalar("diff_multfac_w", 0.29);
+    let diff_multfac_n2w = c.wp("diff_multfac_n2w", &[NLEV]);
+    let type_shear = c.int("type_shear", type_shear);
+    let nrdmax = c.int("nrdmax", 3);
+    let interior_idx = c.int("interior_idx", 3);
+    let halo_idx = c.int("halo_idx", N_CELLS as i32 - 3);
+    let table = c.table("C2E2CO", N_CELLS, 4, N_CELLS);
+    let domain = ((1, N_CELLS as i32 - 1), (0, NLEV as i32));
+    let c2e2co = Connectivity::<C2E2CO>::new(table, N_CELLS).expect("valid table");
+    let program = "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence";
+    let opts = options(backend, Connectivities::new().with(&c2e2co)).with_static_arg(
+        program,
+        "type_shear",
+        type_shear,
+    );
+    let mut w = f64_nan_field::<(Cell, K)>(&CELL_K);
+    let mut dwdx_out = f32_field::<(Cell, K)>(&dwdx);
+    let mut dwdy_out = f32_field::<(Cell, K)>(&dwdy);
+    use diffusion::mixed::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence as w_diffusion;
+    w_diffusion::compile(&opts)
+        .expect("compiles")
+        .call(w_diffusion::Args {
+            area: &f64_field(&area),
+            geofac_n2s: &f64_field(&geofac_n2s),
+            geofac_grg_x: &f64_field(&geofac_grg_x),
+            geofac_grg_y: &f64_field(&geofac_grg_y),
+            w_old: &f64_field(&w_old),
+            w: &mut w,
+            type_shear,
+            dwdx: &mut dwdx_out,
+            dwdy: &mut dwdy_out,
+            diff_multfac_w,
+            diff_multfac_n2w: &f64_field(&diff_multfac_n2w),
+            nrdmax,
+            interior_idx,
+            halo_idx,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = c.reference(
+        program,
+        &[("w", &CELL_K), ("dwdx", &CELL_K), ("dwdy", &CELL_K)],
+        domain,
+    );
+    assert_mixed_output("w", &values(&w), &expected[0], domain);
+    assert_mixed_output("dwdx", &widen(&dwdx_out), &expected[1], domain);
+    assert_mixed_output("dwdy", &widen(&dwdy_out), &expected[2], domain);
+    // Level 0, and every level without the shear gradients, keeps the vpfloat input exactly.
+    let kept = if type_shear == 2 { 1 } else { NLEV };
+    for (got, input) in [(&dwdx_out, &dwdx), (&dwdy_out, &dwdy)] {
+        let got = widen(got);
+        for cell in 0..N_CELLS {
+            for k in 0..kept {
+                assert_eq!(got[[cell, k]].to_bits(), input[[cell, k]].to_bits());
+            }
+        }
+    }
+}
+
+#[test]
+fn apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence_mixed_on_both_backends_matches_reference(
+) {
+    for backend in BACKENDS {
+        for type_shear in [1, 2] {
+            apply_diffusion_to_w_mixed_matches_reference(backend, type_shear);
+        }
+    }
+}
+
+fn cold_pools_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(61);
+    let theta_v = c.wp("theta_v", &CELL_K);
+    let theta_ref_mc = c.vp("theta_ref_mc", &CELL_K);
+    let thresh_tdiff = c.wp_scalar("thresh_tdiff", 0.5);
+    let smallest_vpfloat = c.vp_scalar("smallest_vpfloat", -1.0e30);
+    // Coefficients of the enhancements' size, so that both win `max` somewhere.
+    let kh_smag_e = c.vp_in("kh_smag_e", &EDGE_K, 0.0..1.0e-3);
+    let e2c_table = c.table("E2C", N_EDGES, 2, N_CELLS);
+    let c2e2c_table = c.table("C2E2C", N_CELLS, 3, N_CELLS);
+    let domain = ((0, N_EDGES as i32), (1, NLEV as i32));
+    let e2c = Connectivity::<E2C>::new(e2c_table, N_CELLS).expect("valid table");
+    let c2e2c = Connectivity::<C2E2C>::new(c2e2c_table, N_CELLS).expect("valid table");
+    let mut kh_out = f32_field::<(Edge, K)>(&kh_smag_e);
+    use diffusion::mixed::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools as cold_pools;
+    cold_pools::compile(&options(
+        backend,
+        Connectivities::new().with(&e2c).with(&c2e2c),
+    ))
+    .expect("compiles")
+    .call(cold_pools::Args {
+        theta_v: &f64_field(&theta_v),
+        theta_ref_mc: &f32_field(&theta_ref_mc),
+        thresh_tdiff,
+        smallest_vpfloat,
+        kh_smag_e: &mut kh_out,
+        horizontal_start: domain.0 .0,
+        horizontal_end: domain.0 .1,
+        vertical_start: domain.1 .0,
+        vertical_end: domain.1 .1,
+    })
+    .expect("runs");
+    let expected = c.reference(
+        "calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools",
+        &[("kh_smag_e", &EDGE_K)],
+        domain,
+    );
+    let got = widen(&kh_out);
+    assert_mixed_output("kh_smag_e", &got, &expected[0], domain);
+    let enhanced = got
+        .iter()
+        .zip(kh_smag_e.iter())
+        .filter(|(g, k)| g > k)
+        .count();
+    assert!(
+        enhanced > 0 && enhanced < N_EDGES * (NLEV - 1),
+        "{enhanced}"
+    );
+}
+
+#[test]
+fn calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools_mixed_on_both_backends_matches_reference(
+) {
+    for backend in BACKENDS {
+        cold_pools_mixed_matches_reference(backend);
+    }
+}
+
+/// Inputs of the steep-point z-diffusion: some points have no coefficient.
+struct SteepPointInputs {
+    zd_vertoffset: ArrayD<i32>,
+    zd_diffcoef: ArrayD<f64>,
+    geofac_n2s_c: ArrayD<f64>,
+    geofac_n2s_nbh: ArrayD<f64>,
+    vcoef: ArrayD<f64>,
+    c2e2c: Array2<i32>,
+}
+
+fn steep_point_inputs(c: &mut Case) -> SteepPointInputs {
+    let zd_vertoffset = c.vertical_offsets("zd_vertoffset");
+    let mut zd_diffcoef = random_array(&mut c.rng, &CELL_K);
+    for cell in 0..N_CELLS {
+        zd_diffcoef[[cell, cell % NLEV]] = 0.0;
+    }
+    c.record(|call| call.with_field("zd_diffcoef", zd_diffcoef.clone()));
+    SteepPointInputs {
+        zd_vertoffset,
+        zd_diffcoef,
+        geofac_n2s_c: c.wp("geofac_n2s_c", &[N_CELLS]),
+        geofac_n2s_nbh: c.wp("geofac_n2s_nbh", &[N_CELLS, 3]),
+        vcoef: c.wp("vcoef", &[N_CELLS, 3, NLEV]),
+        c2e2c: c.table("C2E2C", N_CELLS, 3, N_CELLS),
+    }
+}
+
+fn truly_horizontal_diffusion_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(71);
+    let s = steep_point_inputs(&mut c);
+    let theta_v = c.wp("theta_v", &CELL_K);
+    let z_temp = c.vp("z_temp", &CELL_K);
+    let domain = ((2, N_CELLS as i32 - 1), (0, NLEV as i32));
+    let c2e2c = Connectivity::<C2E2C>::new(s.c2e2c.clone(), N_CELLS).expect("valid table");
+    let mut z_temp_out = f32_field::<(Cell, K)>(&z_temp);
+    use diffusion::mixed::truly_horizontal_diffusion_nabla_of_theta_over_steep_points as steep;
+    steep::compile(&options(backend, Connectivities::new().with(&c2e2c)))
+        .expect("compiles")
+        .call(steep::Args {
+            zd_vertoffset: &i32_field(&s.zd_vertoffset),
+            zd_diffcoef: &f64_field(&s.zd_diffcoef),
+            geofac_n2s_c: &f64_field(&s.geofac_n2s_c),
+            geofac_n2s_nbh: &f64_field(&s.geofac_n2s_nbh),
+            vcoef: &f64_field(&s.vcoef),
+            theta_v: &f64_field(&theta_v),
+            z_temp: &mut z_temp_out,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = c.reference(
+        "truly_horizontal_diffusion_nabla_of_theta_over_steep_points",
+        &[("z_temp", &CELL_K)],
+        domain,
+    );
+    let got = widen(&z_temp_out);
+    assert_mixed_output("z_temp", &got, &expected[0], domain);
+    // Without a coefficient the vpfloat input comes back unchanged.
+    for cell in 0..N_CELLS {
+        let k = cell % NLEV;
+        assert_eq!(got[[cell, k]].to_bits(), z_temp[[cell, k]].to_bits());
+    }
+}
+
+#[test]
+fn truly_horizontal_diffusion_nabla_of_theta_over_steep_points_mixed_on_both_backends_matches_reference(
+) {
+    for backend in BACKENDS {
+        truly_horizontal_diffusion_mixed_matches_reference(backend);
+    }
+}
+
+fn update_theta_and_exner_mixed_matches_reference(backend: Backend) {
+    let mut c = Case::new(72);
+    let z_temp = c.vp("z_temp", &CELL_K);
+    let area = c.wp_in("area", &[N_CELLS], 0.5..1.5);
+    // Potential temperatures of the atmosphere: far from the 0 that θ'/θ divides by.
+    let theta_v = c.wp_in("theta_v", &CELL_K, 250.0..350.0);
+    let exner = c.wp_in("exner", &CELL_K, 0.5..1.0);
+    let rd_o_cvd = c.vp_scalar("rd_o_cvd", 287.04 / 717.6);
+    let domain = ((0, N_CELLS as i32 - 4), (2, NLEV as i32));
+    let mut theta_out = f64_field::<(Cell, K)>(&theta_v);
+    let mut exner_out = f64_field::<(Cell, K)>(&exner);
+    diffusion::mixed::update_theta_and_exner::compile(&options(backend, Connectivities::new()))
+        .expect("compiles")
+        .call(diffusion::mixed::update_theta_and_exner::Args {
+            z_temp: &f32_field(&z_temp),
+            area: &f64_field(&area),
+            theta_v: &mut theta_out,
+            exner: &mut exner_out,
+            rd_o_cvd,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = c.reference(
+        "update_theta_and_exner",
+        &[("theta_v", &CELL_K), ("exner", &CELL_K)],
+        domain,
+    );
+    assert_mixed_output("theta_v", &values(&theta_out), &expected[0], domain);
+    assert_mixed_output("exner", &values(&exner_out), &expected[1], domain);
+}
+
+#[test]
+fn update_theta_and_exner_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        update_theta_and_exner_mixed_matches_reference(backend);
+    }
+}
+
+fn apply_diffusion_to_theta_and_exner_mixed_matches_reference(
+    backend: Backend,
+    apply_zdiffusion_t: bool,
+) {
+    let mut c = Case::new(73);
+    let kh_smag_e = c.vp("kh_smag_e", &EDGE_K);
+    let inv_dual_edge_length = c.wp("inv_dual_edge_length", &[N_EDGES]);
+    let theta_v_in = c.wp_in("theta_v_in", &CELL_K, 250.0..350.0);
+    let geofac_div = c.wp("geofac_div", &[N_CELLS, 3]);
+    let s = steep_point_inputs(&mut c);
+    let area = c.wp_in("area", &[N_CELLS], 0.5..1.5);
+    let exner = c.wp_in("exner", &CELL_K, 0.5..1.0);
+    let rd_o_cvd = c.vp_scalar("rd_o_cvd", 287.04 / 717.6);
+    let apply_zdiffusion_t = c.flag("apply_zdiffusion_t", apply_zdiffusion_t);
+    let c2e_table = c.table("C2E", N_CELLS, 3, N_EDGES);
+    let e2c_table = c.table("E2C", N_EDGES, 2, N_CELLS);
+    let domain = ((1, N_CELLS as i32), (0, NLEV as i32 - 1));
+    let c2e = Connectivity::<C2E>::new(c2e_table, N_EDGES).expect("valid table");
+    let e2c = Connectivity::<E2C>::new(e2c_table, N_CELLS).expect("valid table");
+    let c2e2c = Connectivity::<C2E2C>::new(s.c2e2c.clone(), N_CELLS).expect("valid table");
+    let program = "apply_diffusion_to_theta_and_exner";
+    let opts = options(
+        backend,
+        Connectivities::new().with(&c2e).with(&e2c).with(&c2e2c),
+    )
+    .with_static_arg(program, "apply_zdiffusion_t", apply_zdiffusion_t);
+    let mut theta_v = f64_nan_field::<(Cell, K)>(&CELL_K);
+    let mut exner_out = f64_field::<(Cell, K)>(&exner);
+    diffusion::mixed::apply_diffusion_to_theta_and_exner::compile(&opts)
+        .expect("compiles")
+        .call(diffusion::mixed::apply_diffusion_to_theta_and_exner::Args {
+            kh_smag_e: &f32_field(&kh_smag_e),
+            inv_dual_edge_length: &f64_field(&inv_dual_edge_length),
+            theta_v_in: &f64_field(&theta_v_in),
+            geofac_div: &f64_field(&geofac_div),
+            zd_vertoffset: &i32_field(&s.zd_vertoffset),
+            zd_diffcoef: &f64_field(&s.zd_diffcoef),
+            geofac_n2s_c: &f64_field(&s.geofac_n2s_c),
+            geofac_n2s_nbh: &f64_field(&s.geofac_n2s_nbh),
+            vcoef: &f64_field(&s.vcoef),
+            area: &f64_field(&area),
+            theta_v: &mut theta_v,
+            exner: &mut exner_out,
+            rd_o_cvd,
+            apply_zdiffusion_t,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = c.reference(program, &[("theta_v", &CELL_K), ("exner", &CELL_K)], domain);
+    assert_mixed_output("theta_v", &values(&theta_v), &expected[0], domain);
+    assert_mixed_output("exner", &values(&exner_out), &expected[1], domain);
+}
+
+#[test]
+fn apply_diffusion_to_theta_and_exner_mixed_on_both_backends_with_and_without_z_diffusion_matches_reference(
+) {
+    for backend in BACKENDS {
+        for apply_zdiffusion_t in [true, false] {
+            apply_diffusion_to_theta_and_exner_mixed_matches_reference(backend, apply_zdiffusion_t);
+        }
+    }
+}

@@ -4,8 +4,9 @@
 //! converted so far are written once against the two names, in `source/*.rs`, with ICON4Py's
 //! `astype` casts as `x as vpfloat` / `x as wpfloat` (no-ops in double mode), and included in two
 //! modules that declare the aliases with `gt4rs::scalar_types!`: `interpolation::{double, mixed}`
-//! and `diffusion::{double, mixed}` (`calculate_nabla4`, `calculate_nabla2_for_w`,
-//! `apply_nabla2_to_w`, `apply_nabla2_to_w_in_upper_damping_layer`, `calculate_nabla2_for_z`, `calculate_nabla2_of_theta`, `calculate_nabla2_for_theta`) and
+//! and `diffusion::{double, mixed}` (every diffusion stencil: ∇⁴, the vn updates and Smagorinsky
+//! coefficients, turbulence diagnostics, the w diffusion, cold pools, ∇²θ and the θ/exner
+//! updates) and
 //! `velocity_advection::{double, mixed}` (`compute_tangential_wind`,
 //! `compute_horizontal_kinetic_energy`). The
 //! parent module re-exports `double`, so the usual paths name the double version. The other
