@@ -2,7 +2,7 @@
 //! documented precedence.
 
 use gt4rs::prelude::*;
-use gt4rs::{Config, Settings};
+use gt4rs::{Config, CpuOptions, Settings};
 
 gt4rs::dimensions! { pub X: horizontal; }
 
@@ -65,6 +65,37 @@ fn per_program_backends_from_code_and_file() -> Result<(), Error> {
         double_b::compile(&per_program)?.backend(),
         Backend::Embedded
     );
+    Ok(())
+}
+
+#[test]
+fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
+    let file = Config::parse(
+        "[default]\ncpu.parallel_threshold = 0\n[program.double_a]\ncpu.chunk = 3\ncpu.k_block = 4\n",
+        std::path::Path::new("test.toml"),
+    )?;
+    let options = Options::new(Backend::Cpu).with_config(file);
+    let a = double_a::compile(&options)?;
+    let b = double_b::compile(&options)?;
+    let (ta, tb) = (a.cpu_options(), b.cpu_options());
+    assert_eq!((ta.parallel_threshold, ta.chunk, ta.k_block), (0, 3, 4));
+    let default = CpuOptions::default();
+    assert_eq!(
+        (tb.parallel_threshold, tb.chunk, tb.k_block),
+        (0, default.chunk, default.k_block)
+    );
+    // Explicit options in code win over the file.
+    let explicit = CpuOptions {
+        parallel_threshold: 5,
+        chunk: 2,
+        k_block: 8,
+    };
+    assert_eq!(
+        double_a::compile(&options.clone().with_cpu(explicit))?.cpu_options(),
+        explicit
+    );
+    run(a.backend(), |x, o| a.call(double_a::Args { a: x, out: o }));
+    run(b.backend(), |x, o| b.call(double_b::Args { a: x, out: o }));
     Ok(())
 }
 

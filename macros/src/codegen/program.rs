@@ -268,6 +268,12 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     }
                 }
 
+                /// The CPU tuning this program resolved at `compile()` (from code, the options
+                /// file and the defaults; see `gt4rs::config`).
+                pub fn cpu_options(&self) -> ::gt4rs::CpuOptions {
+                    self.cpu
+                }
+
                 /// The compiled CUDA program (device fields, `sync`, graph capture), when the
                 /// backend is CUDA.
                 pub fn cuda_program(&self) -> ::core::option::Option<&::gt4rs::__private::cuda_backend::CudaProgram> {
