@@ -242,7 +242,7 @@ fn k_fields_follow_icon_formulas() {
     let params = granule.params().clone();
     let substeps = granule.config().substeps();
     let [diff_multfac_vn, smag_limit, enh_smag_fac, diff_multfac_n2w] = granule.k_fields();
-    let multfac = (params.k4 * substeps / 3.0).max(1.0 / 128.0);
+    let multfac = (params.k4 * substeps / 3.0).min(1.0 / 128.0);
     let [fac, fac2, fac3, fac4] = params.smagorinski_factor;
     let [z1, z2, z3, z4] = params.smagorinski_height;
     let a = &vertical.vct_a;

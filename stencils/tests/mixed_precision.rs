@@ -7,7 +7,9 @@
 use gt4rs::prelude::*;
 use gt4rs::Dims;
 use gt4rs_stencils::icon::dims::*;
-use gt4rs_stencils::icon::dsl::{diffusion, interpolation, velocity_advection};
+use gt4rs_stencils::icon::dsl::{
+    diffusion, diffusion_utils, interpolation, solver, velocity_advection,
+};
 use gt4rs_stencils::icon::reference::{self, Call};
 use gt4rs_stencils::reference_data::{NeighborTable, RefArray};
 use ndarray::{Array2, ArrayD, IxDyn};
@@ -1588,5 +1590,623 @@ fn apply_diffusion_to_theta_and_exner_mixed_on_both_backends_with_and_without_z_
         for apply_zdiffusion_t in [true, false] {
             apply_diffusion_to_theta_and_exner_mixed_matches_reference(backend, apply_zdiffusion_t);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Velocity advection "1 to 7", the w solver and the diffusion setup programs
+// ---------------------------------------------------------------------------------------------
+
+/// Compares two arrays that may hold NaN (points a program leaves untouched, or inputs that
+/// are outputs too): NaN at the same points, the rest within the file's tolerance.
+fn assert_close_where_defined(name: &str, got: &ArrayD<f64>, expected: &ArrayD<f64>) {
+    assert_eq!(got.shape(), expected.shape(), "`{name}`: shape");
+    assert!(
+        got.iter()
+            .zip(expected.iter())
+            .all(|(g, e)| g.is_nan() == e.is_nan()),
+        "`{name}`: NaN at other points"
+    );
+    let defined = |a: &ArrayD<f64>| -> ArrayD<f64> {
+        let values: Vec<f64> = a.iter().copied().filter(|x| !x.is_nan()).collect();
+        ArrayD::from_shape_vec(IxDyn(&[values.len()]), values).expect("one dimension")
+    };
+    assert_close(name, &defined(got), &defined(expected));
+}
+
+fn random_in(rng: &mut ChaCha8Rng, shape: &[usize], range: std::ops::Range<f64>) -> ArrayD<f64> {
+    ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(range.clone()))
+}
+
+fn interpolate_vn_to_half_levels_mixed_matches_reference(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let shape = [N_EDGES, NLEV];
+    let wgtfac_e = round_to_f32(&random_array(&mut rng, &shape));
+    let vn = random_array(&mut rng, &shape);
+    let vt = round_to_f32(&random_array(&mut rng, &shape));
+    // Reads level k − 1: the domain starts at K = 1.
+    let domain = ((2, N_EDGES as i32 - 1), (1, NLEV as i32));
+    let mut vn_ie = f32_nan_field::<(Edge, K)>(&shape);
+    let mut z_kin_hor_e = f32_nan_field::<(Edge, K)>(&shape);
+    use velocity_advection::mixed::interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges as program;
+    program::compile(&options(backend, Connectivities::new()))
+        .expect("compiles")
+        .call(program::Args {
+            wgtfac_e: &f32_field(&wgtfac_e),
+            vn: &f64_field(&vn),
+            vt: &f32_field(&vt),
+            vn_ie: &mut vn_ie,
+            z_kin_hor_e: &mut z_kin_hor_e,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = reference_outputs(
+        "interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges",
+        &[("wgtfac_e", &wgtfac_e), ("vn", &vn), ("vt", &vt)],
+        Vec::new(),
+        &[("vn_ie", &shape), ("z_kin_hor_e", &shape)],
+        domain,
+    );
+    assert_close_in_domain("vn_ie", &widen(&vn_ie), &expected[0], domain);
+    assert_close_in_domain("z_kin_hor_e", &widen(&z_kin_hor_e), &expected[1], domain);
+}
+
+#[test]
+fn interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges_mixed_on_both_backends_matches_reference(
+) {
+    for backend in BACKENDS {
+        interpolate_vn_to_half_levels_mixed_matches_reference(backend);
+    }
+}
+
+/// Inputs of `compute_diagnostics_from_normal_wind`; the vpfloat ones (`_vp`) rounded to f32.
+/// `vn_on_half_levels`, `w`, `wgtfac_e` and `wgtfacq_e` have `NLEV + 1` half levels.
+struct NormalWindInputs {
+    tangential_wind_on_half_levels_vp: ArrayD<f64>,
+    contravariant_correction_at_edges_on_model_levels_vp: ArrayD<f64>,
+    horizontal_advection_of_w_at_edges_on_half_levels_vp: ArrayD<f64>,
+    vn: ArrayD<f64>,
+    w: ArrayD<f64>,
+    rbf_vec_coeff_e: ArrayD<f64>,
+    wgtfac_e_vp: ArrayD<f64>,
+    ddxn_z_full_vp: ArrayD<f64>,
+    ddxt_z_full_vp: ArrayD<f64>,
+    wgtfacq_e_vp: ArrayD<f64>,
+    c_intp: ArrayD<f64>,
+    inv_dual_edge_length: ArrayD<f64>,
+    inv_primal_edge_length: ArrayD<f64>,
+    tangent_orientation: ArrayD<f64>,
+    e2c2e: Array2<i32>,
+    e2c: Array2<i32>,
+    e2v: Array2<i32>,
+    v2c: Array2<i32>,
+}
+
+fn normal_wind_inputs(seed: u64) -> NormalWindInputs {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (ek, half) = ([N_EDGES, NLEV], [N_EDGES, NLEV + 1]);
+    let vp = |rng: &mut ChaCha8Rng, shape: &[usize]| round_to_f32(&random_array(rng, shape));
+    NormalWindInputs {
+        tangential_wind_on_half_levels_vp: vp(&mut rng, &ek),
+        contravariant_correction_at_edges_on_model_levels_vp: vp(&mut rng, &ek),
+        horizontal_advection_of_w_at_edges_on_half_levels_vp: vp(&mut rng, &ek),
+        vn: random_array(&mut rng, &ek),
+        w: random_array(&mut rng, &[N_CELLS, NLEV + 1]),
+        rbf_vec_coeff_e: random_array(&mut rng, &[N_EDGES, 4]),
+        wgtfac_e_vp: vp(&mut rng, &half),
+        ddxn_z_full_vp: vp(&mut rng, &ek),
+        ddxt_z_full_vp: vp(&mut rng, &ek),
+        wgtfacq_e_vp: vp(&mut rng, &half),
+        c_intp: random_array(&mut rng, &[N_VERTICES, 6]),
+        inv_dual_edge_length: random_array(&mut rng, &[N_EDGES]),
+        inv_primal_edge_length: random_array(&mut rng, &[N_EDGES]),
+        tangent_orientation: random_array(&mut rng, &[N_EDGES]),
+        e2c2e: random_table(&mut rng, N_EDGES, 4, N_EDGES),
+        e2c: random_table(&mut rng, N_EDGES, 2, N_CELLS),
+        e2v: random_table(&mut rng, N_EDGES, 2, N_VERTICES),
+        v2c: random_table(&mut rng, N_VERTICES, 6, N_CELLS),
+    }
+}
+
+fn compute_diagnostics_from_normal_wind_mixed_matches_reference(backend: Backend, skip: bool) {
+    let t = normal_wind_inputs(42);
+    let (ek, half) = ([N_EDGES, NLEV], [N_EDGES, NLEV + 1]);
+    let nflatlev = 3;
+    // The first call covers K [0, NLEV), the extrapolation the surface half level NLEV.
+    let domain = ((1, N_EDGES as i32 - 2), (0, NLEV as i32 + 1));
+    let e2c2e = Connectivity::<E2C2E>::new(t.e2c2e.clone(), N_EDGES).expect("valid table");
+    let e2c = Connectivity::<E2C>::new(t.e2c.clone(), N_CELLS).expect("valid table");
+    let e2v = Connectivity::<E2V>::new(t.e2v.clone(), N_VERTICES).expect("valid table");
+    let v2c = Connectivity::<V2C>::new(t.v2c.clone(), N_CELLS).expect("valid table");
+    use velocity_advection::mixed::compute_diagnostics_from_normal_wind as program;
+    let opts = options(
+        backend,
+        Connectivities::new()
+            .with(&e2c2e)
+            .with(&e2c)
+            .with(&e2v)
+            .with(&v2c),
+    )
+    .with_static_arg(
+        program::NAME,
+        "skip_compute_predictor_vertical_advection",
+        skip,
+    );
+    let mut tangential_wind = f32_nan_field::<(Edge, K)>(&ek);
+    let mut tangential_wind_on_half_levels = f32_field(&t.tangential_wind_on_half_levels_vp);
+    let mut vn_on_half_levels = f32_nan_field::<(Edge, K)>(&half);
+    let mut kinetic_energy = f32_nan_field::<(Edge, K)>(&ek);
+    let mut contravariant_correction =
+        f32_field(&t.contravariant_correction_at_edges_on_model_levels_vp);
+    let mut advection_of_w = f32_field(&t.horizontal_advection_of_w_at_edges_on_half_levels_vp);
+    program::compile(&opts)
+        .expect("compiles")
+        .call(program::Args {
+            tangential_wind: &mut tangential_wind,
+            tangential_wind_on_half_levels: &mut tangential_wind_on_half_levels,
+            vn_on_half_levels: &mut vn_on_half_levels,
+            horizontal_kinetic_energy_at_edges_on_model_levels: &mut kinetic_energy,
+            contravariant_correction_at_edges_on_model_levels: &mut contravariant_correction,
+            horizontal_advection_of_w_at_edges_on_half_levels: &mut advection_of_w,
+            vn: &f64_field(&t.vn),
+            w: &f64_field(&t.w),
+            rbf_vec_coeff_e: &f64_field(&t.rbf_vec_coeff_e),
+            wgtfac_e: &f32_field(&t.wgtfac_e_vp),
+            ddxn_z_full: &f32_field(&t.ddxn_z_full_vp),
+            ddxt_z_full: &f32_field(&t.ddxt_z_full_vp),
+            wgtfacq_e: &f32_field(&t.wgtfacq_e_vp),
+            c_intp: &f64_field(&t.c_intp),
+            inv_dual_edge_length: &f64_field(&t.inv_dual_edge_length),
+            inv_primal_edge_length: &f64_field(&t.inv_primal_edge_length),
+            tangent_orientation: &f64_field(&t.tangent_orientation),
+            skip_compute_predictor_vertical_advection: skip,
+            nflatlev,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+
+    let mut call = Call::new()
+        .with_field("tangential_wind", ArrayD::from_elem(IxDyn(&ek), f64::NAN))
+        .with_field(
+            "tangential_wind_on_half_levels",
+            t.tangential_wind_on_half_levels_vp.clone(),
+        )
+        .with_field(
+            "vn_on_half_levels",
+            ArrayD::from_elem(IxDyn(&half), f64::NAN),
+        )
+        .with_field(
+            "horizontal_kinetic_energy_at_edges_on_model_levels",
+            ArrayD::from_elem(IxDyn(&ek), f64::NAN),
+        )
+        .with_field(
+            "contravariant_correction_at_edges_on_model_levels",
+            t.contravariant_correction_at_edges_on_model_levels_vp
+                .clone(),
+        )
+        .with_field(
+            "horizontal_advection_of_w_at_edges_on_half_levels",
+            t.horizontal_advection_of_w_at_edges_on_half_levels_vp
+                .clone(),
+        )
+        .with_field("vn", t.vn)
+        .with_field("w", t.w)
+        .with_field("rbf_vec_coeff_e", t.rbf_vec_coeff_e)
+        .with_field("wgtfac_e", t.wgtfac_e_vp)
+        .with_field("ddxn_z_full", t.ddxn_z_full_vp)
+        .with_field("ddxt_z_full", t.ddxt_z_full_vp)
+        .with_field("wgtfacq_e", t.wgtfacq_e_vp)
+        .with_field("c_intp", t.c_intp)
+        .with_field("inv_dual_edge_length", t.inv_dual_edge_length)
+        .with_field("inv_primal_edge_length", t.inv_primal_edge_length)
+        .with_field("tangent_orientation", t.tangent_orientation)
+        .with_flag("skip_compute_predictor_vertical_advection", skip)
+        .with_int("nflatlev", nflatlev)
+        .with_domain(domain.0 .0..domain.0 .1, domain.1 .0..domain.1 .1)
+        .with_table(NeighborTable::new("E2C2E", t.e2c2e).expect("valid table"))
+        .with_table(NeighborTable::new("E2C", t.e2c).expect("valid table"))
+        .with_table(NeighborTable::new("E2V", t.e2v).expect("valid table"))
+        .with_table(NeighborTable::new("V2C", t.v2c).expect("valid table"));
+    reference::run("compute_diagnostics_from_normal_wind", &mut call).expect("reference runs");
+    let expected = |name: &str| match call.params.get(name) {
+        Ok(RefArray::Float64(a)) => a.clone(),
+        other => panic!("`{name}`: {other:?}"),
+    };
+    for (name, got) in [
+        ("tangential_wind", &tangential_wind),
+        (
+            "tangential_wind_on_half_levels",
+            &tangential_wind_on_half_levels,
+        ),
+        ("vn_on_half_levels", &vn_on_half_levels),
+        (
+            "horizontal_kinetic_energy_at_edges_on_model_levels",
+            &kinetic_energy,
+        ),
+        (
+            "contravariant_correction_at_edges_on_model_levels",
+            &contravariant_correction,
+        ),
+        (
+            "horizontal_advection_of_w_at_edges_on_half_levels",
+            &advection_of_w,
+        ),
+    ] {
+        assert_close_where_defined(name, &widen(got), &expected(name));
+    }
+    // The flag decides whether the two half-level outputs are computed or kept.
+    let (h0, k_top) = (domain.0 .0 as usize, NLEV - 1);
+    let kept = |got: &Field<(Edge, K), f32>, before: &ArrayD<f64>| {
+        f64::from(got.as_array()[[h0, k_top]]) == before[[h0, k_top]]
+    };
+    assert_eq!(
+        kept(
+            &tangential_wind_on_half_levels,
+            &t.tangential_wind_on_half_levels_vp
+        ),
+        skip
+    );
+    assert_eq!(
+        kept(
+            &advection_of_w,
+            &t.horizontal_advection_of_w_at_edges_on_half_levels_vp
+        ),
+        skip
+    );
+}
+
+#[test]
+fn compute_diagnostics_from_normal_wind_mixed_on_both_backends_and_flags_matches_reference() {
+    for backend in BACKENDS {
+        for skip in [false, true] {
+            compute_diagnostics_from_normal_wind_mixed_matches_reference(backend, skip);
+        }
+    }
+}
+
+/// Inputs of the forward sweep, in the ranges of a real column: positive weights and layer
+/// thicknesses, `dtime·cpd` such that `z_gamma = dtime·cpd·vwind_impl_wgt·theta_v_ic/ddqz_z_half`
+/// lies in (0, 0.2], and `z_alpha`, `z_beta` in [0.1, 1). Then `b ≥ 1` and
+/// `|a| + |c| ≤ z_gamma·(β[k−1]·α[k−1] + β·α[k+1]) ≤ 0.4`: the matrix is strictly diagonally
+/// dominant, so `|c'| ≤ 0.2/(1 − 0.2·0.25) < 0.22` on every level and an error in the carry
+/// `(c', d')` reaches the next level multiplied by at most `|a|/|b + a·c'| < 0.22`. The f32
+/// roundings of one level (z_gamma; a, b and c with three each; the normalisation with three;
+/// c' with one more) make a relative error below about 12 f32 unit roundoffs (12·2⁻²⁴ ≈ 7e-7)
+/// of the level's terms, and the carried errors add at most the geometric factor
+/// 1/(1 − 0.22) ≈ 1.3: below 1e-6 of the output's scale, inside the file's 3e-6. No looser
+/// bound is needed for the scan.
+struct SweepInputs {
+    vwind_impl_wgt: ArrayD<f64>,
+    theta_v_ic: ArrayD<f64>,
+    ddqz_z_half_vp: ArrayD<f64>,
+    z_alpha_vp: ArrayD<f64>,
+    z_beta_vp: ArrayD<f64>,
+    z_w_expl: ArrayD<f64>,
+    z_exner_expl: ArrayD<f64>,
+}
+
+const SWEEP_DTIME: f64 = 0.1;
+const SWEEP_CPD: f64 = 1.0;
+
+fn sweep_inputs(seed: u64) -> SweepInputs {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (ck, half) = ([N_CELLS, NLEV], [N_CELLS, NLEV + 1]);
+    SweepInputs {
+        vwind_impl_wgt: random_in(&mut rng, &[N_CELLS], 0.5..1.0),
+        theta_v_ic: random_in(&mut rng, &ck, 0.5..1.0),
+        ddqz_z_half_vp: round_to_f32(&random_in(&mut rng, &ck, 0.5..1.0)),
+        z_alpha_vp: round_to_f32(&random_in(&mut rng, &half, 0.1..1.0)),
+        z_beta_vp: round_to_f32(&random_in(&mut rng, &ck, 0.1..1.0)),
+        z_w_expl: random_array(&mut rng, &half),
+        z_exner_expl: random_array(&mut rng, &ck),
+    }
+}
+
+fn forward_sweep_mixed_matches_reference(backend: Backend) {
+    let t = sweep_inputs(43);
+    let ck = [N_CELLS, NLEV];
+    // Reads level k − 1: the sweep starts at K = 1.
+    let domain = ((1, N_CELLS as i32 - 1), (1, NLEV as i32));
+    let mut z_q = f32_nan_field::<(Cell, K)>(&ck);
+    let mut w = f64_nan_field::<(Cell, K)>(&ck);
+    use solver::mixed::solve_tridiagonal_matrix_for_w_forward_sweep as program;
+    program::compile(&options(backend, Connectivities::new()))
+        .expect("compiles")
+        .call(program::Args {
+            vwind_impl_wgt: &f64_field(&t.vwind_impl_wgt),
+            theta_v_ic: &f64_field(&t.theta_v_ic),
+            ddqz_z_half: &f32_field(&t.ddqz_z_half_vp),
+            z_alpha: &f32_field(&t.z_alpha_vp),
+            z_beta: &f32_field(&t.z_beta_vp),
+            z_w_expl: &f64_field(&t.z_w_expl),
+            z_exner_expl: &f64_field(&t.z_exner_expl),
+            z_q: &mut z_q,
+            w: &mut w,
+            dtime: SWEEP_DTIME,
+            cpd: SWEEP_CPD,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let mut call = Call::new()
+        .with_field("vwind_impl_wgt", t.vwind_impl_wgt)
+        .with_field("theta_v_ic", t.theta_v_ic)
+        .with_field("ddqz_z_half", t.ddqz_z_half_vp)
+        .with_field("z_alpha", t.z_alpha_vp)
+        .with_field("z_beta", t.z_beta_vp)
+        .with_field("z_w_expl", t.z_w_expl)
+        .with_field("z_exner_expl", t.z_exner_expl)
+        .with_field("z_q", ArrayD::from_elem(IxDyn(&ck), f64::NAN))
+        .with_field("w", ArrayD::from_elem(IxDyn(&ck), f64::NAN))
+        .with_scalar("dtime", SWEEP_DTIME)
+        .with_scalar("cpd", SWEEP_CPD)
+        .with_domain(domain.0 .0..domain.0 .1, domain.1 .0..domain.1 .1);
+    reference::run("solve_tridiagonal_matrix_for_w_forward_sweep", &mut call)
+        .expect("reference runs");
+    let expected = |name: &str| match call.params.get(name) {
+        Ok(RefArray::Float64(a)) => a.clone(),
+        other => panic!("`{name}`: {other:?}"),
+    };
+    assert_close_in_domain("z_q", &widen(&z_q), &expected("z_q"), domain);
+    assert_close_in_domain("w", &w.as_array().to_owned(), &expected("w"), domain);
+}
+
+#[test]
+fn solve_tridiagonal_matrix_for_w_forward_sweep_mixed_on_both_backends_matches_reference() {
+    for backend in BACKENDS {
+        forward_sweep_mixed_matches_reference(backend);
+    }
+}
+
+/// The back substitution widens the vpfloat `z_q` (exactly) and computes in wpfloat: with `z_q`
+/// rounded to f32 for both, the mixed program performs the reference's f64 operations, in its
+/// order, and must equal it bit for bit.
+fn back_substitution_mixed_equals_reference(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(44);
+    let ck = [N_CELLS, NLEV];
+    let z_q = round_to_f32(&random_array(&mut rng, &ck));
+    let w_before = random_array(&mut rng, &ck);
+    let domain = ((2, N_CELLS as i32), (1, NLEV as i32));
+    let mut w = f64_field::<(Cell, K)>(&w_before);
+    use solver::mixed::solve_tridiagonal_matrix_for_w_back_substitution as program;
+    program::compile(&options(backend, Connectivities::new()))
+        .expect("compiles")
+        .call(program::Args {
+            z_q: &f32_field(&z_q),
+            w: &mut w,
+            horizontal_start: domain.0 .0,
+            horizontal_end: domain.0 .1,
+            vertical_start: domain.1 .0,
+            vertical_end: domain.1 .1,
+        })
+        .expect("runs");
+    let expected = reference_run(
+        "solve_tridiagonal_matrix_for_w_back_substitution",
+        &[("z_q", &z_q), ("w", &w_before)],
+        Vec::new(),
+        ("w", &ck),
+        domain,
+    );
+    let got = w.as_array().to_owned();
+    assert_ne!(got, w_before, "the program wrote nothing");
+    assert_eq!(got.mapv(f64::to_bits), expected.mapv(f64::to_bits));
+}
+
+#[test]
+fn solve_tridiagonal_matrix_for_w_back_substitution_mixed_on_both_backends_equals_reference() {
+    for backend in BACKENDS {
+        back_substitution_mixed_equals_reference(backend);
+    }
+}
+
+/// Runs `$body` with `$m` naming `diffusion_utils::mixed`, then `diffusion_utils::double`, and
+/// returns both results.
+macro_rules! in_both_modes {
+    ($m:ident => $body:expr) => {{
+        let mixed = {
+            use diffusion_utils::mixed as $m;
+            $body
+        };
+        let double = {
+            use diffusion_utils::double as $m;
+            $body
+        };
+        (mixed, double)
+    }};
+}
+
+/// ICON4Py declares the diffusion setup programs in `float` (f64) only: the mixed versions must
+/// equal the double ones bit for bit, and the references (or ICON's formulas where there is
+/// none) within the file's tolerance.
+fn diffusion_setup_programs_mixed_equal_double(backend: Backend) {
+    let mut rng = ChaCha8Rng::seed_from_u64(45);
+    let opts = options(backend, Connectivities::new());
+    let bits = |a: &ArrayD<f64>| a.mapv(f64::to_bits);
+    let k_nan = || f64_nan_field::<K>(&[NLEV]);
+
+    let (k4, hdiff_efdt_ratio) = (rng.random_range(0.01..0.1), rng.random_range(10.0..40.0));
+    let (mixed, double) = in_both_modes!(m => {
+        let (mut diff_multfac_vn, mut smag_limit) = (k_nan(), k_nan());
+        m::setup_fields_for_initial_step::compile(&opts)
+            .expect("compiles")
+            .call(m::setup_fields_for_initial_step::Args {
+                k4,
+                hdiff_efdt_ratio,
+                diff_multfac_vn: &mut diff_multfac_vn,
+                smag_limit: &mut smag_limit,
+            })
+            .expect("runs");
+        [diff_multfac_vn.as_array().to_owned(), smag_limit.as_array().to_owned()]
+    });
+    let mut call = Call::new()
+        .with_scalar("k4", k4)
+        .with_scalar("hdiff_efdt_ratio", hdiff_efdt_ratio)
+        .with_field(
+            "diff_multfac_vn",
+            ArrayD::from_elem(IxDyn(&[NLEV]), f64::NAN),
+        )
+        .with_field("smag_limit", ArrayD::from_elem(IxDyn(&[NLEV]), f64::NAN));
+    reference::run("setup_fields_for_initial_step", &mut call).expect("reference runs");
+    for (i, name) in ["diff_multfac_vn", "smag_limit"].into_iter().enumerate() {
+        assert_eq!(bits(&mixed[i]), bits(&double[i]), "{name}");
+        let Ok(RefArray::Float64(expected)) = call.params.get(name) else {
+            panic!("`{name}` is no f64 array");
+        };
+        assert_close(name, &mixed[i], expected);
+    }
+
+    let field = random_array(&mut rng, &[NLEV]);
+    let factor = rng.random_range(0.5..2.0);
+    let (mixed, double) = in_both_modes!(m => {
+        let mut scaled_field = k_nan();
+        m::scale_k::compile(&opts)
+            .expect("compiles")
+            .call(m::scale_k::Args {
+                field: &f64_field(&field),
+                factor,
+                scaled_field: &mut scaled_field,
+            })
+            .expect("runs");
+        scaled_field.as_array().to_owned()
+    });
+    assert_eq!(bits(&mixed), bits(&double), "scaled_field");
+    let mut call = Call::new()
+        .with_field("field", field)
+        .with_scalar("factor", factor)
+        .with_field("scaled_field", ArrayD::from_elem(IxDyn(&[NLEV]), f64::NAN));
+    reference::run("scale_k", &mut call).expect("reference runs");
+    let Ok(RefArray::Float64(expected)) = call.params.get("scaled_field") else {
+        panic!("`scaled_field` is no f64 array");
+    };
+    assert_close("scaled_field", &mixed, expected);
+
+    // Half-level heights falling from the model top; ICON's Smagorinsky heights within them.
+    let vect_a = ArrayD::from_shape_fn(IxDyn(&[NLEV + 1]), |ix| {
+        let level = (NLEV - ix[0]) as f64;
+        12_000.0 * level + rng.random_range(0.0..3_000.0)
+    });
+    let smag_fac = [0.015, 0.03, 0.0, 1.0].map(|f: f64| f + rng.random_range(0.0..0.01));
+    let smag_z =
+        [20_000.0, 40_000.0, 60_000.0, 80_000.0].map(|z: f64| z + rng.random_range(0.0..5_000.0));
+    let dyn_substeps = 5.0;
+    let (mixed, double) = in_both_modes!(m => {
+        let (mut diff_multfac_vn, mut smag_limit, mut enh_smag_fac) = (k_nan(), k_nan(), k_nan());
+        m::init_diffusion_local_fields_for_regular_timestep::compile(&opts)
+            .expect("compiles")
+            .call(m::init_diffusion_local_fields_for_regular_timestep::Args {
+                k4,
+                dyn_substeps,
+                hdiff_smag_fac: smag_fac[0],
+                hdiff_smag_fac2: smag_fac[1],
+                hdiff_smag_fac3: smag_fac[2],
+                hdiff_smag_fac4: smag_fac[3],
+                hdiff_smag_z: smag_z[0],
+                hdiff_smag_z2: smag_z[1],
+                hdiff_smag_z3: smag_z[2],
+                hdiff_smag_z4: smag_z[3],
+                vect_a: &f64_field(&vect_a),
+                diff_multfac_vn: &mut diff_multfac_vn,
+                smag_limit: &mut smag_limit,
+                enh_smag_fac: &mut enh_smag_fac,
+                vertical_start: 0,
+                vertical_end: NLEV as i32,
+            })
+            .expect("runs");
+        [
+            diff_multfac_vn.as_array().to_owned(),
+            smag_limit.as_array().to_owned(),
+            enh_smag_fac.as_array().to_owned(),
+        ]
+    });
+    // ICON's formulas, written out independently of the DSL (the factor of a regular step as
+    // ICON takes it: the smaller of 1/128 and K4·substeps/3).
+    let multfac = (k4 * dyn_substeps / 3.0).min(1.0 / 128.0);
+    let [fac, fac2, fac3, fac4] = smag_fac;
+    let [z1, z2, z3, z4] = smag_z;
+    let enh = ArrayD::from_shape_fn(IxDyn(&[NLEV]), |ix| {
+        let zf = 0.5 * (vect_a[[ix[0]]] + vect_a[[ix[0] + 1]]);
+        let dz21 = z2 - z1;
+        let (df32, df42, dz32, dz42) = (fac3 - fac2, fac4 - fac2, z3 - z2, z4 - z2);
+        let bqdr = (df42 * dz32 - df32 * dz42) / (dz32 * dz42 * (dz42 - dz32));
+        let aqdr = df32 / dz32 - bqdr * dz32;
+        let dzlin = (zf - z1).clamp(0.0, dz21);
+        let dzqdr = (zf - z2).clamp(0.0, dz42);
+        fac + dzlin * (fac2 - fac) / dz21 + dzqdr * (aqdr + dzqdr * bqdr)
+    });
+    assert!(
+        enh.iter().any(|&e| e > fac + 1e-3) && enh.iter().any(|&e| e == fac),
+        "the heights span the profile's zones"
+    );
+    let expected = [
+        ArrayD::from_elem(IxDyn(&[NLEV]), multfac),
+        ArrayD::from_elem(IxDyn(&[NLEV]), 0.125 - 4.0 * multfac),
+        enh,
+    ];
+    for (i, name) in ["diff_multfac_vn", "smag_limit", "enh_smag_fac"]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(bits(&mixed[i]), bits(&double[i]), "{name}");
+        assert_close(name, &mixed[i], &expected[i]);
+    }
+
+    let nrdmax = 3;
+    let heights = vect_a.as_slice().expect("contiguous");
+    let (heights_nrd_shift, heights_1) = (heights[nrdmax + 1], heights[1]);
+    let (mixed, double) = in_both_modes!(m => {
+        let mut diff_multfac_n2w = k_nan();
+        m::init_nabla2_factor_in_upper_damping_zone::compile(&opts)
+            .expect("compiles")
+            .call(m::init_nabla2_factor_in_upper_damping_zone::Args {
+                physical_heights: &f64_field(&vect_a),
+                nrdmax: nrdmax as i32,
+                heights_nrd_shift,
+                heights_1,
+                diff_multfac_n2w: &mut diff_multfac_n2w,
+                vertical_start: 0,
+                vertical_end: NLEV as i32,
+            })
+            .expect("runs");
+        diff_multfac_n2w.as_array().to_owned()
+    });
+    assert_eq!(bits(&mixed), bits(&double), "diff_multfac_n2w");
+    let expected = ArrayD::from_shape_fn(IxDyn(&[NLEV]), |ix| {
+        let k = ix[0];
+        if (1..=nrdmax).contains(&k) {
+            ((heights[k] - heights_nrd_shift) / (heights_1 - heights_nrd_shift)).powi(4) / 12.0
+        } else {
+            0.0
+        }
+    });
+    assert_close("diff_multfac_n2w", &mixed, &expected);
+
+    let old_f = random_array(&mut rng, &[N_CELLS, NLEV]);
+    let (mixed, double) = in_both_modes!(m => {
+        let mut new_f = f64_nan_field::<(Cell, K)>(&[N_CELLS, NLEV]);
+        m::copy_field::compile(&opts)
+            .expect("compiles")
+            .call(m::copy_field::Args {
+                old_f: &f64_field(&old_f),
+                new_f: &mut new_f,
+            })
+            .expect("runs");
+        new_f.as_array().to_owned()
+    });
+    assert_eq!(bits(&mixed), bits(&old_f), "new_f");
+    assert_eq!(bits(&double), bits(&old_f), "new_f");
+}
+
+#[test]
+fn diffusion_setup_programs_mixed_on_both_backends_equal_double() {
+    for backend in BACKENDS {
+        diffusion_setup_programs_mixed_equal_double(backend);
     }
 }

@@ -8,8 +8,14 @@
 //! coefficients, turbulence diagnostics, the w diffusion, cold pools, ∇²θ and the θ/exner
 //! updates) and
 //! `velocity_advection::{double, mixed}` (`compute_tangential_wind`,
-//! `compute_horizontal_kinetic_energy`). The
-//! parent module re-exports `double`, so the usual paths name the double version. The other
+//! `compute_horizontal_kinetic_energy`,
+//! `interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges`,
+//! `compute_diagnostics_from_normal_wind`), `solver::{double, mixed}`
+//! (`solve_tridiagonal_matrix_for_w_forward_sweep`,
+//! `solve_tridiagonal_matrix_for_w_back_substitution`) and `diffusion_utils::{double, mixed}`
+//! (`setup_fields_for_initial_step`, `scale_k`, `init_diffusion_local_fields_for_regular_timestep`,
+//! `init_nabla2_factor_in_upper_damping_zone`, `copy_field`: f64 in both, as ICON4Py's `float`).
+//! The parent module re-exports `double`, so the usual paths name the double version. The other
 //! programs are still written in f64 (double mode only).
 
 pub mod diffusion;
