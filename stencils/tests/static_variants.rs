@@ -11,8 +11,9 @@
 //!
 //! The programs: the 26 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
-//! (`interpolation::mixed`, `diffusion::mixed`, `velocity_advection::mixed`), and the two
-//! `diffusion_utils` programs outside the registry that take vertical bounds only
+//! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `diffusion_utils`: every one
+//! with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
 //! domain is their compile-time vertical bounds, so both bound variants bind those two.
@@ -160,12 +161,32 @@ variants! {
         mixed_compute_tangential_wind = velocity_advection::mixed::compute_tangential_wind,
         mixed_compute_horizontal_kinetic_energy =
             velocity_advection::mixed::compute_horizontal_kinetic_energy,
+        mixed_calculate_nabla2_and_smag_coefficients_for_vn = diffusion::mixed::calculate_nabla2_and_smag_coefficients_for_vn,
+        mixed_apply_nabla2_and_nabla4_to_vn = diffusion::mixed::apply_nabla2_and_nabla4_to_vn,
+        mixed_apply_nabla2_and_nabla4_global_to_vn = diffusion::mixed::apply_nabla2_and_nabla4_global_to_vn,
+        mixed_apply_nabla2_to_vn_in_lateral_boundary = diffusion::mixed::apply_nabla2_to_vn_in_lateral_boundary,
+        mixed_apply_diffusion_to_vn = diffusion::mixed::apply_diffusion_to_vn,
+        mixed_temporary_fields_for_turbulence_diagnostics = diffusion::mixed::temporary_fields_for_turbulence_diagnostics,
+        mixed_calculate_diagnostic_quantities_for_turbulence = diffusion::mixed::calculate_diagnostic_quantities_for_turbulence,
+        mixed_apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence = diffusion::mixed::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence,
+        mixed_calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools = diffusion::mixed::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools,
+        mixed_truly_horizontal_diffusion_nabla_of_theta_over_steep_points = diffusion::mixed::truly_horizontal_diffusion_nabla_of_theta_over_steep_points,
+        mixed_update_theta_and_exner = diffusion::mixed::update_theta_and_exner,
+        mixed_apply_diffusion_to_theta_and_exner = diffusion::mixed::apply_diffusion_to_theta_and_exner,
+        mixed_interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges = velocity_advection::mixed::interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges,
+        mixed_compute_diagnostics_from_normal_wind = velocity_advection::mixed::compute_diagnostics_from_normal_wind,
+        mixed_solve_tridiagonal_matrix_for_w_forward_sweep = solver::mixed::solve_tridiagonal_matrix_for_w_forward_sweep,
+        mixed_solve_tridiagonal_matrix_for_w_back_substitution = solver::mixed::solve_tridiagonal_matrix_for_w_back_substitution,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =
             diffusion_utils::init_diffusion_local_fields_for_regular_timestep,
         init_nabla2_factor_in_upper_damping_zone =
             diffusion_utils::init_nabla2_factor_in_upper_damping_zone,
+        mixed_init_diffusion_local_fields_for_regular_timestep =
+            diffusion_utils::mixed::init_diffusion_local_fields_for_regular_timestep,
+        mixed_init_nabla2_factor_in_upper_damping_zone =
+            diffusion_utils::mixed::init_nabla2_factor_in_upper_damping_zone,
     ],
 }
 
