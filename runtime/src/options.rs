@@ -57,10 +57,11 @@ pub struct CpuOptions {
     pub parallel_threshold: usize,
     /// Horizontal points per rayon task.
     pub chunk: usize,
-    /// Vertical levels per rayon task (`0`: whole columns). Splitting columns gives a stage
-    /// over a narrow horizontal range (a boundary zone, a small regional grid) enough tasks
-    /// for every core; stages that carry a value from level to level (scans) always walk
-    /// whole columns. Applies to stages that run in parallel.
+    /// The fewest levels a rayon task walks when columns are split (`0`: never split).
+    /// Columns are split only where a stage's horizontal range gives fewer tasks than rayon
+    /// has threads (a boundary zone, a small regional grid), into as many blocks as keep
+    /// every thread busy; stages that carry a value from level to level (scans) always walk
+    /// whole columns.
     pub k_block: usize,
 }
 

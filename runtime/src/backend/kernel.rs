@@ -78,9 +78,9 @@ impl ErrorSlot {
 /// Columns are split only where the horizontal tiles alone would leave rayon threads idle (a
 /// narrow range, such as a boundary zone) and `split_levels` allows it (a scan carries values
 /// along its column): then into as many blocks as keep every thread busy, none shorter than
-/// `options.k_block` levels (`0`: never split). Splitting costs where there is no idle thread:
-/// the layout keeps a column's levels contiguous, and short pieces of many columns defeat the
-/// hardware prefetcher (see docs/performance.md).
+/// `options.k_block` levels (`0`: never split). Where every thread already has work, splitting
+/// gains nothing (measured in docs/performance.md) and repeats each column's hoisted work
+/// (neighbour indices, level-independent loads) once per block.
 pub fn for_tiles(
     n_outer: usize,
     levels: usize,
