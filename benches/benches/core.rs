@@ -10,6 +10,7 @@ use gt4rs::grid::IcosahedralGrid;
 use gt4rs::prelude::*;
 use gt4rs_benches::baselines::{self, Nabla4Inputs};
 use gt4rs_benches::harness::{median_time, print_table, Row};
+use gt4rs_benches::inputs::random_field;
 use gt4rs_benches::stream::triad_gbps;
 use gt4rs_stencils::cartesian::dims::{I, J, K};
 use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V};
@@ -28,14 +29,6 @@ fn laplacian_3d(f: &Field<(I, J, K), f64>, out: &mut Field<(I, J, K), f64>, ni: 
 }
 
 const MIN_TIME: Duration = Duration::from_millis(1500);
-
-fn random_field<D: gt4rs::Dims>(
-    domain: &[std::ops::Range<i64>],
-    rng: &mut ChaCha8Rng,
-) -> Field<D, f64> {
-    Field::from_fn(domain, Layout::default(), |_| rng.random_range(-1.0..1.0))
-        .expect("valid domain")
-}
 
 fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter()

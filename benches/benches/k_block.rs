@@ -14,9 +14,10 @@ use gt4rs::prelude::*;
 use gt4rs::CpuOptions;
 use gt4rs_benches::baselines::{self, Nabla4Inputs};
 use gt4rs_benches::harness::median_time;
+use gt4rs_benches::inputs::random_field;
 use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V, K};
 use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 const MIN_TIME: Duration = Duration::from_millis(1000);
@@ -30,14 +31,6 @@ struct Inputs {
     z: Field<(Edge, K), f64>,
     ivv: Field<Edge, f64>,
     ipe: Field<Edge, f64>,
-}
-
-fn random_field<D: gt4rs::Dims>(
-    domain: &[std::ops::Range<i64>],
-    rng: &mut ChaCha8Rng,
-) -> Field<D, f64> {
-    Field::from_fn(domain, Layout::default(), |_| rng.random_range(-1.0..1.0))
-        .expect("valid domain")
 }
 
 /// Times one horizontal range for every K block and prints the row.

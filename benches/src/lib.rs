@@ -5,4 +5,5 @@
 
 pub mod baselines;
 pub mod harness;
+pub mod inputs;
 pub mod stream;
