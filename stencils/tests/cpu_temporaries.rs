@@ -4,13 +4,14 @@
 //! reaches, whose E2C slots are valid; its buffers are kept by the compiled program, so a
 //! repeated call allocates nothing, and calls on several threads at once stay correct.
 
+mod support;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell as StdCell;
 
-use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone, TABLE_WIDTHS};
+use gt4rs::grid::{Grid, GridDim, Zone};
 use gt4rs::prelude::*;
-use gt4rs::{Backend, Connectivities, CpuOptions, Options};
-use gt4rs_stencils::icon::connectivities::{insert_by_name, target_dim};
+use gt4rs::{Backend, CpuOptions, Options};
 use gt4rs_stencils::icon::dims::{Cell, Edge, C2E, K};
 use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla2_for_theta;
 use rand::{RngExt, SeedableRng};
@@ -72,25 +73,7 @@ const NLEV: i64 = 6;
 
 /// A limited-area grid cut from R2B3 that keeps its boundary -1 entries.
 fn limited_area_grid() -> Grid {
-    IcosahedralGrid::generate(2, 3)
-        .expect("R2B3 generates")
-        .regional(RegionSpec {
-            center_lat_deg: 46.8,
-            center_lon_deg: 8.2,
-            radius: 3.5e6,
-        })
-        .expect("regional cut")
-}
-
-fn connectivities_of(grid: &Grid) -> Connectivities {
-    let mut conns = Connectivities::new();
-    for (offset, _) in TABLE_WIDTHS {
-        let to = target_dim(offset).expect("ICON offset");
-        let target = grid.size(GridDim::from_name(to).expect("dim"));
-        let table = grid.table(offset).expect("table").to_owned();
-        insert_by_name(&mut conns, offset, table, target).expect("valid connectivity");
-    }
-    conns
+    support::limited_area_grid().grid
 }
 
 struct Inputs {
@@ -157,7 +140,7 @@ fn same(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>) -> bool {
 
 fn compile(grid: &Grid, backend: Backend, cpu: CpuOptions) -> calculate_nabla2_for_theta::Compiled {
     let options = Options::new(backend)
-        .with_connectivities(connectivities_of(grid))
+        .with_connectivities(support::connectivities_of(grid))
         .with_cpu(cpu);
     calculate_nabla2_for_theta::compile(&options).expect("compiles")
 }

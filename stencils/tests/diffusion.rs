@@ -1,5 +1,7 @@
 //! Physics and consistency tests of the diffusion granule on a small icosahedral grid.
 
+mod support;
+
 use gt4rs::debug::DebugChecks;
 use gt4rs::grid::{Grid, IcosahedralGrid};
 use gt4rs::{Backend, Field};
@@ -243,23 +245,17 @@ fn k_fields_follow_icon_formulas() {
     let substeps = granule.config().substeps();
     let [diff_multfac_vn, smag_limit, enh_smag_fac, diff_multfac_n2w] = granule.k_fields();
     let multfac = (params.k4 * substeps / 3.0).min(1.0 / 128.0);
-    let [fac, fac2, fac3, fac4] = params.smagorinski_factor;
-    let [z1, z2, z3, z4] = params.smagorinski_height;
     let a = &vertical.vct_a;
     let nrdmax = vertical.nrdmax;
     for k in 0..NLEV {
         let at = |f: &Field<K, f64>| f.get(&[k as i64]).expect("inside");
         assert!((at(diff_multfac_vn) - multfac).abs() < 1e-15);
         assert!((at(smag_limit) - (0.125 - 4.0 * multfac)).abs() < 1e-15);
-        // ICON's profile, written out independently of the DSL.
-        let zf = 0.5 * (a[k] + a[k + 1]);
-        let dz21 = z2 - z1;
-        let (df32, df42, dz32, dz42) = (fac3 - fac2, fac4 - fac2, z3 - z2, z4 - z2);
-        let bqdr = (df42 * dz32 - df32 * dz42) / (dz32 * dz42 * (dz42 - dz32));
-        let aqdr = df32 / dz32 - bqdr * dz32;
-        let dzlin = (zf - z1).clamp(0.0, dz21);
-        let dzqdr = (zf - z2).clamp(0.0, dz42);
-        let enh = fac + dzlin * (fac2 - fac) / dz21 + dzqdr * (aqdr + dzqdr * bqdr);
+        let enh = support::icon_smagorinsky_enhancement(
+            0.5 * (a[k] + a[k + 1]),
+            params.smagorinski_factor,
+            params.smagorinski_height,
+        );
         assert!((at(enh_smag_fac) - enh).abs() < 1e-15);
         let n2w = if (1..=nrdmax).contains(&k) {
             ((a[k] - a[nrdmax + 1]) / (a[1] - a[nrdmax + 1])).powi(4) / 12.0

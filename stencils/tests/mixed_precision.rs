@@ -39,7 +39,8 @@ use gt4rs_stencils::programs;
 use ndarray::ArrayD;
 use support::{
     assert_static_values_covered, bit_equal, calls_on, connectivities_of, float_param, global_grid,
-    icon_calls, limited_area_grid, random_call, run_dynamic, widened, written_by, TestGrid,
+    icon_calls, icon_smagorinsky_enhancement, limited_area_grid, outputs, random_call, written_by,
+    TestGrid,
 };
 
 /// ICON4Py's stencil tests accept a relative error of 3e-6 (`_RELATIVE_TOLERANCE`), about 50
@@ -324,20 +325,11 @@ fn write_levels(call: &mut Call, name: &str, value: impl Fn(usize) -> f64) {
 /// out independently of the DSL.
 fn init_diffusion_local_fields_for_regular_timestep(call: &mut Call) {
     let multfac = (scalar(call, "k4") * scalar(call, "dyn_substeps") / 3.0).min(1.0 / 128.0);
-    let [fac, fac2, fac3, fac4] =
-        ["", "2", "3", "4"].map(|i| scalar(call, &format!("hdiff_smag_fac{i}")));
-    let [z1, z2, z3, z4] = ["", "2", "3", "4"].map(|i| scalar(call, &format!("hdiff_smag_z{i}")));
+    let fac = ["", "2", "3", "4"].map(|i| scalar(call, &format!("hdiff_smag_fac{i}")));
+    let z = ["", "2", "3", "4"].map(|i| scalar(call, &format!("hdiff_smag_z{i}")));
     let vect_a = float_param(call, "vect_a").clone();
-    let enh = |k: usize| {
-        let zf = 0.5 * (vect_a[[k]] + vect_a[[k + 1]]);
-        let dz21 = z2 - z1;
-        let (df32, df42, dz32, dz42) = (fac3 - fac2, fac4 - fac2, z3 - z2, z4 - z2);
-        let bqdr = (df42 * dz32 - df32 * dz42) / (dz32 * dz42 * (dz42 - dz32));
-        let aqdr = df32 / dz32 - bqdr * dz32;
-        let dzlin = (zf - z1).clamp(0.0, dz21);
-        let dzqdr = (zf - z2).clamp(0.0, dz42);
-        fac + dzlin * (fac2 - fac) / dz21 + dzqdr * (aqdr + dzqdr * bqdr)
-    };
+    let enh =
+        |k: usize| icon_smagorinsky_enhancement(0.5 * (vect_a[[k]] + vect_a[[k + 1]]), fac, z);
     write_levels(call, "diff_multfac_vn", |_| multfac);
     write_levels(call, "smag_limit", |_| 0.125 - 4.0 * multfac);
     write_levels(call, "enh_smag_fac", enh);
@@ -471,22 +463,6 @@ fn oracle(entry: &MixedProgram, call: &Call) -> Call {
         Oracle::Formula(formula) => formula(&mut expected),
     }
     expected
-}
-
-/// The outputs `written` of `program` for `call`, widened to f64.
-fn outputs(
-    program: &dyn DynProgram,
-    call: &Call,
-    written: &[String],
-) -> BTreeMap<String, ArrayD<f64>> {
-    run_dynamic(program, call, written)
-        .unwrap_or_else(|e| panic!("{}: {e}", program.name()))
-        .into_iter()
-        .map(|(name, a)| {
-            let a = widened(&a).unwrap_or_else(|| panic!("`{name}` is no float array"));
-            (name, a)
-        })
-        .collect()
 }
 
 /// Runs every call of `entry` on `g` with both backends against its oracle.

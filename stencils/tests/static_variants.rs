@@ -47,8 +47,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use support::{
     assert_static_values_covered, bit_equal, connectivities_of, float_param, global_grid,
-    icon_calls, limited_area_grid_with_skips_replaced, random_call, run_dynamic, widened,
-    written_by, CallArgs, TestGrid, DOMAIN_BOUNDS,
+    icon_calls, limited_area_grid_with_skips_replaced, outputs, random_call, written_by, CallArgs,
+    TestGrid, DOMAIN_BOUNDS,
 };
 
 type CompilePlain = fn(&Options) -> Result<Box<dyn DynProgram>, Error>;
@@ -198,18 +198,6 @@ variants! {
 /// ICON programs without domain bounds, which therefore have no bound variants.
 const WITHOUT_BOUNDS: &[&str] = &["setup_fields_for_initial_step", "scale_k", "copy_field"];
 
-/// The outputs of `program` after one call with the arguments of `call`.
-fn run(program: &dyn DynProgram, call: &Call, written: &[String]) -> BTreeMap<String, ArrayD<f64>> {
-    run_dynamic(program, call, written)
-        .unwrap_or_else(|e| panic!("{}: {e}", program.name()))
-        .into_iter()
-        .map(|(name, a)| {
-            let a = widened(&a).unwrap_or_else(|| panic!("`{name}` is no float array"));
-            (name, a)
-        })
-        .collect()
-}
-
 /// Runs both bound variants of `variants` with `args` and compares every output with the
 /// plain call's (`expected`).
 fn check_bound(
@@ -228,7 +216,7 @@ fn check_bound(
         let mut source = CallArgs::new(variants.path, call);
         let bound = compile(options, &mut source)
             .unwrap_or_else(|e| panic!("{} ({label}): {e}", variants.path));
-        let got = run(&*bound, call, written);
+        let got = outputs(&*bound, call, written);
         for name in written {
             assert!(
                 bit_equal(&got[name], &expected[name]),
@@ -254,7 +242,7 @@ fn check_variants(g: &TestGrid) {
             for (variant, setup) in calls.iter().enumerate() {
                 let seed = 1000 * index as u64 + variant as u64;
                 let call = random_call(&signature, &g.grid, setup, seed);
-                let expected = run(&*plain, &call, &written);
+                let expected = outputs(&*plain, &call, &written);
                 assert!(
                     written
                         .iter()
@@ -470,7 +458,7 @@ fn cartesian_static_variants_match_the_plain_call() {
             for (variant, sizes) in [(9, 11, 5), (12, 8, 3)].into_iter().enumerate() {
                 let seed = 1000 * index as u64 + variant as u64;
                 let call = cartesian_call(c.program, &signature, sizes, seed);
-                let expected = run(&*plain, &call, &written);
+                let expected = outputs(&*plain, &call, &written);
                 assert!(
                     written
                         .iter()
@@ -482,7 +470,7 @@ fn cartesian_static_variants_match_the_plain_call() {
                     let mut source = CallArgs::new(c.program, &call);
                     let bound = compile(&options, &mut source)
                         .unwrap_or_else(|e| panic!("{} ({label}): {e}", c.program));
-                    let got = run(&*bound, &call, &written);
+                    let got = outputs(&*bound, &call, &written);
                     for name in &written {
                         assert!(
                             bit_equal(&got[name], &expected[name]),

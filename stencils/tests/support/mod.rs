@@ -707,27 +707,38 @@ pub fn written_by(signature: &Signature) -> Vec<String> {
         .collect()
 }
 
-/// The outputs `written` of `program` after one call with the arguments of `call`.
+/// The outputs `written` of `program` after one call with the arguments of `call`, widened
+/// to f64 (f32 widens exactly, NaN stays NaN).
 pub fn run_dynamic(
     program: &dyn DynProgram,
     call: &Call,
     written: &[String],
-) -> Result<BTreeMap<String, DynArray>, Error> {
+) -> Result<BTreeMap<String, ArrayD<f64>>, Error> {
     let mut args = CallArgs::new(program.name(), call);
     program.call_dynamic(&mut args)?;
     written
         .iter()
         .map(|name| {
-            args.outputs
-                .remove(name)
-                .map(|a| (name.clone(), a))
-                .ok_or_else(|| args.error(name, "not handed back".to_string()))
+            let output = args.outputs.remove(name);
+            match output.as_ref().and_then(widened) {
+                Some(a) => Ok((name.clone(), a)),
+                None => Err(args.error(name, format!("handed back {output:?}"))),
+            }
         })
         .collect()
 }
 
+/// [`run_dynamic`] for a call that must succeed.
+pub fn outputs(
+    program: &dyn DynProgram,
+    call: &Call,
+    written: &[String],
+) -> BTreeMap<String, ArrayD<f64>> {
+    run_dynamic(program, call, written).unwrap_or_else(|e| panic!("{}: {e}", program.name()))
+}
+
 /// An f64 or f32 array as f64 (f32 widens exactly, NaN stays NaN).
-pub fn widened(array: &DynArray) -> Option<ArrayD<f64>> {
+fn widened(array: &DynArray) -> Option<ArrayD<f64>> {
     match array {
         DynArray::F64(a) => Some(a.clone()),
         DynArray::F32(a) => Some(a.mapv(f64::from)),
@@ -746,4 +757,19 @@ pub fn float_param<'c>(call: &'c Call, name: &str) -> &'c ArrayD<f64> {
 /// Equal shapes and bits (so NaN equals NaN of the same payload).
 pub fn bit_equal(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
     a.shape() == b.shape() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// ICON's Smagorinsky enhancement profile (`nshift = 0`) at full-level height `zf`, written out
+/// independently of the DSL: constant `fac[0]` up to `z[0]`, linear to `fac[1]` at `z[1]`, then
+/// quadratic through `fac[2]` (at `z[2]`) towards `fac[3]` (at `z[3]`).
+pub fn icon_smagorinsky_enhancement(zf: f64, fac: [f64; 4], z: [f64; 4]) -> f64 {
+    let [fac1, fac2, fac3, fac4] = fac;
+    let [z1, z2, z3, z4] = z;
+    let dz21 = z2 - z1;
+    let (df32, df42, dz32, dz42) = (fac3 - fac2, fac4 - fac2, z3 - z2, z4 - z2);
+    let bqdr = (df42 * dz32 - df32 * dz42) / (dz32 * dz42 * (dz42 - dz32));
+    let aqdr = df32 / dz32 - bqdr * dz32;
+    let dzlin = (zf - z1).clamp(0.0, dz21);
+    let dzqdr = (zf - z2).clamp(0.0, dz42);
+    fac1 + dzlin * (fac2 - fac1) / dz21 + dzqdr * (aqdr + dzqdr * bqdr)
 }
