@@ -1,5 +1,6 @@
 //! The ICON test setup that `icon_on_grids.rs`, `static_variants.rs` and `mixed_precision.rs`
-//! share (each includes it with `mod support;`):
+//! share (each includes it with `mod support;`; `cpu_temporaries.rs` takes its grid and
+//! connectivities, `diffusion.rs` ICON's Smagorinsky profile):
 //! - generated grids ([`global_grid`]: R2B2 with the 12 pentagons' skip values;
 //!   [`limited_area_grid`]: a cut of R2B3 that keeps its boundary -1 entries;
 //!   [`limited_area_grid_with_skips_replaced`]: the same cut as ICON4Py loads it), their
@@ -8,7 +9,8 @@
 //!   the value ranges its inputs need;
 //! - seeded random arguments by signature ([`random_call`]), held as a reference [`Call`] and
 //!   fed to `call_dynamic` by [`CallArgs`], which hands f64 values to f32 parameters rounded
-//!   (they are rounded when drawn, so the reference sees exactly what the program gets).
+//!   (they are rounded when drawn, so the reference sees exactly what the program gets), and
+//!   run by [`run_dynamic`] / [`outputs`], which hand back the written outputs widened to f64.
 
 #![allow(dead_code)]
 
