@@ -2,14 +2,18 @@
 //! parameter block of a kernel (its `#[repr(C)]` struct as bytes, filled by field role), NVRTC
 //! options and the cache key. The device code in `device.rs` only adds pointers and calls.
 
-use gt4rs_ir::fieldview::{BinaryOp, MathFun, UnaryOp};
-use gt4rs_ir::stage::{Bound, Node, NodeId, Stage};
-use gt4rs_ir::{CmpOp, ScalarType};
+use std::collections::BTreeMap;
+
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
+use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
+use gt4rs_ir::{CmpOp, ScalarType, Type};
 
 use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
 use crate::backend::embedded::ScalarValue;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
+use crate::connectivity::ConnectivityTable;
+use crate::error::Error;
 
 /// Where a field argument lives on the device, and its index space.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -364,19 +368,313 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
         .collect())
 }
 
+/// The tuning constants as `-D` options (`GT4RS_BLOCK_SIZE`, `GT4RS_K_BLOCK`), the block size
+/// being the one [`plan_call`] launches with.
+pub fn tuning_defines(options: &CudaOptions) -> Vec<String> {
+    vec![
+        format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
+        format!("-DGT4RS_K_BLOCK={}", options.k_block.max(1)),
+    ]
+}
+
 /// NVRTC options for `arch` (e.g. `sm_90`): the architecture through `options` (cudarc's
 /// `arch` wants a `&'static str`), the tuning constants as macros.
 pub fn nvrtc_options(arch: &str, options: &CudaOptions) -> Vec<String> {
     let mut out = vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
-        format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
-        format!("-DGT4RS_K_BLOCK={}", options.k_block.max(1)),
     ];
+    out.extend(tuning_defines(options));
     if options.max_registers > 0 {
         out.push(format!("--maxrregcount={}", options.max_registers));
     }
     out
+}
+
+/// The static argument values of `static_args` (by name) per parameter index, each checked to
+/// name a static parameter of the value's type.
+pub fn resolve_statics(
+    name: &str,
+    program: &Program,
+    static_args: Option<&BTreeMap<String, ScalarValue>>,
+) -> Result<Vec<Option<ScalarValue>>, Error> {
+    let mut statics: Vec<Option<ScalarValue>> = vec![None; program.params.len()];
+    for (given, value) in static_args.into_iter().flatten() {
+        let i = program
+            .params
+            .iter()
+            .position(|p| &p.name == given && p.is_static)
+            .ok_or_else(|| Error::Argument {
+                program: name.to_string(),
+                arg: given.clone(),
+                message: "no static argument of this name".into(),
+            })?;
+        if program.params[i].ty != Type::Scalar(value_dtype(*value)) {
+            return Err(Error::Argument {
+                program: name.to_string(),
+                arg: given.clone(),
+                message: format!("static value {value:?} is not a {}", program.params[i].ty),
+            });
+        }
+        statics[i] = Some(*value);
+    }
+    Ok(statics)
+}
+
+/// The element type of a scalar value.
+pub fn value_dtype(v: ScalarValue) -> ScalarType {
+    match v {
+        ScalarValue::Bool(_) => ScalarType::Bool,
+        ScalarValue::I32(_) => ScalarType::I32,
+        ScalarValue::I64(_) => ScalarType::I64,
+        ScalarValue::F32(_) => ScalarType::F32,
+        ScalarValue::F64(_) => ScalarType::F64,
+    }
+}
+
+/// Bytes per element of `t` on the device.
+pub fn dtype_size(t: ScalarType) -> usize {
+    match t {
+        ScalarType::Bool => 1,
+        ScalarType::I32 | ScalarType::F32 => 4,
+        ScalarType::I64 | ScalarType::F64 => 8,
+    }
+}
+
+/// Element strides of a dense row-major buffer of `shape` (how fields are uploaded and
+/// temporaries allocated).
+pub fn dense_strides(shape: &[usize]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1] as i64;
+    }
+    strides
+}
+
+/// `(offset name, target size)` of each table, in `used_offsets` order (for the bounds of
+/// stages that cover a whole neighbour dimension).
+pub fn target_sizes(
+    program: &Program,
+    tables: &[std::sync::Arc<ConnectivityTable>],
+) -> Vec<(String, i64)> {
+    program
+        .used_offsets()
+        .into_iter()
+        .zip(tables)
+        .map(|(o, t)| (o.name.clone(), t.target_size() as i64))
+        .collect()
+}
+
+/// One argument of a call as the launcher sees it: a field in device memory, or a scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg {
+    Field { dtype: ScalarType, meta: FieldMeta },
+    Scalar(ScalarValue),
+}
+
+/// One kernel launch of a call: which kernel, its parameter block, grid and block size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelLaunch {
+    /// Index into the program's kernels (= its stage).
+    pub kernel: usize,
+    /// The kernel's by-value parameter struct (see [`param_block`]).
+    pub params: Vec<u64>,
+    /// `(x, y)` blocks; `z` is 1.
+    pub grid: (u32, u32),
+    /// Threads per block (x; y and z are 1).
+    pub block: u32,
+}
+
+/// What a program's launches depend on besides a call's arguments: fixed at `compile()`.
+pub struct LaunchPlan<'a> {
+    pub name: &'a str,
+    pub program: &'a Program,
+    pub stages: &'a StageProgram,
+    pub kernels: &'a [KernelInfo],
+    /// Static argument values compiled in (per parameter index).
+    pub statics: &'a [Option<ScalarValue>],
+    pub target_sizes: &'a [(String, i64)],
+    pub options: CudaOptions,
+}
+
+impl LaunchPlan<'_> {
+    fn arg_error(&self, arg: &str, message: String) -> Error {
+        Error::Argument {
+            program: self.name.to_string(),
+            arg: arg.to_string(),
+            message,
+        }
+    }
+
+    /// The launches of one call, in stage order (stages with an empty domain launch nothing).
+    /// Checks the arguments against the program's parameters and static values. `tables` are
+    /// the device address and row count of each connectivity (`used_offsets` order);
+    /// `error_base` is the address of kernel 0's error slot (kernel `i` uses
+    /// `error_base + 4 i`). `temporary(t, bytes)` gives the address of a buffer of at least
+    /// `bytes` for temporary `t`, which holds it row-major over the stage's domain.
+    pub fn plan_call(
+        &self,
+        args: &[CallArg],
+        tables: &[(u64, i64)],
+        error_base: u64,
+        temporary: &mut dyn FnMut(usize, usize) -> Result<u64, Error>,
+    ) -> Result<Vec<KernelLaunch>, Error> {
+        let params = &self.program.params;
+        if args.len() != params.len() {
+            return Err(self.arg_error(
+                "",
+                format!("expected {} arguments, got {}", params.len(), args.len()),
+            ));
+        }
+        let mut fields: Vec<Option<FieldMeta>> = Vec::with_capacity(args.len());
+        let mut scalars: Vec<Option<ScalarValue>> = Vec::with_capacity(args.len());
+        for (i, (a, p)) in args.iter().zip(params).enumerate() {
+            match (&p.ty, a) {
+                (Type::Field { dims, dtype }, CallArg::Field { dtype: got, meta }) => {
+                    if got != dtype || meta.shape.len() != dims.len() {
+                        return Err(self.arg_error(
+                            &p.name,
+                            format!(
+                                "expected {}, got a {}-d {:?} device field",
+                                p.ty,
+                                meta.shape.len(),
+                                got
+                            ),
+                        ));
+                    }
+                    fields.push(Some(meta.clone()));
+                    scalars.push(None);
+                }
+                (Type::Scalar(_), CallArg::Scalar(given)) => {
+                    if let Some(compiled) = self.statics.get(i).copied().flatten() {
+                        if compiled != *given {
+                            return Err(self.arg_error(
+                                &p.name,
+                                format!(
+                                    "compiled with the static value {compiled:?}, called with {given:?}"
+                                ),
+                            ));
+                        }
+                    }
+                    fields.push(None);
+                    scalars.push(Some(*given));
+                }
+                _ => {
+                    return Err(self.arg_error(
+                        &p.name,
+                        "a field where a scalar is expected, or the reverse".into(),
+                    ))
+                }
+            }
+        }
+        let bound_fields: Vec<Option<(&[String], FieldMeta)>> = params
+            .iter()
+            .zip(&fields)
+            .map(|(p, f)| match (&p.ty, f) {
+                (Type::Field { dims, .. }, Some(f)) => Some((dims.as_slice(), f.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut temp_meta: Vec<Option<FieldMeta>> = vec![None; self.stages.temporaries.len()];
+        let mut launches = Vec::with_capacity(self.kernels.len());
+        for (i, (info, stage)) in self.kernels.iter().zip(&self.stages.stages).enumerate() {
+            let first = stage
+                .outputs
+                .first()
+                .and_then(|o| match o.target {
+                    Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
+                    Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
+                })
+                .cloned()
+                .unwrap_or(FieldMeta {
+                    address: 0,
+                    origin: vec![],
+                    shape: vec![],
+                    strides: vec![],
+                });
+            let bounds = stage_bounds(
+                stage,
+                &BoundInputs {
+                    first_output: (first.origin.as_slice(), first.shape.as_slice()),
+                    fields: &bound_fields,
+                    scalars: &scalars,
+                    target_sizes: self.target_sizes,
+                },
+            )
+            .map_err(|m| Error::Domain {
+                program: self.name.to_string(),
+                message: m,
+            })?;
+            let outer: u64 = info
+                .outer_dims
+                .iter()
+                .map(|&d| (bounds[d].1 - bounds[d].0) as u64)
+                .product();
+            let levels = info
+                .vertical_dim
+                .map(|d| (bounds[d].1 - bounds[d].0) as u64)
+                .unwrap_or(1);
+            if outer == 0 || levels == 0 {
+                continue;
+            }
+            // Temporaries this stage writes cover its domain, row-major.
+            for o in &stage.outputs {
+                let Source::Temporary(t) = o.target else {
+                    continue;
+                };
+                let t = t as usize;
+                let dtype = self
+                    .stages
+                    .temporaries
+                    .get(t)
+                    .ok_or_else(|| self.arg_error("", "temporary out of range".into()))?
+                    .dtype;
+                let shape: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
+                let bytes = shape.iter().product::<usize>() * dtype_size(dtype);
+                temp_meta[t] = Some(FieldMeta {
+                    address: temporary(t, bytes.max(1))?,
+                    origin: bounds.iter().map(|(lo, _)| *lo).collect(),
+                    strides: dense_strides(&shape),
+                    shape: shape.iter().map(|&n| n as i64).collect(),
+                });
+            }
+            let inputs = LaunchInputs {
+                temporaries: &temp_meta,
+                fields: &fields,
+                scalars: &scalars,
+                tables,
+                bounds: &bounds,
+                error: error_base + 4 * i as u64,
+            };
+            let params = param_block(info, &inputs).map_err(|m| Error::Execution {
+                program: self.name.to_string(),
+                message: m,
+            })?;
+            launches.push(KernelLaunch {
+                kernel: i,
+                params,
+                grid: info.grid(outer, levels, self.options.block_size, self.options.k_block),
+                block: self.options.block_size.max(1),
+            });
+        }
+        Ok(launches)
+    }
+}
+
+/// The error of a call from its kernels' error slots (one code per kernel, 0 when the
+/// kernel recorded nothing): the first recorded failure, with its message.
+pub fn recorded_error(name: &str, kernels: &[KernelInfo], codes: &[i32]) -> Result<(), Error> {
+    match codes.iter().enumerate().find(|(_, c)| **c != 0) {
+        None => Ok(()),
+        Some((i, &code)) => Err(Error::Execution {
+            program: name.to_string(),
+            message: kernels
+                .get(i)
+                .and_then(|k| k.error_message(code))
+                .unwrap_or("a kernel reported an unknown error")
+                .to_string(),
+        }),
+    }
 }
 
 /// The cache key of a compiled module: source, options, architecture and driver version.
