@@ -7,13 +7,17 @@
 //! kernels' error slots. Skips where g++ is missing.
 
 use std::collections::BTreeMap;
+
+use gt4rs::prelude::*;
 use std::ops::Range;
 
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::dynamic::{DynArray, DynField, DynProgram};
 use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::{Backend, Connectivities, Connectivity, Error, Field, Options};
-use gt4rs_tests::cuda_host::{check_against_cpu, gxx_available, HostProgram, NamedArgs, TUNINGS};
+use gt4rs_tests::cuda_host::{
+    changed, check_against_cpu, gxx_available, HostProgram, NamedArgs, TUNINGS,
+};
 use ndarray::{Array2, ArrayD, IxDyn};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -151,4 +155,307 @@ fn nabla4_agrees_with_the_cpu_backend() {
         0.0,
     )
     .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The message of the emulated CUDA call's error, and that of the CPU backend's.
+fn both_fail(
+    cpu_program: &dyn DynProgram,
+    translation: &Translation,
+    options: &Options,
+    args: &NamedArgs,
+) -> (String, String) {
+    let cpu_error = cpu_program
+        .call_dynamic(&mut args.clone())
+        .expect_err("the CPU backend reports the failure");
+    let host = HostProgram::compile(translation, options, TUNINGS[0]).expect("compiles");
+    let mut got = args.clone();
+    let cuda_error = host
+        .call_dynamic(&mut got)
+        .expect_err("the emulated kernels report the failure");
+    assert!(
+        matches!(cuda_error, Error::Execution { .. }),
+        "{cuda_error:?}"
+    );
+    // A failed call hands no outputs back (the launcher downloads only after a clean sync).
+    for (name, before) in &args.fields {
+        assert!(
+            !changed(&before.data, &got.fields[name].data),
+            "`{name}` changed in a failed call"
+        );
+    }
+    (cpu_error.to_string(), cuda_error.to_string())
+}
+
+#[test]
+fn nabla4_reports_a_missing_neighbour_and_a_domain_outside_its_output() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(3);
+    let mut table = random_table(&mut r, NE as usize, 4, NV as usize - 2);
+    // A skip value in a row inside the domain, read by a fixed-slot shift.
+    table[[10, 2]] = -1;
+    let c = nabla4_case(4, table);
+    let prog = calculate_nabla4::compile(&cpu(&c.options)).expect("compiles");
+    let t = translation!(calculate_nabla4);
+    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &c.options, &c.args);
+    for msg in [&cpu_msg, &cuda_msg] {
+        assert!(msg.contains("E2C2V"), "{msg}");
+    }
+    // A vertical domain beyond the output's levels.
+    let table = random_table(&mut r, NE as usize, 4, NV as usize - 2);
+    let mut c = nabla4_case(5, table);
+    c.args
+        .scalars
+        .insert("vertical_end".into(), ScalarValue::I32(NK as i32 + 2));
+    let prog = calculate_nabla4::compile(&cpu(&c.options)).expect("compiles");
+    let (_, cuda_msg) = both_fail(&prog, &t, &c.options, &c.args);
+    assert!(
+        cuda_msg.contains("z_nabla4_e2") || cuda_msg.contains("K"),
+        "{cuda_msg}"
+    );
+}
+
+#[test]
+fn laplacian_with_nonzero_origins_agrees_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(6);
+    let n = 37;
+    let a = random_f64(&mut r, &[-1..n + 1, -1..n / 2 + 1, 2..2 + NK]);
+    let out = poisoned(&[0..n, 0..n / 2, 2..2 + NK]);
+    let options = Options::new(Backend::Cpu);
+    let prog = laplacian::compile(&options).expect("compiles");
+    let args = args("laplacian", vec![("a", a), ("out", out)], vec![]);
+    check_against_cpu(
+        &prog,
+        &translation!(laplacian),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn reductions_skip_missing_neighbours_as_on_the_cpu() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(7);
+    let mut table = random_table(&mut r, NE as usize, 2, NC as usize);
+    for e in (0..NE as usize).step_by(5) {
+        table[[e, e % 2]] = -1;
+    }
+    let e2c = Connectivity::<E2C>::new(table, NC as usize).expect("valid table");
+    let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c));
+    let prog = reductions::compile(&options).expect("compiles");
+    let args = args(
+        "reductions",
+        vec![
+            ("f", random_f64(&mut r, &[0..NC, 0..NK])),
+            ("w", random_f64(&mut r, &[0..NE, 0..2])),
+            ("kf", random_f64(&mut r, &[0..NK])),
+            ("out", poisoned(&[0..NE, 0..NK])),
+        ],
+        vec![("vertical_end", NK as i32 - 1)],
+    );
+    check_against_cpu(
+        &prog,
+        &translation!(reductions),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn concat_where_and_select_agree_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(8);
+    let options = Options::new(Backend::Cpu);
+    let prog = concat_select::compile(&options).expect("compiles");
+    let ck = [0..NC, 0..NK];
+    let args = args(
+        "concat_select",
+        vec![
+            ("a", random_f64(&mut r, &ck)),
+            ("out1", poisoned(&ck)),
+            ("out2", poisoned(&ck)),
+            ("out3", poisoned(&ck)),
+        ],
+        vec![("nlev", NK as i32)],
+    );
+    check_against_cpu(
+        &prog,
+        &translation!(concat_select),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn scans_agree_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(9);
+    let options = Options::new(Backend::Cpu);
+    let prog = scans::compile(&options).expect("compiles");
+    let ck = [3..NC + 3, 0..NK];
+    let args = args(
+        "scans",
+        vec![
+            ("a", random_f64(&mut r, &ck)),
+            ("fs", poisoned(&ck)),
+            ("fp", poisoned(&ck)),
+            ("bs", poisoned(&ck)),
+            ("bp", poisoned(&ck)),
+        ],
+        vec![],
+    );
+    check_against_cpu(&prog, &translation!(scans), &options, &args, &TUNINGS, 0.0)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn dynamic_case(r: &mut ChaCha8Rng, leave_at: Option<(usize, usize)>) -> NamedArgs {
+    let ck = [0..NC, 0..NK];
+    let mut off = ArrayD::from_shape_fn(IxDyn(&[NC as usize, NK as usize]), |ix| {
+        let k = ix[1] as i32;
+        r.random_range(-k..NK as i32 - k)
+    });
+    if let Some((c, k)) = leave_at {
+        off[[c, k]] = NK as i32 - k as i32;
+    }
+    args(
+        "dynamic_and_domains",
+        vec![
+            ("a", random_f64(r, &ck)),
+            (
+                "off",
+                DynField {
+                    data: DynArray::I32(off),
+                    origin: vec![0, 0],
+                },
+            ),
+            ("out", poisoned(&ck)),
+            ("out2", poisoned(&ck)),
+        ],
+        vec![("nk", NK as i32 - 2)],
+    )
+}
+
+#[test]
+fn dynamic_shifts_and_per_call_domains_agree_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(10);
+    let options = Options::new(Backend::Cpu);
+    let prog = dynamic_and_domains::compile(&options).expect("compiles");
+    let t = translation!(dynamic_and_domains);
+    let args = dynamic_case(&mut r, None);
+    check_against_cpu(&prog, &t, &options, &args, &TUNINGS, 0.0).unwrap_or_else(|e| panic!("{e}"));
+    // An offset that leaves the field inside the domain.
+    let args = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
+    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &options, &args);
+    for msg in [cpu_msg, cuda_msg] {
+        assert!(msg.contains("`a`") && msg.contains("K"), "{msg}");
+    }
+}
+
+#[field_operator]
+fn integer_ops(
+    n: Field<(Cell, K), i32>,
+    m: Field<(Cell, K), i32>,
+) -> (
+    Field<(Cell, K), i32>,
+    Field<(Cell, K), i32>,
+    Field<(Cell, K), i32>,
+    Field<(Cell, K), i32>,
+) {
+    (n / m, n % m, n.div_euclid(m), n.rem_euclid(m))
+}
+
+#[program]
+fn integer_division(
+    n: &Field<(Cell, K), i32>,
+    m: &Field<(Cell, K), i32>,
+    q: &mut Field<(Cell, K), i32>,
+    r: &mut Field<(Cell, K), i32>,
+    qe: &mut Field<(Cell, K), i32>,
+    re: &mut Field<(Cell, K), i32>,
+) {
+    integer_ops(n, m).write_to((q, r, qe, re));
+}
+
+fn int_field(values: ArrayD<i32>) -> DynField {
+    DynField {
+        origin: vec![0; values.ndim()],
+        data: DynArray::I32(values),
+    }
+}
+
+fn division_case(r: &mut ChaCha8Rng, zero_at: Option<[usize; 2]>) -> NamedArgs {
+    let shape = IxDyn(&[NC as usize, NK as usize]);
+    let n = ArrayD::from_shape_fn(shape.clone(), |_| r.random_range(-1000..1000));
+    let mut m = ArrayD::from_shape_fn(shape.clone(), |_| {
+        let v: i32 = r.random_range(1..20);
+        if r.random_bool(0.5) {
+            -v
+        } else {
+            v
+        }
+    });
+    // Rust's wrapping MIN / -1 and MIN % -1.
+    m[[0, 0]] = -1;
+    let mut n = n;
+    n[[0, 0]] = i32::MIN;
+    if let Some(at) = zero_at {
+        m[at] = 0;
+    }
+    let poison = || int_field(ArrayD::from_elem(shape.clone(), i32::MIN + 7));
+    args(
+        "integer_division",
+        vec![
+            ("n", int_field(n)),
+            ("m", int_field(m)),
+            ("q", poison()),
+            ("r", poison()),
+            ("qe", poison()),
+            ("re", poison()),
+        ],
+        vec![],
+    )
+}
+
+#[test]
+fn integer_division_agrees_and_a_zero_divisor_is_an_error() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(11);
+    let options = Options::new(Backend::Cpu);
+    let prog = integer_division::compile(&options).expect("compiles");
+    let t = translation!(integer_division);
+    let args = division_case(&mut r, None);
+    check_against_cpu(&prog, &t, &options, &args, &TUNINGS[..1], 0.0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let args = division_case(&mut r, Some([NC as usize / 2, 3]));
+    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &options, &args);
+    for msg in [cpu_msg, cuda_msg] {
+        assert!(
+            msg.contains("integer_division") && msg.contains("division by zero"),
+            "{msg}"
+        );
+    }
 }
