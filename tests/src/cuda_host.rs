@@ -22,8 +22,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gt4rs::__private::cuda_backend::launch::{
-    dense_strides, recorded_error, resolve_statics, static_defines, target_sizes, tuning_defines,
-    CallArg, FieldMeta, LaunchPlan,
+    dense_strides, named_tables, recorded_error, resolve_statics, static_defines, tuning_defines,
+    CallArg, FieldMeta, LaunchPlan, NamedTable,
 };
 use gt4rs::__private::cuda_source::{KernelInfo, Translation};
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField};
@@ -160,7 +160,7 @@ pub struct HostProgram {
     stages: StageProgram,
     kernels: &'static [KernelInfo],
     statics: Vec<Option<ScalarValue>>,
-    target_sizes: Vec<(String, i64)>,
+    named_tables: Vec<NamedTable>,
     tables: Vec<Arc<ConnectivityTable>>,
     options: CudaOptions,
     /// The compile-time defines (tuning and static values), as NVRTC would get them.
@@ -223,7 +223,7 @@ impl HostProgram {
         Ok(HostProgram {
             name,
             program,
-            target_sizes: target_sizes(program, &tables),
+            named_tables: named_tables(program, &tables),
             stages,
             kernels,
             statics,
@@ -305,7 +305,7 @@ impl HostProgram {
             stages: &self.stages,
             kernels: self.kernels,
             statics: &self.statics,
-            target_sizes: &self.target_sizes,
+            named_tables: &self.named_tables,
             options: self.options,
         };
         let launches = plan.plan_call(

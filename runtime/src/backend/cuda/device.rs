@@ -21,8 +21,8 @@ use gt4rs_ir::stage::StageProgram;
 use gt4rs_ir::ScalarType;
 
 use crate::backend::cuda::launch::{
-    cache_key, dense_strides, nvrtc_options, recorded_error, resolve_statics, static_defines,
-    target_sizes, CallArg, FieldMeta, LaunchPlan,
+    cache_key, dense_strides, named_tables, nvrtc_options, recorded_error, resolve_statics,
+    static_defines, CallArg, FieldMeta, LaunchPlan, NamedTable,
 };
 use crate::backend::cuda::source::{KernelInfo, Translation};
 use crate::backend::embedded::{Arg, FieldView, FieldViewMut, ScalarValue};
@@ -457,7 +457,8 @@ pub struct CudaProgram {
     functions: Vec<CudaFunction>,
     stream: Arc<CudaStream>,
     tables: Vec<(CudaSlice<i32>, i64)>,
-    target_sizes: Vec<(String, i64)>,
+    /// Host copies of the tables, by offset name (reach bounds are computed on the host).
+    named_tables: Vec<NamedTable>,
     /// Static argument values compiled in (per parameter index).
     statics: Vec<Option<ScalarValue>>,
     temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
@@ -522,12 +523,12 @@ impl CudaProgram {
             let errors = stream
                 .alloc_zeros::<i32>(kernels.len().max(1))
                 .map_err(driver(name))?;
-            let target_sizes = target_sizes(program, tables_in);
+            let named_tables = named_tables(program, tables_in);
             let temporaries = Mutex::new((0..stages.temporaries.len()).map(|_| None).collect());
             Ok(CudaProgram {
                 statics,
                 temporaries,
-                target_sizes,
+                named_tables,
                 name,
                 program,
                 stages,
@@ -643,7 +644,7 @@ impl CudaProgram {
             stages: &self.stages,
             kernels: self.kernels,
             statics: &self.statics,
-            target_sizes: &self.target_sizes,
+            named_tables: &self.named_tables,
             options: self.options,
         };
         let launches = plan.plan_call(&call_args, &tables, error_base, &mut temporary)?;

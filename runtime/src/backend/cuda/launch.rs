@@ -3,6 +3,7 @@
 //! options and the cache key. The device code in `device.rs` only adds pointers and calls.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
@@ -10,6 +11,7 @@ use gt4rs_ir::{CmpOp, ScalarType, Type};
 
 use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
 use crate::backend::embedded::ScalarValue;
+use crate::backend::kernel::table_reach;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
 use crate::connectivity::ConnectivityTable;
@@ -172,9 +174,12 @@ pub struct BoundInputs<'a> {
     /// Per program parameter: its dimension names and device field (None for scalars).
     pub fields: &'a [Option<(&'a [String], FieldMeta)>],
     pub scalars: &'a [Option<ScalarValue>],
-    /// `(offset name, target size)` of every connectivity.
-    pub target_sizes: &'a [(String, i64)],
+    /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
+    pub tables: &'a [NamedTable],
 }
+
+/// A connectivity table and the name of its offset.
+pub type NamedTable = (String, Arc<ConnectivityTable>);
 
 /// The value of a bound node when the given scalars determine it (`None` otherwise).
 pub fn node_bound(stage: &Stage, bound: &Bound, scalars: &[Option<ScalarValue>]) -> Option<i64> {
@@ -226,50 +231,74 @@ pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64,
     let (origin, shape) = inputs.first_output;
     let mut out = Vec::with_capacity(stage.domain.len());
     for (j, r) in stage.domain.iter().enumerate() {
-        let full = |end: bool| -> Result<i64, String> {
-            let (o, n) = origin
-                .get(j)
-                .zip(shape.get(j))
-                .ok_or("the first output has fewer dimensions than the domain")?;
-            Ok(if end { o + n } else { *o })
-        };
-        let field_bound = |param: u32, dim: &str, end: bool| -> Result<i64, String> {
-            let (dims, meta) = inputs
-                .fields
-                .get(param as usize)
-                .and_then(Option::as_ref)
-                .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
-            let d = dims
-                .iter()
-                .position(|x| x == dim)
-                .ok_or_else(|| format!("parameter {param} has no dimension `{dim}`"))?;
-            let (o, n) = (meta.origin[d], meta.shape[d]);
-            Ok(if end { o + n } else { o })
-        };
-        let bound = |b: &Bound, end: bool| -> Result<i64, String> {
-            match b {
-                Bound::OutputFull => full(end),
-                Bound::Node(id) => eval(stage, *id, inputs.scalars)?
-                    .int()
-                    .ok_or_else(|| format!("the domain bound along {} is not an integer", r.dim)),
-                Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
-                Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
-                // The CUDA backend computes a reach-bounded temporary over the whole `to`
-                // dimension (its tables live on the device).
-                Bound::Reach { .. } if !end => Ok(0),
-                Bound::TargetSize { offset } | Bound::Reach { offset, .. } => inputs
-                    .target_sizes
-                    .iter()
-                    .find(|(o, _)| o == offset)
-                    .map(|(_, n)| *n)
-                    .ok_or_else(|| format!("no connectivity for `{offset}`")),
-            }
-        };
-        let lo = bound(&r.start, false)?;
-        let hi = bound(&r.end, true)?.max(lo);
+        let full = origin
+            .get(j)
+            .zip(shape.get(j))
+            .map(|(o, n)| (*o, o + n))
+            .ok_or_else(|| "the first output has fewer dimensions than the domain".to_string());
+        let lo = bound_value(stage, &r.dim, &r.start, false, &full, inputs)?;
+        let hi = bound_value(stage, &r.dim, &r.end, true, &full, inputs)?.max(lo);
         out.push((lo, hi));
     }
     Ok(out)
+}
+
+/// The start (`end == false`) or end of bound `b` of domain dimension `dim`; `full` is the
+/// first output's range along it.
+fn bound_value(
+    stage: &Stage,
+    dim: &str,
+    b: &Bound,
+    end: bool,
+    full: &Result<(i64, i64), String>,
+    inputs: &BoundInputs<'_>,
+) -> Result<i64, String> {
+    let field_bound = |param: u32, field_dim: &str, end: bool| -> Result<i64, String> {
+        let (dims, meta) = inputs
+            .fields
+            .get(param as usize)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
+        let d = dims
+            .iter()
+            .position(|x| x == field_dim)
+            .ok_or_else(|| format!("parameter {param} has no dimension `{field_dim}`"))?;
+        let (o, n) = (meta.origin[d], meta.shape[d]);
+        Ok(if end { o + n } else { o })
+    };
+    let table = |offset: &str| {
+        inputs
+            .tables
+            .iter()
+            .find(|(o, _)| o == offset)
+            .map(|(_, t)| t)
+            .ok_or_else(|| format!("no connectivity for `{offset}`"))
+    };
+    match b {
+        Bound::OutputFull => full.clone().map(|(lo, hi)| if end { hi } else { lo }),
+        Bound::Node(id) => eval(stage, *id, inputs.scalars)?
+            .int()
+            .ok_or_else(|| format!("the domain bound along {dim} is not an integer")),
+        Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
+        Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
+        Bound::TargetSize { offset } => Ok(table(offset)?.target_size() as i64),
+        // A temporary read through a neighbour table covers the entries the reading rows
+        // hold, as on the CPU (`kernel::table_reach`): boundary rows outside them may hold -1
+        // entries the temporary's own gathers would fail on. Their rows' own bounds see no
+        // output range (as on the CPU).
+        Bound::Reach {
+            offset,
+            rows_start,
+            rows_end,
+        } => {
+            let t = table(offset)?;
+            let no_full = Ok((0, 0));
+            let lo = bound_value(stage, dim, rows_start, false, &no_full, inputs)?;
+            let hi = bound_value(stage, dim, rows_end, true, &no_full, inputs)?;
+            let (least, past) = table_reach(t.as_slice(), t.count(), lo, hi);
+            Ok(if end { past } else { least })
+        }
+    }
 }
 
 /// Everything a kernel's parameter block is made of, for one launch.
@@ -451,17 +480,13 @@ pub fn dense_strides(shape: &[usize]) -> Vec<i64> {
     strides
 }
 
-/// `(offset name, target size)` of each table, in `used_offsets` order (for the bounds of
-/// stages that cover a whole neighbour dimension).
-pub fn target_sizes(
-    program: &Program,
-    tables: &[std::sync::Arc<ConnectivityTable>],
-) -> Vec<(String, i64)> {
+/// Each table with its offset's name (`tables` in `used_offsets` order, as bound).
+pub fn named_tables(program: &Program, tables: &[Arc<ConnectivityTable>]) -> Vec<NamedTable> {
     program
         .used_offsets()
         .into_iter()
         .zip(tables)
-        .map(|(o, t)| (o.name.clone(), t.target_size() as i64))
+        .map(|(o, t)| (o.name.clone(), t.clone()))
         .collect()
 }
 
@@ -493,7 +518,8 @@ pub struct LaunchPlan<'a> {
     pub kernels: &'a [KernelInfo],
     /// Static argument values compiled in (per parameter index).
     pub statics: &'a [Option<ScalarValue>],
-    pub target_sizes: &'a [(String, i64)],
+    /// Host copies of the connectivities, by offset name (for reach and target-size bounds).
+    pub named_tables: &'a [NamedTable],
     pub options: CudaOptions,
 }
 
@@ -598,7 +624,7 @@ impl LaunchPlan<'_> {
                     first_output: (first.origin.as_slice(), first.shape.as_slice()),
                     fields: &bound_fields,
                     scalars: &scalars,
-                    target_sizes: self.target_sizes,
+                    tables: self.named_tables,
                 },
             )
             .map_err(|m| Error::Domain {
@@ -614,10 +640,9 @@ impl LaunchPlan<'_> {
                 .vertical_dim
                 .map(|d| (bounds[d].1 - bounds[d].0) as u64)
                 .unwrap_or(1);
-            if outer == 0 || levels == 0 {
-                continue;
-            }
-            // Temporaries this stage writes cover its domain, row-major.
+            // Temporaries this stage writes cover its domain, row-major; one of an empty
+            // domain (a reach over rows without entries) still gets a buffer of one element,
+            // so that the stages reading it have an address.
             for o in &stage.outputs {
                 let Source::Temporary(t) = o.target else {
                     continue;
@@ -630,13 +655,16 @@ impl LaunchPlan<'_> {
                     .ok_or_else(|| self.arg_error("", "temporary out of range".into()))?
                     .dtype;
                 let shape: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
-                let bytes = shape.iter().product::<usize>() * dtype_size(dtype);
+                let bytes = shape.iter().product::<usize>().max(1) * dtype_size(dtype);
                 temp_meta[t] = Some(FieldMeta {
-                    address: temporary(t, bytes.max(1))?,
+                    address: temporary(t, bytes)?,
                     origin: bounds.iter().map(|(lo, _)| *lo).collect(),
                     strides: dense_strides(&shape),
                     shape: shape.iter().map(|&n| n as i64).collect(),
                 });
+            }
+            if outer == 0 || levels == 0 {
+                continue;
             }
             let inputs = LaunchInputs {
                 temporaries: &temp_meta,
@@ -739,7 +767,7 @@ mod tests {
             first_output: (&[0, 3], &[20, 5]),
             fields: &[],
             scalars,
-            target_sizes: &[],
+            tables: &[],
         };
         let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(17))])).expect("evaluates");
         assert_eq!(b, vec![(2, 15), (3, 8)]);
