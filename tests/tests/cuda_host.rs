@@ -16,7 +16,7 @@ use gt4rs::__private::dynamic::{DynArray, DynField, DynProgram};
 use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::{Backend, Connectivities, Connectivity, Error, Field, Options};
 use gt4rs_tests::cuda_host::{
-    changed, check_against_cpu, gxx_available, HostProgram, NamedArgs, TUNINGS,
+    changed, check_against_cpu, gxx_available, max_rel_diff, HostProgram, NamedArgs, TUNINGS,
 };
 use ndarray::{Array2, ArrayD, IxDyn};
 use rand::{RngExt, SeedableRng};
@@ -457,5 +457,153 @@ fn integer_division_agrees_and_a_zero_divisor_is_an_error() {
             msg.contains("integer_division") && msg.contains("division by zero"),
             "{msg}"
         );
+    }
+}
+
+#[field_operator]
+fn math_ops(
+    a: Field<(Cell, K), f64>,
+    b: Field<(Cell, K), f64>,
+    n: Field<(Cell, K), i32>,
+) -> (
+    Field<(Cell, K), f64>,
+    Field<(Cell, K), f64>,
+    Field<(Cell, K), f64>,
+    Field<(Cell, K), f64>,
+    Field<(Cell, K), bool>,
+    Field<(Cell, K), i32>,
+    Field<(Cell, K), f64>,
+) {
+    let trig =
+        a.sin() * b.cos() + a.tan() + a.asin() + b.acos() + a.atan() + a.atan2(b) + a.hypot(b);
+    let library_dependent = a.sinh()
+        + a.cosh()
+        + a.tanh()
+        + a.asinh()
+        + (b.abs() + 2.0).acosh()
+        + (a * 0.5).atanh()
+        + a.cbrt()
+        + a.powi(3);
+    let logs = (a.abs() + 0.1).ln()
+        + (b.abs() + 0.1).log10()
+        + (a.abs() + 0.2).log2()
+        + a.exp()
+        + b.abs().sqrt();
+    let gammas = gamma(a.abs() + 1.0) + gamma(b * 3.0);
+    let rounding = (a * 10.0).floor()
+        + (a * 10.0).ceil()
+        + (b * 10.0).trunc()
+        + (b * 10.0).round()
+        + a.min(b)
+        + a.max(b)
+        + a.abs().powf(b)
+        + a.div_euclid(b)
+        + a.rem_euclid(b)
+        + a % b;
+    let finite = (a / (b * 0.0)).is_finite() | (a * 0.0 / 0.0).is_nan();
+    let ints = n.abs() + n * n + n.min(3) - n.max(-3) + (n & 7) - (n | 2) + (n ^ 5);
+    (
+        trig,
+        library_dependent,
+        logs,
+        rounding,
+        finite,
+        ints,
+        gammas,
+    )
+}
+
+#[program]
+fn math_functions(
+    a: &Field<(Cell, K), f64>,
+    b: &Field<(Cell, K), f64>,
+    n: &Field<(Cell, K), i32>,
+    trig: &mut Field<(Cell, K), f64>,
+    library_dependent: &mut Field<(Cell, K), f64>,
+    logs: &mut Field<(Cell, K), f64>,
+    rounding: &mut Field<(Cell, K), f64>,
+    finite: &mut Field<(Cell, K), bool>,
+    ints: &mut Field<(Cell, K), i32>,
+    gammas: &mut Field<(Cell, K), f64>,
+    vertical_start: i32,
+) {
+    math_ops(a, b, n).write_to(
+        (
+            trig,
+            library_dependent,
+            logs,
+            rounding,
+            finite,
+            ints,
+            gammas,
+        ),
+        domain![Cell: 2..25, K: vertical_start..9],
+    );
+}
+
+#[test]
+fn math_functions_agree_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(12);
+    let options = Options::new(Backend::Cpu);
+    let prog = math_functions::compile(&options).expect("compiles");
+    let ck = [0..NC, 0..NK];
+    let shape = IxDyn(&[NC as usize, NK as usize]);
+    let n = ArrayD::from_shape_fn(shape.clone(), |_| r.random_range(-40..40));
+    let flags = DynField {
+        data: DynArray::Bool(ArrayD::from_elem(shape.clone(), true)),
+        origin: vec![0, 0],
+    };
+    let args = args(
+        "math_functions",
+        vec![
+            ("a", random_f64(&mut r, &ck)),
+            ("b", random_f64(&mut r, &ck)),
+            ("n", int_field(n)),
+            ("trig", poisoned(&ck)),
+            ("library_dependent", poisoned(&ck)),
+            ("logs", poisoned(&ck)),
+            ("rounding", poisoned(&ck)),
+            ("finite", flags),
+            ("ints", int_field(ArrayD::from_elem(shape, i32::MIN + 3))),
+            ("gammas", poisoned(&ck)),
+        ],
+        vec![("vertical_start", 1)],
+    );
+    // The CPU backend's gamma is a Lanczos approximation (`kernel::gamma`), the kernels call
+    // libm's tgamma: 1e-11.
+    check_against_cpu(
+        &prog,
+        &translation!(math_functions),
+        &options,
+        &args,
+        &TUNINGS[1..2],
+        1e-11,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut cpu_out = args.clone();
+    prog.call_dynamic(&mut cpu_out).expect("runs");
+    let host = HostProgram::compile(&translation!(math_functions), &options, TUNINGS[0])
+        .expect("compiles");
+    let mut host_out = args.clone();
+    host.call_dynamic(&mut host_out).expect("runs");
+    // Rust computes asinh, acosh and atanh with formulas of its own (acosh near 1 is up to
+    // ~140 ulp from glibc's; its argument here is at least 2) and links compiler-builtins'
+    // cbrt (a musl port), and its powi multiplies where the kernels call pow: a few ulp.
+    // Everything else calls the same glibc functions in the same order: bit for bit.
+    for (name, rtol) in [
+        ("trig", 0.0),
+        ("logs", 0.0),
+        ("rounding", 0.0),
+        ("finite", 0.0),
+        ("ints", 0.0),
+        // A few ulp per term, relative to a sum whose terms partly cancel.
+        ("library_dependent", 1e-13),
+    ] {
+        let diff = max_rel_diff(&cpu_out.fields[name].data, &host_out.fields[name].data)
+            .expect("same shape");
+        assert!(diff <= rtol, "{name}: {diff:e}");
     }
 }
