@@ -607,3 +607,77 @@ fn math_functions_agree_with_the_cpu_backend() {
         assert!(diff <= rtol, "{name}: {diff:e}");
     }
 }
+
+#[field_operator]
+fn scaled(a: Field<(Cell, K), f64>, factor: f64) -> Field<(Cell, K), f64> {
+    a * factor + a.at(K + 1)
+}
+
+#[program]
+fn static_bounds(
+    a: &Field<(Cell, K), f64>,
+    out: &mut Field<(Cell, K), f64>,
+    factor: f64,
+    #[static_arg] cell_start: i32,
+    cell_end: i32,
+    #[static_arg] nlev: i32,
+) {
+    scaled(a, factor).write_to(out, domain![Cell: cell_start..cell_end, K: 1..nlev - 1]);
+}
+
+#[test]
+fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(13);
+    let ck = [0..NC, 0..NK];
+    let mut args = args(
+        "static_bounds",
+        vec![("a", random_f64(&mut r, &ck)), ("out", poisoned(&ck))],
+        vec![
+            ("cell_start", 4),
+            ("cell_end", NC as i32 - 3),
+            ("nlev", NK as i32),
+        ],
+    );
+    args.scalars
+        .insert("factor".into(), ScalarValue::F64(r.random_range(0.5..2.0)));
+    let t = translation!(static_bounds);
+    let cpu_options = Options::new(Backend::Cpu);
+    let prog = static_bounds::compile(&cpu_options).expect("compiles");
+    let compiled_in = Options::new(Backend::Cpu)
+        .with_static_arg("static_bounds", "cell_start", 4)
+        .with_static_arg("static_bounds", "nlev", NK as i32);
+    // Run-time values, then compiled in (the static values and the bounds they fix).
+    for options in [&cpu_options, &compiled_in] {
+        check_against_cpu(&prog, &t, options, &args, &TUNINGS, 0.0)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let host = HostProgram::compile(&t, &compiled_in, TUNINGS[2]).expect("compiles");
+    for define in [
+        "-DGT4RS_STATIC_S3=(4)",
+        "-DGT4RS_STATIC_S5=(10)",
+        "-DGT4RS_S0_D0_LO=(4LL)",
+        "-DGT4RS_S0_D1_LO=(1LL)",
+        "-DGT4RS_S0_D1_HI=(9LL)",
+    ] {
+        assert!(
+            host.defines().iter().any(|d| d == define),
+            "{define} in {:?}",
+            host.defines()
+        );
+    }
+    // Another value than the compiled one is an argument error, before any launch.
+    let mut other = args.clone();
+    other
+        .scalars
+        .insert("nlev".into(), ScalarValue::I32(NK as i32 - 1));
+    let e = host
+        .call_dynamic(&mut other)
+        .expect_err("a static mismatch");
+    assert!(
+        matches!(&e, Error::Argument { arg, .. } if arg == "nlev"),
+        "{e:?}"
+    );
+}
