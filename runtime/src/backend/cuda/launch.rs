@@ -779,6 +779,78 @@ mod tests {
     }
 
     #[test]
+    fn a_reach_bound_covers_the_entries_of_the_reading_rows_only() {
+        use crate::connectivity::Connectivity;
+        use crate::dims::{Dimension, Offset};
+        use gt4rs_ir::DimKind;
+        #[derive(Clone, Copy, Default, Debug)]
+        struct Edge;
+        #[derive(Clone, Copy, Default, Debug)]
+        struct Cell;
+        #[derive(Clone, Copy, Default, Debug)]
+        struct E2C;
+        impl Dimension for Edge {
+            const NAME: &'static str = "Edge";
+            const KIND: DimKind = DimKind::Horizontal;
+        }
+        impl Dimension for Cell {
+            const NAME: &'static str = "Cell";
+            const KIND: DimKind = DimKind::Horizontal;
+        }
+        impl Dimension for E2C {
+            const NAME: &'static str = "E2C";
+            const KIND: DimKind = DimKind::Local;
+        }
+        impl Offset for E2C {
+            type From = Edge;
+            type To = Cell;
+            const COUNT: usize = 2;
+        }
+        // Row 0 (a boundary edge outside the reading rows) holds a -1 and cell 0.
+        let table = ndarray::arr2(&[[-1, 0], [3, 5], [4, -1], [7, 2], [9, 8]]);
+        let e2c = Connectivity::<E2C>::new(table, 10).expect("valid table");
+        let tables: Vec<NamedTable> = vec![("E2C".into(), e2c.shared())];
+        let lit = |v: i64| Node::Literal {
+            value: Literal::Int(v),
+            dtype: ScalarType::I32,
+        };
+        let reach = |lo: NodeId, hi: NodeId| Bound::Reach {
+            offset: "E2C".into(),
+            rows_start: Box::new(Bound::Node(lo)),
+            rows_end: Box::new(Bound::Node(hi)),
+        };
+        let s = stage(
+            vec![lit(1), lit(3), lit(4), lit(4)],
+            vec![StageRange {
+                dim: "Cell".into(),
+                start: reach(0, 1),
+                end: reach(0, 1),
+            }],
+        );
+        let inputs = BoundInputs {
+            first_output: (&[], &[]),
+            fields: &[],
+            scalars: &[],
+            tables: &tables,
+        };
+        // Rows 1..3 hold 3, 5, 4 (and a -1): cells 3..6, not the whole 0..10.
+        assert_eq!(stage_bounds(&s, &inputs).expect("evaluates"), vec![(3, 6)]);
+        // An empty range of rows reaches nothing.
+        let empty = Stage {
+            domain: vec![StageRange {
+                dim: "Cell".into(),
+                start: reach(2, 3),
+                end: reach(2, 3),
+            }],
+            ..s
+        };
+        assert_eq!(
+            stage_bounds(&empty, &inputs).expect("evaluates"),
+            vec![(0, 0)]
+        );
+    }
+
+    #[test]
     fn param_block_places_every_field_at_its_offset() {
         static FIELDS: [ParamField; 5] = [
             ParamField {
