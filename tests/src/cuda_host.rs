@@ -529,7 +529,8 @@ pub fn changed(before: &DynArray, after: &DynArray) -> bool {
         }
 }
 
-/// Runs `args` through the CPU backend (`cpu`, compiled with `options`) and through the host
+/// Runs `args` through the CPU backend (`cpu`, compiled with `options`; any other backend's
+/// program serves as the reference too) and through the host
 /// emulation of `translation`'s CUDA kernels for every tuning of `tunings` (compiled with the
 /// same `options`, so with its connectivities and static values), and compares every output
 /// over its whole array: bit for bit where `rtol` is 0. Every output the program has must

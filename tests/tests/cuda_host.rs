@@ -29,6 +29,7 @@ gt4rs::dimensions! {
 gt4rs::offsets! {
     pub E2C: Edge => Cell [2];
     pub E2C2V: Edge => Vertex [4];
+    pub C2E: Cell => Edge [3];
 }
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
@@ -680,4 +681,151 @@ fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
         matches!(&e, Error::Argument { arg, .. } if arg == "nlev"),
         "{e:?}"
     );
+}
+
+#[test]
+fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(14);
+    // Some E2C entries are -1 (skipped by the reduction); the temporary over cells covers
+    // the reach of the edges' rows.
+    let mut e2c = random_table(&mut r, NE as usize, 2, NC as usize);
+    for e in (0..NE as usize).step_by(4) {
+        e2c[[e, 1]] = -1;
+    }
+    let c2e = random_table(&mut r, NC as usize, 3, NE as usize);
+    let options = Options::new(Backend::Cpu).with_connectivities(
+        Connectivities::new()
+            .with(&Connectivity::<E2C>::new(e2c, NC as usize).expect("valid"))
+            .with(&Connectivity::<C2E>::new(c2e, NE as usize).expect("valid")),
+    );
+    let prog = nested_gather::compile(&options).expect("compiles");
+    let ek = [0..NE, 0..NK];
+    let args = args(
+        "nested_gather",
+        vec![("x", random_f64(&mut r, &ek)), ("out", poisoned(&ek))],
+        vec![("vertical_start", 1)],
+    );
+    check_against_cpu(
+        &prog,
+        &translation!(nested_gather),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Rows without any neighbour: the temporary's reach is empty (its stage runs on no
+    // point) and every sum is 0; the masked-out slots read the temporary's origin. Checked
+    // against the embedded backend and the CPU backend.
+    let none = Array2::from_elem((NE as usize, 2), -1);
+    let c2e = random_table(&mut r, NC as usize, 3, NE as usize);
+    let options = Options::new(Backend::Cpu).with_connectivities(
+        Connectivities::new()
+            .with(&Connectivity::<E2C>::new(none, NC as usize).expect("valid"))
+            .with(&Connectivity::<C2E>::new(c2e, NE as usize).expect("valid")),
+    );
+    let embedded =
+        Options::new(Backend::Embedded).with_connectivities(options.connectivities.clone());
+    let prog = nested_gather::compile(&embedded).expect("compiles");
+    check_against_cpu(
+        &prog,
+        &translation!(nested_gather),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cpu = nested_gather::compile(&options).expect("compiles");
+    check_against_cpu(
+        &cpu,
+        &translation!(nested_gather),
+        &options,
+        &args,
+        &TUNINGS[1..2],
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn an_output_read_by_its_own_call_agrees_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(15);
+    let options = Options::new(Backend::Cpu);
+    let prog = in_place::compile(&options).expect("compiles");
+    let ck = [0..NC, 0..NK];
+    let args = args(
+        "in_place",
+        vec![
+            ("a", random_f64(&mut r, &ck)),
+            ("b", random_f64(&mut r, &ck)),
+        ],
+        vec![],
+    );
+    check_against_cpu(
+        &prog,
+        &translation!(in_place),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+fn triag_args(r: &mut ChaCha8Rng, program: &str, nk: Option<i32>) -> NamedArgs {
+    let ck = [0..NC, 0..NK];
+    let mut b = random_f64(r, &ck);
+    if let DynArray::F64(b) = &mut b.data {
+        // Diagonally dominant.
+        b.mapv_inplace(|v| 4.0 + v.abs());
+    }
+    args(
+        program,
+        vec![
+            ("a", random_f64(r, &ck)),
+            ("b", b),
+            ("c", random_f64(r, &ck)),
+            ("d", random_f64(r, &ck)),
+            ("x", poisoned(&ck)),
+        ],
+        nk.map(|n| vec![("nk", n)]).unwrap_or_default(),
+    )
+}
+
+#[test]
+fn tridiagonal_solves_by_scans_agree_with_the_cpu_backend() {
+    if skip() {
+        return;
+    }
+    let mut r = ChaCha8Rng::seed_from_u64(16);
+    let options = Options::new(Backend::Cpu);
+    let prog = solve_triag::compile(&options).expect("compiles");
+    let args = triag_args(&mut r, "solve_triag", None);
+    check_against_cpu(
+        &prog,
+        &translation!(solve_triag),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let prog = fused_triag::compile(&options).expect("compiles");
+    let args = triag_args(&mut r, "fused_triag", Some(NK as i32));
+    check_against_cpu(
+        &prog,
+        &translation!(fused_triag),
+        &options,
+        &args,
+        &TUNINGS,
+        0.0,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -640,9 +640,10 @@ impl LaunchPlan<'_> {
                 .vertical_dim
                 .map(|d| (bounds[d].1 - bounds[d].0) as u64)
                 .unwrap_or(1);
-            // Temporaries this stage writes cover its domain, row-major; one of an empty
-            // domain (a reach over rows without entries) still gets a buffer of one element,
-            // so that the stages reading it have an address.
+            // Temporaries this stage writes cover its domain, row-major. An empty reach (the
+            // reading rows hold no neighbour) still spans one point at its origin: a reduction
+            // reads a masked-out (-1) slot there and discards the value, and that read must
+            // stay inside the temporary's extent. The stage itself launches nothing.
             for o in &stage.outputs {
                 let Source::Temporary(t) = o.target else {
                     continue;
@@ -654,7 +655,18 @@ impl LaunchPlan<'_> {
                     .get(t)
                     .ok_or_else(|| self.arg_error("", "temporary out of range".into()))?
                     .dtype;
-                let shape: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
+                let shape: Vec<usize> = bounds
+                    .iter()
+                    .zip(&stage.domain)
+                    .map(|((lo, hi), r)| {
+                        let n = (hi - lo) as usize;
+                        if matches!(r.start, Bound::Reach { .. }) {
+                            n.max(1)
+                        } else {
+                            n
+                        }
+                    })
+                    .collect();
                 let bytes = shape.iter().product::<usize>().max(1) * dtype_size(dtype);
                 temp_meta[t] = Some(FieldMeta {
                     address: temporary(t, bytes)?,
