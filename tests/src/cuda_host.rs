@@ -133,10 +133,12 @@ fn load_library(
         .output()
         .map_err(|e| emulation_error(name, format!("cannot run g++: {e}")))?;
     if !out.status.success() {
+        // The source stays in the temp dir for a look.
         return Err(emulation_error(
             name,
             format!(
-                "g++ rejects the generated source ({defines:?}):\n{}",
+                "g++ rejects the generated source ({defines:?}, {}):\n{}",
+                cpp.display(),
                 String::from_utf8_lossy(&out.stderr)
             ),
         ));
@@ -145,6 +147,11 @@ fn load_library(
     // initialisers only set up plain static data.
     let lib = unsafe { libloading::Library::new(&so) }
         .map_err(|e| emulation_error(name, format!("cannot load {}: {e}", so.display())))?;
+    // The loaded library stays mapped: its files can go (nothing is left behind in the temp
+    // dir; the directory goes with the last of them).
+    let _ = std::fs::remove_file(&so);
+    let _ = std::fs::remove_file(&cpp);
+    let _ = std::fs::remove_dir(&dir);
     let lib = Arc::new(lib);
     cache.insert(key, lib.clone());
     Ok(lib)
