@@ -5,6 +5,8 @@
 //! poisons its outputs with [`poisoned`], runs on every backend through [`for_each_backend`]
 //! and checks each output with [`expect_field`] against a reference written as plain loops.
 
+pub mod cuda_host;
+
 use std::ops::Range;
 
 use gt4rs::prelude::*;

@@ -1051,9 +1051,20 @@ impl<'a> StageEmitter<'a> {
             let rank = f.dims.len();
             let los: Vec<_> = (0..rank).map(|j| format_ident!("d{}_lo", j)).collect();
             let his: Vec<_> = (0..rank).map(|j| format_ident!("d{}_hi", j)).collect();
+            // An empty reach still spans one point at its origin, where a reduction's
+            // masked-out slot reads (and discards) a value: that read stays inside the extent.
+            let extents: Vec<TokenStream> = (0..rank)
+                .map(|j| {
+                    let (lo, hi) = (&los[j], &his[j]);
+                    match stage.domain.get(j).map(|r| &r.start) {
+                        Some(Bound::Reach { .. }) => quote!((#hi - #lo).max(1)),
+                        _ => quote!(#hi - #lo),
+                    }
+                })
+                .collect();
             bounds.push(quote! {
                 #o = [#(#los),*];
-                #n = [#(#his - #los),*];
+                #n = [#(#extents),*];
                 let mut stride: isize = 1;
                 // At least one element per dimension: a reduction's masked-out slot reads the
                 // temporary's origin even where the reach is empty (every slot is -1).

@@ -1,5 +1,6 @@
-// gt4rs CUDA prelude: integer arithmetic that wraps and never traps (division by zero gives 0),
-// and the float helpers Rust's semantics need (mirrors the CPU backend).
+// gt4rs CUDA prelude: integer arithmetic that wraps and never traps (the kernels record a zero
+// divisor as an error before dividing; these helpers give 0 for one), and the float helpers
+// Rust's semantics need (mirrors the CPU backend).
 #ifndef GT4RS_BLOCK_SIZE
 #define GT4RS_BLOCK_SIZE 128
 #endif
@@ -18,7 +19,8 @@ __device__ __forceinline__ gt4rs_i64 gt4rs_neg(gt4rs_i64 a) { return (gt4rs_i64)
 __device__ __forceinline__ gt4rs_i32 gt4rs_neg(gt4rs_i32 a) { return (gt4rs_i32)(0u - (unsigned int)a); }
 __device__ __forceinline__ gt4rs_i64 gt4rs_abs(gt4rs_i64 a) { return a < 0 ? gt4rs_neg(a) : a; }
 __device__ __forceinline__ gt4rs_i32 gt4rs_abs(gt4rs_i32 a) { return a < 0 ? gt4rs_neg(a) : a; }
-// Rust's wrapping_div/rem: MIN / -1 wraps to MIN (remainder 0); a zero divisor gives 0.
+// Rust's wrapping_div/rem: MIN / -1 wraps to MIN (remainder 0); a zero divisor (reported by
+// the kernel before the call) gives 0.
 template <typename T> __device__ __forceinline__ T gt4rs_div(T a, T b) { return b == 0 ? (T)0 : (b == (T)-1 ? gt4rs_neg(a) : a / b); }
 template <typename T> __device__ __forceinline__ T gt4rs_rem(T a, T b) { return (b == 0 || b == (T)-1) ? (T)0 : a % b; }
 template <typename T> __device__ __forceinline__ T gt4rs_div_euclid(T a, T b) {

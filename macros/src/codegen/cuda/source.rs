@@ -308,6 +308,16 @@ impl<'a> KernelEmitter<'a> {
         )
     }
 
+    /// Records an integer division by zero as an error, as the CPU and embedded backends do
+    /// (the prelude's division would give 0).
+    fn fail_on_zero_divisor(&mut self, divisor: &str) {
+        let check = self.fail_if(
+            &format!("{divisor} == 0"),
+            "integer division by zero".to_string(),
+        );
+        self.body.push(check);
+    }
+
     fn reference(&self, id: NodeId, bind: &BTreeMap<u32, u32>) -> String {
         instance_name(id, &self.vars[id as usize], bind)
     }
@@ -507,12 +517,13 @@ impl<'a> KernelEmitter<'a> {
                 lhs,
                 rhs,
                 dtype,
-            } => binary(
-                *op,
-                *dtype,
-                &self.reference(*lhs, bind),
-                &self.reference(*rhs, bind),
-            ),
+            } => {
+                let (a, b) = (self.reference(*lhs, bind), self.reference(*rhs, bind));
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem) && dtype.is_int() {
+                    self.fail_on_zero_divisor(&b);
+                }
+                binary(*op, *dtype, &a, &b)
+            }
             Node::Compare { op, lhs, rhs } => {
                 let (a, b) = (self.reference(*lhs, bind), self.reference(*rhs, bind));
                 let o = match op {
@@ -531,6 +542,11 @@ impl<'a> KernelEmitter<'a> {
                     .map(|a| self.stage.nodes[*a as usize].dtype())
                     .unwrap_or(*dtype);
                 let refs: Vec<String> = args.iter().map(|a| self.reference(*a, bind)).collect();
+                if matches!(fun, MathFun::DivEuclid | MathFun::RemEuclid) && arg_dtype.is_int() {
+                    if let Some(divisor) = refs.get(1) {
+                        self.fail_on_zero_divisor(divisor);
+                    }
+                }
                 math(*fun, arg_dtype, &refs)?
             }
             Node::Cast { arg, to } => {

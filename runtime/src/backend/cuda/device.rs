@@ -17,12 +17,12 @@ use cudarc::driver::{
 use cudarc::nvrtc::{CompileOptions, Ptx};
 
 use gt4rs_ir::fieldview::Program;
-use gt4rs_ir::stage::{Source, StageProgram};
-use gt4rs_ir::{ScalarType, Type};
+use gt4rs_ir::stage::StageProgram;
+use gt4rs_ir::ScalarType;
 
 use crate::backend::cuda::launch::{
-    cache_key, nvrtc_options, param_block, stage_bounds, static_defines, BoundInputs, FieldMeta,
-    LaunchInputs,
+    cache_key, dense_strides, named_tables, nvrtc_options, recorded_error, resolve_statics,
+    static_defines, CallArg, FieldMeta, LaunchPlan, NamedTable,
 };
 use crate::backend::cuda::source::{KernelInfo, Translation};
 use crate::backend::embedded::{Arg, FieldView, FieldViewMut, ScalarValue};
@@ -209,32 +209,6 @@ pub struct RawDeviceField {
     shape: Vec<usize>,
     /// In elements, of a dense row-major buffer.
     strides: Vec<i64>,
-}
-
-fn value_dtype(v: ScalarValue) -> ScalarType {
-    match v {
-        ScalarValue::Bool(_) => ScalarType::Bool,
-        ScalarValue::I32(_) => ScalarType::I32,
-        ScalarValue::I64(_) => ScalarType::I64,
-        ScalarValue::F32(_) => ScalarType::F32,
-        ScalarValue::F64(_) => ScalarType::F64,
-    }
-}
-
-fn dtype_size(t: ScalarType) -> usize {
-    match t {
-        ScalarType::Bool => 1,
-        ScalarType::I32 | ScalarType::F32 => 4,
-        ScalarType::I64 | ScalarType::F64 => 8,
-    }
-}
-
-fn dense_strides(shape: &[usize]) -> Vec<i64> {
-    let mut strides = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1] as i64;
-    }
-    strides
 }
 
 /// The bytes of a slice of plain scalars.
@@ -483,7 +457,8 @@ pub struct CudaProgram {
     functions: Vec<CudaFunction>,
     stream: Arc<CudaStream>,
     tables: Vec<(CudaSlice<i32>, i64)>,
-    target_sizes: Vec<(String, i64)>,
+    /// Host copies of the tables, by offset name (reach bounds are computed on the host).
+    named_tables: Vec<NamedTable>,
     /// Static argument values compiled in (per parameter index).
     statics: Vec<Option<ScalarValue>>,
     temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
@@ -522,26 +497,7 @@ impl CudaProgram {
             });
         }
         // Static arguments known now are compiled in, with the domain bounds they fix.
-        let mut statics: Vec<Option<ScalarValue>> = vec![None; program.params.len()];
-        for (given, value) in static_args.into_iter().flatten() {
-            let i = program
-                .params
-                .iter()
-                .position(|p| &p.name == given && p.is_static)
-                .ok_or_else(|| Error::Argument {
-                    program: name.to_string(),
-                    arg: given.clone(),
-                    message: "no static argument of this name".into(),
-                })?;
-            if program.params[i].ty != Type::Scalar(value_dtype(*value)) {
-                return Err(Error::Argument {
-                    program: name.to_string(),
-                    arg: given.clone(),
-                    message: format!("static value {value:?} is not a {}", program.params[i].ty),
-                });
-            }
-            statics[i] = Some(*value);
-        }
+        let statics = resolve_statics(name, program, static_args)?;
         let defines = static_defines(&stages.stages, &statics);
         let dev = device()?;
         guarded(name, || {
@@ -567,17 +523,12 @@ impl CudaProgram {
             let errors = stream
                 .alloc_zeros::<i32>(kernels.len().max(1))
                 .map_err(driver(name))?;
-            let target_sizes = program
-                .used_offsets()
-                .into_iter()
-                .zip(tables_in)
-                .map(|(o, t)| (o.name.clone(), t.target_size() as i64))
-                .collect();
+            let named_tables = named_tables(program, tables_in);
             let temporaries = Mutex::new((0..stages.temporaries.len()).map(|_| None).collect());
             Ok(CudaProgram {
                 statics,
                 temporaries,
-                target_sizes,
+                named_tables,
                 name,
                 program,
                 stages,
@@ -641,63 +592,18 @@ impl CudaProgram {
     /// Enqueues every kernel on the shared stream and returns without waiting; errors
     /// recorded by kernels surface at [`CudaProgram::sync`].
     pub fn call_device(&self, args: &mut [DeviceArg<'_>]) -> Result<(), Error> {
-        let params = &self.program.params;
-        if args.len() != params.len() {
-            return Err(Error::Argument {
-                program: self.name.to_string(),
-                arg: String::new(),
-                message: format!("expected {} arguments, got {}", params.len(), args.len()),
-            });
-        }
-        let mut fields: Vec<Option<FieldMeta>> = Vec::with_capacity(args.len());
-        let mut scalars: Vec<Option<ScalarValue>> = Vec::with_capacity(args.len());
-        for (a, p) in args.iter().zip(params) {
-            let (raw, scalar) = match a {
-                DeviceArg::Field(f) => (Some(&**f), None),
-                DeviceArg::FieldMut(f) => (Some(&**f), None),
-                DeviceArg::Scalar(s) => (None, Some(*s)),
-            };
-            match (&p.ty, raw) {
-                (Type::Field { dims, dtype }, Some(f)) => {
-                    if f.dtype != *dtype || f.shape.len() != dims.len() {
-                        return Err(self.arg_error(
-                            &p.name,
-                            &format!(
-                                "expected {}, got a {}-d {:?} device field",
-                                p.ty,
-                                f.shape.len(),
-                                f.dtype
-                            ),
-                        ));
-                    }
-                    fields.push(Some(f.meta(&self.stream)));
-                }
-                (Type::Scalar(_), None) => fields.push(None),
-                _ => {
-                    return Err(self.arg_error(
-                        &p.name,
-                        "a field where a scalar is expected, or the reverse",
-                    ))
-                }
-            }
-            if let (Some(compiled), Some(given)) = (self.statics[scalars.len()], scalar) {
-                if compiled != given {
-                    return Err(self.arg_error(
-                        &p.name,
-                        &format!(
-                            "compiled with the static value {compiled:?}, called with {given:?}"
-                        ),
-                    ));
-                }
-            }
-            scalars.push(scalar);
-        }
-        let bound_fields: Vec<Option<(&[String], FieldMeta)>> = params
+        let call_args: Vec<CallArg> = args
             .iter()
-            .zip(&fields)
-            .map(|(p, f)| match (&p.ty, f) {
-                (Type::Field { dims, .. }, Some(f)) => Some((dims.as_slice(), f.clone())),
-                _ => None,
+            .map(|a| match a {
+                DeviceArg::Field(f) => CallArg::Field {
+                    dtype: f.dtype,
+                    meta: f.meta(&self.stream),
+                },
+                DeviceArg::FieldMut(f) => CallArg::Field {
+                    dtype: f.dtype,
+                    meta: f.meta(&self.stream),
+                },
+                DeviceArg::Scalar(s) => CallArg::Scalar(*s),
             })
             .collect();
         let tables: Vec<(u64, i64)> = self
@@ -714,101 +620,47 @@ impl CudaProgram {
             .temporaries
             .lock()
             .map_err(|_| self.arg_error("", "a previous call panicked"))?;
-        let mut temp_meta: Vec<Option<FieldMeta>> = vec![None; self.stages.temporaries.len()];
-        for (i, (info, stage)) in self.kernels.iter().zip(&self.stages.stages).enumerate() {
-            let first = stage
-                .outputs
-                .first()
-                .and_then(|o| match o.target {
-                    Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
-                    Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
-                })
-                .cloned()
-                .unwrap_or(FieldMeta {
-                    address: 0,
-                    origin: vec![],
-                    shape: vec![],
-                    strides: vec![],
-                });
-            let bounds = stage_bounds(
-                stage,
-                &BoundInputs {
-                    first_output: (first.origin.as_slice(), first.shape.as_slice()),
-                    fields: &bound_fields,
-                    scalars: &scalars,
-                    target_sizes: &self.target_sizes,
-                },
-            )
-            .map_err(|m| Error::Domain {
-                program: self.name.to_string(),
-                message: m,
-            })?;
-            let outer: u64 = info
-                .outer_dims
-                .iter()
-                .map(|&d| (bounds[d].1 - bounds[d].0) as u64)
-                .product();
-            let levels = info
-                .vertical_dim
-                .map(|d| (bounds[d].1 - bounds[d].0) as u64)
-                .unwrap_or(1);
-            if outer == 0 || levels == 0 {
-                continue;
+        // Temporary buffers are kept (and grown) across calls, so a call allocates nothing in
+        // steady state.
+        let mut temporary = |t: usize, bytes: usize| -> Result<u64, Error> {
+            let slot = temps
+                .get_mut(t)
+                .ok_or_else(|| self.arg_error("", "temporary out of range"))?;
+            if slot.as_ref().is_none_or(|b| b.len() < bytes) {
+                *slot = Some(
+                    self.stream
+                        .alloc_zeros::<u8>(bytes)
+                        .map_err(driver(self.name))?,
+                );
             }
-            // Temporaries this stage writes cover its domain, row-major; their buffers are
-            // kept (and grown) across calls, so a call allocates nothing in steady state.
-            for o in &stage.outputs {
-                let Source::Temporary(t) = o.target else {
-                    continue;
-                };
-                let t = t as usize;
-                let dtype = self.stages.temporaries[t].dtype;
-                let shape: Vec<usize> = bounds.iter().map(|(lo, hi)| (hi - lo) as usize).collect();
-                let bytes = shape.iter().product::<usize>() * dtype_size(dtype);
-                let slot = temps
-                    .get_mut(t)
-                    .ok_or_else(|| self.arg_error("", "temporary out of range"))?;
-                if slot.as_ref().is_none_or(|b| b.len() < bytes) {
-                    *slot = Some(
-                        self.stream
-                            .alloc_zeros::<u8>(bytes.max(1))
-                            .map_err(driver(self.name))?,
-                    );
-                }
-                let buf = slot
-                    .as_ref()
-                    .ok_or_else(|| self.arg_error("", "temporary not allocated"))?;
-                temp_meta[t] = Some(FieldMeta {
-                    address: buf.device_ptr(&self.stream).0,
-                    origin: bounds.iter().map(|(lo, _)| *lo).collect(),
-                    strides: dense_strides(&shape),
-                    shape: shape.iter().map(|&n| n as i64).collect(),
-                });
-            }
-            let inputs = LaunchInputs {
-                temporaries: &temp_meta,
-                fields: &fields,
-                scalars: &scalars,
-                tables: &tables,
-                bounds: &bounds,
-                error: error_base + 4 * i as u64,
-            };
-            let mut block = param_block(info, &inputs).map_err(|m| Error::Execution {
-                program: self.name.to_string(),
-                message: m,
-            })?;
-            let (gx, gy) = info.grid(outer, levels, self.options.block_size, self.options.k_block);
-            let mut kernel_params = [block.as_mut_ptr().cast::<std::ffi::c_void>()];
+            let buf = slot
+                .as_ref()
+                .ok_or_else(|| self.arg_error("", "temporary not allocated"))?;
+            Ok(buf.device_ptr(&self.stream).0)
+        };
+        let plan = LaunchPlan {
+            name: self.name,
+            program: self.program,
+            stages: &self.stages,
+            kernels: self.kernels,
+            statics: &self.statics,
+            named_tables: &self.named_tables,
+            options: self.options,
+        };
+        let launches = plan.plan_call(&call_args, &tables, error_base, &mut temporary)?;
+        for mut launch in launches {
+            let (gx, gy) = launch.grid;
+            let mut kernel_params = [launch.params.as_mut_ptr().cast::<std::ffi::c_void>()];
             // SAFETY: the kernel takes exactly one by-value parameter, its `_params` struct,
-            // whose layout `block` reproduces (offsets recorded from the Rust twin and checked
+            // whose layout `params` reproduces (offsets recorded from the Rust twin and checked
             // against the C struct in tests); every pointer in it is a live device allocation
-            // of this context, kept alive by `args`, `self.tables` and `errors` until the
-            // stream has run the kernel (callers sync before freeing).
+            // of this context, kept alive by `args`, `self.tables`, `self.temporaries` and
+            // `errors` until the stream has run the kernel (callers sync before freeing).
             unsafe {
                 cudarc::driver::result::launch_kernel(
-                    self.functions[i].cu_function(),
+                    self.functions[launch.kernel].cu_function(),
                     (gx, gy, 1),
-                    (self.options.block_size.max(1), 1, 1),
+                    (launch.block, 1, 1),
                     0,
                     self.stream.cu_stream(),
                     &mut kernel_params,
@@ -831,21 +683,13 @@ impl CudaProgram {
                 .stream
                 .clone_dtoh(&*errors)
                 .map_err(driver(self.name))?;
-            if let Some((i, &code)) = codes.iter().enumerate().find(|(_, c)| **c != 0) {
+            let recorded = recorded_error(self.name, self.kernels, &codes);
+            if recorded.is_err() {
                 self.stream
                     .memset_zeros(&mut *errors)
                     .map_err(driver(self.name))?;
-                let message = self
-                    .kernels
-                    .get(i)
-                    .and_then(|k| k.error_message(code))
-                    .unwrap_or("a kernel reported an unknown error");
-                return Err(Error::Execution {
-                    program: self.name.to_string(),
-                    message: message.to_string(),
-                });
             }
-            Ok(())
+            recorded
         })
     }
 

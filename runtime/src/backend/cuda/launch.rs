@@ -2,14 +2,20 @@
 //! parameter block of a kernel (its `#[repr(C)]` struct as bytes, filled by field role), NVRTC
 //! options and the cache key. The device code in `device.rs` only adds pointers and calls.
 
-use gt4rs_ir::fieldview::{BinaryOp, MathFun, UnaryOp};
-use gt4rs_ir::stage::{Bound, Node, NodeId, Stage};
-use gt4rs_ir::{CmpOp, ScalarType};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
+use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
+use gt4rs_ir::{CmpOp, ScalarType, Type};
 
 use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
 use crate::backend::embedded::ScalarValue;
+use crate::backend::kernel::table_reach;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
+use crate::connectivity::ConnectivityTable;
+use crate::error::Error;
 
 /// Where a field argument lives on the device, and its index space.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,9 +174,12 @@ pub struct BoundInputs<'a> {
     /// Per program parameter: its dimension names and device field (None for scalars).
     pub fields: &'a [Option<(&'a [String], FieldMeta)>],
     pub scalars: &'a [Option<ScalarValue>],
-    /// `(offset name, target size)` of every connectivity.
-    pub target_sizes: &'a [(String, i64)],
+    /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
+    pub tables: &'a [NamedTable],
 }
+
+/// A connectivity table and the name of its offset.
+pub type NamedTable = (String, Arc<ConnectivityTable>);
 
 /// The value of a bound node when the given scalars determine it (`None` otherwise).
 pub fn node_bound(stage: &Stage, bound: &Bound, scalars: &[Option<ScalarValue>]) -> Option<i64> {
@@ -222,50 +231,74 @@ pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64,
     let (origin, shape) = inputs.first_output;
     let mut out = Vec::with_capacity(stage.domain.len());
     for (j, r) in stage.domain.iter().enumerate() {
-        let full = |end: bool| -> Result<i64, String> {
-            let (o, n) = origin
-                .get(j)
-                .zip(shape.get(j))
-                .ok_or("the first output has fewer dimensions than the domain")?;
-            Ok(if end { o + n } else { *o })
-        };
-        let field_bound = |param: u32, dim: &str, end: bool| -> Result<i64, String> {
-            let (dims, meta) = inputs
-                .fields
-                .get(param as usize)
-                .and_then(Option::as_ref)
-                .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
-            let d = dims
-                .iter()
-                .position(|x| x == dim)
-                .ok_or_else(|| format!("parameter {param} has no dimension `{dim}`"))?;
-            let (o, n) = (meta.origin[d], meta.shape[d]);
-            Ok(if end { o + n } else { o })
-        };
-        let bound = |b: &Bound, end: bool| -> Result<i64, String> {
-            match b {
-                Bound::OutputFull => full(end),
-                Bound::Node(id) => eval(stage, *id, inputs.scalars)?
-                    .int()
-                    .ok_or_else(|| format!("the domain bound along {} is not an integer", r.dim)),
-                Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
-                Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
-                // The CUDA backend computes a reach-bounded temporary over the whole `to`
-                // dimension (its tables live on the device).
-                Bound::Reach { .. } if !end => Ok(0),
-                Bound::TargetSize { offset } | Bound::Reach { offset, .. } => inputs
-                    .target_sizes
-                    .iter()
-                    .find(|(o, _)| o == offset)
-                    .map(|(_, n)| *n)
-                    .ok_or_else(|| format!("no connectivity for `{offset}`")),
-            }
-        };
-        let lo = bound(&r.start, false)?;
-        let hi = bound(&r.end, true)?.max(lo);
+        let full = origin
+            .get(j)
+            .zip(shape.get(j))
+            .map(|(o, n)| (*o, o + n))
+            .ok_or_else(|| "the first output has fewer dimensions than the domain".to_string());
+        let lo = bound_value(stage, &r.dim, &r.start, false, &full, inputs)?;
+        let hi = bound_value(stage, &r.dim, &r.end, true, &full, inputs)?.max(lo);
         out.push((lo, hi));
     }
     Ok(out)
+}
+
+/// The start (`end == false`) or end of bound `b` of domain dimension `dim`; `full` is the
+/// first output's range along it.
+fn bound_value(
+    stage: &Stage,
+    dim: &str,
+    b: &Bound,
+    end: bool,
+    full: &Result<(i64, i64), String>,
+    inputs: &BoundInputs<'_>,
+) -> Result<i64, String> {
+    let field_bound = |param: u32, field_dim: &str, end: bool| -> Result<i64, String> {
+        let (dims, meta) = inputs
+            .fields
+            .get(param as usize)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
+        let d = dims
+            .iter()
+            .position(|x| x == field_dim)
+            .ok_or_else(|| format!("parameter {param} has no dimension `{field_dim}`"))?;
+        let (o, n) = (meta.origin[d], meta.shape[d]);
+        Ok(if end { o + n } else { o })
+    };
+    let table = |offset: &str| {
+        inputs
+            .tables
+            .iter()
+            .find(|(o, _)| o == offset)
+            .map(|(_, t)| t)
+            .ok_or_else(|| format!("no connectivity for `{offset}`"))
+    };
+    match b {
+        Bound::OutputFull => full.clone().map(|(lo, hi)| if end { hi } else { lo }),
+        Bound::Node(id) => eval(stage, *id, inputs.scalars)?
+            .int()
+            .ok_or_else(|| format!("the domain bound along {dim} is not an integer")),
+        Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
+        Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
+        Bound::TargetSize { offset } => Ok(table(offset)?.target_size() as i64),
+        // A temporary read through a neighbour table covers the entries the reading rows
+        // hold, as on the CPU (`kernel::table_reach`): boundary rows outside them may hold -1
+        // entries the temporary's own gathers would fail on. Their rows' own bounds see no
+        // output range (as on the CPU).
+        Bound::Reach {
+            offset,
+            rows_start,
+            rows_end,
+        } => {
+            let t = table(offset)?;
+            let no_full = Ok((0, 0));
+            let lo = bound_value(stage, dim, rows_start, false, &no_full, inputs)?;
+            let hi = bound_value(stage, dim, rows_end, true, &no_full, inputs)?;
+            let (least, past) = table_reach(t.as_slice(), t.count(), lo, hi);
+            Ok(if end { past } else { least })
+        }
+    }
 }
 
 /// Everything a kernel's parameter block is made of, for one launch.
@@ -364,19 +397,324 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
         .collect())
 }
 
+/// The tuning constants as `-D` options (`GT4RS_BLOCK_SIZE`, `GT4RS_K_BLOCK`), the block size
+/// being the one [`plan_call`] launches with.
+pub fn tuning_defines(options: &CudaOptions) -> Vec<String> {
+    vec![
+        format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
+        format!("-DGT4RS_K_BLOCK={}", options.k_block.max(1)),
+    ]
+}
+
 /// NVRTC options for `arch` (e.g. `sm_90`): the architecture through `options` (cudarc's
 /// `arch` wants a `&'static str`), the tuning constants as macros.
 pub fn nvrtc_options(arch: &str, options: &CudaOptions) -> Vec<String> {
     let mut out = vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
-        format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
-        format!("-DGT4RS_K_BLOCK={}", options.k_block.max(1)),
     ];
+    out.extend(tuning_defines(options));
     if options.max_registers > 0 {
         out.push(format!("--maxrregcount={}", options.max_registers));
     }
     out
+}
+
+/// The static argument values of `static_args` (by name) per parameter index, each checked to
+/// name a static parameter of the value's type.
+pub fn resolve_statics(
+    name: &str,
+    program: &Program,
+    static_args: Option<&BTreeMap<String, ScalarValue>>,
+) -> Result<Vec<Option<ScalarValue>>, Error> {
+    let mut statics: Vec<Option<ScalarValue>> = vec![None; program.params.len()];
+    for (given, value) in static_args.into_iter().flatten() {
+        let i = program
+            .params
+            .iter()
+            .position(|p| &p.name == given && p.is_static)
+            .ok_or_else(|| Error::Argument {
+                program: name.to_string(),
+                arg: given.clone(),
+                message: "no static argument of this name".into(),
+            })?;
+        if program.params[i].ty != Type::Scalar(value_dtype(*value)) {
+            return Err(Error::Argument {
+                program: name.to_string(),
+                arg: given.clone(),
+                message: format!("static value {value:?} is not a {}", program.params[i].ty),
+            });
+        }
+        statics[i] = Some(*value);
+    }
+    Ok(statics)
+}
+
+/// The element type of a scalar value.
+pub fn value_dtype(v: ScalarValue) -> ScalarType {
+    match v {
+        ScalarValue::Bool(_) => ScalarType::Bool,
+        ScalarValue::I32(_) => ScalarType::I32,
+        ScalarValue::I64(_) => ScalarType::I64,
+        ScalarValue::F32(_) => ScalarType::F32,
+        ScalarValue::F64(_) => ScalarType::F64,
+    }
+}
+
+/// Bytes per element of `t` on the device.
+pub fn dtype_size(t: ScalarType) -> usize {
+    match t {
+        ScalarType::Bool => 1,
+        ScalarType::I32 | ScalarType::F32 => 4,
+        ScalarType::I64 | ScalarType::F64 => 8,
+    }
+}
+
+/// Element strides of a dense row-major buffer of `shape` (how fields are uploaded and
+/// temporaries allocated).
+pub fn dense_strides(shape: &[usize]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1] as i64;
+    }
+    strides
+}
+
+/// Each table with its offset's name (`tables` in `used_offsets` order, as bound).
+pub fn named_tables(program: &Program, tables: &[Arc<ConnectivityTable>]) -> Vec<NamedTable> {
+    program
+        .used_offsets()
+        .into_iter()
+        .zip(tables)
+        .map(|(o, t)| (o.name.clone(), t.clone()))
+        .collect()
+}
+
+/// One argument of a call as the launcher sees it: a field in device memory, or a scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg {
+    Field { dtype: ScalarType, meta: FieldMeta },
+    Scalar(ScalarValue),
+}
+
+/// One kernel launch of a call: which kernel, its parameter block, grid and block size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelLaunch {
+    /// Index into the program's kernels (= its stage).
+    pub kernel: usize,
+    /// The kernel's by-value parameter struct (see [`param_block`]).
+    pub params: Vec<u64>,
+    /// `(x, y)` blocks; `z` is 1.
+    pub grid: (u32, u32),
+    /// Threads per block (x; y and z are 1).
+    pub block: u32,
+}
+
+/// What a program's launches depend on besides a call's arguments: fixed at `compile()`.
+pub struct LaunchPlan<'a> {
+    pub name: &'a str,
+    pub program: &'a Program,
+    pub stages: &'a StageProgram,
+    pub kernels: &'a [KernelInfo],
+    /// Static argument values compiled in (per parameter index).
+    pub statics: &'a [Option<ScalarValue>],
+    /// Host copies of the connectivities, by offset name (for reach and target-size bounds).
+    pub named_tables: &'a [NamedTable],
+    pub options: CudaOptions,
+}
+
+impl LaunchPlan<'_> {
+    fn arg_error(&self, arg: &str, message: String) -> Error {
+        Error::Argument {
+            program: self.name.to_string(),
+            arg: arg.to_string(),
+            message,
+        }
+    }
+
+    /// The launches of one call, in stage order (stages with an empty domain launch nothing).
+    /// Checks the arguments against the program's parameters and static values. `tables` are
+    /// the device address and row count of each connectivity (`used_offsets` order);
+    /// `error_base` is the address of kernel 0's error slot (kernel `i` uses
+    /// `error_base + 4 i`). `temporary(t, bytes)` gives the address of a buffer of at least
+    /// `bytes` for temporary `t`, which holds it row-major over the stage's domain.
+    pub fn plan_call(
+        &self,
+        args: &[CallArg],
+        tables: &[(u64, i64)],
+        error_base: u64,
+        temporary: &mut dyn FnMut(usize, usize) -> Result<u64, Error>,
+    ) -> Result<Vec<KernelLaunch>, Error> {
+        let params = &self.program.params;
+        if args.len() != params.len() {
+            return Err(self.arg_error(
+                "",
+                format!("expected {} arguments, got {}", params.len(), args.len()),
+            ));
+        }
+        let mut fields: Vec<Option<FieldMeta>> = Vec::with_capacity(args.len());
+        let mut scalars: Vec<Option<ScalarValue>> = Vec::with_capacity(args.len());
+        for (i, (a, p)) in args.iter().zip(params).enumerate() {
+            match (&p.ty, a) {
+                (Type::Field { dims, dtype }, CallArg::Field { dtype: got, meta }) => {
+                    if got != dtype || meta.shape.len() != dims.len() {
+                        return Err(self.arg_error(
+                            &p.name,
+                            format!(
+                                "expected {}, got a {}-d {:?} device field",
+                                p.ty,
+                                meta.shape.len(),
+                                got
+                            ),
+                        ));
+                    }
+                    fields.push(Some(meta.clone()));
+                    scalars.push(None);
+                }
+                (Type::Scalar(_), CallArg::Scalar(given)) => {
+                    if let Some(compiled) = self.statics.get(i).copied().flatten() {
+                        if compiled != *given {
+                            return Err(self.arg_error(
+                                &p.name,
+                                format!(
+                                    "compiled with the static value {compiled:?}, called with {given:?}"
+                                ),
+                            ));
+                        }
+                    }
+                    fields.push(None);
+                    scalars.push(Some(*given));
+                }
+                _ => {
+                    return Err(self.arg_error(
+                        &p.name,
+                        "a field where a scalar is expected, or the reverse".into(),
+                    ))
+                }
+            }
+        }
+        let bound_fields: Vec<Option<(&[String], FieldMeta)>> = params
+            .iter()
+            .zip(&fields)
+            .map(|(p, f)| match (&p.ty, f) {
+                (Type::Field { dims, .. }, Some(f)) => Some((dims.as_slice(), f.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut temp_meta: Vec<Option<FieldMeta>> = vec![None; self.stages.temporaries.len()];
+        let mut launches = Vec::with_capacity(self.kernels.len());
+        for (i, (info, stage)) in self.kernels.iter().zip(&self.stages.stages).enumerate() {
+            let first = stage
+                .outputs
+                .first()
+                .and_then(|o| match o.target {
+                    Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
+                    Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
+                })
+                .cloned()
+                .unwrap_or(FieldMeta {
+                    address: 0,
+                    origin: vec![],
+                    shape: vec![],
+                    strides: vec![],
+                });
+            let bounds = stage_bounds(
+                stage,
+                &BoundInputs {
+                    first_output: (first.origin.as_slice(), first.shape.as_slice()),
+                    fields: &bound_fields,
+                    scalars: &scalars,
+                    tables: self.named_tables,
+                },
+            )
+            .map_err(|m| Error::Domain {
+                program: self.name.to_string(),
+                message: m,
+            })?;
+            let outer: u64 = info
+                .outer_dims
+                .iter()
+                .map(|&d| (bounds[d].1 - bounds[d].0) as u64)
+                .product();
+            let levels = info
+                .vertical_dim
+                .map(|d| (bounds[d].1 - bounds[d].0) as u64)
+                .unwrap_or(1);
+            // Temporaries this stage writes cover its domain, row-major. An empty reach (the
+            // reading rows hold no neighbour) still spans one point at its origin: a reduction
+            // reads a masked-out (-1) slot there and discards the value, and that read must
+            // stay inside the temporary's extent. The stage itself launches nothing.
+            for o in &stage.outputs {
+                let Source::Temporary(t) = o.target else {
+                    continue;
+                };
+                let t = t as usize;
+                let dtype = self
+                    .stages
+                    .temporaries
+                    .get(t)
+                    .ok_or_else(|| self.arg_error("", "temporary out of range".into()))?
+                    .dtype;
+                let shape: Vec<usize> = bounds
+                    .iter()
+                    .zip(&stage.domain)
+                    .map(|((lo, hi), r)| {
+                        let n = (hi - lo) as usize;
+                        if matches!(r.start, Bound::Reach { .. }) {
+                            n.max(1)
+                        } else {
+                            n
+                        }
+                    })
+                    .collect();
+                let bytes = shape.iter().product::<usize>().max(1) * dtype_size(dtype);
+                temp_meta[t] = Some(FieldMeta {
+                    address: temporary(t, bytes)?,
+                    origin: bounds.iter().map(|(lo, _)| *lo).collect(),
+                    strides: dense_strides(&shape),
+                    shape: shape.iter().map(|&n| n as i64).collect(),
+                });
+            }
+            if outer == 0 || levels == 0 {
+                continue;
+            }
+            let inputs = LaunchInputs {
+                temporaries: &temp_meta,
+                fields: &fields,
+                scalars: &scalars,
+                tables,
+                bounds: &bounds,
+                error: error_base + 4 * i as u64,
+            };
+            let params = param_block(info, &inputs).map_err(|m| Error::Execution {
+                program: self.name.to_string(),
+                message: m,
+            })?;
+            launches.push(KernelLaunch {
+                kernel: i,
+                params,
+                grid: info.grid(outer, levels, self.options.block_size, self.options.k_block),
+                block: self.options.block_size.max(1),
+            });
+        }
+        Ok(launches)
+    }
+}
+
+/// The error of a call from its kernels' error slots (one code per kernel, 0 when the
+/// kernel recorded nothing): the first recorded failure, with its message.
+pub fn recorded_error(name: &str, kernels: &[KernelInfo], codes: &[i32]) -> Result<(), Error> {
+    match codes.iter().enumerate().find(|(_, c)| **c != 0) {
+        None => Ok(()),
+        Some((i, &code)) => Err(Error::Execution {
+            program: name.to_string(),
+            message: kernels
+                .get(i)
+                .and_then(|k| k.error_message(code))
+                .unwrap_or("a kernel reported an unknown error")
+                .to_string(),
+        }),
+    }
 }
 
 /// The cache key of a compiled module: source, options, architecture and driver version.
@@ -441,7 +779,7 @@ mod tests {
             first_output: (&[0, 3], &[20, 5]),
             fields: &[],
             scalars,
-            target_sizes: &[],
+            tables: &[],
         };
         let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(17))])).expect("evaluates");
         assert_eq!(b, vec![(2, 15), (3, 8)]);
@@ -450,6 +788,78 @@ mod tests {
         assert_eq!(b[0], (2, 2));
         // A missing scalar is an error, not a panic.
         assert!(stage_bounds(&s, &inputs(&[])).is_err());
+    }
+
+    #[test]
+    fn a_reach_bound_covers_the_entries_of_the_reading_rows_only() {
+        use crate::connectivity::Connectivity;
+        use crate::dims::{Dimension, Offset};
+        use gt4rs_ir::DimKind;
+        #[derive(Clone, Copy, Default, Debug)]
+        struct Edge;
+        #[derive(Clone, Copy, Default, Debug)]
+        struct Cell;
+        #[derive(Clone, Copy, Default, Debug)]
+        struct E2C;
+        impl Dimension for Edge {
+            const NAME: &'static str = "Edge";
+            const KIND: DimKind = DimKind::Horizontal;
+        }
+        impl Dimension for Cell {
+            const NAME: &'static str = "Cell";
+            const KIND: DimKind = DimKind::Horizontal;
+        }
+        impl Dimension for E2C {
+            const NAME: &'static str = "E2C";
+            const KIND: DimKind = DimKind::Local;
+        }
+        impl Offset for E2C {
+            type From = Edge;
+            type To = Cell;
+            const COUNT: usize = 2;
+        }
+        // Row 0 (a boundary edge outside the reading rows) holds a -1 and cell 0.
+        let table = ndarray::arr2(&[[-1, 0], [3, 5], [4, -1], [7, 2], [9, 8]]);
+        let e2c = Connectivity::<E2C>::new(table, 10).expect("valid table");
+        let tables: Vec<NamedTable> = vec![("E2C".into(), e2c.shared())];
+        let lit = |v: i64| Node::Literal {
+            value: Literal::Int(v),
+            dtype: ScalarType::I32,
+        };
+        let reach = |lo: NodeId, hi: NodeId| Bound::Reach {
+            offset: "E2C".into(),
+            rows_start: Box::new(Bound::Node(lo)),
+            rows_end: Box::new(Bound::Node(hi)),
+        };
+        let s = stage(
+            vec![lit(1), lit(3), lit(4), lit(4)],
+            vec![StageRange {
+                dim: "Cell".into(),
+                start: reach(0, 1),
+                end: reach(0, 1),
+            }],
+        );
+        let inputs = BoundInputs {
+            first_output: (&[], &[]),
+            fields: &[],
+            scalars: &[],
+            tables: &tables,
+        };
+        // Rows 1..3 hold 3, 5, 4 (and a -1): cells 3..6, not the whole 0..10.
+        assert_eq!(stage_bounds(&s, &inputs).expect("evaluates"), vec![(3, 6)]);
+        // An empty range of rows reaches nothing.
+        let empty = Stage {
+            domain: vec![StageRange {
+                dim: "Cell".into(),
+                start: reach(2, 3),
+                end: reach(2, 3),
+            }],
+            ..s
+        };
+        assert_eq!(
+            stage_bounds(&empty, &inputs).expect("evaluates"),
+            vec![(0, 0)]
+        );
     }
 
     #[test]
