@@ -592,6 +592,10 @@ impl Diffusion {
             &self.diff_multfac_n2w,
         ]
     }
+    /// The metric fields the granule reads.
+    pub fn metric(&self) -> &MetricState {
+        &self.metric
+    }
     /// Whether the truly horizontal θ diffusion runs: configured and the terrain has steep
     /// points.
     pub fn zdiffusion_active(&self) -> bool {

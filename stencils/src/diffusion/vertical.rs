@@ -67,19 +67,9 @@ impl VerticalGrid {
 
     /// `wgtfac_c` on the `nlev + 1` half levels: the weight of full level `k` when
     /// interpolating to half level `k` (`w·f[k] + (1-w)·f[k-1]`), linear in height; the top
-    /// and the surface extrapolate from the two nearest full levels.
+    /// and the surface values are ICON's (see [`super::metrics::wgtfac_c_column`]).
     pub fn wgtfac_c(&self) -> Vec<f64> {
-        let (z, zi, n) = (&self.z_mc, &self.vct_a, self.nlev);
-        (0..=n)
-            .map(|k| {
-                let (upper, lower) = match k {
-                    0 => (0, 1),
-                    k if k == n => (n - 2, n - 1),
-                    k => (k - 1, k),
-                };
-                (zi[k] - z[upper]) / (z[lower] - z[upper])
-            })
-            .collect()
+        super::metrics::wgtfac_c_column(&self.vct_a)
     }
 
     /// θ of the reference atmosphere at height `z`: constant stability
