@@ -301,7 +301,7 @@ fn job_writes_pictures_and_a_valid_trace() {
         "vn.png",
         "vn_variance.png",
         "terrain.png",
-        "theta_lowest_level.png",
+        "theta_change.png",
     ] {
         let bytes = std::fs::read(out.join(name)).expect("picture written");
         assert_eq!(&bytes[1..4], b"PNG", "{name}");
