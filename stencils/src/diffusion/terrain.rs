@@ -32,7 +32,7 @@ impl TerrainKind {
 
 impl fmt::Display for TerrainKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
