@@ -1,6 +1,5 @@
 //! The main job: diffusion of a perturbed zonal jet on a generated grid over mountains (or flat
-//! ground), with a progress bar,
-//! per-program timings, an optional Chrome trace and pictures.
+//! ground), with a progress bar, per-program timings, an optional Chrome trace and pictures.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
