@@ -556,3 +556,43 @@ fn zdiffusion_changes_theta_exactly_at_steep_points() {
         "{changed} of {positive} changed"
     );
 }
+
+/// A limited-area grid around the Alps: boundary cells lack neighbours, the steep points lie in
+/// the interior, and the granule runs with them.
+#[test]
+fn limited_area_grid_over_the_alps_runs_with_steep_points() {
+    let global = IcosahedralGrid::generate(2, 4).expect("R2B4 generates");
+    let grid = global
+        .regional(gt4rs::grid::RegionSpec {
+            center_lat_deg: 46.8,
+            center_lon_deg: 8.2,
+            radius: 1.5e6,
+        })
+        .expect("regional cut");
+    let (vertical, terrain) = mountains(&grid);
+    let zd = zdiffusion(&grid, &terrain);
+    assert!(zd.steep_columns() > 0);
+    let start = grid.start(GridDim::Cell, Zone::Nudging).unwrap();
+    let end = grid.end(GridDim::Cell, Zone::Local).unwrap();
+    let mask = zd.mask_hdiff.as_array();
+    for c in (0..start).chain(end..grid.num_cells) {
+        assert!(
+            (0..NLEV).all(|k| !mask[[c, k]]),
+            "cell {c} outside the diffused rows is steep"
+        );
+    }
+    let mut state = jet_state_over(&grid, &vertical, &terrain, &JetSpec::default()).expect("state");
+    let before = state.theta_v.clone();
+    run_granule(
+        &grid,
+        &vertical,
+        &terrain,
+        &DiffusionConfig::default(),
+        Backend::Cpu,
+        &mut state,
+        2,
+    );
+    assert!(state.theta_v.as_array().iter().all(|v| v.is_finite()));
+    assert!(state.vn.as_array().iter().all(|v| v.is_finite()));
+    assert_ne!(state.theta_v, before);
+}
