@@ -146,6 +146,34 @@ struct Constants {
     /// ICON's 1-based, inclusive damping-layer bound.
     nrdmax: i32,
     nlev: i32,
+    /// Cells and levels of the z-diffusion program: the box around the steep points.
+    zdiffusion_cells: (i32, i32),
+    zdiffusion_levels: (i32, i32),
+}
+
+/// The smallest box of cells in `cells` and of levels that holds every steep point of `metric`
+/// (empty where there is none). Outside it `zd_diffcoef` is 0, so z-diffusion would add 0: ICON
+/// loops over its list of steep points only.
+fn zdiffusion_box(metric: &MetricState, cells: (i32, i32)) -> ((i32, i32), (i32, i32)) {
+    let Some(zd) = &metric.zdiffusion else {
+        return ((cells.0, cells.0), (0, 0));
+    };
+    let (mut c_min, mut c_max, mut k_min, mut k_max) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    for ((c, k), &steep) in zd
+        .mask_hdiff
+        .as_array()
+        .indexed_iter()
+        .map(|(i, m)| ((i[0] as i32, i[1] as i32), m))
+    {
+        if steep && (cells.0..cells.1).contains(&c) {
+            (c_min, c_max) = (c_min.min(c), c_max.max(c));
+            (k_min, k_max) = (k_min.min(k), k_max.max(k));
+        }
+    }
+    if c_min > c_max {
+        return ((cells.0, cells.0), (0, 0));
+    }
+    ((c_min, c_max + 1), (k_min, k_max + 1))
 }
 
 impl Programs {
@@ -287,10 +315,10 @@ impl Programs {
                 profiler,
                 o,
                 bound::zdiffusion::Bound {
-                    horizontal_start: b.cell_start_nudging,
-                    horizontal_end: b.cell_end_local,
-                    vertical_start: 0,
-                    vertical_end: nlev,
+                    horizontal_start: constants.zdiffusion_cells.0,
+                    horizontal_end: constants.zdiffusion_cells.1,
+                    vertical_start: constants.zdiffusion_levels.0,
+                    vertical_end: constants.zdiffusion_levels.1,
                 },
                 stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME,
                 bound::zdiffusion
@@ -500,6 +528,8 @@ impl Diffusion {
         )?;
 
         let bounds = Bounds::of(grid, config.limited_area)?;
+        let (zdiffusion_cells, zdiffusion_levels) =
+            zdiffusion_box(&metric, (bounds.cell_start_nudging, bounds.cell_end_local));
         let constants = Constants {
             nudgezone_diff,
             fac_bdydiff_v,
@@ -508,6 +538,8 @@ impl Diffusion {
             // ICON's nrdmax counts from 1 and includes its bound.
             nrdmax: nrdmax as i32 + 1,
             nlev: nlev_i32,
+            zdiffusion_cells,
+            zdiffusion_levels,
         };
         // The static arguments are fixed by the configuration: a call with another value is
         // an error, and the CUDA backend compiles the value into the kernel.
