@@ -596,3 +596,46 @@ fn limited_area_grid_over_the_alps_runs_with_steep_points() {
     assert!(state.vn.as_array().iter().all(|v| v.is_finite()));
     assert_ne!(state.theta_v, before);
 }
+
+/// `gt4rs run diffusion --terrain flat|mountains`: the summary names the terrain and its steep
+/// points; an unknown terrain is refused with the choices.
+#[test]
+fn cli_runs_the_job_over_the_chosen_terrain() {
+    let out = std::env::temp_dir().join(format!("gt4rs-terrain-cli-{}", std::process::id()));
+    let run = |terrain: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gt4rs"))
+            .args([
+                "run",
+                "diffusion",
+                "--grid",
+                "r2b2",
+                "--levels",
+                "8",
+                "--steps",
+                "1",
+            ])
+            .args(["--terrain", terrain, "--out"])
+            .arg(&out)
+            .output()
+            .expect("the binary starts")
+    };
+    let flat = run("flat");
+    let text = String::from_utf8_lossy(&flat.stdout);
+    assert!(flat.status.success(), "{text}");
+    assert!(
+        text.contains("terrain flat (highest point 0 m): 0 steep columns"),
+        "{text}"
+    );
+    let mountains = run("mountains");
+    let text = String::from_utf8_lossy(&mountains.stdout);
+    assert!(mountains.status.success(), "{text}");
+    assert!(
+        text.contains("terrain mountains") && text.contains("z-diffusion of θ: on"),
+        "{text}"
+    );
+    let unknown = run("hills");
+    assert!(!unknown.status.success());
+    let message = String::from_utf8_lossy(&unknown.stderr);
+    assert!(message.contains("flat or mountains"), "{message}");
+    let _ = std::fs::remove_dir_all(out);
+}
