@@ -271,7 +271,8 @@ fn flat_terrain_has_no_steep_points_and_the_flat_metrics() {
     let peak = (0..grid.num_cells)
         .max_by(|&a, &b| terrain.topography[a].total_cmp(&terrain.topography[b]))
         .unwrap();
-    let wgtfac = wgtfac_c_column(&terrain.z_ifc.row(peak).to_vec());
+    let wgtfac = wgtfac_c_column(&terrain.z_ifc.row(peak).to_vec()).expect("12 levels");
+    assert!(wgtfac_c_column(&[2.0, 1.0]).is_err());
     for (k, &w) in wgtfac.iter().enumerate() {
         assert_eq!(metric.wgtfac_c.as_array()[[peak, k]], w);
     }

@@ -51,7 +51,7 @@ pub fn jet_u(u_max: f64, lat: f64, z: f64, top: f64) -> f64 {
 }
 
 /// vn of the jet alone (no perturbation) over flat terrain, `[edge, level]`.
-pub fn jet_vn(grid: &Grid, vertical: &VerticalGrid, u_max: f64) -> Array2<f64> {
+pub fn jet_vn(grid: &Grid, vertical: &VerticalGrid, u_max: f64) -> Result<Array2<f64>, Error> {
     jet_vn_over(
         grid,
         vertical,
@@ -68,26 +68,27 @@ pub fn jet_vn_over(
     vertical: &VerticalGrid,
     terrain: &Terrain,
     u_max: f64,
-) -> Array2<f64> {
+) -> Result<Array2<f64>, Error> {
+    let (nc, nlev) = (grid.num_cells, vertical.nlev);
+    if terrain.z_mc.dim() != (nc, nlev) || vertical.vct_a.is_empty() {
+        return Err(Error::Shape(format!(
+            "the terrain's levels {:?} do not match the grid and the vertical grid ({nc}, {nlev})",
+            terrain.z_mc.dim()
+        )));
+    }
     let g = &grid.geometry;
     let top = vertical.vct_a[0];
-    let e2c = grid.table("E2C").ok();
-    Array2::from_shape_fn((grid.num_edges, vertical.nlev), |(e, k)| {
+    let e2c = grid.table("E2C")?;
+    Ok(Array2::from_shape_fn((grid.num_edges, nlev), |(e, k)| {
         let c = g.edge_center.row(e);
         let (lat, _) = lat_lon([c[0], c[1], c[2]]);
-        let cells = e2c.as_ref().map(|t| {
-            (
-                usize::try_from(t[[e, 0]]).ok(),
-                usize::try_from(t[[e, 1]]).ok(),
-            )
-        });
-        let z = match cells {
-            Some((Some(c0), Some(c1))) => terrain.edge_height([c0, c1], k),
-            Some((Some(c0), None)) | Some((None, Some(c0))) => terrain.z_mc[[c0, k]],
-            _ => vertical.z_mc[k],
+        let z = match (usize::try_from(e2c[[e, 0]]), usize::try_from(e2c[[e, 1]])) {
+            (Ok(c0), Ok(c1)) => terrain.edge_height([c0, c1], k),
+            (Ok(c0), Err(_)) | (Err(_), Ok(c0)) => terrain.z_mc[[c0, k]],
+            (Err(_), Err(_)) => vertical.z_mc.get(k).copied().unwrap_or(0.0),
         };
         jet_u(u_max, lat, z, top) * g.primal_normal_x[e]
-    })
+    }))
 }
 
 /// The prognostic state over flat terrain (see [`jet_state_over`]).
@@ -114,14 +115,8 @@ pub fn jet_state_over(
     spec: &JetSpec,
 ) -> Result<PrognosticState, Error> {
     let (nc, nlev) = (grid.num_cells, vertical.nlev);
-    if terrain.z_mc.dim() != (nc, nlev) {
-        return Err(Error::Shape(format!(
-            "the terrain's levels {:?} do not match the grid and the vertical grid ({nc}, {nlev})",
-            terrain.z_mc.dim()
-        )));
-    }
+    let mut vn = jet_vn_over(grid, vertical, terrain, spec.u_max)?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let mut vn = jet_vn_over(grid, vertical, terrain, spec.u_max);
     vn.mapv_inplace(|v| v + spec.vn_noise * rng.random_range(-1.0..1.0));
     let theta_v = Array2::from_shape_fn((nc, nlev), |(c, k)| {
         VerticalGrid::reference_theta(terrain.z_mc[[c, k]])

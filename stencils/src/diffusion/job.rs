@@ -116,7 +116,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     let (mut granule, mut diagnostic) =
         diffusion_over(&grid, &vertical, &terrain, spec.config.clone(), options)?;
     let mut state = jet_state_over(&grid, &vertical, &terrain, &spec.jet)?;
-    let jet = jet_vn_over(&grid, &vertical, &terrain, spec.jet.u_max);
+    let jet = jet_vn_over(&grid, &vertical, &terrain, spec.jet.u_max)?;
     let setup = setup_start.elapsed();
     let (steep_columns, steep_points) = granule
         .metric()

@@ -23,16 +23,23 @@ const MAX_ZD_DIFFCOEF: f64 = 0.002;
 /// `wgtfac_c` of one column from its `nlev + 1` half-level heights (top down): the weight of
 /// full level `k` when interpolating to half level `k`,
 /// `(z_ifc[k-1] - z_ifc[k]) / (z_ifc[k-1] - z_ifc[k+1])`; the top and the ground extrapolate
-/// from their two nearest full levels (ICON4Py `compute_wgtfac_c`).
-pub fn wgtfac_c_column(z_ifc: &[f64]) -> Vec<f64> {
+/// from their two nearest full levels (ICON4Py `compute_wgtfac_c`). Needs at least 3 half
+/// levels.
+pub fn wgtfac_c_column(z_ifc: &[f64]) -> Result<Vec<f64>, Error> {
+    if z_ifc.len() < 3 {
+        return Err(Error::Config(format!(
+            "wgtfac_c needs at least 3 half levels, not {}",
+            z_ifc.len()
+        )));
+    }
     let n = z_ifc.len() - 1;
-    (0..=n)
+    Ok((0..=n)
         .map(|k| match k {
             0 => (z_ifc[1] - z_ifc[0]) / (z_ifc[2] - z_ifc[0]),
             k if k == n => (z_ifc[n - 1] - z_ifc[n]) / (z_ifc[n - 2] - z_ifc[n]),
             k => (z_ifc[k - 1] - z_ifc[k]) / (z_ifc[k - 1] - z_ifc[k + 1]),
         })
-        .collect()
+        .collect())
 }
 
 /// The slope measures of ICON's z-diffusion, `[cell, nlev]`.
@@ -54,6 +61,13 @@ impl SlopeMeasures {
     /// ½ for the cell, ⅙ per neighbour (a missing neighbour's weight goes to the cell).
     pub fn of(grid: &Grid, terrain: &Terrain) -> Result<Self, Error> {
         let (nc, nlev) = (grid.num_cells, terrain.nlev());
+        if terrain.z_ifc.dim() != (nc, nlev + 1) {
+            return Err(Error::Shape(format!(
+                "the terrain's half levels have shape {:?}, the grid needs ({nc}, {})",
+                terrain.z_ifc.dim(),
+                nlev + 1
+            )));
+        }
         let (e2c, c2e, c2e2c) = (grid.table("E2C")?, grid.table("C2E")?, grid.table("C2E2C")?);
         let g = &grid.geometry;
         let z = &terrain.z_ifc;
@@ -137,6 +151,17 @@ pub fn zdiffusion_fields(
     let (nc, nlev) = (grid.num_cells, terrain.nlev());
     if nlev < 2 {
         return Err(Error::Config("z-diffusion needs at least 2 levels".into()));
+    }
+    for (name, dim) in [
+        ("z_mc", terrain.z_mc.dim()),
+        ("maxslp_avg", slopes.maxslp_avg.dim()),
+        ("maxhgtd_avg", slopes.maxhgtd_avg.dim()),
+    ] {
+        if dim != (nc, nlev) {
+            return Err(Error::Shape(format!(
+                "z-diffusion: `{name}` has shape {dim:?}, the grid and terrain need ({nc}, {nlev})"
+            )));
+        }
     }
     let c2e2c = grid.table("C2E2C")?;
     let nbh = c2e2c.ncols();
@@ -232,7 +257,7 @@ impl MetricState {
         let mut wgtfac_c = Array2::zeros((nc, nlev + 1));
         for c in 0..nc {
             let column = terrain.z_ifc.row(c).to_vec();
-            for (k, w) in wgtfac_c_column(&column).into_iter().enumerate() {
+            for (k, w) in wgtfac_c_column(&column)?.into_iter().enumerate() {
                 wgtfac_c[[c, k]] = w;
             }
         }

@@ -163,14 +163,14 @@ pub struct Terrain {
 impl Terrain {
     /// Flat ground: every column is `vct_a`.
     pub fn flat(num_cells: usize, vertical: &VerticalGrid) -> Self {
-        let nlev = vertical.nlev;
-        let z_ifc = Array2::from_shape_fn((num_cells, nlev + 1), |(_, k)| vertical.vct_a[k]);
+        let vct_a = &vertical.vct_a;
+        let z_ifc = Array2::from_shape_fn((num_cells, vct_a.len()), |(_, k)| vct_a[k]);
         Terrain {
             kind: TerrainKind::Flat,
             topography: Array1::zeros(num_cells),
             z_mc: full_levels(&z_ifc),
             z_ifc,
-            nflatlev: nlev,
+            nflatlev: vct_a.len().saturating_sub(1),
         }
     }
 
@@ -213,6 +213,12 @@ impl Terrain {
             ));
         }
         let vct_a = &vertical.vct_a;
+        if nlev < 2 || vct_a.len() != nlev + 1 {
+            return Err(Error::Shape(format!(
+                "the vertical grid has {nlev} levels and {} half-level heights",
+                vct_a.len()
+            )));
+        }
         let top = vct_a[0];
         if !(params.flat_height > 0.0 && params.flat_height < top) {
             return Err(Error::Config(format!(
@@ -269,7 +275,7 @@ impl Terrain {
 
 /// Midpoints of the half levels.
 fn full_levels(z_ifc: &Array2<f64>) -> Array2<f64> {
-    let nlev = z_ifc.ncols() - 1;
+    let nlev = z_ifc.ncols().saturating_sub(1);
     Array2::from_shape_fn((z_ifc.nrows(), nlev), |(c, k)| {
         0.5 * (z_ifc[[c, k]] + z_ifc[[c, k + 1]])
     })
