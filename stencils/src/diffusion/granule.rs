@@ -151,27 +151,27 @@ struct Constants {
     zdiffusion_levels: (i32, i32),
 }
 
-/// The smallest box of cells in `cells` and of levels that holds every steep point of `metric`
-/// (empty where there is none). Outside it `zd_diffcoef` is 0, so z-diffusion would add 0: ICON
-/// loops over its list of steep points only.
+/// The smallest box of cells in `cells` and of levels that holds every point where the
+/// z-diffusion adds something: `zd_diffcoef != 0` (and every steep point of `mask_hdiff`).
+/// Outside it the program would add 0; ICON loops over its list of steep points only. Empty
+/// where there is none.
 fn zdiffusion_box(metric: &MetricState, cells: (i32, i32)) -> ((i32, i32), (i32, i32)) {
+    let empty = ((cells.0, cells.0), (0, 0));
     let Some(zd) = &metric.zdiffusion else {
-        return ((cells.0, cells.0), (0, 0));
+        return empty;
     };
     let (mut c_min, mut c_max, mut k_min, mut k_max) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-    for ((c, k), &steep) in zd
-        .mask_hdiff
-        .as_array()
-        .indexed_iter()
-        .map(|(i, m)| ((i[0] as i32, i[1] as i32), m))
-    {
-        if steep && (cells.0..cells.1).contains(&c) {
+    let (mask, diffcoef) = (zd.mask_hdiff.as_array(), zd.zd_diffcoef.as_array());
+    for (index, &coef) in diffcoef.indexed_iter() {
+        let (c, k) = (index[0] as i32, index[1] as i32);
+        let acts = coef != 0.0 || mask.get(index.clone()).copied().unwrap_or(false);
+        if acts && (cells.0..cells.1).contains(&c) {
             (c_min, c_max) = (c_min.min(c), c_max.max(c));
             (k_min, k_max) = (k_min.min(k), k_max.max(k));
         }
     }
     if c_min > c_max {
-        return ((cells.0, cells.0), (0, 0));
+        return empty;
     }
     ((c_min, c_max + 1), (k_min, k_max + 1))
 }
