@@ -1,4 +1,6 @@
-//! One step of the diffusion granule at R2B4 × 65 levels on the `cpu` and `embedded` backends.
+//! One step of the diffusion granule at R2B4 × 65 levels on the `cpu` and `embedded` backends,
+//! over flat terrain and over the main job's mountains (where the truly horizontal θ diffusion
+//! over steep points runs too).
 //!
 //! `cargo bench -p gt4rs-benches --bench granule`
 
@@ -8,22 +10,31 @@ use gt4rs::debug::DebugChecks;
 use gt4rs::grid::IcosahedralGrid;
 use gt4rs::Backend;
 use gt4rs_benches::harness::median_time;
-use gt4rs_stencils::diffusion::initial::{diffusion_on, jet_state, JetSpec};
-use gt4rs_stencils::diffusion::{DiffusionConfig, RunOptions, VerticalGrid};
+use gt4rs_stencils::diffusion::initial::{diffusion_over, jet_state_over, JetSpec};
+use gt4rs_stencils::diffusion::{DiffusionConfig, RunOptions, Terrain, TerrainKind, VerticalGrid};
 
 const LEVELS: usize = 65;
 const DTIME: f64 = 300.0;
 
-fn step_time(grid: &gt4rs::grid::Grid, vertical: &VerticalGrid, backend: Backend) -> Duration {
+fn step_time(
+    grid: &gt4rs::grid::Grid,
+    vertical: &VerticalGrid,
+    terrain: &Terrain,
+    backend: Backend,
+) -> Duration {
     let options = RunOptions {
         backend,
         debug: DebugChecks::off(),
         trace: false,
     };
     let (mut granule, mut diagnostic) =
-        diffusion_on(grid, vertical, DiffusionConfig::default(), options)
+        diffusion_over(grid, vertical, terrain, DiffusionConfig::default(), options)
             .expect("granule initialises");
-    let mut state = jet_state(grid, vertical, &JetSpec::default()).expect("state");
+    assert_eq!(
+        granule.zdiffusion_active(),
+        terrain.kind == TerrainKind::Mountains
+    );
+    let mut state = jet_state_over(grid, vertical, terrain, &JetSpec::default()).expect("state");
     granule
         .initial_run(DTIME, &mut state, &mut diagnostic)
         .expect("initial step runs");
@@ -51,13 +62,26 @@ fn main() {
         grid.num_vertices,
         rayon::current_num_threads()
     );
-    let cpu = step_time(&grid, &vertical, Backend::Cpu);
-    let embedded = step_time(&grid, &vertical, Backend::Embedded);
-    println!("{:<10} {:>12}", "backend", "step ms");
-    println!("{:<10} {:>12.2}", "cpu", cpu.as_secs_f64() * 1e3);
-    println!("{:<10} {:>12.2}", "embedded", embedded.as_secs_f64() * 1e3);
     println!(
-        "embedded / cpu = {:.1}",
-        embedded.as_secs_f64() / cpu.as_secs_f64()
+        "{:<10} {:<10} {:>12} {:>16}",
+        "terrain", "backend", "step ms", "embedded / cpu"
     );
+    for kind in [TerrainKind::Flat, TerrainKind::Mountains] {
+        let terrain = Terrain::of_kind(kind, &grid, &vertical).expect("terrain");
+        let cpu = step_time(&grid, &vertical, &terrain, Backend::Cpu);
+        let embedded = step_time(&grid, &vertical, &terrain, Backend::Embedded);
+        println!(
+            "{:<10} {:<10} {:>12.2}",
+            kind,
+            "cpu",
+            cpu.as_secs_f64() * 1e3
+        );
+        println!(
+            "{:<10} {:<10} {:>12.2} {:>16.1}",
+            kind,
+            "embedded",
+            embedded.as_secs_f64() * 1e3,
+            embedded.as_secs_f64() / cpu.as_secs_f64()
+        );
+    }
 }

@@ -285,7 +285,20 @@ fn job_writes_pictures_and_a_valid_trace() {
     assert_eq!(report.small_scale_variance.len(), 4);
     assert!(report.small_scale_variance.windows(2).all(|w| w[1] < w[0]));
     assert!(report.table.contains("apply_diffusion_to_vn"));
-    for name in ["vn_small_scale.png", "vn.png", "vn_variance.png"] {
+    // The default terrain is mountains: the truly horizontal θ diffusion runs.
+    assert_eq!(report.terrain, job::JobSpec::default().terrain);
+    assert!(
+        report.zdiffusion_active && report.steep_columns > 0,
+        "{report:?}"
+    );
+    assert!(report.summary().contains("z-diffusion of θ: on"));
+    for name in [
+        "vn_small_scale.png",
+        "vn.png",
+        "vn_variance.png",
+        "terrain.png",
+        "theta_change.png",
+    ] {
         let bytes = std::fs::read(out.join(name)).expect("picture written");
         assert_eq!(&bytes[1..4], b"PNG", "{name}");
     }
@@ -296,6 +309,28 @@ fn job_writes_pictures_and_a_valid_trace() {
     assert!(events
         .iter()
         .any(|e| e["name"] == "apply_diffusion_to_vn" && e["cat"] == "run"));
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn job_over_flat_terrain_finds_no_steep_points() {
+    use gt4rs_stencils::diffusion::job::{self, JobSpec};
+    use gt4rs_stencils::diffusion::TerrainKind;
+    let out = std::env::temp_dir().join(format!("gt4rs-diffusion-flat-{}", std::process::id()));
+    let spec = JobSpec {
+        grid: "r2b2".into(),
+        levels: NLEV,
+        steps: 2,
+        out: out.clone(),
+        progress_bar: false,
+        terrain: TerrainKind::Flat,
+        ..JobSpec::default()
+    };
+    let report = job::run(&spec).expect("the job runs");
+    assert!(!report.zdiffusion_active);
+    assert_eq!((report.steep_columns, report.steep_points), (0, 0));
+    assert_eq!(report.max_height, 0.0);
+    assert!(report.summary().contains("off (no steep points)"));
     let _ = std::fs::remove_dir_all(out);
 }
 

@@ -97,6 +97,10 @@ enum RunCommand {
         /// Folder for the pictures.
         #[arg(long, default_value = "out/diffusion")]
         out: std::path::PathBuf,
+        /// The ground: mountains (SLEVE coordinate; θ is also diffused truly horizontally over
+        /// steep points) or flat.
+        #[arg(long, default_value = "mountains")]
+        terrain: gt4rs_stencils::diffusion::TerrainKind,
     },
 }
 
@@ -164,8 +168,9 @@ fn main() {
                     backend,
                     trace,
                     out,
+                    terrain,
                 },
-        } => cli::run::diffusion(&grid, levels, steps, backend, trace, out),
+        } => cli::run::diffusion(&grid, levels, steps, backend, trace, out, terrain),
         Command::Config {
             command:
                 ConfigCommand::Show {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use gt4rs::{Backend, Error};
 
 use crate::diffusion::job::{self, JobSpec};
+use crate::diffusion::TerrainKind;
 
 /// Runs the job, prints its summary, and returns whether it succeeded.
 pub fn diffusion(
@@ -14,6 +15,7 @@ pub fn diffusion(
     backend: Backend,
     trace: Option<PathBuf>,
     out: PathBuf,
+    terrain: TerrainKind,
 ) -> Result<bool, Error> {
     let spec = JobSpec {
         grid: grid.to_string(),
@@ -22,6 +24,7 @@ pub fn diffusion(
         backend,
         trace,
         out,
+        terrain,
         ..JobSpec::default()
     };
     let report = job::run(&spec)?;

@@ -146,6 +146,34 @@ struct Constants {
     /// ICON's 1-based, inclusive damping-layer bound.
     nrdmax: i32,
     nlev: i32,
+    /// Cells and levels of the z-diffusion program: the box around the steep points.
+    zdiffusion_cells: (i32, i32),
+    zdiffusion_levels: (i32, i32),
+}
+
+/// The smallest box of cells in `cells` and of levels that holds every point where the
+/// z-diffusion adds something: `zd_diffcoef != 0` (and every steep point of `mask_hdiff`).
+/// Outside it the program would add 0; ICON loops over its list of steep points only. Empty
+/// where there is none.
+fn zdiffusion_box(metric: &MetricState, cells: (i32, i32)) -> ((i32, i32), (i32, i32)) {
+    let empty = ((cells.0, cells.0), (0, 0));
+    let Some(zd) = &metric.zdiffusion else {
+        return empty;
+    };
+    let (mut c_min, mut c_max, mut k_min, mut k_max) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    let (mask, diffcoef) = (zd.mask_hdiff.as_array(), zd.zd_diffcoef.as_array());
+    for (index, &coef) in diffcoef.indexed_iter() {
+        let (c, k) = (index[0] as i32, index[1] as i32);
+        let acts = coef != 0.0 || mask.get(index.clone()).copied().unwrap_or(false);
+        if acts && (cells.0..cells.1).contains(&c) {
+            (c_min, c_max) = (c_min.min(c), c_max.max(c));
+            (k_min, k_max) = (k_min.min(k), k_max.max(k));
+        }
+    }
+    if c_min > c_max {
+        return empty;
+    }
+    ((c_min, c_max + 1), (k_min, k_max + 1))
 }
 
 impl Programs {
@@ -287,10 +315,10 @@ impl Programs {
                 profiler,
                 o,
                 bound::zdiffusion::Bound {
-                    horizontal_start: b.cell_start_nudging,
-                    horizontal_end: b.cell_end_local,
-                    vertical_start: 0,
-                    vertical_end: nlev,
+                    horizontal_start: constants.zdiffusion_cells.0,
+                    horizontal_end: constants.zdiffusion_cells.1,
+                    vertical_start: constants.zdiffusion_levels.0,
+                    vertical_end: constants.zdiffusion_levels.1,
                 },
                 stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME,
                 bound::zdiffusion
@@ -500,6 +528,8 @@ impl Diffusion {
         )?;
 
         let bounds = Bounds::of(grid, config.limited_area)?;
+        let (zdiffusion_cells, zdiffusion_levels) =
+            zdiffusion_box(&metric, (bounds.cell_start_nudging, bounds.cell_end_local));
         let constants = Constants {
             nudgezone_diff,
             fac_bdydiff_v,
@@ -508,6 +538,8 @@ impl Diffusion {
             // ICON's nrdmax counts from 1 and includes its bound.
             nrdmax: nrdmax as i32 + 1,
             nlev: nlev_i32,
+            zdiffusion_cells,
+            zdiffusion_levels,
         };
         // The static arguments are fixed by the configuration: a call with another value is
         // an error, and the CUDA backend compiles the value into the kernel.
@@ -591,6 +623,10 @@ impl Diffusion {
             &self.enh_smag_fac,
             &self.diff_multfac_n2w,
         ]
+    }
+    /// The metric fields the granule reads.
+    pub fn metric(&self) -> &MetricState {
+        &self.metric
     }
     /// Whether the truly horizontal θ diffusion runs: configured and the terrain has steep
     /// points.

@@ -14,6 +14,7 @@ use super::state::{
     field_of, CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState,
     PrognosticState,
 };
+use super::terrain::Terrain;
 use super::vertical::VerticalGrid;
 
 /// Parameters of the initial state.
@@ -49,36 +50,80 @@ pub fn jet_u(u_max: f64, lat: f64, z: f64, top: f64) -> f64 {
     u_max * s * s * (0.2 + 0.8 * z / top)
 }
 
-/// vn of the jet alone (no perturbation), `[edge, level]`: the eastward wind times the east
-/// component of each edge normal (`primal_normal_x`).
-pub fn jet_vn(grid: &Grid, vertical: &VerticalGrid, u_max: f64) -> Array2<f64> {
-    let g = &grid.geometry;
-    let top = vertical.vct_a[0];
-    Array2::from_shape_fn((grid.num_edges, vertical.nlev), |(e, k)| {
-        let c = g.edge_center.row(e);
-        let (lat, _) = lat_lon([c[0], c[1], c[2]]);
-        jet_u(u_max, lat, vertical.z_mc[k], top) * g.primal_normal_x[e]
-    })
+/// vn of the jet alone (no perturbation) over flat terrain, `[edge, level]`.
+pub fn jet_vn(grid: &Grid, vertical: &VerticalGrid, u_max: f64) -> Result<Array2<f64>, Error> {
+    jet_vn_over(
+        grid,
+        vertical,
+        &Terrain::flat(grid.num_cells, vertical),
+        u_max,
+    )
 }
 
-/// The prognostic state: jet plus noise in vn, the reference θ and exner with noise in θ_v
-/// (exner stays balanced with the reference), and a small random w that vanishes at the top
-/// and at the ground.
+/// vn of the jet alone over `terrain`, `[edge, level]`: the eastward wind at the edge's
+/// height (the mean of its cells' full-level heights) times the east component of the edge
+/// normal (`primal_normal_x`).
+pub fn jet_vn_over(
+    grid: &Grid,
+    vertical: &VerticalGrid,
+    terrain: &Terrain,
+    u_max: f64,
+) -> Result<Array2<f64>, Error> {
+    let (nc, nlev) = (grid.num_cells, vertical.nlev);
+    if terrain.z_mc.dim() != (nc, nlev) || vertical.vct_a.is_empty() {
+        return Err(Error::Shape(format!(
+            "the terrain's levels {:?} do not match the grid and the vertical grid ({nc}, {nlev})",
+            terrain.z_mc.dim()
+        )));
+    }
+    let g = &grid.geometry;
+    let top = vertical.vct_a[0];
+    let e2c = grid.table("E2C")?;
+    Ok(Array2::from_shape_fn((grid.num_edges, nlev), |(e, k)| {
+        let c = g.edge_center.row(e);
+        let (lat, _) = lat_lon([c[0], c[1], c[2]]);
+        let z = match (usize::try_from(e2c[[e, 0]]), usize::try_from(e2c[[e, 1]])) {
+            (Ok(c0), Ok(c1)) => terrain.edge_height([c0, c1], k),
+            (Ok(c0), Err(_)) | (Err(_), Ok(c0)) => terrain.z_mc[[c0, k]],
+            (Err(_), Err(_)) => vertical.z_mc.get(k).copied().unwrap_or(0.0),
+        };
+        jet_u(u_max, lat, z, top) * g.primal_normal_x[e]
+    }))
+}
+
+/// The prognostic state over flat terrain (see [`jet_state_over`]).
 pub fn jet_state(
     grid: &Grid,
     vertical: &VerticalGrid,
     spec: &JetSpec,
 ) -> Result<PrognosticState, Error> {
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let mut vn = jet_vn(grid, vertical, spec.u_max);
-    vn.mapv_inplace(|v| v + spec.vn_noise * rng.random_range(-1.0..1.0));
+    jet_state_over(
+        grid,
+        vertical,
+        &Terrain::flat(grid.num_cells, vertical),
+        spec,
+    )
+}
+
+/// The prognostic state over `terrain`: jet plus noise in vn, the reference θ and exner at
+/// each cell's full-level heights with noise in θ_v (exner stays balanced with the
+/// reference), and a small random w that vanishes at the top and at the ground.
+pub fn jet_state_over(
+    grid: &Grid,
+    vertical: &VerticalGrid,
+    terrain: &Terrain,
+    spec: &JetSpec,
+) -> Result<PrognosticState, Error> {
     let (nc, nlev) = (grid.num_cells, vertical.nlev);
-    let theta_v = Array2::from_shape_fn((nc, nlev), |(_, k)| {
-        VerticalGrid::reference_theta(vertical.z_mc[k])
+    let mut vn = jet_vn_over(grid, vertical, terrain, spec.u_max)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    vn.mapv_inplace(|v| v + spec.vn_noise * rng.random_range(-1.0..1.0));
+    let theta_v = Array2::from_shape_fn((nc, nlev), |(c, k)| {
+        VerticalGrid::reference_theta(terrain.z_mc[[c, k]])
             + spec.theta_noise * rng.random_range(-1.0..1.0)
     });
-    let exner = Array2::from_shape_fn((nc, nlev), |(_, k)| {
-        VerticalGrid::reference_exner(vertical.z_mc[k])
+    let exner = Array2::from_shape_fn((nc, nlev), |(c, k)| {
+        VerticalGrid::reference_exner(terrain.z_mc[[c, k]])
     });
     let w = Array2::from_shape_fn((nc, nlev + 1), |(_, k)| {
         if k == 0 || k == nlev {
@@ -100,6 +145,30 @@ pub fn jet_state(
 pub fn diffusion_on(
     grid: &Grid,
     vertical: &VerticalGrid,
+    config: DiffusionConfig,
+    options: RunOptions,
+) -> Result<(Diffusion, DiagnosticState), Error> {
+    let metric = MetricState::flat(grid.num_cells, vertical)?;
+    build(grid, vertical, metric, config, options)
+}
+
+/// Builds the granule on `grid` over `terrain`: its metric fields
+/// ([`MetricState::over_terrain`]) and the grid's interpolation coefficients.
+pub fn diffusion_over(
+    grid: &Grid,
+    vertical: &VerticalGrid,
+    terrain: &Terrain,
+    config: DiffusionConfig,
+    options: RunOptions,
+) -> Result<(Diffusion, DiagnosticState), Error> {
+    let metric = MetricState::over_terrain(grid, terrain, &config)?;
+    build(grid, vertical, metric, config, options)
+}
+
+fn build(
+    grid: &Grid,
+    vertical: &VerticalGrid,
+    metric: MetricState,
     mut config: DiffusionConfig,
     options: RunOptions,
 ) -> Result<(Diffusion, DiagnosticState), Error> {
@@ -111,7 +180,6 @@ pub fn diffusion_on(
         params.scaled_nudge_max_coeff,
         config.nudge_efold_width,
     )?;
-    let metric = MetricState::flat(grid.num_cells, vertical)?;
     let granule = Diffusion::init(
         grid,
         vertical,

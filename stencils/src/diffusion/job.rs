@@ -1,5 +1,5 @@
-//! The main job: diffusion of a perturbed zonal jet on a generated grid, with a progress bar,
-//! per-program timings, an optional Chrome trace and pictures.
+//! The main job: diffusion of a perturbed zonal jet on a generated grid over mountains (or flat
+//! ground), with a progress bar, per-program timings, an optional Chrome trace and pictures.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,8 +12,9 @@ use ndarray::{Array2, Axis};
 
 use super::config::DiffusionConfig;
 use super::granule::RunOptions;
-use super::initial::{diffusion_on, jet_state, jet_vn, JetSpec};
+use super::initial::{diffusion_over, jet_state_over, jet_vn_over, JetSpec};
 use super::plot::{self, MapPanel};
+use super::terrain::{Terrain, TerrainKind};
 use super::vertical::VerticalGrid;
 
 /// Steps of the default run: R2B4 × 65 levels on the CPU backend takes about 0.1 s a step on
@@ -42,6 +43,9 @@ pub struct JobSpec {
     pub out: PathBuf,
     pub config: DiffusionConfig,
     pub jet: JetSpec,
+    /// The ground: mountains (the default, so the truly horizontal θ diffusion over steep
+    /// points runs) or flat.
+    pub terrain: TerrainKind,
     /// Draw a progress bar on stderr.
     pub progress_bar: bool,
 }
@@ -58,6 +62,7 @@ impl Default for JobSpec {
             out: PathBuf::from("out/diffusion"),
             config: DiffusionConfig::default(),
             jet: JetSpec::default(),
+            terrain: TerrainKind::default(),
             progress_bar: true,
         }
     }
@@ -81,6 +86,12 @@ pub struct JobReport {
     /// Mean square of the small-scale part of vn (m²/s²), after each step (index 0: before).
     pub small_scale_variance: Vec<f64>,
     pub zdiffusion_active: bool,
+    pub terrain: TerrainKind,
+    /// Highest point of the ground (m).
+    pub max_height: f64,
+    /// Cells with steep levels (ICON's z-diffusion list) and steep `(cell, level)` points.
+    pub steep_columns: usize,
+    pub steep_points: usize,
     pub files: Vec<PathBuf>,
 }
 
@@ -99,13 +110,20 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     let setup_start = Instant::now();
     let grid = crate::cli::grid::build(&spec.grid)?;
     let vertical = VerticalGrid::default_for(spec.levels)?;
+    let terrain = Terrain::of_kind(spec.terrain, &grid, &vertical)?;
     let mut options = RunOptions::new(spec.backend)?;
     options.trace = spec.trace.is_some();
     let (mut granule, mut diagnostic) =
-        diffusion_on(&grid, &vertical, spec.config.clone(), options)?;
-    let mut state = jet_state(&grid, &vertical, &spec.jet)?;
-    let jet = jet_vn(&grid, &vertical, spec.jet.u_max);
+        diffusion_over(&grid, &vertical, &terrain, spec.config.clone(), options)?;
+    let mut state = jet_state_over(&grid, &vertical, &terrain, &spec.jet)?;
+    let jet = jet_vn_over(&grid, &vertical, &terrain, spec.jet.u_max)?;
     let setup = setup_start.elapsed();
+    let (steep_columns, steep_points) = granule
+        .metric()
+        .zdiffusion
+        .as_ref()
+        .map_or((0, 0), |zd| (zd.steep_columns(), zd.steep_points()));
+    let initial_theta = state.theta_v.as_array().to_owned();
 
     let initial_vn = state.vn.as_array().to_owned();
     let mut small_scale_variance = vec![mean_square_difference(state.vn.as_array(), &jet)];
@@ -206,7 +224,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         &pick(&lat),
         &[
             MapPanel { title: "initial".into(), values: &eastward(&initial_vn) },
-            MapPanel { title: after, values: &eastward(&final_vn) },
+            MapPanel { title: after.clone(), values: &eastward(&final_vn) },
         ],
         spec.jet.u_max,
         "m/s",
@@ -224,6 +242,79 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         "step",
         "<(vn - jet)²> (m²/s²)",
         &points,
+    )?;
+    files.push(path);
+
+    let (cell_lon, cell_lat): (Vec<f64>, Vec<f64>) = grid
+        .geometry
+        .cell_center
+        .axis_iter(Axis(0))
+        .map(|c| {
+            let (lat, lon) = lat_lon([c[0], c[1], c[2]]);
+            (lon.to_degrees(), lat.to_degrees())
+        })
+        .unzip();
+    let max_height = terrain.topography.iter().copied().fold(0.0, f64::max);
+    let steep_ground: Vec<f64> = match &granule.metric().zdiffusion {
+        Some(zd) => zd
+            .mask_hdiff
+            .as_array()
+            .outer_iter()
+            .zip(terrain.topography.iter())
+            .map(|(column, &h)| if column.iter().any(|&m| m) { h } else { 0.0 })
+            .collect(),
+        None => vec![0.0; grid.num_cells],
+    };
+    let path = spec.out.join("terrain.png");
+    plot::maps(
+        &path,
+        &format!(
+            "{} terrain: surface height (m), and where θ is diffused truly horizontally",
+            spec.terrain
+        ),
+        &cell_lon,
+        &cell_lat,
+        &[
+            MapPanel {
+                title: format!("surface height, max {max_height:.0} m"),
+                values: terrain.topography.as_slice().unwrap_or(&[]),
+            },
+            MapPanel {
+                title: format!("surface height of the {steep_columns} steep columns"),
+                values: &steep_ground,
+            },
+        ],
+        max_height.max(1.0),
+        "m",
+    )?;
+    files.push(path);
+    // The largest change of θ_v in each column over the run (signed): the ∇² on model levels
+    // barely moves θ where the wind is weak; the truly horizontal diffusion over steep points
+    // removes most of their noise.
+    let final_theta = state.theta_v.as_array();
+    let theta_change: Vec<f64> = (0..grid.num_cells)
+        .map(|c| {
+            (0..spec.levels)
+                .map(|k| final_theta[[c, k]] - initial_theta[[c, k]])
+                .fold(0.0_f64, |m, d| if d.abs() > m.abs() { d } else { m })
+        })
+        .collect();
+    let largest_change = theta_change.iter().fold(0.0_f64, |m, d| m.max(d.abs()));
+    let path = spec.out.join("theta_change.png");
+    plot::maps(
+        &path,
+        &format!(
+            "largest change of θ_v in each column (K), {} terrain",
+            spec.terrain
+        ),
+        &cell_lon,
+        &cell_lat,
+        &[MapPanel {
+            title: format!("{after}, largest |change| {largest_change:.2e} K"),
+            values: &theta_change,
+        }],
+        largest_change.max(f64::MIN_POSITIVE),
+        "K",
     )?;
     files.push(path);
 
@@ -247,6 +338,10 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         table: granule.profiler().table(),
         small_scale_variance,
         zdiffusion_active: granule.zdiffusion_active(),
+        terrain: spec.terrain,
+        max_height,
+        steep_columns,
+        steep_points,
         files,
     })
 }
@@ -284,6 +379,7 @@ impl JobReport {
             "grid {} ({} cells, {} edges) × {} levels, backend {}, {} steps\n\
              setup (grid, fields, compiling) {:.2} s, mean step {:.2} ms\n\
              small-scale vn variance {first:.4} -> {last:.4} m²/s²\n\
+             terrain {} (highest point {:.0} m): {} steep columns, {} steep points\n\
              z-diffusion of θ: {}\n\n{}\n",
             self.grid,
             self.cells,
@@ -293,10 +389,16 @@ impl JobReport {
             self.steps,
             self.setup.as_secs_f64(),
             self.mean_step.as_secs_f64() * 1e3,
+            self.terrain,
+            self.max_height,
+            self.steep_columns,
+            self.steep_points,
             if self.zdiffusion_active {
                 "on"
+            } else if self.steep_points == 0 {
+                "off (no steep points)"
             } else {
-                "off (flat terrain: no steep points)"
+                "off (apply_zdiffusion_t is false)"
             },
             self.table
         );

@@ -7,8 +7,10 @@ pub mod granule;
 pub mod halo;
 pub mod initial;
 pub mod job;
+pub mod metrics;
 pub mod plot;
 pub mod state;
+pub mod terrain;
 pub mod vertical;
 
 pub use config::{DiffusionConfig, DiffusionParams, DiffusionType, TurbulenceShearForcing};
@@ -18,4 +20,5 @@ pub use state::{
     CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState, PrognosticState,
     ZDiffusionFields,
 };
+pub use terrain::{Terrain, TerrainKind};
 pub use vertical::VerticalGrid;

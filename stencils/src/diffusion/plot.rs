@@ -47,6 +47,15 @@ fn diverging(t: f64) -> RGBColor {
     }
 }
 
+/// A colour-bar end: two decimals, or three significant digits for small values.
+fn scale_label(value: f64) -> String {
+    if value != 0.0 && value.abs() < 0.1 {
+        format!("{value:+.2e}")
+    } else {
+        format!("{value:+.2}")
+    }
+}
+
 /// One map panel of [`maps`].
 pub struct MapPanel<'a> {
     pub title: String,
@@ -124,9 +133,9 @@ pub fn maps(
     if has_font {
         let style = ("sans-serif", 16).into_font().color(&BLACK);
         for (x, text) in [
-            (x0 - 70, format!("{:+.2}", -scale)),
+            (x0 - 70, scale_label(-scale)),
             ((x0 + x1) / 2 - 10, "0".to_string()),
-            (x1 + 8, format!("{:+.2} {unit}", scale)),
+            (x1 + 8, format!("{} {unit}", scale_label(scale))),
         ] {
             bar.draw(&Text::new(text, (x, y0), style.clone()))
                 .map_err(|e| plot_error(path, e))?;

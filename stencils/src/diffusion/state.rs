@@ -140,7 +140,7 @@ impl MetricState {
     /// Over flat terrain: every column is the same, and no point is steep.
     pub fn flat(num_cells: usize, vertical: &VerticalGrid) -> Result<Self, Error> {
         Ok(MetricState {
-            wgtfac_c: cell_columns(num_cells, &vertical.wgtfac_c())?,
+            wgtfac_c: cell_columns(num_cells, &vertical.wgtfac_c()?)?,
             theta_ref_mc: cell_columns(num_cells, &vertical.theta_ref_mc())?,
             zdiffusion: None,
         })

@@ -67,19 +67,9 @@ impl VerticalGrid {
 
     /// `wgtfac_c` on the `nlev + 1` half levels: the weight of full level `k` when
     /// interpolating to half level `k` (`w·f[k] + (1-w)·f[k-1]`), linear in height; the top
-    /// and the surface extrapolate from the two nearest full levels.
-    pub fn wgtfac_c(&self) -> Vec<f64> {
-        let (z, zi, n) = (&self.z_mc, &self.vct_a, self.nlev);
-        (0..=n)
-            .map(|k| {
-                let (upper, lower) = match k {
-                    0 => (0, 1),
-                    k if k == n => (n - 2, n - 1),
-                    k => (k - 1, k),
-                };
-                (zi[k] - z[upper]) / (z[lower] - z[upper])
-            })
-            .collect()
+    /// and the surface values are ICON's (see [`super::metrics::wgtfac_c_column`]).
+    pub fn wgtfac_c(&self) -> Result<Vec<f64>, Error> {
+        super::metrics::wgtfac_c_column(&self.vct_a)
     }
 
     /// θ of the reference atmosphere at height `z`: constant stability
@@ -121,7 +111,7 @@ mod tests {
         assert!((v.vct_a[0] - 22_000.0).abs() < 1e-9 && v.vct_a[65].abs() < 1e-9);
         assert!(v.vct_a.windows(2).all(|w| w[0] > w[1]));
         assert!(v.vct_a[v.nrdmax] >= 16_000.0 && v.vct_a[v.nrdmax + 1] < 16_000.0);
-        let w = v.wgtfac_c();
+        let w = v.wgtfac_c().expect("65 levels");
         assert!(w[1..65].iter().all(|&x| x > 0.0 && x < 1.0), "{w:?}");
         // Hydrostatic balance: dπ/dz = -g / (c_pd θ).
         let (z, dz) = (5000.0, 1.0);
