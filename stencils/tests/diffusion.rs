@@ -11,7 +11,7 @@ use gt4rs_stencils::diffusion::{
     VerticalGrid,
 };
 use gt4rs_stencils::icon::dims::{Cell, K};
-use ndarray::{s, Array2};
+use ndarray::Array2;
 
 const NLEV: usize = 8;
 const DTIME: f64 = 300.0;
@@ -163,37 +163,7 @@ fn cpu_granule_equals_embedded_granule() {
     };
     let (cpu, cpu_diag) = run(Backend::Cpu);
     let (embedded, embedded_diag) = run(Backend::Embedded);
-    let compare = |a: ndarray::ArrayViewD<'_, f64>, b: ndarray::ArrayViewD<'_, f64>, name: &str| {
-        assert_eq!(a.shape(), b.shape());
-        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-            let scale = x.abs().max(y.abs()).max(1.0);
-            assert!(
-                (x - y).abs() <= 1e-12 * scale,
-                "{name}[{i}]: cpu {x} vs embedded {y}"
-            );
-        }
-    };
-    compare(cpu.vn.as_array(), embedded.vn.as_array(), "vn");
-    compare(cpu.w.as_array(), embedded.w.as_array(), "w");
-    compare(
-        cpu.theta_v.as_array(),
-        embedded.theta_v.as_array(),
-        "theta_v",
-    );
-    compare(cpu.exner.as_array(), embedded.exner.as_array(), "exner");
-    // The diagnostics are written on levels 1..nlev.
-    let written =
-        |f: &Field<(Cell, K), f64>| f.as_array().slice(s![.., 1..NLEV]).into_owned().into_dyn();
-    for (name, a, b) in [
-        ("div_ic", &cpu_diag.div_ic, &embedded_diag.div_ic),
-        ("hdef_ic", &cpu_diag.hdef_ic, &embedded_diag.hdef_ic),
-        ("dwdx", &cpu_diag.dwdx, &embedded_diag.dwdx),
-        ("dwdy", &cpu_diag.dwdy, &embedded_diag.dwdy),
-    ] {
-        let (a, b) = (written(a), written(b));
-        assert!(a.iter().all(|v| v.is_finite()), "{name} not written");
-        compare(a.view(), b.view(), name);
-    }
+    support::granule::assert_cpu_equals_embedded((&cpu, &cpu_diag), (&embedded, &embedded_diag));
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The mountain terrain, its SLEVE coordinate and the terrain-dependent metric fields of the
 //! diffusion granule, checked against hand-written formulas, and the granule over mountains.
 
+mod support;
+
 use gt4rs::debug::DebugChecks;
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, Zone};
 use gt4rs::{Backend, Field, Options};
@@ -13,7 +15,7 @@ use gt4rs_stencils::diffusion::{
 };
 use gt4rs_stencils::icon::dims::{Cell, K};
 use gt4rs_stencils::icon::dsl::diffusion::truly_horizontal_diffusion_nabla_of_theta_over_steep_points as zdiffusion_program;
-use ndarray::{s, Array2};
+use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -437,37 +439,7 @@ fn cpu_granule_equals_embedded_granule_over_mountains() {
         &mut embedded,
         4,
     );
-    let compare = |a: ndarray::ArrayViewD<'_, f64>, b: ndarray::ArrayViewD<'_, f64>, name: &str| {
-        assert_eq!(a.shape(), b.shape());
-        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
-            let scale = x.abs().max(y.abs()).max(1.0);
-            assert!(
-                (x - y).abs() <= 1e-12 * scale,
-                "{name}[{i}]: cpu {x} vs embedded {y}"
-            );
-        }
-    };
-    compare(cpu.vn.as_array(), embedded.vn.as_array(), "vn");
-    compare(cpu.w.as_array(), embedded.w.as_array(), "w");
-    compare(
-        cpu.theta_v.as_array(),
-        embedded.theta_v.as_array(),
-        "theta_v",
-    );
-    compare(cpu.exner.as_array(), embedded.exner.as_array(), "exner");
-    for (name, a, b) in [
-        ("div_ic", &cpu_diag.div_ic, &embedded_diag.div_ic),
-        ("hdef_ic", &cpu_diag.hdef_ic, &embedded_diag.hdef_ic),
-        ("dwdx", &cpu_diag.dwdx, &embedded_diag.dwdx),
-        ("dwdy", &cpu_diag.dwdy, &embedded_diag.dwdy),
-    ] {
-        let (a, b) = (
-            a.as_array().slice(s![.., 1..NLEV]).into_owned().into_dyn(),
-            b.as_array().slice(s![.., 1..NLEV]).into_owned().into_dyn(),
-        );
-        assert!(a.iter().all(|v| v.is_finite()), "{name} not written");
-        compare(a.view(), b.view(), name);
-    }
+    support::granule::assert_cpu_equals_embedded((&cpu, &cpu_diag), (&embedded, &embedded_diag));
 }
 
 #[test]

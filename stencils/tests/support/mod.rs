@@ -1,6 +1,7 @@
 //! The ICON test setup that `icon_on_grids.rs`, `static_variants.rs` and `mixed_precision.rs`
 //! share (each includes it with `mod support;`; `cpu_temporaries.rs` takes its grid and
-//! connectivities, `diffusion.rs` ICON's Smagorinsky profile):
+//! connectivities, `diffusion.rs` ICON's Smagorinsky profile, `diffusion.rs` and `terrain.rs`
+//! the comparison of two granule runs in [`granule`]):
 //! - generated grids ([`global_grid`]: R2B2 with the 12 pentagons' skip values;
 //!   [`limited_area_grid`]: a cut of R2B3 that keeps its boundary -1 entries;
 //!   [`limited_area_grid_with_skips_replaced`]: the same cut as ICON4Py loads it), their
@@ -13,6 +14,8 @@
 //!   run by [`run_dynamic`] / [`outputs`], which hand back the written outputs widened to f64.
 
 #![allow(dead_code)]
+
+pub mod granule;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
