@@ -108,6 +108,22 @@ fn args(program: &str, fields: Vec<(&str, DynField)>, scalars: Vec<(&str, i32)>)
     }
 }
 
+/// Arguments of `program` with every field over `ranges`: seeded random `inputs` (drawn in
+/// their order), NaN in `outputs`.
+fn random_case(
+    seed: u64,
+    program: &str,
+    ranges: &[Range<i64>],
+    inputs: &[&str],
+    outputs: &[&str],
+    scalars: Vec<(&str, i32)>,
+) -> NamedArgs {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let drawn = inputs.iter().map(|&n| (n, random_f64(&mut r, ranges)));
+    let poison = outputs.iter().map(|&n| (n, poisoned(ranges)));
+    args(program, drawn.chain(poison).collect(), scalars)
+}
+
 fn cpu(options: &Options) -> Options {
     Options::new(Backend::Cpu).with_connectivities(options.connectivities.clone())
 }
@@ -200,6 +216,25 @@ fn both_fail(
     (cpu_error.to_string(), cuda_error.to_string())
 }
 
+/// On `clean` the emulated kernels of `translation` agree with `cpu_program` (compiled for the
+/// CPU backend without options) under `tunings`; on `broken` both fail, with messages that
+/// contain every string of `named`.
+fn agrees_then_both_fail(
+    cpu_program: &dyn DynProgram,
+    translation: &Translation,
+    clean: &NamedArgs,
+    broken: &NamedArgs,
+    tunings: &[CudaOptions],
+    named: &[&str],
+) {
+    let options = Options::new(Backend::Cpu);
+    assert_agrees(cpu_program, translation, &options, clean, tunings);
+    let (cpu_msg, cuda_msg) = both_fail(cpu_program, translation, &options, broken);
+    for msg in [cpu_msg, cuda_msg] {
+        assert!(named.iter().all(|n| msg.contains(n)), "{msg}");
+    }
+}
+
 #[test]
 fn nabla4_reports_a_missing_neighbour_and_a_domain_outside_its_output() {
     if skip() {
@@ -272,18 +307,9 @@ fn concat_where_and_select_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(8);
-    let ck = [0..NC, 0..NK];
-    let args = args(
-        "concat_select",
-        vec![
-            ("a", random_f64(&mut r, &ck)),
-            ("out1", poisoned(&ck)),
-            ("out2", poisoned(&ck)),
-            ("out3", poisoned(&ck)),
-        ],
-        vec![("nlev", NK as i32)],
-    );
+    let outputs = ["out1", "out2", "out3"];
+    let nlev = vec![("nlev", NK as i32)];
+    let args = random_case(8, "concat_select", &[0..NC, 0..NK], &["a"], &outputs, nlev);
     assert_agrees!(concat_select, &Options::new(Backend::Cpu), &args);
 }
 
@@ -292,19 +318,8 @@ fn scans_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(9);
-    let ck = [3..NC + 3, 0..NK];
-    let args = args(
-        "scans",
-        vec![
-            ("a", random_f64(&mut r, &ck)),
-            ("fs", poisoned(&ck)),
-            ("fp", poisoned(&ck)),
-            ("bs", poisoned(&ck)),
-            ("bp", poisoned(&ck)),
-        ],
-        vec![],
-    );
+    let outputs = ["fs", "fp", "bs", "bp"];
+    let args = random_case(9, "scans", &[3..NC + 3, 0..NK], &["a"], &outputs, vec![]);
     assert_agrees!(scans, &Options::new(Backend::Cpu), &args);
 }
 
@@ -341,17 +356,12 @@ fn dynamic_shifts_and_per_call_domains_agree_with_the_cpu_backend() {
         return;
     }
     let mut r = ChaCha8Rng::seed_from_u64(10);
-    let options = Options::new(Backend::Cpu);
-    let prog = dynamic_and_domains::compile(&options).expect("compiles");
-    let t = translation!(dynamic_and_domains);
-    let args = dynamic_case(&mut r, None);
-    assert_agrees(&prog, &t, &options, &args, &TUNINGS);
+    let clean = dynamic_case(&mut r, None);
     // An offset that leaves the field inside the domain.
-    let args = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
-    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &options, &args);
-    for msg in [cpu_msg, cuda_msg] {
-        assert!(msg.contains("`a`") && msg.contains("K"), "{msg}");
-    }
+    let broken = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
+    let prog = dynamic_and_domains::compile(&Options::new(Backend::Cpu)).expect("compiles");
+    let t = translation!(dynamic_and_domains);
+    agrees_then_both_fail(&prog, &t, &clean, &broken, &TUNINGS, &["`a`", "K"]);
 }
 
 #[field_operator]
@@ -425,19 +435,12 @@ fn integer_division_agrees_and_a_zero_divisor_is_an_error() {
         return;
     }
     let mut r = ChaCha8Rng::seed_from_u64(11);
-    let options = Options::new(Backend::Cpu);
-    let prog = integer_division::compile(&options).expect("compiles");
+    let clean = division_case(&mut r, None);
+    let broken = division_case(&mut r, Some([NC as usize / 2, 3]));
+    let prog = integer_division::compile(&Options::new(Backend::Cpu)).expect("compiles");
     let t = translation!(integer_division);
-    let args = division_case(&mut r, None);
-    assert_agrees(&prog, &t, &options, &args, &TUNINGS[..1]);
-    let args = division_case(&mut r, Some([NC as usize / 2, 3]));
-    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &options, &args);
-    for msg in [cpu_msg, cuda_msg] {
-        assert!(
-            msg.contains("integer_division") && msg.contains("division by zero"),
-            "{msg}"
-        );
-    }
+    let named = ["integer_division", "division by zero"];
+    agrees_then_both_fail(&prog, &t, &clean, &broken, &TUNINGS[..1], &named);
 }
 
 #[field_operator]
@@ -710,16 +713,7 @@ fn an_output_read_by_its_own_call_agrees_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(15);
-    let ck = [0..NC, 0..NK];
-    let args = args(
-        "in_place",
-        vec![
-            ("a", random_f64(&mut r, &ck)),
-            ("b", random_f64(&mut r, &ck)),
-        ],
-        vec![],
-    );
+    let args = random_case(15, "in_place", &[0..NC, 0..NK], &["a", "b"], &[], vec![]);
     assert_agrees!(in_place, &Options::new(Backend::Cpu), &args);
 }
 
