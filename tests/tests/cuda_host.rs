@@ -132,6 +132,21 @@ fn random_table(rng: &mut ChaCha8Rng, rows: usize, cols: usize, target: usize) -
     Array2::from_shape_fn((rows, cols), |_| rng.random_range(0..target as i32))
 }
 
+/// [`random_table`] with a skip value in slot `slot(row)` of every `every`-th row.
+fn random_table_with_skips(
+    rng: &mut ChaCha8Rng,
+    [rows, cols]: [usize; 2],
+    target: usize,
+    every: usize,
+    slot: impl Fn(usize) -> usize,
+) -> Array2<i32> {
+    let mut table = random_table(rng, rows, cols, target);
+    for row in (0..rows).step_by(every) {
+        table[[row, slot(row)]] = -1;
+    }
+    table
+}
+
 const NE: i64 = 45;
 const NV: i64 = 23;
 const NC: i64 = 29;
@@ -283,10 +298,7 @@ fn reductions_skip_missing_neighbours_as_on_the_cpu() {
         return;
     }
     let mut r = ChaCha8Rng::seed_from_u64(7);
-    let mut table = random_table(&mut r, NE as usize, 2, NC as usize);
-    for e in (0..NE as usize).step_by(5) {
-        table[[e, e % 2]] = -1;
-    }
+    let table = random_table_with_skips(&mut r, [NE as usize, 2], NC as usize, 5, |e| e % 2);
     let e2c = Connectivity::<E2C>::new(table, NC as usize).expect("valid table");
     let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c));
     let args = args(
@@ -672,10 +684,7 @@ fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
     let mut r = ChaCha8Rng::seed_from_u64(14);
     // Some E2C entries are -1 (skipped by the reduction); the temporary over cells covers
     // the reach of the edges' rows.
-    let mut e2c = random_table(&mut r, NE as usize, 2, NC as usize);
-    for e in (0..NE as usize).step_by(4) {
-        e2c[[e, 1]] = -1;
-    }
+    let e2c = random_table_with_skips(&mut r, [NE as usize, 2], NC as usize, 4, |_| 1);
     let c2e = random_table(&mut r, NC as usize, 3, NE as usize);
     let options = Options::new(Backend::Cpu).with_connectivities(
         Connectivities::new()
