@@ -6,8 +6,7 @@ use std::process::Command;
 
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs_stencils::programs;
-
-const SHIM: &str = include_str!("../../tests/cuda_shim.h");
+use gt4rs_tests::cuda_host::{gxx_available, SHIM};
 
 /// The CUDA translation of every program of the registry.
 fn all() -> impl Iterator<Item = Translation> {
@@ -32,7 +31,7 @@ fn every_stencil_has_a_cuda_translation() {
 
 #[test]
 fn every_stencil_compiles_as_cpp_with_the_cuda_shim() {
-    if Command::new("g++").arg("--version").output().is_err() {
+    if !gxx_available() {
         eprintln!("skipped: no g++ on this machine");
         return;
     }
