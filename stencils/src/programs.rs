@@ -1,6 +1,9 @@
 //! Every program of this crate by name, for tools that pick programs at run time
-//! (`gt4rs verify`). Each entry compiles the program into a [`DynProgram`].
+//! (`gt4rs verify`) and for tests that run each of them (the CUDA source checks and host
+//! emulation). Each entry compiles the program into a [`DynProgram`] and hands out its CUDA
+//! translation.
 
+use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::dynamic::DynProgram;
 use gt4rs::{Error, Options};
 
@@ -11,6 +14,8 @@ use crate::icon::dsl::{diffusion, diffusion_utils, interpolation, solver, veloci
 pub struct ProgramEntry {
     pub name: &'static str,
     pub compile: fn(&Options) -> Result<Box<dyn DynProgram>, Error>,
+    /// The program's CUDA translation (source, kernels, IR), or why it has none.
+    pub translation: fn() -> Translation,
 }
 
 macro_rules! registry {
@@ -20,6 +25,13 @@ macro_rules! registry {
             ProgramEntry {
                 name: stringify!($program),
                 compile: |options| Ok(Box::new($module::$program::compile(options)?)),
+                translation: || Translation {
+                    name: $module::$program::NAME,
+                    source: $module::$program::cuda::SOURCE,
+                    kernels: $module::$program::cuda::KERNELS,
+                    unsupported: $module::$program::cuda::UNSUPPORTED,
+                    program: $module::$program::ir(),
+                },
             },
         )*];
     };

@@ -4,103 +4,47 @@
 
 use std::process::Command;
 
-use gt4rs::__private::cuda_source::KernelInfo;
-use gt4rs_stencils::cartesian::dsl as cartesian;
-use gt4rs_stencils::icon::dsl::{
-    diffusion, diffusion_utils, interpolation, solver, velocity_advection,
-};
+use gt4rs::__private::cuda_source::Translation;
+use gt4rs_stencils::programs;
+use gt4rs_tests::cuda_host::{gxx_available, SHIM};
 
-const SHIM: &str = include_str!("../../tests/cuda_shim.h");
-
-type Translation = (
-    &'static str,
-    &'static str,
-    &'static [KernelInfo],
-    Option<&'static str>,
-);
-
-macro_rules! translations {
-    ($($module:ident :: $program:ident),* $(,)?) => {
-        vec![$((
-            stringify!($program),
-            $module::$program::cuda::SOURCE,
-            $module::$program::cuda::KERNELS,
-            $module::$program::cuda::UNSUPPORTED,
-        )),*]
-    };
-}
-
-fn all() -> Vec<Translation> {
-    translations![
-        interpolation::mo_intp_rbf_rbf_vec_interpol_vertex,
-        diffusion_utils::setup_fields_for_initial_step,
-        diffusion_utils::scale_k,
-        diffusion::calculate_nabla4,
-        diffusion::calculate_nabla2_and_smag_coefficients_for_vn,
-        diffusion::apply_nabla2_and_nabla4_to_vn,
-        diffusion::apply_nabla2_and_nabla4_global_to_vn,
-        diffusion::apply_nabla2_to_vn_in_lateral_boundary,
-        diffusion::apply_diffusion_to_vn,
-        diffusion::temporary_fields_for_turbulence_diagnostics,
-        diffusion::calculate_diagnostic_quantities_for_turbulence,
-        diffusion::calculate_nabla2_for_w,
-        diffusion::apply_nabla2_to_w,
-        diffusion::apply_nabla2_to_w_in_upper_damping_layer,
-        diffusion::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence,
-        diffusion::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools,
-        diffusion::calculate_nabla2_for_z,
-        diffusion::calculate_nabla2_of_theta,
-        diffusion::calculate_nabla2_for_theta,
-        diffusion::truly_horizontal_diffusion_nabla_of_theta_over_steep_points,
-        diffusion::update_theta_and_exner,
-        diffusion::apply_diffusion_to_theta_and_exner,
-        velocity_advection::compute_tangential_wind,
-        velocity_advection::compute_horizontal_kinetic_energy,
-        velocity_advection::interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges,
-        velocity_advection::compute_diagnostics_from_normal_wind,
-        solver::solve_tridiagonal_matrix_for_w_forward_sweep,
-        solver::solve_tridiagonal_matrix_for_w_back_substitution,
-        cartesian::lap,
-        cartesian::laplap,
-        cartesian::hdiff,
-        cartesian::vadv,
-    ]
+/// The CUDA translation of every program of the registry.
+fn all() -> impl Iterator<Item = Translation> {
+    programs::ALL.iter().map(|p| (p.translation)())
 }
 
 #[test]
-fn the_list_covers_every_program_of_the_crate() {
-    let listed: Vec<&str> = all().iter().map(|t| t.0).collect();
-    let registered: Vec<&str> = gt4rs_stencils::programs::ALL
-        .iter()
-        .map(|p| p.name)
-        .collect();
-    assert_eq!(listed, registered);
+fn every_registry_entry_hands_out_the_translation_of_its_program() {
+    for p in programs::ALL {
+        let t = (p.translation)();
+        assert_eq!((t.name, t.program.name.as_str()), (p.name, p.name));
+    }
 }
 
 #[test]
 fn every_stencil_has_a_cuda_translation() {
     let missing: Vec<String> = all()
-        .into_iter()
-        .filter_map(|(name, _, _, why)| why.map(|w| format!("{name}: {w}")))
+        .filter_map(|t| t.unsupported.map(|w| format!("{}: {w}", t.name)))
         .collect();
     assert!(missing.is_empty(), "no CUDA translation: {missing:#?}");
 }
 
 #[test]
 fn every_stencil_compiles_as_cpp_with_the_cuda_shim() {
-    if Command::new("g++").arg("--version").output().is_err() {
+    if !gxx_available() {
         eprintln!("skipped: no g++ on this machine");
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut failures = Vec::new();
-    for (name, source, kernels, why) in all() {
-        if why.is_some() {
+    for t in all() {
+        if t.unsupported.is_some() {
             continue;
         }
+        let name = t.name;
         let mut text = String::from(SHIM);
-        text.push_str(source);
-        for k in kernels {
+        text.push_str(t.source);
+        for k in t.kernels {
             text.push_str(&format!(
                 "static_assert(sizeof({0}_params) == {1}, \"size\");\n",
                 k.name, k.size

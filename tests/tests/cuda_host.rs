@@ -14,7 +14,7 @@ use std::ops::Range;
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::dynamic::{DynArray, DynField, DynProgram};
 use gt4rs::__private::embedded::ScalarValue;
-use gt4rs::{Backend, Connectivities, Connectivity, Error, Field, Options};
+use gt4rs::{Backend, Connectivities, Connectivity, CudaOptions, Error, Field, Options};
 use gt4rs_tests::cuda_host::{
     changed, check_against_cpu, gxx_available, max_rel_diff, HostProgram, NamedArgs, TUNINGS,
 };
@@ -44,6 +44,28 @@ macro_rules! translation {
             program: $m::ir(),
         }
     };
+}
+
+/// Compiles `$m` for the CPU backend (with the connectivities of `$options`) and asserts that
+/// its emulated kernels, compiled with `$options`, agree with it bit for bit under every tuning.
+macro_rules! assert_agrees {
+    ($m:ident, $options:expr, $args:expr) => {{
+        let options: &Options = $options;
+        let prog = $m::compile(&cpu(options)).expect("compiles");
+        assert_agrees(&prog, &translation!($m), options, $args, &TUNINGS);
+    }};
+}
+
+/// The emulated kernels of `translation` agree with `reference` bit for bit under `tunings`.
+fn assert_agrees(
+    reference: &dyn DynProgram,
+    translation: &Translation,
+    options: &Options,
+    args: &NamedArgs,
+    tunings: &[CudaOptions],
+) {
+    check_against_cpu(reference, translation, options, args, tunings, 0.0)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 fn skip() -> bool {
@@ -86,12 +108,43 @@ fn args(program: &str, fields: Vec<(&str, DynField)>, scalars: Vec<(&str, i32)>)
     }
 }
 
+/// Arguments of `program` with every field over `ranges`: seeded random `inputs` (drawn in
+/// their order), NaN in `outputs`.
+fn random_case(
+    seed: u64,
+    program: &str,
+    ranges: &[Range<i64>],
+    inputs: &[&str],
+    outputs: &[&str],
+    scalars: Vec<(&str, i32)>,
+) -> NamedArgs {
+    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let drawn = inputs.iter().map(|&n| (n, random_f64(&mut r, ranges)));
+    let poison = outputs.iter().map(|&n| (n, poisoned(ranges)));
+    args(program, drawn.chain(poison).collect(), scalars)
+}
+
 fn cpu(options: &Options) -> Options {
     Options::new(Backend::Cpu).with_connectivities(options.connectivities.clone())
 }
 
 fn random_table(rng: &mut ChaCha8Rng, rows: usize, cols: usize, target: usize) -> Array2<i32> {
     Array2::from_shape_fn((rows, cols), |_| rng.random_range(0..target as i32))
+}
+
+/// [`random_table`] with a skip value in slot `slot(row)` of every `every`-th row.
+fn random_table_with_skips(
+    rng: &mut ChaCha8Rng,
+    [rows, cols]: [usize; 2],
+    target: usize,
+    every: usize,
+    slot: impl Fn(usize) -> usize,
+) -> Array2<i32> {
+    let mut table = random_table(rng, rows, cols, target);
+    for row in (0..rows).step_by(every) {
+        table[[row, slot(row)]] = -1;
+    }
+    table
 }
 
 const NE: i64 = 45;
@@ -146,16 +199,7 @@ fn nabla4_agrees_with_the_cpu_backend() {
     // The vertex fields cover -2..NV-2: the table's entries 0..NV-2 lie inside them.
     let table = random_table(&mut r, NE as usize, 4, NV as usize - 2);
     let c = nabla4_case(2, table);
-    let prog = calculate_nabla4::compile(&cpu(&c.options)).expect("compiles");
-    check_against_cpu(
-        &prog,
-        &translation!(calculate_nabla4),
-        &c.options,
-        &c.args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees!(calculate_nabla4, &c.options, &c.args);
 }
 
 /// The message of the emulated CUDA call's error, and that of the CPU backend's.
@@ -185,6 +229,25 @@ fn both_fail(
         );
     }
     (cpu_error.to_string(), cuda_error.to_string())
+}
+
+/// On `clean` the emulated kernels of `translation` agree with `cpu_program` (compiled for the
+/// CPU backend without options) under `tunings`; on `broken` both fail, with messages that
+/// contain every string of `named`.
+fn agrees_then_both_fail(
+    cpu_program: &dyn DynProgram,
+    translation: &Translation,
+    clean: &NamedArgs,
+    broken: &NamedArgs,
+    tunings: &[CudaOptions],
+    named: &[&str],
+) {
+    let options = Options::new(Backend::Cpu);
+    assert_agrees(cpu_program, translation, &options, clean, tunings);
+    let (cpu_msg, cuda_msg) = both_fail(cpu_program, translation, &options, broken);
+    for msg in [cpu_msg, cuda_msg] {
+        assert!(named.iter().all(|n| msg.contains(n)), "{msg}");
+    }
 }
 
 #[test]
@@ -225,18 +288,8 @@ fn laplacian_with_nonzero_origins_agrees_with_the_cpu_backend() {
     let n = 37;
     let a = random_f64(&mut r, &[-1..n + 1, -1..n / 2 + 1, 2..2 + NK]);
     let out = poisoned(&[0..n, 0..n / 2, 2..2 + NK]);
-    let options = Options::new(Backend::Cpu);
-    let prog = laplacian::compile(&options).expect("compiles");
     let args = args("laplacian", vec![("a", a), ("out", out)], vec![]);
-    check_against_cpu(
-        &prog,
-        &translation!(laplacian),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees!(laplacian, &Options::new(Backend::Cpu), &args);
 }
 
 #[test]
@@ -245,13 +298,9 @@ fn reductions_skip_missing_neighbours_as_on_the_cpu() {
         return;
     }
     let mut r = ChaCha8Rng::seed_from_u64(7);
-    let mut table = random_table(&mut r, NE as usize, 2, NC as usize);
-    for e in (0..NE as usize).step_by(5) {
-        table[[e, e % 2]] = -1;
-    }
+    let table = random_table_with_skips(&mut r, [NE as usize, 2], NC as usize, 5, |e| e % 2);
     let e2c = Connectivity::<E2C>::new(table, NC as usize).expect("valid table");
     let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c));
-    let prog = reductions::compile(&options).expect("compiles");
     let args = args(
         "reductions",
         vec![
@@ -262,15 +311,7 @@ fn reductions_skip_missing_neighbours_as_on_the_cpu() {
         ],
         vec![("vertical_end", NK as i32 - 1)],
     );
-    check_against_cpu(
-        &prog,
-        &translation!(reductions),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees!(reductions, &options, &args);
 }
 
 #[test]
@@ -278,29 +319,10 @@ fn concat_where_and_select_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(8);
-    let options = Options::new(Backend::Cpu);
-    let prog = concat_select::compile(&options).expect("compiles");
-    let ck = [0..NC, 0..NK];
-    let args = args(
-        "concat_select",
-        vec![
-            ("a", random_f64(&mut r, &ck)),
-            ("out1", poisoned(&ck)),
-            ("out2", poisoned(&ck)),
-            ("out3", poisoned(&ck)),
-        ],
-        vec![("nlev", NK as i32)],
-    );
-    check_against_cpu(
-        &prog,
-        &translation!(concat_select),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let outputs = ["out1", "out2", "out3"];
+    let nlev = vec![("nlev", NK as i32)];
+    let args = random_case(8, "concat_select", &[0..NC, 0..NK], &["a"], &outputs, nlev);
+    assert_agrees!(concat_select, &Options::new(Backend::Cpu), &args);
 }
 
 #[test]
@@ -308,23 +330,9 @@ fn scans_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(9);
-    let options = Options::new(Backend::Cpu);
-    let prog = scans::compile(&options).expect("compiles");
-    let ck = [3..NC + 3, 0..NK];
-    let args = args(
-        "scans",
-        vec![
-            ("a", random_f64(&mut r, &ck)),
-            ("fs", poisoned(&ck)),
-            ("fp", poisoned(&ck)),
-            ("bs", poisoned(&ck)),
-            ("bp", poisoned(&ck)),
-        ],
-        vec![],
-    );
-    check_against_cpu(&prog, &translation!(scans), &options, &args, &TUNINGS, 0.0)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let outputs = ["fs", "fp", "bs", "bp"];
+    let args = random_case(9, "scans", &[3..NC + 3, 0..NK], &["a"], &outputs, vec![]);
+    assert_agrees!(scans, &Options::new(Backend::Cpu), &args);
 }
 
 fn dynamic_case(r: &mut ChaCha8Rng, leave_at: Option<(usize, usize)>) -> NamedArgs {
@@ -360,17 +368,12 @@ fn dynamic_shifts_and_per_call_domains_agree_with_the_cpu_backend() {
         return;
     }
     let mut r = ChaCha8Rng::seed_from_u64(10);
-    let options = Options::new(Backend::Cpu);
-    let prog = dynamic_and_domains::compile(&options).expect("compiles");
-    let t = translation!(dynamic_and_domains);
-    let args = dynamic_case(&mut r, None);
-    check_against_cpu(&prog, &t, &options, &args, &TUNINGS, 0.0).unwrap_or_else(|e| panic!("{e}"));
+    let clean = dynamic_case(&mut r, None);
     // An offset that leaves the field inside the domain.
-    let args = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
-    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &options, &args);
-    for msg in [cpu_msg, cuda_msg] {
-        assert!(msg.contains("`a`") && msg.contains("K"), "{msg}");
-    }
+    let broken = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
+    let prog = dynamic_and_domains::compile(&Options::new(Backend::Cpu)).expect("compiles");
+    let t = translation!(dynamic_and_domains);
+    agrees_then_both_fail(&prog, &t, &clean, &broken, &TUNINGS, &["`a`", "K"]);
 }
 
 #[field_operator]
@@ -444,20 +447,12 @@ fn integer_division_agrees_and_a_zero_divisor_is_an_error() {
         return;
     }
     let mut r = ChaCha8Rng::seed_from_u64(11);
-    let options = Options::new(Backend::Cpu);
-    let prog = integer_division::compile(&options).expect("compiles");
+    let clean = division_case(&mut r, None);
+    let broken = division_case(&mut r, Some([NC as usize / 2, 3]));
+    let prog = integer_division::compile(&Options::new(Backend::Cpu)).expect("compiles");
     let t = translation!(integer_division);
-    let args = division_case(&mut r, None);
-    check_against_cpu(&prog, &t, &options, &args, &TUNINGS[..1], 0.0)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let args = division_case(&mut r, Some([NC as usize / 2, 3]));
-    let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &options, &args);
-    for msg in [cpu_msg, cuda_msg] {
-        assert!(
-            msg.contains("integer_division") && msg.contains("division by zero"),
-            "{msg}"
-        );
-    }
+    let named = ["integer_division", "division by zero"];
+    agrees_then_both_fail(&prog, &t, &clean, &broken, &TUNINGS[..1], &named);
 }
 
 #[field_operator]
@@ -651,8 +646,7 @@ fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
         .with_static_arg("static_bounds", "nlev", NK as i32);
     // Run-time values, then compiled in (the static values and the bounds they fix).
     for options in [&cpu_options, &compiled_in] {
-        check_against_cpu(&prog, &t, options, &args, &TUNINGS, 0.0)
-            .unwrap_or_else(|e| panic!("{e}"));
+        assert_agrees(&prog, &t, options, &args, &TUNINGS);
     }
     let host = HostProgram::compile(&t, &compiled_in, TUNINGS[2]).expect("compiles");
     for define in [
@@ -690,32 +684,20 @@ fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
     let mut r = ChaCha8Rng::seed_from_u64(14);
     // Some E2C entries are -1 (skipped by the reduction); the temporary over cells covers
     // the reach of the edges' rows.
-    let mut e2c = random_table(&mut r, NE as usize, 2, NC as usize);
-    for e in (0..NE as usize).step_by(4) {
-        e2c[[e, 1]] = -1;
-    }
+    let e2c = random_table_with_skips(&mut r, [NE as usize, 2], NC as usize, 4, |_| 1);
     let c2e = random_table(&mut r, NC as usize, 3, NE as usize);
     let options = Options::new(Backend::Cpu).with_connectivities(
         Connectivities::new()
             .with(&Connectivity::<E2C>::new(e2c, NC as usize).expect("valid"))
             .with(&Connectivity::<C2E>::new(c2e, NE as usize).expect("valid")),
     );
-    let prog = nested_gather::compile(&options).expect("compiles");
     let ek = [0..NE, 0..NK];
     let args = args(
         "nested_gather",
         vec![("x", random_f64(&mut r, &ek)), ("out", poisoned(&ek))],
         vec![("vertical_start", 1)],
     );
-    check_against_cpu(
-        &prog,
-        &translation!(nested_gather),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees!(nested_gather, &options, &args);
     // Rows without any neighbour: the temporary's reach is empty (its stage runs on no
     // point) and every sum is 0; the masked-out slots read the temporary's origin. Checked
     // against the embedded backend and the CPU backend.
@@ -728,26 +710,11 @@ fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
     );
     let embedded =
         Options::new(Backend::Embedded).with_connectivities(options.connectivities.clone());
+    let t = translation!(nested_gather);
     let prog = nested_gather::compile(&embedded).expect("compiles");
-    check_against_cpu(
-        &prog,
-        &translation!(nested_gather),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees(&prog, &t, &options, &args, &TUNINGS);
     let cpu = nested_gather::compile(&options).expect("compiles");
-    check_against_cpu(
-        &cpu,
-        &translation!(nested_gather),
-        &options,
-        &args,
-        &TUNINGS[1..2],
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees(&cpu, &t, &options, &args, &TUNINGS[1..2]);
 }
 
 #[test]
@@ -755,27 +722,8 @@ fn an_output_read_by_its_own_call_agrees_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(15);
-    let options = Options::new(Backend::Cpu);
-    let prog = in_place::compile(&options).expect("compiles");
-    let ck = [0..NC, 0..NK];
-    let args = args(
-        "in_place",
-        vec![
-            ("a", random_f64(&mut r, &ck)),
-            ("b", random_f64(&mut r, &ck)),
-        ],
-        vec![],
-    );
-    check_against_cpu(
-        &prog,
-        &translation!(in_place),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let args = random_case(15, "in_place", &[0..NC, 0..NK], &["a", "b"], &[], vec![]);
+    assert_agrees!(in_place, &Options::new(Backend::Cpu), &args);
 }
 
 fn triag_args(r: &mut ChaCha8Rng, program: &str, nk: Option<i32>) -> NamedArgs {
@@ -805,26 +753,8 @@ fn tridiagonal_solves_by_scans_agree_with_the_cpu_backend() {
     }
     let mut r = ChaCha8Rng::seed_from_u64(16);
     let options = Options::new(Backend::Cpu);
-    let prog = solve_triag::compile(&options).expect("compiles");
     let args = triag_args(&mut r, "solve_triag", None);
-    check_against_cpu(
-        &prog,
-        &translation!(solve_triag),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let prog = fused_triag::compile(&options).expect("compiles");
+    assert_agrees!(solve_triag, &options, &args);
     let args = triag_args(&mut r, "fused_triag", Some(NK as i32));
-    check_against_cpu(
-        &prog,
-        &translation!(fused_triag),
-        &options,
-        &args,
-        &TUNINGS,
-        0.0,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    assert_agrees!(fused_triag, &options, &args);
 }
