@@ -216,40 +216,7 @@ pub fn ensure_len<T: Default + Clone>(buffer: &mut Vec<T>, len: usize) {
     }
 }
 
-/// The gamma function (Lanczos approximation, g = 7, n = 9; reflection below 0.5).
-pub fn gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const COEFFS: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x.is_nan() {
-        return f64::NAN;
-    }
-    if x == x.floor() && x <= 0.0 {
-        return f64::NAN;
-    }
-    if x < 0.5 {
-        return std::f64::consts::PI / ((std::f64::consts::PI * x).sin() * gamma(1.0 - x));
-    }
-    if x > 171.7 {
-        return f64::INFINITY;
-    }
-    let x = x - 1.0;
-    let mut a = COEFFS[0];
-    let t = x + G + 0.5;
-    for (i, c) in COEFFS.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    (2.0 * std::f64::consts::PI).sqrt() * t.powf(x + 0.5) * (-t).exp() * a
-}
+pub use crate::backend::libm::gamma;
 
 /// `gamma` for `f32`.
 pub fn gamma_f32(x: f32) -> f32 {
@@ -259,21 +226,6 @@ pub fn gamma_f32(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gamma_matches_factorials() {
-        let mut fact = 1.0;
-        for n in 1..20 {
-            let g = gamma(n as f64);
-            assert!(
-                (g - fact).abs() <= 1e-12 * fact,
-                "gamma({n}) = {g}, expected {fact}"
-            );
-            fact *= n as f64;
-        }
-        assert!((gamma(0.5) - std::f64::consts::PI.sqrt()).abs() < 1e-12);
-        assert!(gamma(-1.0).is_nan());
-    }
 
     #[test]
     fn error_slot_keeps_the_first_error() {

@@ -8,6 +8,7 @@ use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, UnaryOp};
 use gt4rs_ir::{CmpOp, ScalarType};
 
 use super::ScalarValue;
+use crate::backend::libm::gamma;
 
 /// An element of a field value. `Missing` marks a point whose value is undefined because it
 /// was read through a skipped neighbour slot (-1) or outside the neighbour field; it spreads
@@ -356,76 +357,9 @@ fn int_exponent(exponent: i64) -> Result<u32, String> {
         .map_err(|_| format!("integer power with exponent {exponent} (must be in 0..=u32::MAX)"))
 }
 
-/// The gamma function: Lanczos approximation (g = 7, 9 terms) with the reflection formula
-/// below 0.5. Relative error is about 1e-15 on positive arguments.
-pub(crate) fn gamma(x: f64) -> f64 {
-    const G: f64 = 7.0;
-    const COEFFS: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x.is_nan() {
-        return f64::NAN;
-    }
-    if x < 0.5 {
-        if x == x.floor() {
-            // Poles at 0, -1, -2, …
-            return f64::NAN;
-        }
-        let pi = std::f64::consts::PI;
-        return pi / ((pi * x).sin() * gamma(1.0 - x));
-    }
-    if x > 171.7 {
-        return f64::INFINITY;
-    }
-    let x = x - 1.0;
-    let mut sum = COEFFS[0];
-    for (i, c) in COEFFS.iter().enumerate().skip(1) {
-        sum += c / (x + i as f64);
-    }
-    let t = x + G + 0.5;
-    // t^(x+0.5) e^-t split in two halves so large arguments do not overflow early.
-    let half = t.powf((x + 0.5) / 2.0);
-    (2.0 * std::f64::consts::PI).sqrt() * half * (half * (-t).exp()) * sum
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gamma_matches_factorials_and_half_integers() {
-        let mut factorial = 1.0f64;
-        for n in 1..=20u32 {
-            let got = gamma(n as f64);
-            assert!(
-                ((got - factorial) / factorial).abs() < 1e-13,
-                "gamma({n}) = {got}, want {factorial}"
-            );
-            factorial *= n as f64;
-        }
-        // Γ(n + 1/2) = (2n)! / (4^n n!) √π
-        let sqrt_pi = std::f64::consts::PI.sqrt();
-        let mut want = sqrt_pi;
-        for n in 0..19u32 {
-            let x = n as f64 + 0.5;
-            let got = gamma(x);
-            assert!(
-                ((got - want) / want).abs() < 1e-13,
-                "gamma({x}) = {got}, want {want}"
-            );
-            want *= x;
-        }
-        assert!(((gamma(-0.5) + 2.0 * sqrt_pi) / (2.0 * sqrt_pi)).abs() < 1e-13);
-        assert!(gamma(-2.0).is_nan());
-    }
 
     #[test]
     fn integer_division_by_zero_is_an_error() {
