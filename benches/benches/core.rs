@@ -1,6 +1,7 @@
 //! The CPU backend against hand-written rayon loops and a STREAM triad, in one run:
 //! the Cartesian laplacian (512×512×80) and ICON's `calculate_nabla4` on random neighbour
-//! tables of MCH R04B09's size and on the generated R2B4 grid.
+//! tables of MCH R04B09's size and on the generated R2B4 grid, and `calculate_nabla2_for_theta`
+//! (an edge-flux temporary, then a cell sum) on the generated R2B5 grid.
 //!
 //! `cargo bench -p gt4rs-benches --bench core`
 
@@ -8,13 +9,13 @@ use std::time::Duration;
 
 use gt4rs::grid::IcosahedralGrid;
 use gt4rs::prelude::*;
-use gt4rs_benches::baselines::{self, Nabla4Inputs};
+use gt4rs_benches::baselines::{self, Nabla2ForThetaInputs, Nabla4Inputs};
 use gt4rs_benches::harness::{median_time, print_table, Row};
 use gt4rs_benches::inputs::random_field;
 use gt4rs_benches::stream::triad_gbps;
 use gt4rs_stencils::cartesian::dims::{I, J, K};
-use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V};
-use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4;
+use gt4rs_stencils::icon::dims::{Cell, Edge, Vertex, C2E, E2C, E2C2V};
+use gt4rs_stencils::icon::dsl::diffusion::{calculate_nabla2_for_theta, calculate_nabla4};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -173,6 +174,78 @@ fn bench_nabla4(
     }
 }
 
+/// `calculate_nabla2_for_theta` on the whole generated R2B5 grid: the CPU lowering keeps the edge
+/// flux as a temporary (it gathers from cells and is read through C2E) and fuses the rest.
+fn bench_nabla2_for_theta(rng: &mut ChaCha8Rng) -> Row {
+    let nk = 65usize;
+    let grid = IcosahedralGrid::generate(2, 5).expect("R2B5 builds");
+    let (nc, ne) = (grid.num_cells, grid.num_edges);
+    let e2c = Connectivity::<E2C>::new(grid.table("E2C").expect("generated").to_owned(), nc)
+        .expect("valid table");
+    let c2e = Connectivity::<C2E>::new(grid.table("C2E").expect("generated").to_owned(), ne)
+        .expect("valid table");
+    let (nci, nei, nki) = (nc as i64, ne as i64, nk as i64);
+    let kh_smag_e: Field<(Edge, K), f64> = random_field(&[0..nei, 0..nki], rng);
+    let inv_dual_edge_length: Field<Edge, f64> = random_field(&[0..nei], rng);
+    let theta_v: Field<(Cell, K), f64> = random_field(&[0..nci, 0..nki], rng);
+    let geofac_div: Field<(Cell, C2E), f64> = random_field(&[0..nci, 0..3], rng);
+    let mut z_temp = Field::filled(&[0..nci, 0..nki], f64::NAN, Layout::default()).expect("valid");
+    let options =
+        Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c).with(&c2e));
+    let program = calculate_nabla2_for_theta::compile(&options).expect("compiles");
+    let run = |z_temp: &mut Field<(Cell, K), f64>| {
+        program
+            .call(calculate_nabla2_for_theta::Args {
+                kh_smag_e: &kh_smag_e,
+                inv_dual_edge_length: &inv_dual_edge_length,
+                theta_v: &theta_v,
+                geofac_div: &geofac_div,
+                z_temp,
+                horizontal_start: 0,
+                horizontal_end: nc as i32,
+                vertical_start: 0,
+                vertical_end: nk as i32,
+            })
+            .expect("in range");
+    };
+    let (kh, ide, theta, geofac) = (
+        kh_smag_e.as_array(),
+        inv_dual_edge_length.as_array(),
+        theta_v.as_array(),
+        geofac_div.as_array(),
+    );
+    let inputs = Nabla2ForThetaInputs {
+        e2c: e2c.as_slice(),
+        c2e: c2e.as_slice(),
+        kh_smag_e: kh.as_slice().expect("row-major"),
+        inv_dual_edge_length: ide.as_slice().expect("row-major"),
+        theta_v: theta.as_slice().expect("row-major"),
+        geofac_div: geofac.as_slice().expect("row-major"),
+        nk,
+    };
+    let (mut flux, mut hand) = (vec![f64::NAN; ne * nk], vec![f64::NAN; nc * nk]);
+    run(&mut z_temp);
+    baselines::nabla2_for_theta(&inputs, &mut flux, &mut hand);
+    let got = z_temp.as_array();
+    let diff = max_abs_diff(got.as_slice().expect("row-major"), &hand);
+    let scale = hand.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!(
+        diff <= 1e-12 * scale,
+        "calculate_nabla2_for_theta: generated and hand-written differ by {diff}"
+    );
+    let generated = median_time(10, MIN_TIME, || run(&mut z_temp));
+    let hand_written = median_time(10, MIN_TIME, || {
+        baselines::nabla2_for_theta(&inputs, &mut flux, &mut hand)
+    });
+    Row {
+        case: "calculate_nabla2_for_theta R2B5 x65".into(),
+        generated,
+        hand_written,
+        // Inputs and the output once each, tables included; the flux temporary is not counted.
+        bytes: 8 * (2 * ne * nk + ne + 2 * nc * nk + 3 * nc) + 4 * (2 * ne + 3 * nc),
+    }
+}
+
 fn main() {
     let mut rng = ChaCha8Rng::seed_from_u64(20261122);
     println!("rayon threads: {}", rayon::current_num_threads());
@@ -200,5 +273,6 @@ fn main() {
         nk,
         &mut rng,
     ));
+    rows.push(bench_nabla2_for_theta(&mut rng));
     print_table(&rows, triad);
 }

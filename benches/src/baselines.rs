@@ -75,3 +75,58 @@ pub fn nabla4(inp: &Nabla4Inputs<'_>, out: &mut [f64]) {
             }
         });
 }
+
+/// Inputs of ICON's `calculate_nabla2_for_theta` (reference §2.1, step 14), row-major.
+pub struct Nabla2ForThetaInputs<'a> {
+    /// `[n_edges, 2]` E2C table and `[n_cells, 3]` C2E table (no -1 entries).
+    pub e2c: &'a [i32],
+    pub c2e: &'a [i32],
+    /// `[n_edges, nk]`
+    pub kh_smag_e: &'a [f64],
+    /// `[n_edges]`
+    pub inv_dual_edge_length: &'a [f64],
+    /// `[n_cells, nk]`
+    pub theta_v: &'a [f64],
+    /// `[n_cells, 3]`
+    pub geofac_div: &'a [f64],
+    pub nk: usize,
+}
+
+/// `z_temp = Σ_{C2E} geofac_div · z_e` with the edge flux
+/// `z_e = kh_smag_e · inv_dual_edge_length · (θ@E2C[1] − θ@E2C[0])`, written the way a careful
+/// programmer would: the flux once per edge into `flux` (`[n_edges, nk]`), then the cell sums.
+pub fn nabla2_for_theta(inp: &Nabla2ForThetaInputs<'_>, flux: &mut [f64], out: &mut [f64]) {
+    let nk = inp.nk;
+    flux.par_chunks_mut(nk * 64)
+        .enumerate()
+        .for_each(|(block, flux_block)| {
+            for (local, f) in flux_block.chunks_mut(nk).enumerate() {
+                let e = block * 64 + local;
+                let (c0, c1) = (inp.e2c[2 * e] as usize, inp.e2c[2 * e + 1] as usize);
+                let t0 = &inp.theta_v[c0 * nk..c0 * nk + nk];
+                let t1 = &inp.theta_v[c1 * nk..c1 * nk + nk];
+                let kh = &inp.kh_smag_e[e * nk..e * nk + nk];
+                let ide = inp.inv_dual_edge_length[e];
+                for k in 0..nk {
+                    f[k] = kh[k] * ide * (t1[k] - t0[k]);
+                }
+            }
+        });
+    let flux = &*flux;
+    out.par_chunks_mut(nk * 64)
+        .enumerate()
+        .for_each(|(block, out_block)| {
+            for (local, o) in out_block.chunks_mut(nk).enumerate() {
+                let c = block * 64 + local;
+                let col = |j: usize| {
+                    let e = inp.c2e[3 * c + j] as usize;
+                    &flux[e * nk..e * nk + nk]
+                };
+                let (f0, f1, f2) = (col(0), col(1), col(2));
+                let g = &inp.geofac_div[3 * c..3 * c + 3];
+                for k in 0..nk {
+                    o[k] = f0[k] * g[0] + f1[k] * g[1] + f2[k] * g[2];
+                }
+            }
+        });
+}
