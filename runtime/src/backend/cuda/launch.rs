@@ -9,7 +9,7 @@ use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
-use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
+use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo, Translation};
 use crate::backend::embedded::ScalarValue;
 use crate::backend::kernel::table_reach;
 use crate::cache::CacheKey;
@@ -510,20 +510,70 @@ pub struct KernelLaunch {
     pub block: u32,
 }
 
-/// What a program's launches depend on besides a call's arguments: fixed at `compile()`.
-pub struct LaunchPlan<'a> {
-    pub name: &'a str,
-    pub program: &'a Program,
-    pub stages: &'a StageProgram,
-    pub kernels: &'a [KernelInfo],
+/// What a program's launches depend on besides a call's arguments: fixed at `compile()`,
+/// shared by the device launcher and its host emulation.
+pub struct LaunchPlan {
+    pub name: &'static str,
+    pub program: &'static Program,
+    pub stages: StageProgram,
+    pub kernels: &'static [KernelInfo],
     /// Static argument values compiled in (per parameter index).
-    pub statics: &'a [Option<ScalarValue>],
+    pub statics: Vec<Option<ScalarValue>>,
     /// Host copies of the connectivities, by offset name (for reach and target-size bounds).
-    pub named_tables: &'a [NamedTable],
+    pub named_tables: Vec<NamedTable>,
     pub options: CudaOptions,
 }
 
-impl LaunchPlan<'_> {
+impl LaunchPlan {
+    /// The plan of `translation` with the bound `tables` (`used_offsets` order), the static
+    /// argument values `static_args` (by name) and the tuning `options`: lowers the program,
+    /// checks it against the emitted kernels and resolves the static values.
+    pub fn new(
+        translation: &Translation,
+        tables: &[Arc<ConnectivityTable>],
+        static_args: Option<&BTreeMap<String, ScalarValue>>,
+        options: CudaOptions,
+    ) -> Result<LaunchPlan, Error> {
+        let Translation {
+            name,
+            kernels,
+            unsupported,
+            program,
+            ..
+        } = *translation;
+        if let Some(why) = unsupported {
+            return Err(Error::BackendUnavailable {
+                backend: "cuda".into(),
+                reason: format!("program `{name}`: {why}"),
+            });
+        }
+        let ir_error = |message: String| Error::Ir {
+            program: name.to_string(),
+            message,
+        };
+        let stages = gt4rs_ir::lower::lower(program).map_err(|e| ir_error(e.message))?;
+        if stages.stages.len() != kernels.len() {
+            return Err(ir_error(
+                "the lowered program and its CUDA kernels disagree".into(),
+            ));
+        }
+        Ok(LaunchPlan {
+            name,
+            program,
+            statics: resolve_statics(name, program, static_args)?,
+            named_tables: named_tables(program, tables),
+            stages,
+            kernels,
+            options,
+        })
+    }
+
+    /// The `-D` options of the static argument values and the domain bounds they fix (see
+    /// [`static_defines`]).
+    pub fn static_defines(&self) -> Vec<String> {
+        static_defines(&self.stages.stages, &self.statics)
+    }
+
     fn arg_error(&self, arg: &str, message: String) -> Error {
         Error::Argument {
             program: self.name.to_string(),
@@ -624,7 +674,7 @@ impl LaunchPlan<'_> {
                     first_output: (first.origin.as_slice(), first.shape.as_slice()),
                     fields: &bound_fields,
                     scalars: &scalars,
-                    tables: self.named_tables,
+                    tables: &self.named_tables,
                 },
             )
             .map_err(|m| Error::Domain {
