@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, ProgramParam, UnaryOp};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
@@ -171,8 +171,10 @@ fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<Va
 pub struct BoundInputs<'a> {
     /// Origin and shape of the stage's first output (for [`Bound::OutputFull`]).
     pub first_output: (&'a [i64], &'a [i64]),
-    /// Per program parameter: its dimension names and device field (None for scalars).
-    pub fields: &'a [Option<(&'a [String], FieldMeta)>],
+    /// The program's parameters (a field's dimension names are in its type).
+    pub params: &'a [ProgramParam],
+    /// Per program parameter: the device field (None for scalars).
+    pub fields: &'a [Option<FieldMeta>],
     pub scalars: &'a [Option<ScalarValue>],
     /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
     pub tables: &'a [NamedTable],
@@ -254,11 +256,16 @@ fn bound_value(
     inputs: &BoundInputs<'_>,
 ) -> Result<i64, String> {
     let field_bound = |param: u32, field_dim: &str, end: bool| -> Result<i64, String> {
-        let (dims, meta) = inputs
+        let no_field = || format!("domain bound of parameter {param}, which is no field");
+        let meta = inputs
             .fields
             .get(param as usize)
             .and_then(Option::as_ref)
-            .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
+            .ok_or_else(no_field)?;
+        let Some(Type::Field { dims, .. }) = inputs.params.get(param as usize).map(|p| &p.ty)
+        else {
+            return Err(no_field());
+        };
         let d = dims
             .iter()
             .position(|x| x == field_dim)
@@ -643,14 +650,6 @@ impl LaunchPlan {
                 }
             }
         }
-        let bound_fields: Vec<Option<(&[String], FieldMeta)>> = params
-            .iter()
-            .zip(&fields)
-            .map(|(p, f)| match (&p.ty, f) {
-                (Type::Field { dims, .. }, Some(f)) => Some((dims.as_slice(), f.clone())),
-                _ => None,
-            })
-            .collect();
         let mut temp_meta: Vec<Option<FieldMeta>> = vec![None; self.stages.temporaries.len()];
         let mut launches = Vec::with_capacity(self.kernels.len());
         for (i, (info, stage)) in self.kernels.iter().zip(&self.stages.stages).enumerate() {
@@ -661,18 +660,15 @@ impl LaunchPlan {
                     Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
                     Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
                 })
-                .cloned()
-                .unwrap_or(FieldMeta {
-                    address: 0,
-                    origin: vec![],
-                    shape: vec![],
-                    strides: vec![],
+                .map_or((&[][..], &[][..]), |f| {
+                    (f.origin.as_slice(), f.shape.as_slice())
                 });
             let bounds = stage_bounds(
                 stage,
                 &BoundInputs {
-                    first_output: (first.origin.as_slice(), first.shape.as_slice()),
-                    fields: &bound_fields,
+                    first_output: first,
+                    params,
+                    fields: &fields,
                     scalars: &scalars,
                     tables: &self.named_tables,
                 },
@@ -827,6 +823,7 @@ mod tests {
         );
         let inputs = |scalars: &'static [Option<ScalarValue>]| BoundInputs {
             first_output: (&[0, 3], &[20, 5]),
+            params: &[],
             fields: &[],
             scalars,
             tables: &[],
@@ -891,6 +888,7 @@ mod tests {
         );
         let inputs = BoundInputs {
             first_output: (&[], &[]),
+            params: &[],
             fields: &[],
             scalars: &[],
             tables: &tables,
