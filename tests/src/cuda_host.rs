@@ -163,7 +163,10 @@ pub struct HostProgram {
     name: &'static str,
     /// The launcher's own plan, as `CudaProgram::compile` builds it.
     plan: LaunchPlan,
-    tables: Vec<Arc<ConnectivityTable>>,
+    /// Keeps the tables `table_args` points into alive.
+    _tables: Vec<Arc<ConnectivityTable>>,
+    /// Address and row count of each table, as parameter blocks take them.
+    table_args: Vec<(u64, i64)>,
     /// The compile-time defines (tuning and static values), as NVRTC would get them.
     defines: Vec<String>,
     runners: Vec<Runner>,
@@ -208,7 +211,11 @@ impl HostProgram {
         Ok(HostProgram {
             name,
             plan,
-            tables,
+            table_args: tables
+                .iter()
+                .map(|t| (t.as_slice().as_ptr() as u64, t.rows() as i64))
+                .collect(),
+            _tables: tables,
             defines,
             runners,
             _library: library,
@@ -258,11 +265,6 @@ impl HostProgram {
                 }
             }
         }
-        let tables: Vec<(u64, i64)> = self
-            .tables
-            .iter()
-            .map(|t| (t.as_slice().as_ptr() as u64, t.rows() as i64))
-            .collect();
         let mut errors = vec![0i32; self.plan.kernels.len().max(1)];
         let mut temporaries = self
             .temporaries
@@ -281,7 +283,7 @@ impl HostProgram {
         };
         let launches = self.plan.plan_call(
             &call_args,
-            &tables,
+            &self.table_args,
             errors.as_mut_ptr() as u64,
             &mut temporary,
         )?;
@@ -290,7 +292,7 @@ impl HostProgram {
             let runner = self.runners[launch.kernel];
             // SAFETY: `runner` is the generated entry of this kernel; `launch.params` is its
             // parameter struct laid out by the launcher (the runner's `static_assert` checks
-            // the size); every address in it points into `fields`, `self.tables`,
+            // the size); every address in it points into `fields`, `self._tables`,
             // `temporaries` or `errors`, all alive and unmoved until the loop ends, and the
             // kernel checks every index against the extents it is given before it reads or
             // writes.

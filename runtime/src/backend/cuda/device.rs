@@ -452,7 +452,12 @@ pub struct CudaProgram {
     plan: LaunchPlan,
     functions: Vec<CudaFunction>,
     stream: Arc<CudaStream>,
-    tables: Vec<(CudaSlice<i32>, i64)>,
+    /// The connectivity tables on the device (`used_offsets` order), which `table_args`
+    /// points into.
+    _tables: Vec<CudaSlice<i32>>,
+    /// Device address and row count of each table, as parameter blocks take them (the
+    /// buffers never move, so every call reuses these).
+    table_args: Vec<(u64, i64)>,
     temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
     errors: Mutex<CudaSlice<i32>>,
     outcome: Outcome,
@@ -483,15 +488,15 @@ impl CudaProgram {
                 .map(|k| module.load_function(k.name).map_err(driver(name)))
                 .collect::<Result<Vec<_>, _>>()?;
             let stream = dev.stream.clone();
-            let tables = tables
+            let device_tables = tables
                 .iter()
-                .map(|t| {
-                    stream
-                        .clone_htod(t.as_slice())
-                        .map(|d| (d, t.rows() as i64))
-                        .map_err(driver(name))
-                })
+                .map(|t| stream.clone_htod(t.as_slice()).map_err(driver(name)))
                 .collect::<Result<Vec<_>, _>>()?;
+            let table_args = device_tables
+                .iter()
+                .zip(tables)
+                .map(|(d, t)| (d.device_ptr(&stream).0, t.rows() as i64))
+                .collect();
             let errors = stream
                 .alloc_zeros::<i32>(kernels.len().max(1))
                 .map_err(driver(name))?;
@@ -503,7 +508,8 @@ impl CudaProgram {
                 temporaries,
                 functions,
                 stream,
-                tables,
+                _tables: device_tables,
+                table_args,
                 errors: Mutex::new(errors),
                 outcome,
             })
@@ -573,11 +579,6 @@ impl CudaProgram {
                 DeviceArg::Scalar(s) => CallArg::Scalar(*s),
             })
             .collect();
-        let tables: Vec<(u64, i64)> = self
-            .tables
-            .iter()
-            .map(|(t, rows)| (t.device_ptr(&self.stream).0, *rows))
-            .collect();
         let mut errors = self
             .errors
             .lock()
@@ -605,16 +606,16 @@ impl CudaProgram {
                 .ok_or_else(|| self.arg_error("", "temporary not allocated"))?;
             Ok(buf.device_ptr(&self.stream).0)
         };
-        let launches = self
-            .plan
-            .plan_call(&call_args, &tables, error_base, &mut temporary)?;
+        let launches =
+            self.plan
+                .plan_call(&call_args, &self.table_args, error_base, &mut temporary)?;
         for mut launch in launches {
             let (gx, gy) = launch.grid;
             let mut kernel_params = [launch.params.as_mut_ptr().cast::<std::ffi::c_void>()];
             // SAFETY: the kernel takes exactly one by-value parameter, its `_params` struct,
             // whose layout `params` reproduces (offsets recorded from the Rust twin and checked
             // against the C struct in tests); every pointer in it is a live device allocation
-            // of this context, kept alive by `args`, `self.tables`, `self.temporaries` and
+            // of this context, kept alive by `args`, `self._tables`, `self.temporaries` and
             // `errors` until the stream has run the kernel (callers sync before freeing).
             unsafe {
                 cudarc::driver::result::launch_kernel(
