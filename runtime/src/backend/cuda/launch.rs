@@ -174,7 +174,7 @@ pub struct BoundInputs<'a> {
     /// The program's parameters (a field's dimension names are in its type).
     pub params: &'a [ProgramParam],
     /// Per program parameter: the device field (None for scalars).
-    pub fields: &'a [Option<FieldMeta>],
+    pub fields: &'a [Option<&'a FieldMeta>],
     pub scalars: &'a [Option<ScalarValue>],
     /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
     pub tables: &'a [NamedTable],
@@ -260,7 +260,8 @@ fn bound_value(
         let meta = inputs
             .fields
             .get(param as usize)
-            .and_then(Option::as_ref)
+            .copied()
+            .flatten()
             .ok_or_else(no_field)?;
         let Some(Type::Field { dims, .. }) = inputs.params.get(param as usize).map(|p| &p.ty)
         else {
@@ -311,7 +312,7 @@ fn bound_value(
 /// Everything a kernel's parameter block is made of, for one launch.
 pub struct LaunchInputs<'a> {
     /// Per program parameter: the device field (None for scalars and unused fields).
-    pub fields: &'a [Option<FieldMeta>],
+    pub fields: &'a [Option<&'a FieldMeta>],
     /// Per temporary of the program: its device buffer, once allocated.
     pub temporaries: &'a [Option<FieldMeta>],
     /// Per program parameter: the scalar value (None for fields).
@@ -330,13 +331,13 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
     for f in info.fields {
         let missing = |what: &str| format!("kernel `{}`, field `{}`: {what}", info.name, f.name);
         let field = |f: FieldRef| -> Result<&FieldMeta, String> {
-            let (list, i) = match f {
-                FieldRef::Param(p) => (inputs.fields, p),
-                FieldRef::Temporary(t) => (inputs.temporaries, t),
-            };
-            list.get(i as usize)
-                .and_then(Option::as_ref)
-                .ok_or_else(|| missing("no device buffer for this field"))
+            match f {
+                FieldRef::Param(p) => inputs.fields.get(p as usize).copied().flatten(),
+                FieldRef::Temporary(t) => {
+                    inputs.temporaries.get(t as usize).and_then(Option::as_ref)
+                }
+            }
+            .ok_or_else(|| missing("no device buffer for this field"))
         };
         let dim_of = |v: &[i64], dim: usize| -> Result<i64, String> {
             v.get(dim)
@@ -609,7 +610,7 @@ impl LaunchPlan {
                 format!("expected {} arguments, got {}", params.len(), args.len()),
             ));
         }
-        let mut fields: Vec<Option<FieldMeta>> = Vec::with_capacity(args.len());
+        let mut fields: Vec<Option<&FieldMeta>> = Vec::with_capacity(args.len());
         let mut scalars: Vec<Option<ScalarValue>> = Vec::with_capacity(args.len());
         for (i, (a, p)) in args.iter().zip(params).enumerate() {
             match (&p.ty, a) {
@@ -625,7 +626,7 @@ impl LaunchPlan {
                             ),
                         ));
                     }
-                    fields.push(Some(meta.clone()));
+                    fields.push(Some(meta));
                     scalars.push(None);
                 }
                 (Type::Scalar(_), CallArg::Scalar(given)) => {
@@ -657,7 +658,7 @@ impl LaunchPlan {
                 .outputs
                 .first()
                 .and_then(|o| match o.target {
-                    Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
+                    Source::Param(p) => fields.get(p as usize).copied().flatten(),
                     Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
                 })
                 .map_or((&[][..], &[][..]), |f| {
@@ -959,15 +960,13 @@ mod tests {
             fields: &FIELDS,
             errors: &[],
         };
-        let fields = [
-            Some(FieldMeta {
-                address: 0xdead_0000,
-                origin: vec![0, 0],
-                shape: vec![4, 5],
-                strides: vec![5, 1],
-            }),
-            None,
-        ];
+        let meta = FieldMeta {
+            address: 0xdead_0000,
+            origin: vec![0, 0],
+            shape: vec![4, 5],
+            strides: vec![5, 1],
+        };
+        let fields = [Some(&meta), None];
         let inputs = LaunchInputs {
             fields: &fields,
             scalars: &[None, Some(ScalarValue::I32(-7))],
