@@ -406,7 +406,7 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
 }
 
 /// The tuning constants as `-D` options (`GT4RS_BLOCK_SIZE`, `GT4RS_K_BLOCK`), the block size
-/// being the one [`plan_call`] launches with.
+/// being the one [`LaunchPlan::plan_call`] launches with.
 pub fn tuning_defines(options: &CudaOptions) -> Vec<String> {
     vec![
         format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
