@@ -22,14 +22,12 @@ use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gt4rs::__private::cuda_backend::launch::{
-    dense_strides, named_tables, recorded_error, resolve_statics, static_defines, tuning_defines,
-    CallArg, FieldMeta, LaunchPlan, NamedTable,
+    dense_strides, recorded_error, tuning_defines, CallArg, FieldMeta, LaunchPlan,
 };
 use gt4rs::__private::cuda_source::{KernelInfo, Translation};
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField};
 use gt4rs::__private::embedded::ScalarValue;
-use gt4rs::__private::ir::fieldview::{Program, Role};
-use gt4rs::__private::ir::stage::StageProgram;
+use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::__private::ir::Type;
 use gt4rs::__private::static_variants;
 use gt4rs::{ConnectivityTable, CudaOptions, Error, Options, ScalarType};
@@ -163,13 +161,12 @@ type Runner = unsafe extern "C" fn(*const u64, u32, u32, u32);
 /// shared library in place of the CUDA module.
 pub struct HostProgram {
     name: &'static str,
-    program: &'static Program,
-    stages: StageProgram,
-    kernels: &'static [KernelInfo],
-    statics: Vec<Option<ScalarValue>>,
-    named_tables: Vec<NamedTable>,
-    tables: Vec<Arc<ConnectivityTable>>,
-    options: CudaOptions,
+    /// The launcher's own plan, as `CudaProgram::compile` builds it.
+    plan: LaunchPlan,
+    /// Keeps the tables `table_args` points into alive.
+    _tables: Vec<Arc<ConnectivityTable>>,
+    /// Address and row count of each table, as parameter blocks take them.
+    table_args: Vec<(u64, i64)>,
     /// The compile-time defines (tuning and static values), as NVRTC would get them.
     defines: Vec<String>,
     runners: Vec<Runner>,
@@ -191,30 +188,14 @@ impl HostProgram {
             name,
             source,
             kernels,
-            unsupported,
             program,
+            ..
         } = *translation;
-        if let Some(why) = unsupported {
-            return Err(emulation_error(name, format!("no CUDA translation: {why}")));
-        }
-        let stages = gt4rs::__private::ir::lower::lower(program).map_err(|e| Error::Ir {
-            program: name.to_string(),
-            message: e.message,
-        })?;
-        if stages.stages.len() != kernels.len() {
-            return Err(emulation_error(
-                name,
-                "the lowered program and its CUDA kernels disagree".into(),
-            ));
-        }
         let tables = options.connectivities.bind(program)?;
-        let statics = resolve_statics(
-            name,
-            program,
-            Some(&static_variants::single_values(options, name)),
-        )?;
+        let statics = static_variants::single_values(options, name);
+        let plan = LaunchPlan::new(translation, &tables, Some(&statics), cuda)?;
         let mut defines = tuning_defines(&cuda);
-        defines.extend(static_defines(&stages.stages, &statics));
+        defines.extend(plan.static_defines());
         let library = load_library(name, &host_source(source, kernels), &defines)?;
         let runners = kernels
             .iter()
@@ -229,13 +210,12 @@ impl HostProgram {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(HostProgram {
             name,
-            program,
-            named_tables: named_tables(program, &tables),
-            stages,
-            kernels,
-            statics,
-            tables,
-            options: cuda,
+            plan,
+            table_args: tables
+                .iter()
+                .map(|t| (t.as_slice().as_ptr() as u64, t.rows() as i64))
+                .collect(),
+            _tables: tables,
             defines,
             runners,
             _library: library,
@@ -254,8 +234,8 @@ impl HostProgram {
     /// name, as `DynProgram::call_dynamic` takes them; the outputs go back to it.
     pub fn call_dynamic(&self, source: &mut dyn ArgSource) -> Result<(), Error> {
         let mut fields: Vec<Option<(DeviceBuffer, Vec<i64>)>> = Vec::new();
-        let mut call_args = Vec::with_capacity(self.program.params.len());
-        for p in &self.program.params {
+        let mut call_args = Vec::with_capacity(self.plan.program.params.len());
+        for p in &self.plan.program.params {
             match &p.ty {
                 Type::Field { dims, dtype } => {
                     let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
@@ -285,17 +265,12 @@ impl HostProgram {
                 }
             }
         }
-        let tables: Vec<(u64, i64)> = self
-            .tables
-            .iter()
-            .map(|t| (t.as_slice().as_ptr() as u64, t.rows() as i64))
-            .collect();
-        let mut errors = vec![0i32; self.kernels.len().max(1)];
+        let mut errors = vec![0i32; self.plan.kernels.len().max(1)];
         let mut temporaries = self
             .temporaries
             .lock()
             .map_err(|_| emulation_error(self.name, "a previous call panicked".into()))?;
-        temporaries.resize_with(self.stages.temporaries.len(), Vec::new);
+        temporaries.resize_with(self.plan.stages.temporaries.len(), Vec::new);
         let mut temporary = |t: usize, bytes: usize| -> Result<u64, Error> {
             let words = bytes.div_ceil(8);
             let slot = temporaries
@@ -306,18 +281,9 @@ impl HostProgram {
             }
             Ok(slot.as_mut_ptr() as u64)
         };
-        let plan = LaunchPlan {
-            name: self.name,
-            program: self.program,
-            stages: &self.stages,
-            kernels: self.kernels,
-            statics: &self.statics,
-            named_tables: &self.named_tables,
-            options: self.options,
-        };
-        let launches = plan.plan_call(
+        let launches = self.plan.plan_call(
             &call_args,
-            &tables,
+            &self.table_args,
             errors.as_mut_ptr() as u64,
             &mut temporary,
         )?;
@@ -326,15 +292,15 @@ impl HostProgram {
             let runner = self.runners[launch.kernel];
             // SAFETY: `runner` is the generated entry of this kernel; `launch.params` is its
             // parameter struct laid out by the launcher (the runner's `static_assert` checks
-            // the size); every address in it points into `fields`, `self.tables`,
+            // the size); every address in it points into `fields`, `self._tables`,
             // `temporaries` or `errors`, all alive and unmoved until the loop ends, and the
             // kernel checks every index against the extents it is given before it reads or
             // writes.
             unsafe { runner(launch.params.as_ptr(), gx, gy, launch.block) };
         }
         drop(temporaries);
-        recorded_error(self.name, self.kernels, &errors)?;
-        for (p, field) in self.program.params.iter().zip(fields) {
+        recorded_error(self.name, self.plan.kernels, &errors)?;
+        for (p, field) in self.plan.program.params.iter().zip(fields) {
             if let (Role::Out | Role::InOut, Some((buffer, origin))) = (p.role, field) {
                 source.output(
                     &p.name,

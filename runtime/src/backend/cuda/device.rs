@@ -16,15 +16,12 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::{CompileOptions, Ptx};
 
-use gt4rs_ir::fieldview::Program;
-use gt4rs_ir::stage::StageProgram;
 use gt4rs_ir::ScalarType;
 
 use crate::backend::cuda::launch::{
-    cache_key, dense_strides, named_tables, nvrtc_options, recorded_error, resolve_statics,
-    static_defines, CallArg, FieldMeta, LaunchPlan, NamedTable,
+    cache_key, dense_strides, nvrtc_options, recorded_error, CallArg, FieldMeta, LaunchPlan,
 };
-use crate::backend::cuda::source::{KernelInfo, Translation};
+use crate::backend::cuda::source::Translation;
 use crate::backend::embedded::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::cache::{KernelCache, Outcome};
 use crate::config::{CudaOptions, ProgramOptions};
@@ -451,19 +448,18 @@ impl Timer {
 /// device and per-kernel error slots.
 pub struct CudaProgram {
     name: &'static str,
-    program: &'static Program,
-    stages: StageProgram,
-    kernels: &'static [KernelInfo],
+    /// Stages, kernels, static values and host tables: everything but the device objects.
+    plan: LaunchPlan,
     functions: Vec<CudaFunction>,
     stream: Arc<CudaStream>,
-    tables: Vec<(CudaSlice<i32>, i64)>,
-    /// Host copies of the tables, by offset name (reach bounds are computed on the host).
-    named_tables: Vec<NamedTable>,
-    /// Static argument values compiled in (per parameter index).
-    statics: Vec<Option<ScalarValue>>,
+    /// The connectivity tables on the device (`used_offsets` order), which `table_args`
+    /// points into.
+    _tables: Vec<CudaSlice<i32>>,
+    /// Device address and row count of each table, as parameter blocks take them (the
+    /// buffers never move, so every call reuses these).
+    table_args: Vec<(u64, i64)>,
     temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
     errors: Mutex<CudaSlice<i32>>,
-    options: CudaOptions,
     outcome: Outcome,
 }
 
@@ -475,30 +471,11 @@ impl CudaProgram {
         tables: &[Arc<ConnectivityTable>],
         static_args: Option<&BTreeMap<String, ScalarValue>>,
     ) -> Result<CudaProgram, Error> {
-        let Translation {
-            name,
-            source,
-            kernels,
-            unsupported,
-            program,
-        } = *translation;
-        let tables_in = tables;
-        if let Some(why) = unsupported {
-            return Err(unavailable(format!("program `{name}`: {why}")));
-        }
-        let stages = gt4rs_ir::lower::lower(program).map_err(|e| Error::Ir {
-            program: name.to_string(),
-            message: e.message,
-        })?;
-        if stages.stages.len() != kernels.len() {
-            return Err(Error::Ir {
-                program: name.to_string(),
-                message: "the lowered program and its CUDA kernels disagree".into(),
-            });
-        }
+        let Translation { name, source, .. } = *translation;
+        let plan = LaunchPlan::new(translation, tables, static_args, options.cuda)?;
+        let kernels = plan.kernels;
         // Static arguments known now are compiled in, with the domain bounds they fix.
-        let statics = resolve_statics(name, program, static_args)?;
-        let defines = static_defines(&stages.stages, &statics);
+        let defines = plan.static_defines();
         let dev = device()?;
         guarded(name, || {
             let (ptx, outcome) = ptx_for(name, source, &options.cuda, &defines, dev)?;
@@ -511,33 +488,29 @@ impl CudaProgram {
                 .map(|k| module.load_function(k.name).map_err(driver(name)))
                 .collect::<Result<Vec<_>, _>>()?;
             let stream = dev.stream.clone();
-            let tables = tables
+            let device_tables = tables
                 .iter()
-                .map(|t| {
-                    stream
-                        .clone_htod(t.as_slice())
-                        .map(|d| (d, t.rows() as i64))
-                        .map_err(driver(name))
-                })
+                .map(|t| stream.clone_htod(t.as_slice()).map_err(driver(name)))
                 .collect::<Result<Vec<_>, _>>()?;
+            let table_args = device_tables
+                .iter()
+                .zip(tables)
+                .map(|(d, t)| (d.device_ptr(&stream).0, t.rows() as i64))
+                .collect();
             let errors = stream
                 .alloc_zeros::<i32>(kernels.len().max(1))
                 .map_err(driver(name))?;
-            let named_tables = named_tables(program, tables_in);
-            let temporaries = Mutex::new((0..stages.temporaries.len()).map(|_| None).collect());
+            let temporaries =
+                Mutex::new((0..plan.stages.temporaries.len()).map(|_| None).collect());
             Ok(CudaProgram {
-                statics,
-                temporaries,
-                named_tables,
                 name,
-                program,
-                stages,
-                kernels,
+                plan,
+                temporaries,
                 functions,
                 stream,
-                tables,
+                _tables: device_tables,
+                table_args,
                 errors: Mutex::new(errors),
-                options: options.cuda,
                 outcome,
             })
         })
@@ -606,11 +579,6 @@ impl CudaProgram {
                 DeviceArg::Scalar(s) => CallArg::Scalar(*s),
             })
             .collect();
-        let tables: Vec<(u64, i64)> = self
-            .tables
-            .iter()
-            .map(|(t, rows)| (t.device_ptr(&self.stream).0, *rows))
-            .collect();
         let mut errors = self
             .errors
             .lock()
@@ -638,23 +606,16 @@ impl CudaProgram {
                 .ok_or_else(|| self.arg_error("", "temporary not allocated"))?;
             Ok(buf.device_ptr(&self.stream).0)
         };
-        let plan = LaunchPlan {
-            name: self.name,
-            program: self.program,
-            stages: &self.stages,
-            kernels: self.kernels,
-            statics: &self.statics,
-            named_tables: &self.named_tables,
-            options: self.options,
-        };
-        let launches = plan.plan_call(&call_args, &tables, error_base, &mut temporary)?;
+        let launches =
+            self.plan
+                .plan_call(&call_args, &self.table_args, error_base, &mut temporary)?;
         for mut launch in launches {
             let (gx, gy) = launch.grid;
             let mut kernel_params = [launch.params.as_mut_ptr().cast::<std::ffi::c_void>()];
             // SAFETY: the kernel takes exactly one by-value parameter, its `_params` struct,
             // whose layout `params` reproduces (offsets recorded from the Rust twin and checked
             // against the C struct in tests); every pointer in it is a live device allocation
-            // of this context, kept alive by `args`, `self.tables`, `self.temporaries` and
+            // of this context, kept alive by `args`, `self._tables`, `self.temporaries` and
             // `errors` until the stream has run the kernel (callers sync before freeing).
             unsafe {
                 cudarc::driver::result::launch_kernel(
@@ -683,7 +644,7 @@ impl CudaProgram {
                 .stream
                 .clone_dtoh(&*errors)
                 .map_err(driver(self.name))?;
-            let recorded = recorded_error(self.name, self.kernels, &codes);
+            let recorded = recorded_error(self.name, self.plan.kernels, &codes);
             if recorded.is_err() {
                 self.stream
                     .memset_zeros(&mut *errors)

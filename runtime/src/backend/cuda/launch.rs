@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, ProgramParam, UnaryOp};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
-use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo};
+use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo, Translation};
 use crate::backend::embedded::ScalarValue;
 use crate::backend::kernel::table_reach;
 use crate::cache::CacheKey;
@@ -171,8 +171,10 @@ fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<Va
 pub struct BoundInputs<'a> {
     /// Origin and shape of the stage's first output (for [`Bound::OutputFull`]).
     pub first_output: (&'a [i64], &'a [i64]),
-    /// Per program parameter: its dimension names and device field (None for scalars).
-    pub fields: &'a [Option<(&'a [String], FieldMeta)>],
+    /// The program's parameters (a field's dimension names are in its type).
+    pub params: &'a [ProgramParam],
+    /// Per program parameter: the device field (None for scalars).
+    pub fields: &'a [Option<&'a FieldMeta>],
     pub scalars: &'a [Option<ScalarValue>],
     /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
     pub tables: &'a [NamedTable],
@@ -254,11 +256,17 @@ fn bound_value(
     inputs: &BoundInputs<'_>,
 ) -> Result<i64, String> {
     let field_bound = |param: u32, field_dim: &str, end: bool| -> Result<i64, String> {
-        let (dims, meta) = inputs
+        let no_field = || format!("domain bound of parameter {param}, which is no field");
+        let meta = inputs
             .fields
             .get(param as usize)
-            .and_then(Option::as_ref)
-            .ok_or_else(|| format!("domain bound of parameter {param}, which is no field"))?;
+            .copied()
+            .flatten()
+            .ok_or_else(no_field)?;
+        let Some(Type::Field { dims, .. }) = inputs.params.get(param as usize).map(|p| &p.ty)
+        else {
+            return Err(no_field());
+        };
         let d = dims
             .iter()
             .position(|x| x == field_dim)
@@ -304,7 +312,7 @@ fn bound_value(
 /// Everything a kernel's parameter block is made of, for one launch.
 pub struct LaunchInputs<'a> {
     /// Per program parameter: the device field (None for scalars and unused fields).
-    pub fields: &'a [Option<FieldMeta>],
+    pub fields: &'a [Option<&'a FieldMeta>],
     /// Per temporary of the program: its device buffer, once allocated.
     pub temporaries: &'a [Option<FieldMeta>],
     /// Per program parameter: the scalar value (None for fields).
@@ -323,13 +331,13 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
     for f in info.fields {
         let missing = |what: &str| format!("kernel `{}`, field `{}`: {what}", info.name, f.name);
         let field = |f: FieldRef| -> Result<&FieldMeta, String> {
-            let (list, i) = match f {
-                FieldRef::Param(p) => (inputs.fields, p),
-                FieldRef::Temporary(t) => (inputs.temporaries, t),
-            };
-            list.get(i as usize)
-                .and_then(Option::as_ref)
-                .ok_or_else(|| missing("no device buffer for this field"))
+            match f {
+                FieldRef::Param(p) => inputs.fields.get(p as usize).copied().flatten(),
+                FieldRef::Temporary(t) => {
+                    inputs.temporaries.get(t as usize).and_then(Option::as_ref)
+                }
+            }
+            .ok_or_else(|| missing("no device buffer for this field"))
         };
         let dim_of = |v: &[i64], dim: usize| -> Result<i64, String> {
             v.get(dim)
@@ -398,7 +406,7 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
 }
 
 /// The tuning constants as `-D` options (`GT4RS_BLOCK_SIZE`, `GT4RS_K_BLOCK`), the block size
-/// being the one [`plan_call`] launches with.
+/// being the one [`LaunchPlan::plan_call`] launches with.
 pub fn tuning_defines(options: &CudaOptions) -> Vec<String> {
     vec![
         format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
@@ -510,20 +518,70 @@ pub struct KernelLaunch {
     pub block: u32,
 }
 
-/// What a program's launches depend on besides a call's arguments: fixed at `compile()`.
-pub struct LaunchPlan<'a> {
-    pub name: &'a str,
-    pub program: &'a Program,
-    pub stages: &'a StageProgram,
-    pub kernels: &'a [KernelInfo],
+/// What a program's launches depend on besides a call's arguments: fixed at `compile()`,
+/// shared by the device launcher and its host emulation.
+pub struct LaunchPlan {
+    pub name: &'static str,
+    pub program: &'static Program,
+    pub stages: StageProgram,
+    pub kernels: &'static [KernelInfo],
     /// Static argument values compiled in (per parameter index).
-    pub statics: &'a [Option<ScalarValue>],
+    pub statics: Vec<Option<ScalarValue>>,
     /// Host copies of the connectivities, by offset name (for reach and target-size bounds).
-    pub named_tables: &'a [NamedTable],
+    pub named_tables: Vec<NamedTable>,
     pub options: CudaOptions,
 }
 
-impl LaunchPlan<'_> {
+impl LaunchPlan {
+    /// The plan of `translation` with the bound `tables` (`used_offsets` order), the static
+    /// argument values `static_args` (by name) and the tuning `options`: lowers the program,
+    /// checks it against the emitted kernels and resolves the static values.
+    pub fn new(
+        translation: &Translation,
+        tables: &[Arc<ConnectivityTable>],
+        static_args: Option<&BTreeMap<String, ScalarValue>>,
+        options: CudaOptions,
+    ) -> Result<LaunchPlan, Error> {
+        let Translation {
+            name,
+            kernels,
+            unsupported,
+            program,
+            ..
+        } = *translation;
+        if let Some(why) = unsupported {
+            return Err(Error::BackendUnavailable {
+                backend: "cuda".into(),
+                reason: format!("program `{name}`: {why}"),
+            });
+        }
+        let ir_error = |message: String| Error::Ir {
+            program: name.to_string(),
+            message,
+        };
+        let stages = gt4rs_ir::lower::lower(program).map_err(|e| ir_error(e.message))?;
+        if stages.stages.len() != kernels.len() {
+            return Err(ir_error(
+                "the lowered program and its CUDA kernels disagree".into(),
+            ));
+        }
+        Ok(LaunchPlan {
+            name,
+            program,
+            statics: resolve_statics(name, program, static_args)?,
+            named_tables: named_tables(program, tables),
+            stages,
+            kernels,
+            options,
+        })
+    }
+
+    /// The `-D` options of the static argument values and the domain bounds they fix (see
+    /// [`static_defines`]).
+    pub fn static_defines(&self) -> Vec<String> {
+        static_defines(&self.stages.stages, &self.statics)
+    }
+
     fn arg_error(&self, arg: &str, message: String) -> Error {
         Error::Argument {
             program: self.name.to_string(),
@@ -552,7 +610,7 @@ impl LaunchPlan<'_> {
                 format!("expected {} arguments, got {}", params.len(), args.len()),
             ));
         }
-        let mut fields: Vec<Option<FieldMeta>> = Vec::with_capacity(args.len());
+        let mut fields: Vec<Option<&FieldMeta>> = Vec::with_capacity(args.len());
         let mut scalars: Vec<Option<ScalarValue>> = Vec::with_capacity(args.len());
         for (i, (a, p)) in args.iter().zip(params).enumerate() {
             match (&p.ty, a) {
@@ -568,7 +626,7 @@ impl LaunchPlan<'_> {
                             ),
                         ));
                     }
-                    fields.push(Some(meta.clone()));
+                    fields.push(Some(meta));
                     scalars.push(None);
                 }
                 (Type::Scalar(_), CallArg::Scalar(given)) => {
@@ -593,14 +651,6 @@ impl LaunchPlan<'_> {
                 }
             }
         }
-        let bound_fields: Vec<Option<(&[String], FieldMeta)>> = params
-            .iter()
-            .zip(&fields)
-            .map(|(p, f)| match (&p.ty, f) {
-                (Type::Field { dims, .. }, Some(f)) => Some((dims.as_slice(), f.clone())),
-                _ => None,
-            })
-            .collect();
         let mut temp_meta: Vec<Option<FieldMeta>> = vec![None; self.stages.temporaries.len()];
         let mut launches = Vec::with_capacity(self.kernels.len());
         for (i, (info, stage)) in self.kernels.iter().zip(&self.stages.stages).enumerate() {
@@ -608,23 +658,20 @@ impl LaunchPlan<'_> {
                 .outputs
                 .first()
                 .and_then(|o| match o.target {
-                    Source::Param(p) => fields.get(p as usize).and_then(Option::as_ref),
+                    Source::Param(p) => fields.get(p as usize).copied().flatten(),
                     Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
                 })
-                .cloned()
-                .unwrap_or(FieldMeta {
-                    address: 0,
-                    origin: vec![],
-                    shape: vec![],
-                    strides: vec![],
+                .map_or((&[][..], &[][..]), |f| {
+                    (f.origin.as_slice(), f.shape.as_slice())
                 });
             let bounds = stage_bounds(
                 stage,
                 &BoundInputs {
-                    first_output: (first.origin.as_slice(), first.shape.as_slice()),
-                    fields: &bound_fields,
+                    first_output: first,
+                    params,
+                    fields: &fields,
                     scalars: &scalars,
-                    tables: self.named_tables,
+                    tables: &self.named_tables,
                 },
             )
             .map_err(|m| Error::Domain {
@@ -777,6 +824,7 @@ mod tests {
         );
         let inputs = |scalars: &'static [Option<ScalarValue>]| BoundInputs {
             first_output: (&[0, 3], &[20, 5]),
+            params: &[],
             fields: &[],
             scalars,
             tables: &[],
@@ -841,6 +889,7 @@ mod tests {
         );
         let inputs = BoundInputs {
             first_output: (&[], &[]),
+            params: &[],
             fields: &[],
             scalars: &[],
             tables: &tables,
@@ -911,15 +960,13 @@ mod tests {
             fields: &FIELDS,
             errors: &[],
         };
-        let fields = [
-            Some(FieldMeta {
-                address: 0xdead_0000,
-                origin: vec![0, 0],
-                shape: vec![4, 5],
-                strides: vec![5, 1],
-            }),
-            None,
-        ];
+        let meta = FieldMeta {
+            address: 0xdead_0000,
+            origin: vec![0, 0],
+            shape: vec![4, 5],
+            strides: vec![5, 1],
+        };
+        let fields = [Some(&meta), None];
         let inputs = LaunchInputs {
             fields: &fields,
             scalars: &[None, Some(ScalarValue::I32(-7))],
