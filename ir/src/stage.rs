@@ -46,6 +46,19 @@ pub struct AccessPath {
 }
 
 impl AccessPath {
+    /// The path as a vertical index sees it: neighbour steps move horizontally only, so they
+    /// are dropped.
+    pub fn without_neighbor_steps(&self) -> AccessPath {
+        AccessPath {
+            steps: self
+                .steps
+                .iter()
+                .filter(|s| !matches!(s, Step::Neighbor { .. }))
+                .cloned()
+                .collect(),
+        }
+    }
+
     pub fn then(&self, step: Step) -> AccessPath {
         let mut steps = self.steps.clone();
         steps.push(step);

@@ -480,16 +480,8 @@ impl<'a> KernelEmitter<'a> {
         let value = match node {
             Node::Load { .. } => self.emit_load(id, bind, &name)?,
             Node::Index { dim, path } => {
-                // Neighbour steps move horizontally only: a vertical index ignores them.
                 let path = if self.is_vertical(dim) {
-                    AccessPath {
-                        steps: path
-                            .steps
-                            .iter()
-                            .filter(|s| !matches!(s, Step::Neighbor { .. }))
-                            .cloned()
-                            .collect(),
-                    }
+                    path.without_neighbor_steps()
                 } else {
                     path.clone()
                 };
