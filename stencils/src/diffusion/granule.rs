@@ -19,9 +19,7 @@ use super::state::{
 };
 use super::vertical::{rd_o_cvd, VerticalGrid};
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K, V2E};
-use crate::icon::dsl::diffusion as stencils;
 use crate::icon::dsl::diffusion_utils as utils;
-use crate::icon::dsl::interpolation::mo_intp_rbf_rbf_vec_interpol_vertex as rbf_vertex;
 
 /// ICON's threshold of the temperature deviation from the neighbours (K) that enables extra
 /// diffusion against runaway cooling in cold pools.
@@ -102,18 +100,13 @@ impl Bounds {
     }
 }
 
-/// Compiles `$module` with `$options`, timed as its init.
+/// Compiles `$module` with `$options` (and the values to bind, for a `super::bound` module),
+/// timed as its init under the program's name.
 macro_rules! compile {
-    ($profiler:expr, $options:expr, $($module:ident)::+) => {{
+    ($profiler:expr, $options:expr, $($module:ident)::+ $(, $bound:expr)?) => {{
         let start = Instant::now();
-        let compiled = $($module)::+::compile($options)?;
+        let compiled = $($module)::+::compile($options $(, $bound)?)?;
         $profiler.record($($module)::+::NAME, Phase::Init, start, start.elapsed());
-        compiled
-    }};
-    ($profiler:expr, $options:expr, $bound:expr, $name:expr, $($module:ident)::+) => {{
-        let start = Instant::now();
-        let compiled = $($module)::+::compile($options, $bound)?;
-        $profiler.record($name, Phase::Init, start, start.elapsed());
         compiled
     }};
 }
@@ -197,42 +190,40 @@ impl Programs {
             rbf_vertex: compile!(
                 profiler,
                 o,
+                bound::rbf_vertex,
                 bound::rbf_vertex::Bound {
                     horizontal_start: b.vertex_start_lb_plus1,
                     horizontal_end: b.vertex_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                rbf_vertex::NAME,
-                bound::rbf_vertex
+                }
             ),
             nabla2_and_smag: compile!(
                 profiler,
                 o,
+                bound::nabla2_and_smag,
                 bound::nabla2_and_smag::Bound {
                     horizontal_start: b.edge_start_lb_plus4,
                     horizontal_end: b.edge_end_local_minus2,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME,
-                bound::nabla2_and_smag
+                }
             ),
             turbulence_diagnostics: compile!(
                 profiler,
                 o,
+                bound::turbulence_diagnostics,
                 bound::turbulence_diagnostics::Bound {
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 1,
                     vertical_end: nlev,
-                },
-                stencils::calculate_diagnostic_quantities_for_turbulence::NAME,
-                bound::turbulence_diagnostics
+                }
             ),
             apply_to_vn: compile!(
                 profiler,
                 o,
+                bound::apply_to_vn,
                 bound::apply_to_vn::Bound {
                     nudgezone_diff: constants.nudgezone_diff,
                     fac_bdydiff_v: constants.fac_bdydiff_v,
@@ -241,13 +232,12 @@ impl Programs {
                     horizontal_end: b.edge_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::apply_diffusion_to_vn::NAME,
-                bound::apply_to_vn
+                }
             ),
             apply_to_w: compile!(
                 profiler,
                 o,
+                bound::apply_to_w,
                 bound::apply_to_w::Bound {
                     diff_multfac_w: constants.diff_multfac_w,
                     nrdmax: constants.nrdmax,
@@ -257,13 +247,12 @@ impl Programs {
                     horizontal_end: b.cell_end_halo,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME,
-                bound::apply_to_w
+                }
             ),
             cold_pools: compile!(
                 profiler,
                 o,
+                bound::cold_pools,
                 bound::cold_pools::Bound {
                     thresh_tdiff: THRESH_TDIFF,
                     smallest_vpfloat: f64::EPSILON,
@@ -271,70 +260,63 @@ impl Programs {
                     horizontal_end: b.edge_end_halo,
                     vertical_start: nlev - 2,
                     vertical_end: nlev,
-                },
-                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::NAME,
-                bound::cold_pools
+                }
             ),
             nabla2_for_theta: compile!(
                 profiler,
                 o,
+                bound::nabla2_for_theta,
                 bound::nabla2_for_theta::Bound {
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_for_theta::NAME,
-                bound::nabla2_for_theta
+                }
             ),
             nabla2_for_z: compile!(
                 profiler,
                 o,
+                bound::nabla2_for_z,
                 bound::nabla2_for_z::Bound {
                     horizontal_start: b.edge_start_lb_plus1,
                     horizontal_end: b.edge_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_for_z::NAME,
-                bound::nabla2_for_z
+                }
             ),
             nabla2_of_theta: compile!(
                 profiler,
                 o,
+                bound::nabla2_of_theta,
                 bound::nabla2_of_theta::Bound {
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_of_theta::NAME,
-                bound::nabla2_of_theta
+                }
             ),
             zdiffusion: compile!(
                 profiler,
                 o,
+                bound::zdiffusion,
                 bound::zdiffusion::Bound {
                     horizontal_start: constants.zdiffusion_cells.0,
                     horizontal_end: constants.zdiffusion_cells.1,
                     vertical_start: constants.zdiffusion_levels.0,
                     vertical_end: constants.zdiffusion_levels.1,
-                },
-                stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME,
-                bound::zdiffusion
+                }
             ),
             update_theta_and_exner: compile!(
                 profiler,
                 o,
+                bound::update_theta_and_exner,
                 bound::update_theta_and_exner::Bound {
                     rd_o_cvd: constants.rd_o_cvd,
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::update_theta_and_exner::NAME,
-                bound::update_theta_and_exner
+                }
             ),
         })
     }
@@ -407,7 +389,7 @@ impl Diffusion {
     /// Steps 1-2 and 6-7: RBF reconstruction of an edge-normal field at the vertices
     /// (`u_vert`, `v_vert`), checks, and the vertex exchange.
     fn reconstruct_at_vertices(&mut self, step: usize, input: Input<'_>) -> Result<(), Error> {
-        let name = rbf_vertex::NAME;
+        let name = bound::rbf_vertex::NAME;
         let p_e_in = match input {
             Input::Vn(vn) => vn,
             Input::Nabla2 => &self.z_nabla2_e,
@@ -546,12 +528,12 @@ impl Diffusion {
         let static_options = compile_options
             .clone()
             .with_static_arg(
-                stencils::apply_diffusion_to_vn::NAME,
+                bound::apply_to_vn::NAME,
                 "limited_area",
                 config.limited_area,
             )
             .with_static_arg(
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME,
+                bound::apply_to_w::NAME,
                 "type_shear",
                 config.shear_type as i32,
             );
@@ -760,7 +742,7 @@ impl Diffusion {
         let smag_offset = if initial { 0.0 } else { self.smag_offset };
 
         // 3. ∇²vn and the Smagorinsky coefficient.
-        let name = stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME;
+        let name = bound::nabla2_and_smag::NAME;
         timed!(
             self.profiler,
             name,
@@ -794,7 +776,7 @@ impl Diffusion {
         if self.config.shear_type as i32
             >= TurbulenceShearForcing::VerticalHorizontalOfHorizontalWind as i32
         {
-            let name = stencils::calculate_diagnostic_quantities_for_turbulence::NAME;
+            let name = bound::turbulence_diagnostics::NAME;
             timed!(
                 self.profiler,
                 name,
@@ -831,7 +813,7 @@ impl Diffusion {
         };
 
         // 8-9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion (∇⁴ fused inside).
-        let name = stencils::apply_diffusion_to_vn::NAME;
+        let name = bound::apply_to_vn::NAME;
         timed!(
             self.profiler,
             name,
@@ -868,8 +850,7 @@ impl Diffusion {
             self.debug.check(name, "w_tmp", &self.w_tmp)?;
             self.debug.progress(step, name);
 
-            let name =
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME;
+            let name = bound::apply_to_w::NAME;
             timed!(
                 self.profiler,
                 name,
@@ -894,8 +875,7 @@ impl Diffusion {
 
         if self.config.apply_to_temperature {
             // 11. Cold pools: more diffusion where a cell is much colder than its neighbours.
-            let name =
-                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::NAME;
+            let name = bound::cold_pools::NAME;
             timed!(
                 self.profiler,
                 name,
@@ -912,7 +892,7 @@ impl Diffusion {
             // edge with two cells: the fused program would evaluate the edge gradient on the
             // outermost edges, which have one cell only.
             if self.config.limited_area {
-                let name = stencils::calculate_nabla2_for_z::NAME;
+                let name = bound::nabla2_for_z::NAME;
                 timed!(
                     self.profiler,
                     name,
@@ -925,7 +905,7 @@ impl Diffusion {
                 );
                 self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
                 self.debug.progress(step, name);
-                let name = stencils::calculate_nabla2_of_theta::NAME;
+                let name = bound::nabla2_of_theta::NAME;
                 timed!(
                     self.profiler,
                     name,
@@ -940,7 +920,7 @@ impl Diffusion {
                 self.debug.check(name, "z_temp", &self.z_temp)?;
                 self.debug.progress(step, name);
             } else {
-                let name = stencils::calculate_nabla2_for_theta::NAME;
+                let name = bound::nabla2_for_theta::NAME;
                 timed!(
                     self.profiler,
                     name,
@@ -960,8 +940,7 @@ impl Diffusion {
 
             // 13. Truly horizontal diffusion over steep points.
             if let (true, Some(zd)) = (self.config.apply_zdiffusion_t, &self.metric.zdiffusion) {
-                let name =
-                    stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME;
+                let name = bound::zdiffusion::NAME;
                 timed!(
                     self.profiler,
                     name,
@@ -980,7 +959,7 @@ impl Diffusion {
             }
 
             // 14. θ_v and exner.
-            let name = stencils::update_theta_and_exner::NAME;
+            let name = bound::update_theta_and_exner::NAME;
             timed!(
                 self.profiler,
                 name,
@@ -1020,7 +999,7 @@ mod tests {
         let (ne, nv, nlev) = (grid.num_edges, grid.num_vertices, 3);
         let options = Options::new(Backend::Cpu)
             .with_connectivities(connectivities(&grid).expect("connectivities"))
-            .with_static_arg(stencils::apply_diffusion_to_vn::NAME, "limited_area", false);
+            .with_static_arg(bound::apply_to_vn::NAME, "limited_area", false);
         let program = bound::apply_to_vn::compile(
             &options,
             bound::apply_to_vn::Bound {
