@@ -332,6 +332,20 @@ macro_rules! timed {
     }};
 }
 
+/// One program call of a step: timed under `$name`, then each named output checked
+/// (`GT4RS_DEBUG`) and the step's progress reported under the same name.
+macro_rules! step_call {
+    (
+        $self:ident, $step:expr, $name:expr, $call:expr,
+        [$($output:literal => $field:expr),* $(,)?]
+    ) => {{
+        let name = $name;
+        timed!($self.profiler, name, $call);
+        $( $self.debug.check(name, $output, $field)?; )*
+        $self.debug.progress($step, name);
+    }};
+}
+
 /// What the vertex reconstruction reads: the prognostic vn, or the granule's own ∇²vn.
 enum Input<'a> {
     Vn(&'a Field<(Edge, K), f64>),
@@ -389,25 +403,23 @@ impl Diffusion {
     /// Steps 1-2 and 6-7: RBF reconstruction of an edge-normal field at the vertices
     /// (`u_vert`, `v_vert`), checks, and the vertex exchange.
     fn reconstruct_at_vertices(&mut self, step: usize, input: Input<'_>) -> Result<(), Error> {
-        let name = bound::rbf_vertex::NAME;
         let p_e_in = match input {
             Input::Vn(vn) => vn,
             Input::Nabla2 => &self.z_nabla2_e,
         };
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            bound::rbf_vertex::NAME,
             self.programs.rbf_vertex.call(bound::rbf_vertex::Args {
                 p_e_in,
                 ptr_coeff_1: &self.interpolation.rbf_coeff_1,
                 ptr_coeff_2: &self.interpolation.rbf_coeff_2,
                 p_u_out: &mut self.u_vert,
                 p_v_out: &mut self.v_vert,
-            })
+            }),
+            ["u_vert" => &self.u_vert, "v_vert" => &self.v_vert]
         );
-        self.debug.check(name, "u_vert", &self.u_vert)?;
-        self.debug.check(name, "v_vert", &self.v_vert)?;
-        self.debug.progress(step, name);
         self.halo.exchange_and_wait(
             GridDim::Vertex,
             &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
@@ -624,10 +636,10 @@ impl Diffusion {
         prognostic: &mut PrognosticState,
         diagnostic: &mut DiagnosticState,
     ) -> Result<(), Error> {
-        let name = utils::setup_fields_for_initial_step::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            self.steps,
+            utils::setup_fields_for_initial_step::NAME,
             self.programs.setup_fields_for_initial_step.call(
                 utils::setup_fields_for_initial_step::Args {
                     k4: self.params.k4,
@@ -635,13 +647,12 @@ impl Diffusion {
                     diff_multfac_vn: &mut self.initial_diff_multfac_vn,
                     smag_limit: &mut self.initial_smag_limit,
                 }
-            )
+            ),
+            [
+                "diff_multfac_vn" => &self.initial_diff_multfac_vn,
+                "smag_limit" => &self.initial_smag_limit,
+            ]
         );
-        self.debug
-            .check(name, "diff_multfac_vn", &self.initial_diff_multfac_vn)?;
-        self.debug
-            .check(name, "smag_limit", &self.initial_smag_limit)?;
-        self.debug.progress(self.steps, name);
         self.step(dtime, prognostic, diagnostic, true)?;
         self.sync_cell_fields(prognostic)
     }
@@ -717,19 +728,17 @@ impl Diffusion {
         let step = self.steps;
 
         // The Smagorinsky factor depends on dtime.
-        let name = utils::scale_k::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            utils::scale_k::NAME,
             self.programs.scale_k.call(utils::scale_k::Args {
                 field: &self.enh_smag_fac,
                 factor: dtime,
                 scaled_field: &mut self.diff_multfac_smag,
-            })
+            }),
+            ["diff_multfac_smag" => &self.diff_multfac_smag]
         );
-        self.debug
-            .check(name, "diff_multfac_smag", &self.diff_multfac_smag)?;
-        self.debug.progress(step, name);
 
         // 1-2. RBF reconstruction of the full wind at vertices, then their exchange.
         self.reconstruct_at_vertices(step, Input::Vn(&prognostic.vn))?;
@@ -742,10 +751,10 @@ impl Diffusion {
         let smag_offset = if initial { 0.0 } else { self.smag_offset };
 
         // 3. ∇²vn and the Smagorinsky coefficient.
-        let name = bound::nabla2_and_smag::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            bound::nabla2_and_smag::NAME,
             self.programs
                 .nabla2_and_smag
                 .call(bound::nabla2_and_smag::Args {
@@ -765,21 +774,22 @@ impl Diffusion {
                     kh_smag_ec: &mut self.kh_smag_ec,
                     z_nabla2_e: &mut self.z_nabla2_e,
                     smag_offset,
-                })
+                }),
+            [
+                "kh_smag_e" => &self.kh_smag_e,
+                "kh_smag_ec" => &self.kh_smag_ec,
+                "z_nabla2_e" => &self.z_nabla2_e,
+            ]
         );
-        self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
-        self.debug.check(name, "kh_smag_ec", &self.kh_smag_ec)?;
-        self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
-        self.debug.progress(step, name);
 
         // 4. Turbulence diagnostics (shear types with horizontal shear only).
         if self.config.shear_type as i32
             >= TurbulenceShearForcing::VerticalHorizontalOfHorizontalWind as i32
         {
-            let name = bound::turbulence_diagnostics::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::turbulence_diagnostics::NAME,
                 self.programs
                     .turbulence_diagnostics
                     .call(bound::turbulence_diagnostics::Args {
@@ -791,11 +801,9 @@ impl Diffusion {
                         wgtfac_c: &self.metric.wgtfac_c,
                         div_ic: &mut diagnostic.div_ic,
                         hdef_ic: &mut diagnostic.hdef_ic,
-                    })
+                    }),
+                ["div_ic" => &diagnostic.div_ic, "hdef_ic" => &diagnostic.hdef_ic]
             );
-            self.debug.check(name, "div_ic", &diagnostic.div_ic)?;
-            self.debug.check(name, "hdef_ic", &diagnostic.hdef_ic)?;
-            self.debug.progress(step, name);
         }
 
         // 5. Exchange ∇²vn where ICON's discretisation reads it across the halo.
@@ -813,10 +821,10 @@ impl Diffusion {
         };
 
         // 8-9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion (∇⁴ fused inside).
-        let name = bound::apply_to_vn::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            bound::apply_to_vn::NAME,
             self.programs.apply_to_vn.call(bound::apply_to_vn::Args {
                 u_vert: &self.u_vert,
                 v_vert: &self.v_vert,
@@ -831,29 +839,27 @@ impl Diffusion {
                 nudgecoeff_e: &self.interpolation.nudgecoeff_e,
                 vn: &mut prognostic.vn,
                 limited_area: self.config.limited_area,
-            })
+            }),
+            ["vn" => &prognostic.vn]
         );
-        self.debug.check(name, "vn", &prognostic.vn)?;
-        self.debug.progress(step, name);
 
         // 10. w: ∇⁴ everywhere, extra ∇² in the damping layer, and the w gradients.
         if self.config.apply_to_vertical_wind {
-            let name = utils::copy_field::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                utils::copy_field::NAME,
                 self.programs.copy_field.call(utils::copy_field::Args {
                     old_f: &prognostic.w,
                     new_f: &mut self.w_tmp,
-                })
+                }),
+                ["w_tmp" => &self.w_tmp]
             );
-            self.debug.check(name, "w_tmp", &self.w_tmp)?;
-            self.debug.progress(step, name);
 
-            let name = bound::apply_to_w::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::apply_to_w::NAME,
                 self.programs.apply_to_w.call(bound::apply_to_w::Args {
                     area: &self.cell.area,
                     geofac_n2s: &self.interpolation.geofac_n2s,
@@ -865,65 +871,59 @@ impl Diffusion {
                     dwdx: &mut diagnostic.dwdx,
                     dwdy: &mut diagnostic.dwdy,
                     diff_multfac_n2w: &self.diff_multfac_n2w,
-                })
+                }),
+                ["w" => &prognostic.w, "dwdx" => &diagnostic.dwdx, "dwdy" => &diagnostic.dwdy]
             );
-            self.debug.check(name, "w", &prognostic.w)?;
-            self.debug.check(name, "dwdx", &diagnostic.dwdx)?;
-            self.debug.check(name, "dwdy", &diagnostic.dwdy)?;
-            self.debug.progress(step, name);
         }
 
         if self.config.apply_to_temperature {
             // 11. Cold pools: more diffusion where a cell is much colder than its neighbours.
-            let name = bound::cold_pools::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::cold_pools::NAME,
                 self.programs.cold_pools.call(bound::cold_pools::Args {
                     theta_v: &prognostic.theta_v,
                     theta_ref_mc: &self.metric.theta_ref_mc,
                     kh_smag_e: &mut self.kh_smag_e,
-                })
+                }),
+                ["kh_smag_e" => &self.kh_smag_e]
             );
-            self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
-            self.debug.progress(step, name);
 
             // 12. ∇²θ. On a limited-area grid the edge part runs on its own, from the first
             // edge with two cells: the fused program would evaluate the edge gradient on the
             // outermost edges, which have one cell only.
             if self.config.limited_area {
-                let name = bound::nabla2_for_z::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::nabla2_for_z::NAME,
                     self.programs.nabla2_for_z.call(bound::nabla2_for_z::Args {
                         kh_smag_e: &self.kh_smag_e,
                         inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
                         theta_v: &prognostic.theta_v,
                         z_nabla2_e: &mut self.z_nabla2_e,
-                    })
+                    }),
+                    ["z_nabla2_e" => &self.z_nabla2_e]
                 );
-                self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
-                self.debug.progress(step, name);
-                let name = bound::nabla2_of_theta::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::nabla2_of_theta::NAME,
                     self.programs
                         .nabla2_of_theta
                         .call(bound::nabla2_of_theta::Args {
                             z_nabla2_e: &self.z_nabla2_e,
                             geofac_div: &self.interpolation.geofac_div,
                             z_temp: &mut self.z_temp,
-                        })
+                        }),
+                    ["z_temp" => &self.z_temp]
                 );
-                self.debug.check(name, "z_temp", &self.z_temp)?;
-                self.debug.progress(step, name);
             } else {
-                let name = bound::nabla2_for_theta::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::nabla2_for_theta::NAME,
                     self.programs
                         .nabla2_for_theta
                         .call(bound::nabla2_for_theta::Args {
@@ -932,18 +932,17 @@ impl Diffusion {
                             theta_v: &prognostic.theta_v,
                             geofac_div: &self.interpolation.geofac_div,
                             z_temp: &mut self.z_temp,
-                        })
+                        }),
+                    ["z_temp" => &self.z_temp]
                 );
-                self.debug.check(name, "z_temp", &self.z_temp)?;
-                self.debug.progress(step, name);
             }
 
             // 13. Truly horizontal diffusion over steep points.
             if let (true, Some(zd)) = (self.config.apply_zdiffusion_t, &self.metric.zdiffusion) {
-                let name = bound::zdiffusion::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::zdiffusion::NAME,
                     self.programs.zdiffusion.call(bound::zdiffusion::Args {
                         zd_vertoffset: &zd.zd_vertoffset,
                         zd_diffcoef: &zd.zd_diffcoef,
@@ -952,17 +951,16 @@ impl Diffusion {
                         vcoef: &zd.zd_intcoef,
                         theta_v: &prognostic.theta_v,
                         z_temp: &mut self.z_temp,
-                    })
+                    }),
+                    ["z_temp" => &self.z_temp]
                 );
-                self.debug.check(name, "z_temp", &self.z_temp)?;
-                self.debug.progress(step, name);
             }
 
             // 14. θ_v and exner.
-            let name = bound::update_theta_and_exner::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::update_theta_and_exner::NAME,
                 self.programs
                     .update_theta_and_exner
                     .call(bound::update_theta_and_exner::Args {
@@ -970,11 +968,9 @@ impl Diffusion {
                         area: &self.cell.area,
                         theta_v: &mut prognostic.theta_v,
                         exner: &mut prognostic.exner,
-                    })
+                    }),
+                ["theta_v" => &prognostic.theta_v, "exner" => &prognostic.exner]
             );
-            self.debug.check(name, "theta_v", &prognostic.theta_v)?;
-            self.debug.check(name, "exner", &prognostic.exner)?;
-            self.debug.progress(step, name);
         }
 
         // 15. ICON starts the vn exchange after the vn update and waits here.
