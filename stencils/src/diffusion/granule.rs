@@ -442,6 +442,14 @@ impl Diffusion {
         config.validate()?;
         let params = DiffusionParams::new(&config);
         let nlev = vertical.nlev;
+        // The fields are public: a hand-built grid may disagree with its own level count.
+        if vertical.vct_a.len() != nlev + 1 {
+            return Err(Error::Config(format!(
+                "the vertical grid has {} half levels; {nlev} levels need {}",
+                vertical.vct_a.len(),
+                nlev + 1
+            )));
+        }
         let profiler = Profiler::new(options.trace);
         let compile_options =
             Options::new(options.backend).with_connectivities(connectivities(grid)?);
@@ -986,6 +994,28 @@ mod tests {
     use gt4rs::grid::IcosahedralGrid;
 
     use super::*;
+
+    /// A vertical grid whose half levels disagree with its level count is a configuration
+    /// error, not an index out of bounds.
+    #[test]
+    fn half_levels_that_disagree_with_the_level_count_are_an_error() {
+        use crate::diffusion::initial::diffusion_over;
+        use crate::diffusion::terrain::{Terrain, TerrainKind};
+        let grid = IcosahedralGrid::generate(2, 2).expect("R2B2 generates");
+        let mut vertical = VerticalGrid::default_for(5).expect("5 levels");
+        let terrain = Terrain::of_kind(TerrainKind::Flat, &grid, &vertical).expect("terrain");
+        vertical.vct_a.pop();
+        let options = RunOptions::new(Backend::Cpu).expect("options");
+        let result = diffusion_over(
+            &grid,
+            &vertical,
+            &terrain,
+            DiffusionConfig::default(),
+            options,
+        );
+        let message = result.err().expect("a short vct_a").to_string();
+        assert!(message.contains("half levels"), "{message}");
+    }
 
     /// A bound program compiled with `limited_area` fixed rejects a call with the other value
     /// before it touches any field, and names the parameter.
