@@ -8,7 +8,7 @@
 //! bind! { pub mod m = p(a, b); }
 //!   ==> p! { @gt4rs_bind { pub mod m } { p } { a, b } }
 //!   ==> ::gt4rs::__private::__bind! { { pub mod m } { p } { a, b } "<parameters>" }
-//!   ==> pub mod m { Bound, Args (the other parameters), compile, Compiled::call }
+//!   ==> pub mod m { NAME, Bound, Args (the other parameters), compile, Compiled::call }
 //! ```
 //!
 //! The bound values are stored once (fields behind `Arc`, so several bound programs share one
