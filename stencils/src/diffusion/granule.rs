@@ -322,16 +322,6 @@ impl Programs {
     }
 }
 
-/// Runs one program call, timed under its name.
-macro_rules! timed {
-    ($profiler:expr, $name:expr, $call:expr) => {{
-        let start = Instant::now();
-        let result = $call;
-        $profiler.record($name, Phase::Run, start, start.elapsed());
-        result?
-    }};
-}
-
 /// One program call of a step: timed under `$name`, then each named output checked
 /// (`GT4RS_DEBUG`) and the step's progress reported under the same name.
 macro_rules! step_call {
@@ -340,7 +330,10 @@ macro_rules! step_call {
         [$($output:literal => $field:expr),* $(,)?]
     ) => {{
         let name = $name;
-        timed!($self.profiler, name, $call);
+        let start = Instant::now();
+        let result = $call;
+        $self.profiler.record(name, Phase::Run, start, start.elapsed());
+        result?;
         $( $self.debug.check(name, $output, $field)?; )*
         $self.debug.progress($step, name);
     }};
