@@ -8,7 +8,7 @@
 //! bind! { pub mod m = p(a, b); }
 //!   ==> p! { @gt4rs_bind { pub mod m } { p } { a, b } }
 //!   ==> ::gt4rs::__private::__bind! { { pub mod m } { p } { a, b } "<parameters>" }
-//!   ==> pub mod m { Bound, Args (the other parameters), compile, Compiled::call }
+//!   ==> pub mod m { NAME, Bound, Args (the other parameters), compile, Compiled::call }
 //! ```
 //!
 //! The bound values are stored once (fields behind `Arc`, so several bound programs share one
@@ -357,6 +357,9 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
         #vis mod #name {
             use super::*;
 
+            /// The program's name (its `NAME`).
+            pub const NAME: &str = #program::NAME;
+
             /// The values bound once, at `compile()`.
             pub struct Bound {
                 #( #bound_fields, )*
@@ -409,7 +412,7 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
 
             impl #dynamic::DynProgram for Compiled {
                 fn name(&self) -> &'static str {
-                    #program::NAME
+                    NAME
                 }
                 /// The whole program's signature; the bound parameters are not taken by
                 /// `call_dynamic`.
@@ -468,6 +471,10 @@ mod tests {
         assert!(out.contains("pub start : super :: super :: p :: types :: start"));
         assert!(out.contains("pub out : & 'a mut super :: super :: p :: types :: out"));
         assert!(!out.contains("pub a : & 'a"), "{out}");
+        assert!(
+            out.contains("pub const NAME : & str = super :: super :: p :: NAME ;"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -19,9 +19,7 @@ use super::state::{
 };
 use super::vertical::{rd_o_cvd, VerticalGrid};
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K, V2E};
-use crate::icon::dsl::diffusion as stencils;
 use crate::icon::dsl::diffusion_utils as utils;
-use crate::icon::dsl::interpolation::mo_intp_rbf_rbf_vec_interpol_vertex as rbf_vertex;
 
 /// ICON's threshold of the temperature deviation from the neighbours (K) that enables extra
 /// diffusion against runaway cooling in cold pools.
@@ -102,18 +100,13 @@ impl Bounds {
     }
 }
 
-/// Compiles `$module` with `$options`, timed as its init.
+/// Compiles `$module` with `$options` (and the values to bind, for a `super::bound` module),
+/// timed as its init under the program's name.
 macro_rules! compile {
-    ($profiler:expr, $options:expr, $($module:ident)::+) => {{
+    ($profiler:expr, $options:expr, $($module:ident)::+ $(, $bound:expr)?) => {{
         let start = Instant::now();
-        let compiled = $($module)::+::compile($options)?;
+        let compiled = $($module)::+::compile($options $(, $bound)?)?;
         $profiler.record($($module)::+::NAME, Phase::Init, start, start.elapsed());
-        compiled
-    }};
-    ($profiler:expr, $options:expr, $bound:expr, $name:expr, $($module:ident)::+) => {{
-        let start = Instant::now();
-        let compiled = $($module)::+::compile($options, $bound)?;
-        $profiler.record($name, Phase::Init, start, start.elapsed());
         compiled
     }};
 }
@@ -197,42 +190,40 @@ impl Programs {
             rbf_vertex: compile!(
                 profiler,
                 o,
+                bound::rbf_vertex,
                 bound::rbf_vertex::Bound {
                     horizontal_start: b.vertex_start_lb_plus1,
                     horizontal_end: b.vertex_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                rbf_vertex::NAME,
-                bound::rbf_vertex
+                }
             ),
             nabla2_and_smag: compile!(
                 profiler,
                 o,
+                bound::nabla2_and_smag,
                 bound::nabla2_and_smag::Bound {
                     horizontal_start: b.edge_start_lb_plus4,
                     horizontal_end: b.edge_end_local_minus2,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME,
-                bound::nabla2_and_smag
+                }
             ),
             turbulence_diagnostics: compile!(
                 profiler,
                 o,
+                bound::turbulence_diagnostics,
                 bound::turbulence_diagnostics::Bound {
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 1,
                     vertical_end: nlev,
-                },
-                stencils::calculate_diagnostic_quantities_for_turbulence::NAME,
-                bound::turbulence_diagnostics
+                }
             ),
             apply_to_vn: compile!(
                 profiler,
                 o,
+                bound::apply_to_vn,
                 bound::apply_to_vn::Bound {
                     nudgezone_diff: constants.nudgezone_diff,
                     fac_bdydiff_v: constants.fac_bdydiff_v,
@@ -241,13 +232,12 @@ impl Programs {
                     horizontal_end: b.edge_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::apply_diffusion_to_vn::NAME,
-                bound::apply_to_vn
+                }
             ),
             apply_to_w: compile!(
                 profiler,
                 o,
+                bound::apply_to_w,
                 bound::apply_to_w::Bound {
                     diff_multfac_w: constants.diff_multfac_w,
                     nrdmax: constants.nrdmax,
@@ -257,13 +247,12 @@ impl Programs {
                     horizontal_end: b.cell_end_halo,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME,
-                bound::apply_to_w
+                }
             ),
             cold_pools: compile!(
                 profiler,
                 o,
+                bound::cold_pools,
                 bound::cold_pools::Bound {
                     thresh_tdiff: THRESH_TDIFF,
                     smallest_vpfloat: f64::EPSILON,
@@ -271,82 +260,82 @@ impl Programs {
                     horizontal_end: b.edge_end_halo,
                     vertical_start: nlev - 2,
                     vertical_end: nlev,
-                },
-                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::NAME,
-                bound::cold_pools
+                }
             ),
             nabla2_for_theta: compile!(
                 profiler,
                 o,
+                bound::nabla2_for_theta,
                 bound::nabla2_for_theta::Bound {
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_for_theta::NAME,
-                bound::nabla2_for_theta
+                }
             ),
             nabla2_for_z: compile!(
                 profiler,
                 o,
+                bound::nabla2_for_z,
                 bound::nabla2_for_z::Bound {
                     horizontal_start: b.edge_start_lb_plus1,
                     horizontal_end: b.edge_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_for_z::NAME,
-                bound::nabla2_for_z
+                }
             ),
             nabla2_of_theta: compile!(
                 profiler,
                 o,
+                bound::nabla2_of_theta,
                 bound::nabla2_of_theta::Bound {
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::calculate_nabla2_of_theta::NAME,
-                bound::nabla2_of_theta
+                }
             ),
             zdiffusion: compile!(
                 profiler,
                 o,
+                bound::zdiffusion,
                 bound::zdiffusion::Bound {
                     horizontal_start: constants.zdiffusion_cells.0,
                     horizontal_end: constants.zdiffusion_cells.1,
                     vertical_start: constants.zdiffusion_levels.0,
                     vertical_end: constants.zdiffusion_levels.1,
-                },
-                stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME,
-                bound::zdiffusion
+                }
             ),
             update_theta_and_exner: compile!(
                 profiler,
                 o,
+                bound::update_theta_and_exner,
                 bound::update_theta_and_exner::Bound {
                     rd_o_cvd: constants.rd_o_cvd,
                     horizontal_start: b.cell_start_nudging,
                     horizontal_end: b.cell_end_local,
                     vertical_start: 0,
                     vertical_end: nlev,
-                },
-                stencils::update_theta_and_exner::NAME,
-                bound::update_theta_and_exner
+                }
             ),
         })
     }
 }
 
-/// Runs one program call, timed under its name.
-macro_rules! timed {
-    ($profiler:expr, $name:expr, $call:expr) => {{
+/// One program call of a step: timed under `$name`, then each named output checked
+/// (`GT4RS_DEBUG`) and the step's progress reported under the same name.
+macro_rules! step_call {
+    (
+        $self:ident, $step:expr, $name:expr, $call:expr,
+        [$($output:literal => $field:expr),* $(,)?]
+    ) => {{
+        let name = $name;
         let start = Instant::now();
         let result = $call;
-        $profiler.record($name, Phase::Run, start, start.elapsed());
-        result?
+        $self.profiler.record(name, Phase::Run, start, start.elapsed());
+        result?;
+        $( $self.debug.check(name, $output, $field)?; )*
+        $self.debug.progress($step, name);
     }};
 }
 
@@ -407,25 +396,23 @@ impl Diffusion {
     /// Steps 1-2 and 6-7: RBF reconstruction of an edge-normal field at the vertices
     /// (`u_vert`, `v_vert`), checks, and the vertex exchange.
     fn reconstruct_at_vertices(&mut self, step: usize, input: Input<'_>) -> Result<(), Error> {
-        let name = rbf_vertex::NAME;
         let p_e_in = match input {
             Input::Vn(vn) => vn,
             Input::Nabla2 => &self.z_nabla2_e,
         };
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            bound::rbf_vertex::NAME,
             self.programs.rbf_vertex.call(bound::rbf_vertex::Args {
                 p_e_in,
                 ptr_coeff_1: &self.interpolation.rbf_coeff_1,
                 ptr_coeff_2: &self.interpolation.rbf_coeff_2,
                 p_u_out: &mut self.u_vert,
                 p_v_out: &mut self.v_vert,
-            })
+            }),
+            ["u_vert" => &self.u_vert, "v_vert" => &self.v_vert]
         );
-        self.debug.check(name, "u_vert", &self.u_vert)?;
-        self.debug.check(name, "v_vert", &self.v_vert)?;
-        self.debug.progress(step, name);
         self.halo.exchange_and_wait(
             GridDim::Vertex,
             &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
@@ -448,6 +435,14 @@ impl Diffusion {
         config.validate()?;
         let params = DiffusionParams::new(&config);
         let nlev = vertical.nlev;
+        // The fields are public: a hand-built grid may disagree with its own level count.
+        if vertical.vct_a.len() != nlev + 1 {
+            return Err(Error::Config(format!(
+                "the vertical grid has {} half levels; {nlev} levels need {}",
+                vertical.vct_a.len(),
+                nlev + 1
+            )));
+        }
         let profiler = Profiler::new(options.trace);
         let compile_options =
             Options::new(options.backend).with_connectivities(connectivities(grid)?);
@@ -546,12 +541,12 @@ impl Diffusion {
         let static_options = compile_options
             .clone()
             .with_static_arg(
-                stencils::apply_diffusion_to_vn::NAME,
+                bound::apply_to_vn::NAME,
                 "limited_area",
                 config.limited_area,
             )
             .with_static_arg(
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME,
+                bound::apply_to_w::NAME,
                 "type_shear",
                 config.shear_type as i32,
             );
@@ -642,10 +637,10 @@ impl Diffusion {
         prognostic: &mut PrognosticState,
         diagnostic: &mut DiagnosticState,
     ) -> Result<(), Error> {
-        let name = utils::setup_fields_for_initial_step::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            self.steps,
+            utils::setup_fields_for_initial_step::NAME,
             self.programs.setup_fields_for_initial_step.call(
                 utils::setup_fields_for_initial_step::Args {
                     k4: self.params.k4,
@@ -653,13 +648,12 @@ impl Diffusion {
                     diff_multfac_vn: &mut self.initial_diff_multfac_vn,
                     smag_limit: &mut self.initial_smag_limit,
                 }
-            )
+            ),
+            [
+                "diff_multfac_vn" => &self.initial_diff_multfac_vn,
+                "smag_limit" => &self.initial_smag_limit,
+            ]
         );
-        self.debug
-            .check(name, "diff_multfac_vn", &self.initial_diff_multfac_vn)?;
-        self.debug
-            .check(name, "smag_limit", &self.initial_smag_limit)?;
-        self.debug.progress(self.steps, name);
         self.step(dtime, prognostic, diagnostic, true)?;
         self.sync_cell_fields(prognostic)
     }
@@ -735,19 +729,17 @@ impl Diffusion {
         let step = self.steps;
 
         // The Smagorinsky factor depends on dtime.
-        let name = utils::scale_k::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            utils::scale_k::NAME,
             self.programs.scale_k.call(utils::scale_k::Args {
                 field: &self.enh_smag_fac,
                 factor: dtime,
                 scaled_field: &mut self.diff_multfac_smag,
-            })
+            }),
+            ["diff_multfac_smag" => &self.diff_multfac_smag]
         );
-        self.debug
-            .check(name, "diff_multfac_smag", &self.diff_multfac_smag)?;
-        self.debug.progress(step, name);
 
         // 1-2. RBF reconstruction of the full wind at vertices, then their exchange.
         self.reconstruct_at_vertices(step, Input::Vn(&prognostic.vn))?;
@@ -760,10 +752,10 @@ impl Diffusion {
         let smag_offset = if initial { 0.0 } else { self.smag_offset };
 
         // 3. ∇²vn and the Smagorinsky coefficient.
-        let name = stencils::calculate_nabla2_and_smag_coefficients_for_vn::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            bound::nabla2_and_smag::NAME,
             self.programs
                 .nabla2_and_smag
                 .call(bound::nabla2_and_smag::Args {
@@ -783,21 +775,22 @@ impl Diffusion {
                     kh_smag_ec: &mut self.kh_smag_ec,
                     z_nabla2_e: &mut self.z_nabla2_e,
                     smag_offset,
-                })
+                }),
+            [
+                "kh_smag_e" => &self.kh_smag_e,
+                "kh_smag_ec" => &self.kh_smag_ec,
+                "z_nabla2_e" => &self.z_nabla2_e,
+            ]
         );
-        self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
-        self.debug.check(name, "kh_smag_ec", &self.kh_smag_ec)?;
-        self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
-        self.debug.progress(step, name);
 
         // 4. Turbulence diagnostics (shear types with horizontal shear only).
         if self.config.shear_type as i32
             >= TurbulenceShearForcing::VerticalHorizontalOfHorizontalWind as i32
         {
-            let name = stencils::calculate_diagnostic_quantities_for_turbulence::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::turbulence_diagnostics::NAME,
                 self.programs
                     .turbulence_diagnostics
                     .call(bound::turbulence_diagnostics::Args {
@@ -809,11 +802,9 @@ impl Diffusion {
                         wgtfac_c: &self.metric.wgtfac_c,
                         div_ic: &mut diagnostic.div_ic,
                         hdef_ic: &mut diagnostic.hdef_ic,
-                    })
+                    }),
+                ["div_ic" => &diagnostic.div_ic, "hdef_ic" => &diagnostic.hdef_ic]
             );
-            self.debug.check(name, "div_ic", &diagnostic.div_ic)?;
-            self.debug.check(name, "hdef_ic", &diagnostic.hdef_ic)?;
-            self.debug.progress(step, name);
         }
 
         // 5. Exchange ∇²vn where ICON's discretisation reads it across the halo.
@@ -831,10 +822,10 @@ impl Diffusion {
         };
 
         // 8-9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion (∇⁴ fused inside).
-        let name = stencils::apply_diffusion_to_vn::NAME;
-        timed!(
-            self.profiler,
-            name,
+        step_call!(
+            self,
+            step,
+            bound::apply_to_vn::NAME,
             self.programs.apply_to_vn.call(bound::apply_to_vn::Args {
                 u_vert: &self.u_vert,
                 v_vert: &self.v_vert,
@@ -849,30 +840,27 @@ impl Diffusion {
                 nudgecoeff_e: &self.interpolation.nudgecoeff_e,
                 vn: &mut prognostic.vn,
                 limited_area: self.config.limited_area,
-            })
+            }),
+            ["vn" => &prognostic.vn]
         );
-        self.debug.check(name, "vn", &prognostic.vn)?;
-        self.debug.progress(step, name);
 
         // 10. w: ∇⁴ everywhere, extra ∇² in the damping layer, and the w gradients.
         if self.config.apply_to_vertical_wind {
-            let name = utils::copy_field::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                utils::copy_field::NAME,
                 self.programs.copy_field.call(utils::copy_field::Args {
                     old_f: &prognostic.w,
                     new_f: &mut self.w_tmp,
-                })
+                }),
+                ["w_tmp" => &self.w_tmp]
             );
-            self.debug.check(name, "w_tmp", &self.w_tmp)?;
-            self.debug.progress(step, name);
 
-            let name =
-                stencils::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::apply_to_w::NAME,
                 self.programs.apply_to_w.call(bound::apply_to_w::Args {
                     area: &self.cell.area,
                     geofac_n2s: &self.interpolation.geofac_n2s,
@@ -884,66 +872,59 @@ impl Diffusion {
                     dwdx: &mut diagnostic.dwdx,
                     dwdy: &mut diagnostic.dwdy,
                     diff_multfac_n2w: &self.diff_multfac_n2w,
-                })
+                }),
+                ["w" => &prognostic.w, "dwdx" => &diagnostic.dwdx, "dwdy" => &diagnostic.dwdy]
             );
-            self.debug.check(name, "w", &prognostic.w)?;
-            self.debug.check(name, "dwdx", &diagnostic.dwdx)?;
-            self.debug.check(name, "dwdy", &diagnostic.dwdy)?;
-            self.debug.progress(step, name);
         }
 
         if self.config.apply_to_temperature {
             // 11. Cold pools: more diffusion where a cell is much colder than its neighbours.
-            let name =
-                stencils::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::cold_pools::NAME,
                 self.programs.cold_pools.call(bound::cold_pools::Args {
                     theta_v: &prognostic.theta_v,
                     theta_ref_mc: &self.metric.theta_ref_mc,
                     kh_smag_e: &mut self.kh_smag_e,
-                })
+                }),
+                ["kh_smag_e" => &self.kh_smag_e]
             );
-            self.debug.check(name, "kh_smag_e", &self.kh_smag_e)?;
-            self.debug.progress(step, name);
 
             // 12. ∇²θ. On a limited-area grid the edge part runs on its own, from the first
             // edge with two cells: the fused program would evaluate the edge gradient on the
             // outermost edges, which have one cell only.
             if self.config.limited_area {
-                let name = stencils::calculate_nabla2_for_z::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::nabla2_for_z::NAME,
                     self.programs.nabla2_for_z.call(bound::nabla2_for_z::Args {
                         kh_smag_e: &self.kh_smag_e,
                         inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
                         theta_v: &prognostic.theta_v,
                         z_nabla2_e: &mut self.z_nabla2_e,
-                    })
+                    }),
+                    ["z_nabla2_e" => &self.z_nabla2_e]
                 );
-                self.debug.check(name, "z_nabla2_e", &self.z_nabla2_e)?;
-                self.debug.progress(step, name);
-                let name = stencils::calculate_nabla2_of_theta::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::nabla2_of_theta::NAME,
                     self.programs
                         .nabla2_of_theta
                         .call(bound::nabla2_of_theta::Args {
                             z_nabla2_e: &self.z_nabla2_e,
                             geofac_div: &self.interpolation.geofac_div,
                             z_temp: &mut self.z_temp,
-                        })
+                        }),
+                    ["z_temp" => &self.z_temp]
                 );
-                self.debug.check(name, "z_temp", &self.z_temp)?;
-                self.debug.progress(step, name);
             } else {
-                let name = stencils::calculate_nabla2_for_theta::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::nabla2_for_theta::NAME,
                     self.programs
                         .nabla2_for_theta
                         .call(bound::nabla2_for_theta::Args {
@@ -952,19 +933,17 @@ impl Diffusion {
                             theta_v: &prognostic.theta_v,
                             geofac_div: &self.interpolation.geofac_div,
                             z_temp: &mut self.z_temp,
-                        })
+                        }),
+                    ["z_temp" => &self.z_temp]
                 );
-                self.debug.check(name, "z_temp", &self.z_temp)?;
-                self.debug.progress(step, name);
             }
 
             // 13. Truly horizontal diffusion over steep points.
             if let (true, Some(zd)) = (self.config.apply_zdiffusion_t, &self.metric.zdiffusion) {
-                let name =
-                    stencils::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::NAME;
-                timed!(
-                    self.profiler,
-                    name,
+                step_call!(
+                    self,
+                    step,
+                    bound::zdiffusion::NAME,
                     self.programs.zdiffusion.call(bound::zdiffusion::Args {
                         zd_vertoffset: &zd.zd_vertoffset,
                         zd_diffcoef: &zd.zd_diffcoef,
@@ -973,17 +952,16 @@ impl Diffusion {
                         vcoef: &zd.zd_intcoef,
                         theta_v: &prognostic.theta_v,
                         z_temp: &mut self.z_temp,
-                    })
+                    }),
+                    ["z_temp" => &self.z_temp]
                 );
-                self.debug.check(name, "z_temp", &self.z_temp)?;
-                self.debug.progress(step, name);
             }
 
             // 14. θ_v and exner.
-            let name = stencils::update_theta_and_exner::NAME;
-            timed!(
-                self.profiler,
-                name,
+            step_call!(
+                self,
+                step,
+                bound::update_theta_and_exner::NAME,
                 self.programs
                     .update_theta_and_exner
                     .call(bound::update_theta_and_exner::Args {
@@ -991,11 +969,9 @@ impl Diffusion {
                         area: &self.cell.area,
                         theta_v: &mut prognostic.theta_v,
                         exner: &mut prognostic.exner,
-                    })
+                    }),
+                ["theta_v" => &prognostic.theta_v, "exner" => &prognostic.exner]
             );
-            self.debug.check(name, "theta_v", &prognostic.theta_v)?;
-            self.debug.check(name, "exner", &prognostic.exner)?;
-            self.debug.progress(step, name);
         }
 
         // 15. ICON starts the vn exchange after the vn update and waits here.
@@ -1012,6 +988,28 @@ mod tests {
 
     use super::*;
 
+    /// A vertical grid whose half levels disagree with its level count is a configuration
+    /// error, not an index out of bounds.
+    #[test]
+    fn half_levels_that_disagree_with_the_level_count_are_an_error() {
+        use crate::diffusion::initial::diffusion_over;
+        use crate::diffusion::terrain::{Terrain, TerrainKind};
+        let grid = IcosahedralGrid::generate(2, 2).expect("R2B2 generates");
+        let mut vertical = VerticalGrid::default_for(5).expect("5 levels");
+        let terrain = Terrain::of_kind(TerrainKind::Flat, &grid, &vertical).expect("terrain");
+        vertical.vct_a.pop();
+        let options = RunOptions::new(Backend::Cpu).expect("options");
+        let result = diffusion_over(
+            &grid,
+            &vertical,
+            &terrain,
+            DiffusionConfig::default(),
+            options,
+        );
+        let message = result.err().expect("a short vct_a").to_string();
+        assert!(message.contains("half levels"), "{message}");
+    }
+
     /// A bound program compiled with `limited_area` fixed rejects a call with the other value
     /// before it touches any field, and names the parameter.
     #[test]
@@ -1020,7 +1018,7 @@ mod tests {
         let (ne, nv, nlev) = (grid.num_edges, grid.num_vertices, 3);
         let options = Options::new(Backend::Cpu)
             .with_connectivities(connectivities(&grid).expect("connectivities"))
-            .with_static_arg(stencils::apply_diffusion_to_vn::NAME, "limited_area", false);
+            .with_static_arg(bound::apply_to_vn::NAME, "limited_area", false);
         let program = bound::apply_to_vn::compile(
             &options,
             bound::apply_to_vn::Bound {

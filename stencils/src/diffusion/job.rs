@@ -105,6 +105,17 @@ fn mean_square_difference(vn: ndarray::ArrayViewD<'_, f64>, jet: &Array2<f64>) -
         / n
 }
 
+/// Longitude and latitude, in degrees, of each point of `centers` (one 3-D point a row).
+fn lon_lat_degrees(centers: &Array2<f64>) -> (Vec<f64>, Vec<f64>) {
+    centers
+        .axis_iter(Axis(0))
+        .map(|c| {
+            let (lat, lon) = lat_lon([c[0], c[1], c[2]]);
+            (lon.to_degrees(), lat.to_degrees())
+        })
+        .unzip()
+}
+
 /// Runs the job and writes its pictures (and trace) into `spec.out`.
 pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     let setup_start = Instant::now();
@@ -162,15 +173,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         .map_err(|e| Error::Io(format!("{}: {e}", spec.out.display())))?;
     let mut files = Vec::new();
     let level = spec.levels / 2;
-    let (lon, lat): (Vec<f64>, Vec<f64>) = grid
-        .geometry
-        .edge_center
-        .axis_iter(Axis(0))
-        .map(|c| {
-            let (lat, lon) = lat_lon([c[0], c[1], c[2]]);
-            (lon.to_degrees(), lat.to_degrees())
-        })
-        .unzip();
+    let (lon, lat) = lon_lat_degrees(&grid.geometry.edge_center);
     let final_vn = state.vn.as_array().to_owned();
     let column = |a: &ndarray::ArrayD<f64>, minus_jet: bool| -> Vec<f64> {
         (0..grid.num_edges)
@@ -245,15 +248,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     )?;
     files.push(path);
 
-    let (cell_lon, cell_lat): (Vec<f64>, Vec<f64>) = grid
-        .geometry
-        .cell_center
-        .axis_iter(Axis(0))
-        .map(|c| {
-            let (lat, lon) = lat_lon([c[0], c[1], c[2]]);
-            (lon.to_degrees(), lat.to_degrees())
-        })
-        .unzip();
+    let (cell_lon, cell_lat) = lon_lat_degrees(&grid.geometry.cell_center);
     let max_height = terrain.topography.iter().copied().fold(0.0, f64::max);
     let steep_ground: Vec<f64> = match &granule.metric().zdiffusion {
         Some(zd) => zd
