@@ -32,7 +32,7 @@ const REPS: usize = 20;
 /// `scalar(name, dtype)`.
 struct Arguments {
     fields: Vec<Option<RawDeviceField>>,
-    scalars: Vec<Option<gt4rs::__private::embedded::ScalarValue>>,
+    scalars: Vec<Option<gt4rs::__private::args::ScalarValue>>,
     bytes: usize,
 }
 
@@ -40,10 +40,10 @@ fn arguments(
     cuda: &CudaProgram,
     ir: &gt4rs::__private::ir::fieldview::Program,
     sizes: &BTreeMap<&str, usize>,
-    scalar: &dyn Fn(&str, ScalarType) -> gt4rs::__private::embedded::ScalarValue,
+    scalar: &dyn Fn(&str, ScalarType) -> gt4rs::__private::args::ScalarValue,
     rng: &mut ChaCha8Rng,
 ) -> Arguments {
-    use gt4rs::__private::embedded::ScalarValue;
+    use gt4rs::__private::args::ScalarValue;
     let mut out = Arguments {
         fields: vec![],
         scalars: vec![],
@@ -151,8 +151,8 @@ fn time_ms(cuda: &CudaProgram, mut f: impl FnMut()) -> f64 {
 fn scalar_for<'a>(
     sizes: &'a BTreeMap<&'a str, usize>,
     horizontal: &'static str,
-) -> impl Fn(&str, ScalarType) -> gt4rs::__private::embedded::ScalarValue + 'a {
-    use gt4rs::__private::embedded::ScalarValue;
+) -> impl Fn(&str, ScalarType) -> gt4rs::__private::args::ScalarValue + 'a {
+    use gt4rs::__private::args::ScalarValue;
     move |name: &str, t: ScalarType| {
         let int = |v: i64| match t {
             ScalarType::I64 => ScalarValue::I64(v),

@@ -12,7 +12,9 @@
 
 pub mod fieldview;
 pub mod lower;
+pub mod scalar;
 pub mod stage;
 pub mod types;
 
+pub use scalar::ScalarValue;
 pub use types::{CmpOp, DimInfo, DimKind, OffsetInfo, ScalarType, Type};

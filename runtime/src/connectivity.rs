@@ -65,6 +65,39 @@ impl ConnectivityTable {
     pub fn as_slice(&self) -> &[i32] {
         self.table.as_slice().expect("tables are stored row-major")
     }
+    /// The reach of rows `lo..hi` (clamped to the table): `(least entry, greatest entry + 1)`,
+    /// -1 entries skipped; `(0, 0)` where those rows hold no entry. A temporary that a stage
+    /// over those rows reads through this table is computed over the reach only.
+    pub fn reach(&self, lo: i64, hi: i64) -> (i64, i64) {
+        table_reach(self.as_slice(), self.count(), lo, hi)
+    }
+}
+
+/// The reach of rows `lo..hi` (clamped to the table) of a row-major connectivity table with
+/// `count` entries per row: `(least entry, greatest entry + 1)`, -1 entries skipped; `(0, 0)`
+/// where those rows hold no entry. One pass over the rows, no allocation: it bounds the
+/// temporary a stage over those rows reads through the table.
+fn table_reach(table: &[i32], count: usize, lo: i64, hi: i64) -> (i64, i64) {
+    if count == 0 {
+        return (0, 0);
+    }
+    let rows = (table.len() / count) as i64;
+    let (lo, hi) = (lo.clamp(0, rows) as usize, hi.clamp(0, rows) as usize);
+    if lo >= hi {
+        return (0, 0);
+    }
+    let (mut least, mut greatest) = (i32::MAX, -1);
+    for &entry in &table[lo * count..hi * count] {
+        if entry >= 0 {
+            least = least.min(entry);
+            greatest = greatest.max(entry);
+        }
+    }
+    if greatest < 0 {
+        (0, 0)
+    } else {
+        (least as i64, greatest as i64 + 1)
+    }
 }
 
 /// The neighbour table of offset `O`: one row per `O::From` point, `O::COUNT` columns, each
@@ -212,5 +245,23 @@ impl Connectivities {
                 Ok(table.clone())
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_reach_skips_missing_neighbours() {
+        // Three rows of two entries: row 0 keeps a -1 slot.
+        let table = [-1, 4, 2, 7, 5, 3];
+        assert_eq!(table_reach(&table, 2, 0, 3), (2, 8));
+        assert_eq!(table_reach(&table, 2, 0, 1), (4, 5));
+        assert_eq!(table_reach(&table, 2, 2, 3), (3, 6));
+        assert_eq!(table_reach(&table, 2, -5, 99), (2, 8));
+        assert_eq!(table_reach(&table, 2, 2, 1), (0, 0));
+        assert_eq!(table_reach(&[-1, -1], 2, 0, 1), (0, 0));
+        assert_eq!(table_reach(&[], 0, 0, 1), (0, 0));
     }
 }

@@ -4,7 +4,7 @@
 
 use ndarray::ArrayD;
 
-use crate::backend::embedded::ScalarValue;
+use crate::args::ScalarValue;
 use crate::dims::Dims;
 use crate::error::Error;
 use crate::field::{Field, Scalar};

@@ -3,10 +3,11 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-use gt4rs_ir::ScalarType;
+use gt4rs_ir::{ScalarType, ScalarValue};
 use ndarray::Dimension as _;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
 
+use crate::args::{FieldView, FieldViewMut};
 use crate::dims::Dims;
 use crate::error::Error;
 
@@ -15,22 +16,35 @@ pub trait Scalar:
     Copy + Default + PartialEq + PartialOrd + std::fmt::Debug + Send + Sync + 'static
 {
     const DTYPE: ScalarType;
+    /// The value as a [`ScalarValue`] (a static argument, a dynamic call's scalar).
+    fn into_value(self) -> ScalarValue;
+    /// A read-only view of `data`, whose first element is at `origin`, as a backend argument.
+    fn view<'a>(data: ArrayViewD<'a, Self>, origin: &'a [i64]) -> FieldView<'a>;
+    /// A writable view, as a backend argument.
+    fn view_mut<'a>(data: ArrayViewMutD<'a, Self>, origin: &'a [i64]) -> FieldViewMut<'a>;
 }
-impl Scalar for f32 {
-    const DTYPE: ScalarType = ScalarType::F32;
+
+macro_rules! scalar {
+    ($t:ty, $variant:ident) => {
+        impl Scalar for $t {
+            const DTYPE: ScalarType = ScalarType::$variant;
+            fn into_value(self) -> ScalarValue {
+                ScalarValue::$variant(self)
+            }
+            fn view<'a>(data: ArrayViewD<'a, Self>, origin: &'a [i64]) -> FieldView<'a> {
+                FieldView::$variant(data, origin)
+            }
+            fn view_mut<'a>(data: ArrayViewMutD<'a, Self>, origin: &'a [i64]) -> FieldViewMut<'a> {
+                FieldViewMut::$variant(data, origin)
+            }
+        }
+    };
 }
-impl Scalar for f64 {
-    const DTYPE: ScalarType = ScalarType::F64;
-}
-impl Scalar for i32 {
-    const DTYPE: ScalarType = ScalarType::I32;
-}
-impl Scalar for i64 {
-    const DTYPE: ScalarType = ScalarType::I64;
-}
-impl Scalar for bool {
-    const DTYPE: ScalarType = ScalarType::Bool;
-}
+scalar!(bool, Bool);
+scalar!(i32, I32);
+scalar!(i64, I64);
+scalar!(f32, F32);
+scalar!(f64, F64);
 
 /// Memory order of a field's buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -6,6 +6,7 @@
 
 extern crate self as gt4rs;
 
+pub mod args;
 pub mod backend;
 pub mod cache;
 pub mod config;
@@ -48,10 +49,11 @@ pub mod prelude {
 /// Items the generated code reaches through absolute paths. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::args;
+    pub use crate::backend::cpu;
     pub use crate::backend::cuda as cuda_backend;
     pub use crate::backend::cuda::source as cuda_source;
     pub use crate::backend::embedded;
-    pub use crate::backend::kernel;
     pub use crate::backend::{resolve as resolve_backend, Resolved};
     pub use crate::dynamic;
     pub use crate::options::static_variants;

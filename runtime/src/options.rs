@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::backend::embedded::{IntoScalarValue, ScalarValue};
+use crate::args::ScalarValue;
 use crate::config::{Config, ProgramOptions, Settings};
 use crate::connectivity::Connectivities;
+use crate::field::Scalar;
 
 /// Which backend runs a compiled program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -116,21 +117,18 @@ impl Options {
         self
     }
     /// Fixes static argument `name` of `program` to `value` at `compile()` (one variant).
-    pub fn with_static_arg(self, program: &str, name: &str, value: impl IntoScalarValue) -> Self {
+    pub fn with_static_arg(self, program: &str, name: &str, value: impl Scalar) -> Self {
         self.with_static_variants(program, name, [value])
     }
     /// Compiles static argument `name` of `program` for each of `values` (its variants); a
     /// call with another value is an error unless on-demand variants are allowed.
-    pub fn with_static_variants<V: IntoScalarValue>(
+    pub fn with_static_variants<V: Scalar>(
         mut self,
         program: &str,
         name: &str,
         values: impl IntoIterator<Item = V>,
     ) -> Self {
-        let values = values
-            .into_iter()
-            .map(IntoScalarValue::into_value)
-            .collect();
+        let values = values.into_iter().map(Scalar::into_value).collect();
         self.static_args
             .entry(program.to_string())
             .or_default()
@@ -176,7 +174,7 @@ pub mod static_variants {
     use std::collections::BTreeMap;
 
     use super::Options;
-    use crate::backend::embedded::ScalarValue;
+    use crate::args::ScalarValue;
     use crate::dynamic::DynScalar;
     use crate::Error;
 

@@ -10,9 +10,9 @@
 
 mod support;
 
+use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField};
-use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::__private::ir::Type;
 use gt4rs::{Backend, Options, ParamKind, ScalarType, Signature};

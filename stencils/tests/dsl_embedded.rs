@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use gt4rs::__private::embedded::{run_program, Arg, FieldView, FieldViewMut, ScalarValue};
+use gt4rs::__private::args::{Arg, FieldView, FieldViewMut, ScalarValue};
+use gt4rs::__private::embedded::run_program;
 use gt4rs::__private::ir::fieldview::{Program, Role};
 use gt4rs::__private::ir::types::Type;
 use gt4rs::{Connectivity, ConnectivityTable};

@@ -21,12 +21,12 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::cuda_backend::launch::{
     dense_strides, recorded_error, tuning_defines, CallArg, FieldMeta, LaunchPlan,
 };
 use gt4rs::__private::cuda_source::{KernelInfo, Translation};
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField};
-use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::__private::ir::Type;
 use gt4rs::__private::static_variants;
@@ -423,7 +423,7 @@ impl ArgSource for NamedArgs {
             .scalars
             .get(name)
             .ok_or_else(|| self.missing(name, "no such scalar"))?;
-        if gt4rs::__private::cuda_backend::launch::value_dtype(v) != dtype {
+        if v.dtype() != dtype {
             return Err(self.missing(name, "another dtype"));
         }
         Ok(v)

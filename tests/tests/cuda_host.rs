@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use gt4rs::prelude::*;
 use std::ops::Range;
 
+use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::dynamic::{DynArray, DynField, DynProgram};
-use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::{Backend, Connectivities, Connectivity, CudaOptions, Error, Field, Options};
 use gt4rs_tests::cuda_host::{
     changed, check_against_cpu, gxx_available, max_rel_diff, HostProgram, NamedArgs, TUNINGS,

@@ -88,10 +88,12 @@ fn emit_body(program: &Program) -> Result<(TokenStream, TokenStream), String> {
         );
         if p.role == Role::In {
             fields.push(
-                quote!(let #ptr = ::gt4rs::__private::kernel::Ptr::of_const(args.#ident.as_ptr());),
+                quote!(let #ptr = ::gt4rs::__private::cpu::Ptr::of_const(args.#ident.as_ptr());),
             );
         } else {
-            fields.push(quote!(let #ptr = ::gt4rs::__private::kernel::Ptr::of_mut(args.#ident.as_mut_ptr());));
+            fields.push(
+                quote!(let #ptr = ::gt4rs::__private::cpu::Ptr::of_mut(args.#ident.as_mut_ptr());),
+            );
         }
         let idx: Vec<usize> = (0..dims.len()).collect();
         let rank = dims.len();
@@ -143,7 +145,7 @@ fn emit_body(program: &Program) -> Result<(TokenStream, TokenStream), String> {
         );
         scratch_fields.push(quote!(#buf: ::std::vec::Vec<#ty>));
         temporaries.push(quote! {
-            let mut #g = ::gt4rs::__private::kernel::Ptr::of_mut(::core::ptr::null_mut::<#ty>());
+            let mut #g = ::gt4rs::__private::cpu::Ptr::of_mut(::core::ptr::null_mut::<#ty>());
             let mut #o: [i64; #rank] = [0; #rank];
             let mut #n: [i64; #rank] = [0; #rank];
             let mut #s: [isize; #rank] = [0; #rank];

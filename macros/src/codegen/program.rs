@@ -91,12 +91,12 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             let ident = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
             match (&p.ty, p.role) {
                 (gt4rs_ir::Type::Field { .. }, Role::In) => {
-                    quote!(::gt4rs::__private::embedded::Arg::field(&*args.#ident))
+                    quote!(::gt4rs::__private::args::Arg::field(&*args.#ident))
                 }
                 (gt4rs_ir::Type::Field { .. }, _) => {
-                    quote!(::gt4rs::__private::embedded::Arg::field_mut(&mut *args.#ident))
+                    quote!(::gt4rs::__private::args::Arg::field_mut(&mut *args.#ident))
                 }
-                _ => quote!(::gt4rs::__private::embedded::Arg::scalar(args.#ident)),
+                _ => quote!(::gt4rs::__private::args::Arg::scalar(args.#ident)),
             }
         })
         .collect();
@@ -209,7 +209,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 #[allow(dead_code)]
                 allow_unlisted_static_values: bool,
                 /// The CPU kernel's temporaries, kept between calls.
-                cpu_scratch: ::gt4rs::__private::kernel::ScratchPool<CpuScratch>,
+                cpu_scratch: ::gt4rs::__private::cpu::ScratchPool<CpuScratch>,
             }
 
             /// Resolves the backend and binds the connectivities from `options`.

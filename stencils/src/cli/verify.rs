@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField};
-use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::{Backend, Connectivities, Error, Options, ScalarType};
 
 use crate::icon::connectivities::{insert_by_name, target_dim};

@@ -20,8 +20,8 @@ pub mod granule;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField, DynProgram};
-use gt4rs::__private::embedded::ScalarValue;
 use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone, TABLE_WIDTHS};
 use gt4rs::{Connectivities, Error, ParamKind, ScalarType, Signature};

@@ -978,15 +978,10 @@ impl<'a> StageEmitter<'a> {
         else {
             return Err("not a reach bound".into());
         };
-        let t = format_ident!("t{}", self.table_index(offset)?);
-        let count = self
-            .lowered
-            .offset(offset)
-            .ok_or_else(|| format!("unknown offset `{offset}`"))?
-            .count as usize;
+        let t = self.table_index(offset)?;
         let lo = self.bound(rows_start, quote!(0), false)?;
         let hi = self.bound(rows_end, quote!(0), true)?;
-        Ok(quote!(::gt4rs::__private::kernel::table_reach(#t, #count, #lo, #hi)))
+        Ok(quote!(self.connectivities[#t].reach(#lo, #hi)))
     }
 
     fn run(&mut self, index: usize) -> Result<TokenStream, String> {
@@ -1066,8 +1061,8 @@ impl<'a> StageEmitter<'a> {
                     stride *= #n[d] as isize;
                     len *= (#n[d] as usize).max(1);
                 }
-                ::gt4rs::__private::kernel::ensure_len(&mut scratch.#buf, len);
-                #g = ::gt4rs::__private::kernel::Ptr::of_mut(scratch.#buf.as_mut_ptr());
+                ::gt4rs::__private::cpu::ensure_len(&mut scratch.#buf, len);
+                #g = ::gt4rs::__private::cpu::Ptr::of_mut(scratch.#buf.as_mut_ptr());
             });
         }
         let program_name = self.program.name.clone();
@@ -1420,7 +1415,7 @@ impl<'a> StageEmitter<'a> {
                 let nk: usize = #nk;
                 if n_outer > 0 && nk > 0 {
                     #(#checks)*
-                    let err_slot = ::gt4rs::__private::kernel::ErrorSlot::new();
+                    let err_slot = ::gt4rs::__private::cpu::ErrorSlot::new();
                     {
                         let err = &err_slot;
                         #( let #used_fields = #used_fields; )*
@@ -1434,7 +1429,7 @@ impl<'a> StageEmitter<'a> {
                                 #level_loop
                             }
                         };
-                        ::gt4rs::__private::kernel::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
+                        ::gt4rs::__private::cpu::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
                     }
                     err_slot.take()?;
                 }
@@ -1614,8 +1609,8 @@ fn math(fun: MathFun, t: ScalarType, a: &[TokenStream]) -> Result<TokenStream, S
         Asinh => quote!(#x.asinh()),
         Acosh => quote!(#x.acosh()),
         Atanh => quote!(#x.atanh()),
-        Gamma if t == ScalarType::F32 => quote!(::gt4rs::__private::kernel::gamma_f32(#x)),
-        Gamma => quote!(::gt4rs::__private::kernel::gamma(#x)),
+        Gamma if t == ScalarType::F32 => quote!(::gt4rs::__private::cpu::gamma_f32(#x)),
+        Gamma => quote!(::gt4rs::__private::cpu::gamma(#x)),
         Floor => quote!(#x.floor()),
         Ceil => quote!(#x.ceil()),
         Trunc => quote!(#x.trunc()),

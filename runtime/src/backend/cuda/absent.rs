@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::args::{Arg, ScalarValue};
 use crate::backend::cuda::source::Translation;
-use crate::backend::embedded::{Arg, ScalarValue};
 use crate::config::ProgramOptions;
 use crate::connectivity::ConnectivityTable;
 use crate::error::Error;

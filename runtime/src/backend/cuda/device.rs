@@ -18,11 +18,11 @@ use cudarc::nvrtc::{CompileOptions, Ptx};
 
 use gt4rs_ir::ScalarType;
 
+use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::backend::cuda::launch::{
     cache_key, dense_strides, nvrtc_options, recorded_error, CallArg, FieldMeta, LaunchPlan,
 };
 use crate::backend::cuda::source::Translation;
-use crate::backend::embedded::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::cache::{KernelCache, Outcome};
 use crate::config::{CudaOptions, ProgramOptions};
 use crate::connectivity::ConnectivityTable;
@@ -388,7 +388,7 @@ impl<'a> DeviceArg<'a> {
     pub fn field_mut<D: Dims, T: Scalar>(f: &'a mut DeviceField<D, T>) -> Self {
         DeviceArg::FieldMut(&mut f.raw)
     }
-    pub fn scalar<T: crate::backend::embedded::IntoScalarValue>(v: T) -> Self {
+    pub fn scalar<T: crate::field::Scalar>(v: T) -> Self {
         DeviceArg::Scalar(v.into_value())
     }
 }

@@ -9,9 +9,8 @@ use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, ProgramParam, UnaryOp};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
+use crate::args::ScalarValue;
 use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo, Translation};
-use crate::backend::embedded::ScalarValue;
-use crate::backend::kernel::table_reach;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
 use crate::connectivity::ConnectivityTable;
@@ -291,7 +290,7 @@ fn bound_value(
         Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
         Bound::TargetSize { offset } => Ok(table(offset)?.target_size() as i64),
         // A temporary read through a neighbour table covers the entries the reading rows
-        // hold, as on the CPU (`kernel::table_reach`): boundary rows outside them may hold -1
+        // hold, as on the CPU (`ConnectivityTable::reach`): boundary rows outside them may hold -1
         // entries the temporary's own gathers would fail on. Their rows' own bounds see no
         // output range (as on the CPU).
         Bound::Reach {
@@ -303,7 +302,7 @@ fn bound_value(
             let no_full = Ok((0, 0));
             let lo = bound_value(stage, dim, rows_start, false, &no_full, inputs)?;
             let hi = bound_value(stage, dim, rows_end, true, &no_full, inputs)?;
-            let (least, past) = table_reach(t.as_slice(), t.count(), lo, hi);
+            let (least, past) = t.reach(lo, hi);
             Ok(if end { past } else { least })
         }
     }
@@ -446,7 +445,7 @@ pub fn resolve_statics(
                 arg: given.clone(),
                 message: "no static argument of this name".into(),
             })?;
-        if program.params[i].ty != Type::Scalar(value_dtype(*value)) {
+        if program.params[i].ty != Type::Scalar(value.dtype()) {
             return Err(Error::Argument {
                 program: name.to_string(),
                 arg: given.clone(),
@@ -456,17 +455,6 @@ pub fn resolve_statics(
         statics[i] = Some(*value);
     }
     Ok(statics)
-}
-
-/// The element type of a scalar value.
-pub fn value_dtype(v: ScalarValue) -> ScalarType {
-    match v {
-        ScalarValue::Bool(_) => ScalarType::Bool,
-        ScalarValue::I32(_) => ScalarType::I32,
-        ScalarValue::I64(_) => ScalarType::I64,
-        ScalarValue::F32(_) => ScalarType::F32,
-        ScalarValue::F64(_) => ScalarType::F64,
-    }
 }
 
 /// Bytes per element of `t` on the device.

@@ -7,7 +7,7 @@
 use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, UnaryOp};
 use gt4rs_ir::{CmpOp, ScalarType};
 
-use super::ScalarValue;
+use crate::args::ScalarValue;
 use crate::backend::libm::gamma;
 
 /// An element of a field value. `Missing` marks a point whose value is undefined because it

@@ -16,7 +16,7 @@ use super::elem::Elem;
 use super::eval::{Ctx, Scope};
 use super::ops::fmt_point;
 use super::value::{for_each_point, Extent, FieldValue, Value};
-use super::{Arg, FieldView, FieldViewMut, ScalarValue};
+use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::connectivity::ConnectivityTable;
 use crate::error::Error;
 

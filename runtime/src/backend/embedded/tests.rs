@@ -11,7 +11,8 @@ use ndarray::{Array1, Array2, Array3};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{run_program, Arg, FieldView, FieldViewMut, ScalarValue};
+use super::run_program;
+use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::connectivity::{Connectivity, ConnectivityTable};
 use crate::dims::{Dimension, Offset};
 use crate::error::Error;

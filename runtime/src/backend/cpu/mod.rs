@@ -124,33 +124,6 @@ pub fn for_tiles(
         });
 }
 
-/// The reach of rows `lo..hi` (clamped to the table) of a row-major connectivity table with
-/// `count` entries per row: `(least entry, greatest entry + 1)`, -1 entries skipped; `(0, 0)`
-/// where those rows hold no entry. One pass over the rows, no allocation: it bounds the
-/// temporary a stage over those rows reads through the table.
-pub fn table_reach(table: &[i32], count: usize, lo: i64, hi: i64) -> (i64, i64) {
-    if count == 0 {
-        return (0, 0);
-    }
-    let rows = (table.len() / count) as i64;
-    let (lo, hi) = (lo.clamp(0, rows) as usize, hi.clamp(0, rows) as usize);
-    if lo >= hi {
-        return (0, 0);
-    }
-    let (mut least, mut greatest) = (i32::MAX, -1);
-    for &entry in &table[lo * count..hi * count] {
-        if entry >= 0 {
-            least = least.min(entry);
-            greatest = greatest.max(entry);
-        }
-    }
-    if greatest < 0 {
-        (0, 0)
-    } else {
-        (least as i64, greatest as i64 + 1)
-    }
-}
-
 /// Scratch buffers (a kernel's temporaries) that a compiled program keeps between calls, so a
 /// repeated call allocates nothing. A call takes a set with [`ScratchPool::lease`] and gives it
 /// back when the lease drops; calls running at once on several threads each get their own set
@@ -234,19 +207,6 @@ mod tests {
         slot.record(|| Error::Config("second".into()));
         assert_eq!(slot.take(), Err(Error::Config("first".into())));
         assert_eq!(ErrorSlot::new().take(), Ok(()));
-    }
-
-    #[test]
-    fn table_reach_skips_missing_neighbours() {
-        // Three rows of two entries: row 0 keeps a -1 slot.
-        let table = [-1, 4, 2, 7, 5, 3];
-        assert_eq!(table_reach(&table, 2, 0, 3), (2, 8));
-        assert_eq!(table_reach(&table, 2, 0, 1), (4, 5));
-        assert_eq!(table_reach(&table, 2, 2, 3), (3, 6));
-        assert_eq!(table_reach(&table, 2, -5, 99), (2, 8));
-        assert_eq!(table_reach(&table, 2, 2, 1), (0, 0));
-        assert_eq!(table_reach(&[-1, -1], 2, 0, 1), (0, 0));
-        assert_eq!(table_reach(&[], 0, 0, 1), (0, 0));
     }
 
     #[test]
