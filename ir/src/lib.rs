@@ -11,6 +11,7 @@
 //!   neighbour/Cartesian access paths. The CPU and CUDA emitters read only this level.
 
 pub mod fieldview;
+pub mod kernel;
 pub mod lower;
 pub mod scalar;
 pub mod stage;
