@@ -9,28 +9,31 @@
 
 mod codegen;
 mod collect;
+mod definitions;
 mod entities;
 mod frontend;
 
 use proc_macro::TokenStream;
 
+use crate::definitions::ItemKind;
+
 /// `#[field_operator]`: a pure function over fields, fused into its callers.
 #[proc_macro_attribute]
 pub fn field_operator(attr: TokenStream, item: TokenStream) -> TokenStream {
-    collect::start(collect::ItemKind::FieldOperator, attr.into(), item.into()).into()
+    collect::start(ItemKind::FieldOperator, attr.into(), item.into()).into()
 }
 
 /// `#[scan_operator(axis = K, forward = true, init = …)]`: a carry along a vertical dimension.
 #[proc_macro_attribute]
 pub fn scan_operator(attr: TokenStream, item: TokenStream) -> TokenStream {
-    collect::start(collect::ItemKind::ScanOperator, attr.into(), item.into()).into()
+    collect::start(ItemKind::ScanOperator, attr.into(), item.into()).into()
 }
 
 /// `#[program]`: calls of operators written to output fields over domains; generates a module
 /// with `Args`, `compile` and `Compiled::call`.
 #[proc_macro_attribute]
 pub fn program(attr: TokenStream, item: TokenStream) -> TokenStream {
-    collect::start(collect::ItemKind::Program, attr.into(), item.into()).into()
+    collect::start(ItemKind::Program, attr.into(), item.into()).into()
 }
 
 /// `dimensions! { pub Cell, Edge: horizontal; pub K: vertical; }`

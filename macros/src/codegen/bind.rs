@@ -250,7 +250,7 @@ fn check_bound(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<HashSet<St
 }
 
 fn path_text(path: &Path) -> String {
-    crate::collect::path_key(path)
+    crate::definitions::path_key(path)
 }
 
 /// The program's path as seen from inside the generated module (one level deeper).

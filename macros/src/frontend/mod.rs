@@ -31,7 +31,7 @@ use syn::ItemFn;
 
 use gt4rs_ir::fieldview::{Operator, Program};
 
-use crate::collect::{Env, ItemKind};
+use crate::definitions::{Env, ItemKind};
 
 /// Checks a `#[field_operator]` or `#[scan_operator]` (with its attribute tokens) against the
 /// collected definitions; `key` becomes [`Operator::key`].
