@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use serde::{Deserialize, Serialize};
 use syn::{Ident, Path, Visibility};
@@ -117,8 +117,9 @@ pub fn path_key(path: &Path) -> String {
         .collect()
 }
 
-/// A key unique to this item: its name plus a hash of its location and tokens.
-pub fn item_key(name: &Ident, item: &TokenStream) -> String {
+/// A hash of the macro call's location and `text`: equal names in different places, or in one
+/// place with different contents, get different definition macros.
+pub fn location_hash(text: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     if proc_macro::is_available() {
         let span = proc_macro::Span::call_site();
@@ -126,8 +127,13 @@ pub fn item_key(name: &Ident, item: &TokenStream) -> String {
         span.line().hash(&mut hasher);
         span.column().hash(&mut hasher);
     }
-    item.to_string().hash(&mut hasher);
-    format!("{}_{:016x}", name, hasher.finish())
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A key unique to this item: its name plus a hash of its location and tokens.
+pub fn item_key(name: &Ident, item: &TokenStream) -> String {
+    format!("{}_{:016x}", name, location_hash(&item.to_string()))
 }
 
 /// The item key, extended by the declarations of the scalar aliases it uses.
@@ -154,26 +160,70 @@ pub fn key_with_scalar_aliases(key: &str, env: &Env) -> String {
     format!("{key}_{:016x}", hasher.finish())
 }
 
-/// The hidden definition macro of an item: `name! { @gt4rs_collect … }` appends `def`.
+/// The chained expansion a definition macro answers: the tag its callers put first, and the
+/// proc macro its payload goes on to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chain {
+    /// `name! { @gt4rs_collect … }` ==> `__collect! { … "<Def>" }`: an item gathering the
+    /// definitions it mentions.
+    Collect,
+    /// `name! { @gt4rs_bind … }` ==> `__bind! { … "<parameters>" }`: `bind!` learning a
+    /// program's parameters.
+    Bind,
+}
+
+impl Chain {
+    fn tag(self) -> Ident {
+        let tag = match self {
+            Chain::Collect => "gt4rs_collect",
+            Chain::Bind => "gt4rs_bind",
+        };
+        Ident::new(tag, Span::call_site())
+    }
+
+    fn continuation(self) -> Ident {
+        let continuation = match self {
+            Chain::Collect => "__collect",
+            Chain::Bind => "__bind",
+        };
+        Ident::new(continuation, Span::call_site())
+    }
+}
+
+/// A hidden definition macro `hidden` that appends `payload` on the way to `chain`'s
+/// continuation, imported as `name` in the macro namespace.
 ///
 /// Public items get `#[macro_export]` (so other crates reach them) and a `pub use` under the
 /// item's own name; other items a `use` with the item's visibility.
-pub fn definition_macro(vis: &Visibility, name: &Ident, key: &str, def: &Def) -> TokenStream {
-    let payload = serde_json::to_string(def).expect("definitions serialise");
-    let hidden = format_ident!("__gt4rs_def_{}", sanitize(key));
+pub fn hidden_definition_macro(
+    vis: &Visibility,
+    name: &Ident,
+    hidden: &Ident,
+    chain: Chain,
+    payload: &str,
+) -> TokenStream {
+    let tag = chain.tag();
+    let continuation = chain.continuation();
     let export = matches!(vis, Visibility::Public(_)).then(|| quote!(#[macro_export]));
     quote! {
         #[doc(hidden)]
         #export
         macro_rules! #hidden {
-            (@gt4rs_collect $($state:tt)*) => {
-                ::gt4rs::__private::__collect! { $($state)* #payload }
+            (@ #tag $($state:tt)*) => {
+                ::gt4rs::__private::#continuation! { $($state)* #payload }
             };
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #hidden as #name;
     }
+}
+
+/// The definition macro of an item: `name! { @gt4rs_collect … }` appends `def`.
+pub fn definition_macro(vis: &Visibility, name: &Ident, key: &str, def: &Def) -> TokenStream {
+    let payload = serde_json::to_string(def).expect("definitions serialise");
+    let hidden = format_ident!("__gt4rs_def_{}", sanitize(key));
+    hidden_definition_macro(vis, name, &hidden, Chain::Collect, &payload)
 }
 
 /// `key` as part of an identifier: a raw name's `r#` and anything else not allowed become `_`.
@@ -187,4 +237,30 @@ fn sanitize(key: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_chain_hands_its_payload_to_its_own_continuation() {
+        let vis: Visibility = syn::parse_str("pub").expect("visibility");
+        let name = format_ident!("lap");
+        let hidden = format_ident!("__gt4rs_def_lap");
+        let expected = [
+            (Chain::Collect, "gt4rs_collect", "__collect"),
+            (Chain::Bind, "gt4rs_bind", "__bind"),
+        ];
+        for (chain, tag, continuation) in expected {
+            let out = hidden_definition_macro(&vis, &name, &hidden, chain, "{}").to_string();
+            let arm = format!(
+                "(@ {tag} $ ($ state : tt) *) => {{ :: gt4rs :: __private :: {continuation} ! \
+                 {{ $ ($ state) * \"{{}}\" }} }} ;"
+            );
+            assert!(out.contains(&arm), "{out}");
+            assert!(out.contains("# [macro_export]"), "{out}");
+            assert!(out.contains("pub use __gt4rs_def_lap as lap ;"), "{out}");
+        }
+    }
 }
