@@ -13,6 +13,10 @@
 //! Each hop happens in the user's module, so every path resolves exactly as the user wrote it:
 //! across modules, through `use`, and across crates. When nothing is pending, `resume` checks
 //! the item against the collected definitions and emits its code.
+//!
+//! This is the driver only: it walks the chain and joins `frontend` to `codegen`. What the hops
+//! carry (`Def`, `Env`, keys, the definition macros) is in `definitions.rs`, which both sides
+//! share without depending on the driver.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;

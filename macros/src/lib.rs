@@ -5,7 +5,19 @@
 //! `macro_rules!` definition macro under the item's own name (macro namespace), which hands
 //! the item's checked IR to `__collect!`. An operator or program that mentions other items
 //! expands by chained calls of their definition macros, resolved by the same paths the user
-//! wrote (see `collect.rs`).
+//! wrote.
+//!
+//! * `definitions`: the vocabulary items hand each other: `Def`, `Env`, `ItemKind`, the keys of
+//!   items and paths, the hidden definition macros;
+//! * `collect`: the driver, which walks the chain of definition macros and hands the item with
+//!   what it collected to `frontend`, then to `codegen`;
+//! * `frontend`: parse and check to the fieldview IR;
+//! * `codegen`: the tokens an operator, a program or `bind!` expands to;
+//! * `entities`: `dimensions!`, `scalar_types!`, `offsets!`.
+//!
+//! `frontend` and `codegen` depend on `definitions` only, never on the driver nor on each
+//! other: the driver (and this file) is the one place where checking meets emitting, so either
+//! side changes without pulling the other into its build and its imports.
 
 mod codegen;
 mod collect;
