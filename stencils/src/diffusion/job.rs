@@ -78,6 +78,8 @@ pub struct JobReport {
     pub setup: Duration,
     /// Mean wall time of one step.
     pub mean_step: Duration,
+    /// Time to draw the maps and plots.
+    pub pictures: Duration,
     /// Per-program init and run times ([`gt4rs::profiling::Profiler::table`]).
     pub table: String,
     /// Mean square of the small-scale part of vn (m²/s²), after each step (index 0: before).
@@ -193,6 +195,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         .map_err(|e| Error::Io(format!("{}: {e}", spec.out.display())))?;
     let mut files = Vec::new();
     let level = spec.levels / 2;
+    let drawing = Instant::now();
     let cell_tiles = MapTiles::cells(&grid)?;
     let edge_tiles = MapTiles::edges(&grid)?;
     let final_vn = state.vn.as_array().to_owned();
@@ -324,6 +327,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         "K",
     )?;
     files.push(path);
+    let pictures = drawing.elapsed();
 
     if let Some(trace) = &spec.trace {
         write_checked_trace(granule.profiler(), trace)?;
@@ -342,6 +346,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         } else {
             Duration::ZERO
         },
+        pictures,
         table: granule.profiler().table(),
         small_scale_variance,
         zdiffusion_active: granule.zdiffusion_active(),
@@ -384,7 +389,7 @@ impl JobReport {
         let last = self.small_scale_variance.last().copied().unwrap_or(0.0);
         let mut s = format!(
             "grid {} ({} cells, {} edges) × {} levels, backend {}, {} steps\n\
-             setup (grid, fields, compiling) {:.2} s, mean step {:.2} ms\n\
+             setup (grid, fields, compiling) {:.2} s, mean step {:.2} ms, pictures {:.2} s\n\
              small-scale vn variance {first:.4} -> {last:.4} m²/s²\n\
              terrain {} (highest point {:.0} m): {} steep columns, {} steep points\n\
              z-diffusion of θ: {}\n\n{}\n",
@@ -396,6 +401,7 @@ impl JobReport {
             self.steps,
             self.setup.as_secs_f64(),
             self.mean_step.as_secs_f64() * 1e3,
+            self.pictures.as_secs_f64(),
             self.terrain,
             self.max_height,
             self.steep_columns,
