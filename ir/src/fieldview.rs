@@ -6,15 +6,77 @@
 //! dimensions broadcast to the union of the dimensions in canonical order. Every node carries its
 //! type, so consumers never re-infer anything.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::stack;
 use crate::types::{CmpOp, DimInfo, OffsetInfo, ScalarType, Type};
 
 /// A typed expression.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+///
+/// A tree as deep as the user's longest chain of operators or `let`s: the recursive traits
+/// (serde, `Clone`, `PartialEq`, `Debug`) are written out to grow the stack at each level
+/// ([`stack::grow`]) and otherwise behave as derived (the JSON is `{"ty": …, "kind": …}`).
 pub struct Expr {
     pub ty: Type,
     pub kind: ExprKind,
+}
+
+/// `Expr`'s fields as serde sees them (the derived form of `Expr` itself).
+#[derive(Serialize)]
+#[serde(rename = "Expr")]
+struct ExprFieldsRef<'a> {
+    ty: &'a Type,
+    kind: &'a ExprKind,
+}
+
+#[derive(Deserialize)]
+#[serde(rename = "Expr")]
+struct ExprFields {
+    ty: Type,
+    kind: ExprKind,
+}
+
+impl Serialize for Expr {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = ExprFieldsRef {
+            ty: &self.ty,
+            kind: &self.kind,
+        };
+        stack::grow(|| fields.serialize(serializer))
+    }
+}
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let ExprFields { ty, kind } = stack::grow(|| ExprFields::deserialize(deserializer))?;
+        Ok(Expr { ty, kind })
+    }
+}
+
+impl Clone for Expr {
+    fn clone(&self) -> Self {
+        stack::grow(|| Expr {
+            ty: self.ty.clone(),
+            kind: self.kind.clone(),
+        })
+    }
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Self) -> bool {
+        stack::grow(|| self.ty == other.ty && self.kind == other.kind)
+    }
+}
+
+impl std::fmt::Debug for Expr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        stack::grow(|| {
+            f.debug_struct("Expr")
+                .field("ty", &self.ty)
+                .field("kind", &self.kind)
+                .finish()
+        })
+    }
 }
 
 /// A literal value. Floats are kept as bit patterns so NaN and infinities survive serialisation.
@@ -321,8 +383,10 @@ impl Expr {
 
     /// Visits this expression and all sub-expressions, parents first.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
-        f(self);
-        self.for_each_child(|c| c.walk(f));
+        stack::grow(|| {
+            f(self);
+            self.for_each_child(|c| c.walk(f));
+        })
     }
 }
 
@@ -487,6 +551,6 @@ impl Program {
     }
 
     pub fn from_json(json: &str) -> Result<Program, serde_json::Error> {
-        serde_json::from_str(json)
+        stack::from_json(json)
     }
 }

@@ -14,6 +14,7 @@ pub mod fieldview;
 pub mod kernel;
 pub mod lower;
 pub mod scalar;
+pub mod stack;
 pub mod stage;
 pub mod types;
 

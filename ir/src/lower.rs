@@ -414,7 +414,18 @@ impl<'p> Lowering<'p> {
         })
     }
 
+    /// Lowers `e` (through [`crate::stack::grow`]: the recursion is as deep as the user's
+    /// expressions, with inlined callees and `let` values on top).
     fn lower(
+        &mut self,
+        e: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Value, LowerError> {
+        crate::stack::grow(|| self.lower_node(e, env, ctx))
+    }
+
+    fn lower_node(
         &mut self,
         e: &'p Expr,
         env: &Rc<Env<'p>>,

@@ -114,7 +114,7 @@ impl State {
         let mut env = Env::default();
         for (key, json) in &self.resolved {
             // A broken operator is recorded too: the checker reports it where it is used.
-            match serde_json::from_str::<Def>(json) {
+            match gt4rs_ir::stack::from_json::<Def>(json) {
                 Ok(def) => env.add(key.clone(), def),
                 Err(e) => {
                     let msg = format!("gt4rs: corrupt definition payload for `{key}`: {e}");

@@ -366,6 +366,11 @@ impl<'a> Checker<'a> {
     /// Checks an expression; `hint` is the type the context expects, which only fixes the
     /// type of unsuffixed literals.
     pub fn expr(&mut self, e: &syn::Expr, hint: Option<&Type>) -> Option<Expr> {
+        // One level of a recursion as deep as the user's expression.
+        gt4rs_ir::stack::grow(|| self.expr_node(e, hint))
+    }
+
+    fn expr_node(&mut self, e: &syn::Expr, hint: Option<&Type>) -> Option<Expr> {
         match e {
             syn::Expr::Lit(l) => self.literal(&l.lit, scalar_hint(hint)),
             syn::Expr::Paren(p) => self.expr(&p.expr, hint),

@@ -217,6 +217,11 @@ impl syn::parse::Parse for DomainEntry {
 }
 
 impl<'ast> Visit<'ast> for Scan {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        // One level of a recursion as deep as the user's expression.
+        gt4rs_ir::stack::grow(|| syn::visit::visit_expr(self, e))
+    }
+
     fn visit_local(&mut self, local: &'ast syn::Local) {
         if let Some(init) = &local.init {
             self.visit_expr(&init.expr);

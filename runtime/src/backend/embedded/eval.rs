@@ -132,7 +132,13 @@ impl<'p> Ctx<'p> {
             .ok_or_else(|| self.err("a domain bound or condition is not a single integer"))
     }
 
+    /// Evaluates `expr`, growing the stack as it goes: the recursion is as deep as the user's
+    /// expressions (`gt4rs_ir::stack`), and a test thread has 2 MiB.
     pub(crate) fn eval(&self, scope: &mut Scope<'_>, expr: &Expr) -> Result<Value, Error> {
+        gt4rs_ir::stack::grow(|| self.eval_node(scope, expr))
+    }
+
+    fn eval_node(&self, scope: &mut Scope<'_>, expr: &Expr) -> Result<Value, Error> {
         use ExprKind::*;
         Ok(match &expr.kind {
             Param(n) => scope
