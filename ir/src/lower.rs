@@ -42,6 +42,7 @@
 
 mod builder;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -136,6 +137,38 @@ struct Region<'a> {
     cond: &'a DomainCond,
     env: Rc<Env<'a>>,
     holds: bool,
+}
+
+/// One use of a bound expression (a `let` value or an operator argument): the binding, by the
+/// addresses of its expression and environment, and where it is lowered.
+#[derive(PartialEq, Eq, Hash)]
+struct BindingUse {
+    expr: usize,
+    env: usize,
+    /// Condition and environment addresses and side of each region of the binding.
+    regions: Vec<(usize, usize, bool)>,
+    path: AccessPath,
+    slots: Vec<(String, Slot)>,
+    guarded: bool,
+}
+
+impl BindingUse {
+    fn new(expr: &Expr, env: &Rc<Env<'_>>, regions: &[Region<'_>], ctx: &Ctx<'_>) -> Self {
+        BindingUse {
+            expr: expr as *const Expr as usize,
+            env: Rc::as_ptr(env) as usize,
+            regions: regions
+                .iter()
+                .map(|r| {
+                    let cond = r.cond as *const DomainCond as usize;
+                    (cond, Rc::as_ptr(&r.env) as usize, r.holds)
+                })
+                .collect(),
+            path: ctx.path.clone(),
+            slots: ctx.slots.clone(),
+            guarded: ctx.guarded,
+        }
+    }
 }
 
 /// Where an expression is evaluated, relative to the stage's point.
@@ -285,6 +318,8 @@ fn lower_group(
         memo: HashMap::new(),
         reach: HashMap::new(),
         in_temporary: false,
+        lowered_uses: vec![HashMap::new()],
+        gathers_memo: RefCell::new(HashMap::new()),
     };
     for d in &dims {
         match program.bundle.dim(d).map(|i| i.kind) {
@@ -392,7 +427,18 @@ struct Lowering<'p> {
     /// True while a temporary's stage is being lowered: its readers' domain is not the one in
     /// `consumer`.
     in_temporary: bool,
+    /// Per stage builder (the one being filled last): the value of each use of a binding
+    /// already lowered into it. A `let` used twice by the next one, repeated n times, would
+    /// otherwise be lowered 2^n times. Only uses whose lowering added nothing but
+    /// hash-consed nodes are kept, whose second lowering would give the same value. The
+    /// binding is kept with its value: its environments' addresses are in the key.
+    lowered_uses: Vec<HashMap<BindingUse, (Binding<'p>, Value)>>,
+    /// [`Self::gathers`] of (expression, environment, depth), with the environment kept alive
+    /// while its address is a key; for the same reason.
+    gathers_memo: RefCell<GathersMemo<'p>>,
 }
+
+type GathersMemo<'p> = HashMap<(usize, usize, u32), (Rc<Env<'p>>, bool)>;
 
 impl<'p> Lowering<'p> {
     fn lower_index_scalar(&mut self, e: &'p Expr, env: &Rc<Env<'p>>) -> Result<NodeId, LowerError> {
@@ -699,9 +745,11 @@ impl<'p> Lowering<'p> {
             VerticalRange::Field { dim, param } => RowRange::Field(dim.clone(), *param),
         });
         let saved = std::mem::take(&mut self.b);
+        self.lowered_uses.push(HashMap::new());
         let was_in_temporary = std::mem::replace(&mut self.in_temporary, true);
         let built = self.temporary_stage(arg, env, &info.to, offset, rows, vertical, kshift);
         self.in_temporary = was_in_temporary;
+        self.lowered_uses.pop();
         let builder = std::mem::replace(&mut self.b, saved);
         let Ok((domain, value)) = built else {
             // Not expressible as a temporary (e.g. it reads a scan's carry): recompute.
@@ -774,7 +822,9 @@ impl<'p> Lowering<'p> {
             })
             .collect();
         let saved = std::mem::take(&mut self.b);
+        self.lowered_uses.push(HashMap::new());
         let built = self.scan_stage(call, env, ctx);
+        self.lowered_uses.pop();
         let builder = std::mem::replace(&mut self.b, saved);
         let (domain, value) = built?;
         let mut leaves = Vec::new();
@@ -948,6 +998,18 @@ impl<'p> Lowering<'p> {
 
     /// Whether `e` (with its parameters and variables resolved) gathers from neighbours.
     fn gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
+        let key = (e as *const Expr as usize, Rc::as_ptr(env) as usize, depth);
+        if let Some((_, gathers)) = self.gathers_memo.borrow().get(&key) {
+            return *gathers;
+        }
+        let gathers = self.gathers_unmemoised(e, env, depth);
+        self.gathers_memo
+            .borrow_mut()
+            .insert(key, (env.clone(), gathers));
+        gathers
+    }
+
+    fn gathers_unmemoised(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
         use ExprKind as K;
         if depth > 256 {
             return false;
@@ -992,9 +1054,22 @@ impl<'p> Lowering<'p> {
     fn lower_binding(&mut self, binding: Binding<'p>, ctx: &Ctx<'p>) -> Result<Value, LowerError> {
         match binding {
             Binding::Expr { expr, env, regions } => {
+                let key = BindingUse::new(expr, &env, &regions, ctx);
+                let known = self.lowered_uses.last().and_then(|uses| uses.get(&key));
+                if let Some((_, value)) = known {
+                    return Ok(value.clone());
+                }
+                let effects_before = self.effects();
                 let mut c = ctx.clone();
-                c.regions = regions;
-                self.lower(expr, &env, &c)
+                c.regions = regions.clone();
+                let value = self.lower(expr, &env, &c)?;
+                if self.effects() == effects_before {
+                    if let Some(uses) = self.lowered_uses.last_mut() {
+                        let binding = Binding::Expr { expr, env, regions };
+                        uses.insert(key, (binding, value.clone()));
+                    }
+                }
+                Ok(value)
             }
             Binding::Value(v) => Ok(v),
             Binding::ProgramParam(p) => {
@@ -1032,6 +1107,16 @@ impl<'p> Lowering<'p> {
                 }
             }
         }
+    }
+
+    /// What lowering changes besides adding hash-consed nodes: scan carries, stages and
+    /// temporaries. Lowering a binding again gives the same value when these stay put.
+    fn effects(&self) -> (usize, usize, usize) {
+        (
+            self.b.carry_count() as usize,
+            self.pre_stages.len(),
+            self.temporaries.len(),
+        )
     }
 
     fn lower_call(
