@@ -534,6 +534,7 @@ impl<'a> Checker<'a> {
 
     fn binary(&mut self, b: &syn::ExprBinary, hint: Option<&Type>) -> Option<Expr> {
         use syn::BinOp as B;
+        #[derive(Clone, Copy)]
         enum Class {
             Arith(BinaryOp),
             Bits(BinaryOp),
@@ -612,8 +613,10 @@ impl<'a> Checker<'a> {
             );
             return None;
         }
-        let (kind, dtype) = match class {
-            Class::Arith(op) => {
+        // The operands are moved into the node, not cloned: cloning at each level would copy a
+        // chain of n operators n times.
+        let dtype = match class {
+            Class::Arith(_) => {
                 if !ld.is_arithmetic() {
                     self.diag.error(
                         b.op,
@@ -621,16 +624,9 @@ impl<'a> Checker<'a> {
                     );
                     return None;
                 }
-                (
-                    ExprKind::Binary {
-                        op,
-                        lhs: Box::new(l.clone()),
-                        rhs: Box::new(r.clone()),
-                    },
-                    ld,
-                )
+                ld
             }
-            Class::Bits(op) => {
+            Class::Bits(_) => {
                 if !(ld == ScalarType::Bool || ld.is_int()) {
                     self.diag.error(
                         b.op,
@@ -642,25 +638,16 @@ impl<'a> Checker<'a> {
                     );
                     return None;
                 }
-                (
-                    ExprKind::Binary {
-                        op,
-                        lhs: Box::new(l.clone()),
-                        rhs: Box::new(r.clone()),
-                    },
-                    ld,
-                )
+                ld
             }
-            Class::Cmp(op) => (
-                ExprKind::Compare {
-                    op,
-                    lhs: Box::new(l.clone()),
-                    rhs: Box::new(r.clone()),
-                },
-                ScalarType::Bool,
-            ),
+            Class::Cmp(_) => ScalarType::Bool,
         };
         let ty = self.combine(b, &l.ty, &r.ty, dtype)?;
+        let (lhs, rhs) = (Box::new(l), Box::new(r));
+        let kind = match class {
+            Class::Arith(op) | Class::Bits(op) => ExprKind::Binary { op, lhs, rhs },
+            Class::Cmp(op) => ExprKind::Compare { op, lhs, rhs },
+        };
         Some(Expr::new(ty, kind))
     }
 
