@@ -6,4 +6,5 @@
 pub mod baselines;
 pub mod harness;
 pub mod inputs;
+pub mod sizes;
 pub mod stream;
