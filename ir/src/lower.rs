@@ -414,13 +414,16 @@ struct Lowering<'p> {
     vertical: Option<VerticalRange<'p>>,
     /// Every range of the stage being lowered, in its dimensions' order.
     consumer: Vec<VerticalRange<'p>>,
-    /// Scan calls already materialised: (call expression, environment) → their value.
-    scan_memo: HashMap<(usize, usize), Value>,
+    /// Scan calls already materialised: (call expression, environment) → their value. The
+    /// environment is kept with it: were it freed, another call's environment could take its
+    /// address and be taken for it (`g(a) - g(b)` computing `g(a) - g(a)`).
+    scan_memo: HashMap<(usize, usize), (Rc<Env<'p>>, Value)>,
     temporaries: Vec<Temporary>,
     /// Stages computing the temporaries of the stage being built, in dependency order.
     pre_stages: Vec<Stage>,
-    /// (expression, environment, vertical shift) → temporary already computing it.
-    memo: HashMap<(usize, usize, i64), u32>,
+    /// (expression, environment, vertical shift) → temporary already computing it, with the
+    /// environment kept alive for the same reason.
+    memo: HashMap<(usize, usize, i64), (Rc<Env<'p>>, u32)>,
     /// Per temporary of this stage: the index of its stage in `pre_stages` and the offset whose
     /// reach bounds it (`None`: it covers its whole dimension).
     reach: HashMap<u32, (usize, Option<String>)>,
@@ -736,7 +739,7 @@ impl<'p> Lowering<'p> {
             _ => None,
         };
         let reach_offset = rows.map(|_| offset.to_string());
-        if let Some(t) = self.memo.get(&key).copied() {
+        if let Some(t) = self.memo.get(&key).map(|(_, t)| *t) {
             self.widen_unless_same_reach(t, &reach_offset);
             return Ok(Some(t));
         }
@@ -769,7 +772,7 @@ impl<'p> Lowering<'p> {
         );
         self.reach.insert(t, (self.pre_stages.len(), reach_offset));
         self.pre_stages.push(stage);
-        self.memo.insert(key, t);
+        self.memo.insert(key, (env.clone(), t));
         Ok(Some(t))
     }
 
@@ -811,7 +814,7 @@ impl<'p> Lowering<'p> {
         ctx: &Ctx<'p>,
     ) -> Result<Value, LowerError> {
         let key = (call as *const Expr as usize, Rc::as_ptr(env) as usize);
-        if let Some(v) = self.scan_memo.get(&key) {
+        if let Some((_, v)) = self.scan_memo.get(&key) {
             return Ok(v.clone());
         }
         let dims: Vec<String> = self
@@ -853,7 +856,7 @@ impl<'p> Lowering<'p> {
         self.pre_stages.push(builder.finish(domain, outputs));
         let mut next = loads.into_iter();
         let result = rebuild(&value, &mut next);
-        self.scan_memo.insert(key, result.clone());
+        self.scan_memo.insert(key, (env.clone(), result.clone()));
         Ok(result)
     }
 
