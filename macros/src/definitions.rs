@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use serde::{Deserialize, Serialize};
 use syn::{Ident, Path, Visibility};
 
@@ -66,6 +66,11 @@ pub enum Def {
     Broken {
         name: String,
     },
+    /// A program (which answers an item that collects it as if it were an operator, so that
+    /// the item can say that programs are not called).
+    Program {
+        name: String,
+    },
 }
 
 /// The collected definitions, keyed by the path as written in the item ([`path_key`]).
@@ -102,7 +107,7 @@ impl Env {
                 }
             }
             Def::Operator { bundle, .. } => self.bundle.merge(bundle),
-            Def::Scalar { .. } | Def::Broken { .. } => {}
+            Def::Scalar { .. } | Def::Broken { .. } | Def::Program { .. } => {}
         }
         self.names.insert(key, def);
     }
@@ -194,7 +199,13 @@ impl Chain {
 /// continuation, imported as `name` in the macro namespace.
 ///
 /// Public items get `#[macro_export]` (so other crates reach them) and a `pub use` under the
-/// item's own name; other items a `use` with the item's visibility.
+/// item's own name. Other items get a macro named `name` itself, in a hidden module `hidden`
+/// of its own (so its textual scope ends there), imported with the item's visibility: a use
+/// where the item is private is refused by rustc naming the item and pointing at it, not at a
+/// hidden name.
+///
+/// A program's macro (the `bind!` chain) also answers an item that collects it as an operator
+/// with [`Def::Program`], so that the item reports that programs are not called.
 pub fn hidden_definition_macro(
     vis: &Visibility,
     name: &Ident,
@@ -204,24 +215,60 @@ pub fn hidden_definition_macro(
 ) -> TokenStream {
     let tag = chain.tag();
     let continuation = chain.continuation();
-    let export = matches!(vis, Visibility::Public(_)).then(|| quote!(#[macro_export]));
-    quote! {
-        #[doc(hidden)]
-        #export
-        macro_rules! #hidden {
+    let collected_as_operator = (chain == Chain::Bind).then(|| {
+        let collect = Chain::Collect;
+        let (tag, continuation) = (collect.tag(), collect.continuation());
+        let program = serialise(&Def::Program {
+            name: name.to_string(),
+        });
+        quote! {
             (@ #tag $($state:tt)*) => {
-                ::gt4rs::__private::#continuation! { $($state)* #payload }
+                ::gt4rs::__private::#continuation! { $($state)* #program }
             };
+        }
+    });
+    let rules = quote! {
+        (@ #tag $($state:tt)*) => {
+            ::gt4rs::__private::#continuation! { $($state)* #payload }
+        };
+        #collected_as_operator
+    };
+    if matches!(vis, Visibility::Public(_)) {
+        return quote! {
+            #[doc(hidden)]
+            #[macro_export]
+            macro_rules! #hidden { #rules }
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            #vis use #hidden as #name;
+        };
+    }
+    // At the item's name: rustc's notes on a refused import point at the item.
+    let hidden = Ident::new(&hidden.to_string(), name.span());
+    quote_spanned! {name.span()=>
+        #[doc(hidden)]
+        #[allow(non_snake_case)]
+        mod #hidden {
+            #[allow(unused_macros)]
+            macro_rules! #name { #rules }
+            #[allow(unused_imports)]
+            pub(crate) use #name;
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
-        #vis use #hidden as #name;
+        #vis use #hidden::#name;
     }
+}
+
+/// A definition as a definition macro's payload.
+fn serialise(def: &Def) -> String {
+    // Nothing in a `Def` fails to serialise: no maps, only strings and numbers as leaves.
+    serde_json::to_string(def).unwrap_or_default()
 }
 
 /// The definition macro of an item: `name! { @gt4rs_collect … }` appends `def`.
 pub fn definition_macro(vis: &Visibility, name: &Ident, key: &str, def: &Def) -> TokenStream {
-    let payload = serde_json::to_string(def).expect("definitions serialise");
+    let payload = serialise(def);
     let hidden = format_ident!("__gt4rs_def_{}", sanitize(key));
     hidden_definition_macro(vis, name, &hidden, Chain::Collect, &payload)
 }

@@ -92,6 +92,16 @@ impl Checker<'_> {
                 );
                 None
             }
+            Some(Def::Program { name }) => {
+                self.diag.error(
+                    path,
+                    format!(
+                        "`{}` names the program `{name}`, and programs are not called: call the field or scan operators it calls",
+                        path_key(path)
+                    ),
+                );
+                None
+            }
             Some(def) => {
                 self.diag.error(
                     path,

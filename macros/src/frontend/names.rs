@@ -57,7 +57,30 @@ pub fn entity_paths(kind: ItemKind, attr: &TokenStream, func: &ItemFn) -> syn::R
         }
     }
     scan.visit_block(&func.block);
+    if let Some(call) = scan.calls.iter().find(|p| names_item(p, &func.sig.ident)) {
+        let name = &func.sig.ident;
+        let message = match kind {
+            ItemKind::Program => format!(
+                "`{name}` calls itself, and programs are not called: a program calls field or scan operators"
+            ),
+            _ => format!(
+                "`{name}` calls itself: operators cannot be recursive (each call is inlined into its caller); a carry along the vertical is a `#[scan_operator]`"
+            ),
+        };
+        return Err(syn::Error::new_spanned(call, message));
+    }
     Ok(scan.paths)
+}
+
+/// Whether `path` is the item `name` itself as written in its own module: `name` or
+/// `self::name`.
+fn names_item(path: &Path, name: &syn::Ident) -> bool {
+    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+    match segments.as_slice() {
+        [only] => path.leading_colon.is_none() && only.ident == *name,
+        [first, last] => first.ident == "self" && last.ident == *name,
+        _ => false,
+    }
 }
 
 #[derive(Default)]
@@ -65,6 +88,8 @@ struct Scan {
     locals: HashSet<String>,
     seen: HashSet<String>,
     paths: Vec<Path>,
+    /// The paths called as operators.
+    calls: Vec<Path>,
 }
 
 impl Scan {
@@ -308,6 +333,12 @@ impl<'ast> Visit<'ast> for Scan {
         } else if primitive_method {
             args.iter().for_each(|a| self.visit_expr(a));
         } else {
+            let local = path
+                .get_ident()
+                .is_some_and(|i| self.locals.contains(&i.to_string()));
+            if !local {
+                self.calls.push(path.clone());
+            }
             self.push(path);
             args.iter().for_each(|a| self.visit_expr(a));
         }

@@ -740,3 +740,31 @@ fn dimension_is_no_scalar_type() {
         "{msgs:?}"
     );
 }
+
+#[test]
+fn an_item_calling_itself_is_an_error_at_the_call() {
+    use crate::frontend::names::entity_paths;
+    let recursive: ItemFn = parse_quote! {
+        fn f(a: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> { let b = a * 0.5; self::f(b) }
+    };
+    let err = entity_paths(ItemKind::FieldOperator, &TokenStream::new(), &recursive)
+        .expect_err("a call of the operator itself");
+    assert!(
+        messages(&err)[0].contains("operators cannot be recursive"),
+        "{err}"
+    );
+    let program: ItemFn = parse_quote! {
+        fn run(a: &Field<(Edge, K), f64>, out: &mut Field<(Edge, K), f64>) { run(a).write_to(out); }
+    };
+    let err = entity_paths(ItemKind::Program, &TokenStream::new(), &program)
+        .expect_err("a call of the program itself");
+    assert!(
+        messages(&err)[0].contains("programs are not called"),
+        "{err}"
+    );
+    // A local of the same name is no call of the item (the checker reports it otherwise).
+    let shadowed: ItemFn = parse_quote! {
+        fn f(f: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> { f(f) }
+    };
+    assert!(entity_paths(ItemKind::FieldOperator, &TokenStream::new(), &shadowed).is_ok());
+}

@@ -58,6 +58,7 @@ pub fn describe(def: &Def) -> &'static str {
         Def::Operator { .. } => "an operator",
         Def::Scalar { .. } => "a scalar type",
         Def::Broken { .. } => "an operator with errors",
+        Def::Program { .. } => "a program",
     }
 }
 
