@@ -24,6 +24,8 @@ mod collect;
 mod definitions;
 mod entities;
 mod frontend;
+#[cfg(test)]
+mod fuzz;
 
 use proc_macro::TokenStream;
 

@@ -105,6 +105,14 @@ pub fn describe_unsupported(e: &syn::Expr) -> Option<&'static str> {
     })
 }
 
+/// A `;` with nothing before it (`a;;`): syn reads it as an empty statement.
+pub fn stray_semicolon(stmt: &syn::Stmt) -> Option<&syn::Token![;]> {
+    match stmt {
+        syn::Stmt::Expr(syn::Expr::Verbatim(tokens), Some(semi)) if tokens.is_empty() => Some(semi),
+        _ => None,
+    }
+}
+
 impl<'a> Checker<'a> {
     pub fn new(env: &'a Env, params: Vec<(String, Type)>) -> Checker<'a> {
         Checker {
@@ -178,6 +186,12 @@ impl<'a> Checker<'a> {
         let n = block.stmts.len();
         for (i, stmt) in block.stmts.iter().enumerate() {
             let last = i + 1 == n;
+            if let Some(semi) = stray_semicolon(stmt) {
+                ended |= last;
+                self.diag
+                    .error(semi, "this `;` ends no statement: remove it");
+                continue;
+            }
             match stmt {
                 syn::Stmt::Local(local) => self.let_stmt(local, &mut lets),
                 syn::Stmt::Expr(syn::Expr::Return(r), _) if last && allow_return => {

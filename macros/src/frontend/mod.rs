@@ -19,7 +19,7 @@ mod diagnostics;
 mod expr;
 mod math;
 pub mod names;
-mod operator;
+pub(crate) mod operator;
 mod program;
 mod shift;
 mod types;

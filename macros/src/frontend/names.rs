@@ -14,6 +14,7 @@ use syn::visit::Visit;
 use syn::{Expr, ItemFn, Pat, Path, Type};
 
 use crate::definitions::{path_key, ItemKind};
+use crate::frontend::operator::scan_options;
 
 /// Functions the language defines itself; every other called path is an operator.
 pub const BUILTIN_FUNCTIONS: &[&str] = &[
@@ -41,12 +42,8 @@ pub fn entity_paths(kind: ItemKind, attr: &TokenStream, func: &ItemFn) -> syn::R
         scan.visit_type_entities(ty);
     }
     if kind == ItemKind::ScanOperator {
-        // `axis = K` in the attribute.
-        let metas = syn::parse::Parser::parse2(
-            syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated,
-            attr.clone(),
-        );
-        if let Ok(metas) = metas {
+        // `axis = K` in the attribute (the checker reports a malformed one).
+        if let Ok(metas) = scan_options(attr) {
             for m in metas {
                 if m.path.is_ident("axis") {
                     if let Expr::Path(p) = &m.value {

@@ -1,6 +1,7 @@
 //! `#[field_operator]` and `#[scan_operator]`: signature, scan attribute and body.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::{FnArg, ItemFn, Pat, ReturnType, Token};
 
@@ -65,6 +66,7 @@ pub fn check(
     key: &str,
 ) -> syn::Result<Operator> {
     let mut checker = Checker::new(env, Vec::new());
+    checker.diag.fallback = Some(func.sig.ident.span());
     check_plain_signature(func, &mut checker);
     if kind == ItemKind::FieldOperator && !attr.is_empty() {
         checker
@@ -174,6 +176,28 @@ fn is_scalar_code_type(ty: &Type) -> bool {
     }
 }
 
+/// The options of `#[scan_operator(…)]`, or what is wrong with their syntax.
+///
+/// They are parsed inside a group spanning their last token: syn reports a missing token at
+/// the end of a group there, whereas at the end of the whole input it would report it at the
+/// call site, which after the chain's hops is a `__collect!` in another item's definition.
+pub fn scan_options(attr: &TokenStream) -> syn::Result<Punctuated<syn::MetaNameValue, Token![,]>> {
+    let last = attr.clone().into_iter().last();
+    let mut group = Group::new(Delimiter::Parenthesis, attr.clone());
+    group.set_span(last.map_or_else(Span::call_site, |t| t.span()));
+    let options = |input: ParseStream| {
+        let content;
+        syn::parenthesized!(content in input);
+        Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated(&content)
+    };
+    syn::parse::Parser::parse2(options, TokenTree::Group(group).into()).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("{e}: expected `#[scan_operator(axis = K, forward = true, init = 0.0)]`"),
+        )
+    })
+}
+
 /// `axis = K, forward = true, init = (0.0, 0.0)` and the carry rules.
 fn scan_kind(
     attr: &TokenStream,
@@ -183,16 +207,10 @@ fn scan_kind(
     env: &Env,
     checker: &mut Checker,
 ) -> Option<OperatorKind> {
-    let metas = match syn::parse::Parser::parse2(
-        Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated,
-        attr.clone(),
-    ) {
+    let metas = match scan_options(attr) {
         Ok(m) => m,
         Err(e) => {
-            checker.diag.push(syn::Error::new(
-                e.span(),
-                format!("{e}: expected `#[scan_operator(axis = K, forward = true, init = 0.0)]`"),
-            ));
+            checker.diag.push(e);
             return None;
         }
     };
@@ -296,6 +314,7 @@ fn scan_kind(
         }
         (Some(e), carry) => {
             let mut init_checker = Checker::new(env, Vec::new());
+            init_checker.diag.fallback = Some(func.sig.ident.span());
             let init = init_checker.expr(e, carry.as_ref());
             let diag = std::mem::take(&mut init_checker.diag);
             if let Err(err) = diag.finish() {

@@ -13,7 +13,7 @@ use gt4rs_ir::{ScalarType, Type};
 
 use crate::definitions::Env;
 use crate::frontend::builtins::is_index_expr;
-use crate::frontend::expr::Checker;
+use crate::frontend::expr::{stray_semicolon, Checker};
 use crate::frontend::names::DomainEntry;
 use crate::frontend::operator::{check_plain_signature, param_name};
 use crate::frontend::types::resolve_dim;
@@ -33,6 +33,7 @@ struct Declared {
 
 pub fn check(attr: &TokenStream, func: &ItemFn, env: &Env) -> syn::Result<Program> {
     let mut checker = Checker::new(env, Vec::new());
+    checker.diag.fallback = Some(func.sig.ident.span());
     check_plain_signature(func, &mut checker);
     if !attr.is_empty() {
         checker.diag.error(attr, "`#[program]` takes no arguments");
@@ -188,6 +189,12 @@ fn statement<'s>(
     declared: &[Declared],
     stmt: &'s syn::Stmt,
 ) -> Option<(ProgramCall, &'s syn::Expr)> {
+    if let Some(semi) = stray_semicolon(stmt) {
+        checker
+            .diag
+            .error(semi, "this `;` ends no statement: remove it");
+        return None;
+    }
     let e = match stmt {
         syn::Stmt::Expr(e, _) => e,
         syn::Stmt::Local(l) => {
