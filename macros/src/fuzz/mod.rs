@@ -367,6 +367,7 @@ fn env_u64(name: &str) -> Option<u64> {
 fn the_corpus_expands_without_errors() {
     let units = corpus::units().unwrap_or_else(|e| panic!("{e}"));
     let items: usize = units.iter().map(|u| u.items.len()).sum();
+    eprintln!("{items} items in {} units", units.len());
     assert!(items > 100, "only {items} items in the corpus");
     for unit in units {
         if let Err(e) = prepare(unit) {
