@@ -147,11 +147,11 @@ fn main() {
     let root = workspace().join("target/build-size");
     let target = root.join("target");
     // Builds gt4rs and its dependencies once, untimed.
-    let warm = generate(&root, Shape::Lets(2)).and_then(|dir| Ok(build(&dir, &target)));
-    match warm {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => panic!("{e}"),
-        Err(e) => panic!("cannot write the warm-up crate: {e}"),
+    let warm = generate(&root, Shape::Lets(2))
+        .map_err(|e| format!("cannot write the warm-up crate: {e}"))
+        .and_then(|dir| build(&dir, &target));
+    if let Err(e) = warm {
+        panic!("{e}");
     }
     let baseline = generate(&root, Shape::Lets(3))
         .map_err(|e| e.to_string())
