@@ -20,38 +20,28 @@ use std::time::Instant;
 
 use gt4rs_benches::sizes::Shape;
 
+/// A family of shapes: its label, its sizes and the shape of each size.
+type Family = (&'static str, &'static [usize], fn(usize) -> Shape);
+
 /// The shapes and the sizes each is built at.
 fn cases(quick: bool) -> Vec<(&'static str, Vec<Shape>)> {
+    let calls = |operators| Shape::Calls {
+        operators,
+        statements: 25,
+    };
+    let families: [Family; 3] = [
+        ("lets", &[125, 250, 500, 1000, 2000], Shape::Lets),
+        ("chain", &[250, 500, 1000, 2000, 4000], Shape::Chain),
+        ("calls (x 25 statements)", &[12, 25, 50, 100], calls),
+    ];
     let take = if quick { 2 } else { usize::MAX };
-    vec![
-        (
-            "lets",
-            [125, 250, 500, 1000, 2000]
-                .into_iter()
-                .take(take)
-                .map(Shape::Lets)
-                .collect(),
-        ),
-        (
-            "chain",
-            [250, 500, 1000, 2000, 4000]
-                .into_iter()
-                .take(take)
-                .map(Shape::Chain)
-                .collect(),
-        ),
-        (
-            "calls (x 25 statements)",
-            [12, 25, 50, 100]
-                .into_iter()
-                .take(take)
-                .map(|operators| Shape::Calls {
-                    operators,
-                    statements: 25,
-                })
-                .collect(),
-        ),
-    ]
+    families
+        .into_iter()
+        .map(|(label, sizes, shape)| {
+            let shapes = sizes.iter().take(take).map(|&n| shape(n));
+            (label, shapes.collect())
+        })
+        .collect()
 }
 
 struct Timing {

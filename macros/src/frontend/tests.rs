@@ -744,27 +744,27 @@ fn dimension_is_no_scalar_type() {
 #[test]
 fn an_item_calling_itself_is_an_error_at_the_call() {
     use crate::frontend::names::entity_paths;
+    let first_message = |kind: ItemKind, func: &ItemFn| {
+        entity_paths(kind, &TokenStream::new(), func)
+            .err()
+            .map(|e| messages(&e)[0].clone())
+    };
     let recursive: ItemFn = parse_quote! {
         fn f(a: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> { let b = a * 0.5; self::f(b) }
     };
-    let err = entity_paths(ItemKind::FieldOperator, &TokenStream::new(), &recursive)
-        .expect_err("a call of the operator itself");
+    let message = first_message(ItemKind::FieldOperator, &recursive).unwrap_or_default();
     assert!(
-        messages(&err)[0].contains("operators cannot be recursive"),
-        "{err}"
+        message.contains("operators cannot be recursive"),
+        "{message}"
     );
     let program: ItemFn = parse_quote! {
         fn run(a: &Field<(Edge, K), f64>, out: &mut Field<(Edge, K), f64>) { run(a).write_to(out); }
     };
-    let err = entity_paths(ItemKind::Program, &TokenStream::new(), &program)
-        .expect_err("a call of the program itself");
-    assert!(
-        messages(&err)[0].contains("programs are not called"),
-        "{err}"
-    );
+    let message = first_message(ItemKind::Program, &program).unwrap_or_default();
+    assert!(message.contains("programs are not called"), "{message}");
     // A local of the same name is no call of the item (the checker reports it otherwise).
     let shadowed: ItemFn = parse_quote! {
         fn f(f: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> { f(f) }
     };
-    assert!(entity_paths(ItemKind::FieldOperator, &TokenStream::new(), &shadowed).is_ok());
+    assert_eq!(first_message(ItemKind::FieldOperator, &shadowed), None);
 }

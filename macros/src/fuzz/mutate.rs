@@ -116,7 +116,7 @@ fn identifiers(trees: &[Tree], out: &mut Vec<String>) {
     }
 }
 
-/// Words of the language and of Rust around it.
+/// Words of Rust and of the language besides its builtin functions (which `word` adds).
 const WORDS: &[&str] = &[
     "let",
     "mut",
@@ -154,12 +154,6 @@ const WORDS: &[&str] = &[
     "i32",
     "i64",
     "bool",
-    "neighbor_sum",
-    "max_over",
-    "min_over",
-    "select",
-    "broadcast",
-    "concat_where",
     "write_to",
     "domain",
     "at",
@@ -175,6 +169,16 @@ const WORDS: &[&str] = &[
     "init",
     "unknown_name",
 ];
+
+/// A word of Rust or of the language.
+fn word(rng: &mut Rng) -> &'static str {
+    let builtins = crate::frontend::names::BUILTIN_FUNCTIONS;
+    let i = rng.below(WORDS.len() + builtins.len());
+    WORDS
+        .get(i)
+        .copied()
+        .unwrap_or_else(|| builtins[i - WORDS.len()])
+}
 
 /// Punctuation, as (characters, joint): `::` is `:` joint then `:`.
 const PUNCTS: &[&str] = &[
@@ -223,8 +227,7 @@ fn typed_token(rng: &mut Rng, own: &[String], span: Span) -> Vec<TokenTree> {
             span,
         ))],
         0..=3 => {
-            let word = WORDS[rng.below(WORDS.len())];
-            vec![TokenTree::Ident(ident_at(word, span))]
+            vec![TokenTree::Ident(ident_at(word(rng), span))]
         }
         4..=6 => {
             let chars: Vec<char> = PUNCTS[rng.below(PUNCTS.len())].chars().collect();
@@ -327,7 +330,7 @@ pub fn mutate(
                 let word = if !own.is_empty() && rng.below(2) == 0 {
                     own[rng.below(own.len())].clone()
                 } else {
-                    WORDS[rng.below(WORDS.len())].to_string()
+                    word(rng).to_string()
                 };
                 log.push(format!("replace `{old}` at {path:?}[{at}] by `{word}`"));
                 seq[at] = Tree::Leaf(TokenTree::Ident(ident_at(&word, span)));

@@ -10,6 +10,15 @@ use crate::definitions::ItemKind;
 
 const ENTITIES: &str = "pub Edge: horizontal; pub K: vertical;";
 
+/// Expands `item` after `ENTITIES` and checks it has one error, containing `message`, at the
+/// source text `at`.
+fn expect_one_error(kind: ItemKind, attr: &str, item: &str, message: &str, at: &str) {
+    let errors = errors_of(kind, attr, item);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].0.contains(message), "{errors:?}");
+    assert_eq!(errors[0].1.as_deref(), Some(at), "{errors:?}");
+}
+
 /// The errors (message, source text at their span) of `item` expanded after `ENTITIES`.
 fn errors_of(kind: ItemKind, attr: &str, item: &str) -> Vec<(String, Option<String>)> {
     let entities = CorpusItem {
@@ -44,27 +53,25 @@ fn errors_of(kind: ItemKind, attr: &str, item: &str) -> Vec<(String, Option<Stri
 /// item's definition macro).
 #[test]
 fn a_stray_semicolon_in_a_program_is_reported_at_the_semicolon() {
-    let errors = errors_of(
+    expect_one_error(
         ItemKind::Program,
         "",
         "fn run(a: &Field<(Edge, K), f64>, out: &mut Field<(Edge, K), f64>) { a.write_to(out);; }",
+        "ends no statement",
+        ";",
     );
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].0.contains("ends no statement"), "{errors:?}");
-    assert_eq!(errors[0].1.as_deref(), Some(";"));
 }
 
 /// The same in an operator body.
 #[test]
 fn a_stray_semicolon_in_an_operator_is_reported_at_the_semicolon() {
-    let errors = errors_of(
+    expect_one_error(
         ItemKind::FieldOperator,
         "",
         "fn f(a: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> { let b = a;; b }",
+        "ends no statement",
+        ";",
     );
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].0.contains("ends no statement"), "{errors:?}");
-    assert_eq!(errors[0].1.as_deref(), Some(";"));
 }
 
 /// Found as a case of seed 11: a scan attribute ending in `init =` lacks its last token; syn
@@ -72,12 +79,11 @@ fn a_stray_semicolon_in_an_operator_is_reported_at_the_semicolon() {
 /// another item's definition macro.
 #[test]
 fn a_scan_attribute_cut_short_is_reported_at_its_last_token() {
-    let errors = errors_of(
+    expect_one_error(
         ItemKind::ScanOperator,
         "axis = K, forward = false, init =",
         "fn s(state: f64, x: f64) -> f64 { state + x }",
+        "expected an expression",
+        "=",
     );
-    assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].0.contains("expected an expression"), "{errors:?}");
-    assert_eq!(errors[0].1.as_deref(), Some("="));
 }
