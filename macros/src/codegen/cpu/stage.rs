@@ -8,12 +8,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use proc_macro2::{Literal as Lit, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, UnaryOp};
+use gt4rs_ir::fieldview::{BinaryOp, Program, ReduceOp};
 use gt4rs_ir::stage::{AccessPath, Bound, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
-use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
+use gt4rs_ir::{DimKind, ScalarType, ScalarValue, Type};
+
+use super::ops::{self, Division};
+use super::rust_type;
 
 /// Where a node instance's `let` lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -83,16 +86,6 @@ struct StageEmitter<'a> {
     /// the loop: (field param, field dimension position, domain dimension, shift).
     horizontal_checks: BTreeSet<(Source, usize, usize, i64)>,
     read_fields: BTreeSet<Source>,
-}
-
-fn rust_ty(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::Bool => quote!(bool),
-        ScalarType::I32 => quote!(i32),
-        ScalarType::I64 => quote!(i64),
-        ScalarType::F32 => quote!(f32),
-        ScalarType::F64 => quote!(f64),
-    }
 }
 
 fn instance_name(id: NodeId, vars: &BTreeSet<u32>, bind: &BTreeMap<u32, u32>) -> String {
@@ -418,17 +411,26 @@ impl<'a> StageEmitter<'a> {
         quote!(#i)
     }
 
-    /// Code that reports `message` for a zero divisor: inside the point loop through the error
-    /// slot, in the uniform section (evaluated once, before the loop) by returning the error.
-    fn fail_division(&mut self, section: Section) -> TokenStream {
+    /// The integer `division` of `a` by `b`, reporting a zero divisor: inside the point loop
+    /// through the error slot, in the uniform section (evaluated once, before the loop) by
+    /// returning the error.
+    fn checked_division(
+        &mut self,
+        section: Section,
+        division: Division,
+        a: TokenStream,
+        b: TokenStream,
+    ) -> TokenStream {
         let message = quote!("integer division by zero".to_string());
-        if section == Section::Uniform {
+        let fail = if section == Section::Uniform {
             quote! {{
                 return Err(::gt4rs::Error::Execution { program: NAME.to_string(), message: #message });
             }}
         } else {
             self.fail(section, message)
-        }
+        };
+        let checked = division.checked(a, b);
+        quote!(match #checked { ::core::option::Option::Some(q) => q, ::core::option::Option::None => #fail })
     }
 
     fn fail(&mut self, section: Section, message: TokenStream) -> TokenStream {
@@ -580,7 +582,7 @@ impl<'a> StageEmitter<'a> {
         let o = format_ident!("{}_o", prefix(p));
         let n = format_ident!("{}_n", prefix(p));
         let s = format_ident!("{}_s", prefix(p));
-        let ty = rust_ty(*dtype);
+        let ty = rust_type(*dtype);
         let point = self.point_expr(pos_section);
         let mut terms = Vec::new();
         let mut vertical_stride = None;
@@ -686,38 +688,6 @@ impl<'a> StageEmitter<'a> {
         Ok(())
     }
 
-    fn literal(value: Literal, dtype: ScalarType) -> TokenStream {
-        match (value, dtype) {
-            (Literal::Bool(b), _) => quote!(#b),
-            (Literal::Int(i), ScalarType::I32) => {
-                let l = Lit::i32_suffixed(i as i32);
-                quote!(#l)
-            }
-            (Literal::Int(i), ScalarType::I64) => {
-                let l = Lit::i64_suffixed(i);
-                quote!(#l)
-            }
-            (Literal::Int(i), ScalarType::F32) => {
-                let l = Lit::f32_suffixed(i as f32);
-                quote!(#l)
-            }
-            (Literal::Int(i), ScalarType::F64) => {
-                let l = Lit::f64_suffixed(i as f64);
-                quote!(#l)
-            }
-            (Literal::Float(bits), ScalarType::F32) => {
-                let v = f64::from_bits(bits) as f32;
-                let b = v.to_bits();
-                quote!(f32::from_bits(#b))
-            }
-            (Literal::Float(bits), _) => quote!(f64::from_bits(#bits)),
-            (Literal::Int(i), ScalarType::Bool) => {
-                let b = i != 0;
-                quote!(#b)
-            }
-        }
-    }
-
     /// Emits instance (`id`, `bind`) and, for a reduction, its unrolled body.
     fn emit_instance(&mut self, id: NodeId, bind: &BTreeMap<u32, u32>) -> Result<(), String> {
         let name = instance_name(id, &self.vars[id as usize], bind);
@@ -729,7 +699,7 @@ impl<'a> StageEmitter<'a> {
             self.level_names.insert(name.clone());
         }
         let node = &self.stage.nodes[id as usize];
-        let ty = rust_ty(node.dtype());
+        let ty = rust_type(node.dtype());
         let name_id = ident(&name);
         let value = match node {
             Node::Load { .. } => return self.emit_load(id, bind, &name),
@@ -750,14 +720,10 @@ impl<'a> StageEmitter<'a> {
                 let s = format_ident!("s{}", param);
                 quote!(#s)
             }
-            Node::Literal { value, dtype } => Self::literal(*value, *dtype),
+            Node::Literal { value, dtype } => ops::literal(*value, *dtype),
             Node::Unary { op, arg, dtype } => {
                 let a = self.reference(*arg, bind, section);
-                match (op, dtype.is_int()) {
-                    (UnaryOp::Neg, true) => quote!(#a.wrapping_neg()),
-                    (UnaryOp::Neg, false) => quote!(-#a),
-                    (UnaryOp::Not, _) => quote!(!#a),
-                }
+                ops::unary(*op, *dtype, a)
             }
             Node::Binary {
                 op,
@@ -767,50 +733,37 @@ impl<'a> StageEmitter<'a> {
             } => {
                 let a = self.reference(*lhs, bind, section);
                 let b = self.reference(*rhs, bind, section);
-                match op {
-                    BinaryOp::Div | BinaryOp::Rem if dtype.is_int() => {
-                        let fail = self.fail_division(section);
-                        let divided = binary(*op, *dtype, a, quote!(d));
-                        quote!({ let d = #b; if d == 0 #fail else { #divided } })
-                    }
-                    _ => binary(*op, *dtype, a, b),
+                match Division::of_binary(*op, *dtype) {
+                    Some(division) => self.checked_division(section, division, a, b),
+                    None => ops::binary(*op, *dtype, a, b),
                 }
             }
             Node::Compare { op, lhs, rhs } => {
                 let a = self.reference(*lhs, bind, section);
                 let b = self.reference(*rhs, bind, section);
-                match op {
-                    CmpOp::Eq => quote!(#a == #b),
-                    CmpOp::Ne => quote!(#a != #b),
-                    CmpOp::Lt => quote!(#a < #b),
-                    CmpOp::Le => quote!(#a <= #b),
-                    CmpOp::Gt => quote!(#a > #b),
-                    CmpOp::Ge => quote!(#a >= #b),
-                }
+                ops::compare(*op, a, b)
             }
             Node::Math { fun, args, dtype } => {
-                let arg_dtype = args
-                    .first()
+                let types: Vec<ScalarType> = args
+                    .iter()
                     .map(|a| self.stage.nodes[*a as usize].dtype())
-                    .unwrap_or(*dtype);
+                    .collect();
                 let refs: Vec<TokenStream> = args
                     .iter()
                     .map(|a| self.reference(*a, bind, section))
                     .collect();
-                match fun {
-                    MathFun::DivEuclid | MathFun::RemEuclid if arg_dtype.is_int() => {
-                        let fail = self.fail_division(section);
-                        let divided = math(*fun, arg_dtype, &[refs[0].clone(), quote!(d)])?;
-                        let divisor = &refs[1];
-                        quote!({ let d = #divisor; if d == 0 #fail else { #divided } })
+                let operand = types.first().copied().unwrap_or(*dtype);
+                match (Division::of_math(*fun, operand), refs.as_slice()) {
+                    (Some(division), [a, b]) => {
+                        self.checked_division(section, division, a.clone(), b.clone())
                     }
-                    _ => math(*fun, arg_dtype, &refs)?,
+                    _ => ops::math(*fun, &types, &refs)?,
                 }
             }
             Node::Cast { arg, to } => {
                 let from = self.stage.nodes[*arg as usize].dtype();
                 let a = self.reference(*arg, bind, section);
-                cast(a, from, *to)
+                ops::cast(a, from, *to)
             }
             Node::Select {
                 cond,
@@ -821,7 +774,7 @@ impl<'a> StageEmitter<'a> {
                 let c = self.reference(*cond, bind, section);
                 let t = self.reference(*if_true, bind, section);
                 let f = self.reference(*if_false, bind, section);
-                quote!(if #c { #t } else { #f })
+                ops::select(c, t, f)
             }
             Node::Carry { index, .. } => {
                 let c = format_ident!("c{}", index);
@@ -873,9 +826,9 @@ impl<'a> StageEmitter<'a> {
                 );
                 let count = info.count as usize;
                 let mut acc = match op {
-                    ReduceOp::Sum => Self::literal(Literal::Int(0), dtype),
-                    ReduceOp::Max => lowest(dtype),
-                    ReduceOp::Min => highest(dtype),
+                    ReduceOp::Sum => ops::value(ScalarValue::zero(dtype)),
+                    ReduceOp::Max => ops::value(ScalarValue::lowest(dtype)),
+                    ReduceOp::Min => ops::value(ScalarValue::highest(dtype)),
                 };
                 for j in 0..count {
                     let mut inner = bind.clone();
@@ -898,9 +851,9 @@ impl<'a> StageEmitter<'a> {
                     }
                     let v = self.reference(value, &inner, section);
                     let step = match op {
-                        ReduceOp::Sum => binary(BinaryOp::Add, dtype, acc.clone(), v),
-                        ReduceOp::Max => quote!(#acc.max(#v)),
-                        ReduceOp::Min => quote!(#acc.min(#v)),
+                        ReduceOp::Sum => ops::binary(BinaryOp::Add, dtype, acc.clone(), v),
+                        ReduceOp::Max => ops::min_max(true, acc.clone(), v),
+                        ReduceOp::Min => ops::min_max(false, acc.clone(), v),
                     };
                     let acc_name = format_ident!("{}_acc{}", name, j);
                     self.push(
@@ -1271,7 +1224,7 @@ impl<'a> StageEmitter<'a> {
             let fo = format_ident!("{}_o", prefix(p));
             let fs = format_ident!("{}_s", prefix(p));
             let base = format_ident!("out{}_b", oi);
-            let ty = rust_ty(f.dtype);
+            let ty = rust_type(f.dtype);
             let mut terms = Vec::new();
             let mut kd = None;
             for (dpos, d) in f.dims.iter().enumerate() {
@@ -1325,7 +1278,7 @@ impl<'a> StageEmitter<'a> {
         if let Some(scan) = &stage.scan {
             for (ci, c) in scan.carry.iter().enumerate() {
                 let cname = format_ident!("c{}", ci);
-                let ty = rust_ty(c.dtype);
+                let ty = rust_type(c.dtype);
                 let init = ident(&format!("v{}", c.init));
                 let next = self.reference(c.next, &BTreeMap::new(), Section::Level);
                 carry_init.push(quote!(let mut #cname: #ty = #init;));
@@ -1465,7 +1418,7 @@ impl<'a> StageEmitter<'a> {
                 .ok_or("column without a vertical dimension")?;
             let s = format_ident!("{}_s", prefix(p));
             unit_conds.push(quote!(#s[#kd] == 1));
-            let ty = rust_ty(f.dtype);
+            let ty = rust_type(f.dtype);
             let col = format_ident!("{}_col", name);
             params.push(quote!(#col: &[#ty]));
             reslice.push(quote!(let #col = &#col[..n];));
@@ -1491,7 +1444,7 @@ impl<'a> StageEmitter<'a> {
                 continue;
             }
             let i = ident(name);
-            let ty = rust_ty(*dtype);
+            let ty = rust_type(*dtype);
             params.push(quote!(#i: #ty));
             args.push(quote!(#i));
         }
@@ -1530,119 +1483,4 @@ struct FastParts {
     stores: Vec<TokenStream>,
     /// `let name = &mut name[..n];`
     reslice: Vec<TokenStream>,
-}
-
-fn lowest(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::F64 => quote!(f64::MIN),
-        ScalarType::F32 => quote!(f32::MIN),
-        ScalarType::I32 => quote!(i32::MIN),
-        ScalarType::I64 => quote!(i64::MIN),
-        ScalarType::Bool => quote!(false),
-    }
-}
-
-fn highest(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::F64 => quote!(f64::MAX),
-        ScalarType::F32 => quote!(f32::MAX),
-        ScalarType::I32 => quote!(i32::MAX),
-        ScalarType::I64 => quote!(i64::MAX),
-        ScalarType::Bool => quote!(true),
-    }
-}
-
-fn binary(op: BinaryOp, dtype: ScalarType, a: TokenStream, b: TokenStream) -> TokenStream {
-    if dtype.is_int() {
-        // Integer arithmetic wraps, so kernels never panic; a zero divisor is reported as an
-        // error by the caller (`Node::Binary`), this guard only keeps the arithmetic total.
-        match op {
-            BinaryOp::Add => quote!(#a.wrapping_add(#b)),
-            BinaryOp::Sub => quote!(#a.wrapping_sub(#b)),
-            BinaryOp::Mul => quote!(#a.wrapping_mul(#b)),
-            BinaryOp::Div => quote!({ let d = #b; if d == 0 { 0 } else { #a.wrapping_div(d) } }),
-            BinaryOp::Rem => quote!({ let d = #b; if d == 0 { 0 } else { #a.wrapping_rem(d) } }),
-            BinaryOp::BitAnd => quote!((#a & #b)),
-            BinaryOp::BitOr => quote!((#a | #b)),
-            BinaryOp::BitXor => quote!((#a ^ #b)),
-        }
-    } else {
-        match op {
-            BinaryOp::Add => quote!((#a + #b)),
-            BinaryOp::Sub => quote!((#a - #b)),
-            BinaryOp::Mul => quote!((#a * #b)),
-            BinaryOp::Div => quote!((#a / #b)),
-            BinaryOp::Rem => quote!((#a % #b)),
-            BinaryOp::BitAnd => quote!((#a & #b)),
-            BinaryOp::BitOr => quote!((#a | #b)),
-            BinaryOp::BitXor => quote!((#a ^ #b)),
-        }
-    }
-}
-
-fn math(fun: MathFun, t: ScalarType, a: &[TokenStream]) -> Result<TokenStream, String> {
-    use MathFun::*;
-    let x = a
-        .first()
-        .cloned()
-        .ok_or("a math function without arguments")?;
-    let y = a.get(1).cloned().unwrap_or_else(|| quote!(0));
-    let int = t.is_int();
-    Ok(match fun {
-        Abs if int => quote!(#x.wrapping_abs()),
-        Abs => quote!(#x.abs()),
-        Sqrt => quote!(#x.sqrt()),
-        Cbrt => quote!(#x.cbrt()),
-        Exp => quote!(#x.exp()),
-        Ln => quote!(#x.ln()),
-        Log10 => quote!(#x.log10()),
-        Log2 => quote!(#x.log2()),
-        Sin => quote!(#x.sin()),
-        Cos => quote!(#x.cos()),
-        Tan => quote!(#x.tan()),
-        Asin => quote!(#x.asin()),
-        Acos => quote!(#x.acos()),
-        Atan => quote!(#x.atan()),
-        Sinh => quote!(#x.sinh()),
-        Cosh => quote!(#x.cosh()),
-        Tanh => quote!(#x.tanh()),
-        Asinh => quote!(#x.asinh()),
-        Acosh => quote!(#x.acosh()),
-        Atanh => quote!(#x.atanh()),
-        Gamma if t == ScalarType::F32 => quote!(::gt4rs::__private::cpu::gamma_f32(#x)),
-        Gamma => quote!(::gt4rs::__private::cpu::gamma(#x)),
-        Floor => quote!(#x.floor()),
-        Ceil => quote!(#x.ceil()),
-        Trunc => quote!(#x.trunc()),
-        Round => quote!(#x.round()),
-        IsNan => quote!(#x.is_nan()),
-        IsFinite => quote!(#x.is_finite()),
-        IsInfinite => quote!(#x.is_infinite()),
-        Min => quote!(#x.min(#y)),
-        Max => quote!(#x.max(#y)),
-        Powf => quote!(#x.powf(#y)),
-        Powi if int => quote!(#x.wrapping_pow((#y) as u32)),
-        Powi => quote!(#x.powi(#y as i32)),
-        DivEuclid if int => {
-            quote!({ let d = #y; if d == 0 { 0 } else { #x.wrapping_div_euclid(d) } })
-        }
-        DivEuclid => quote!(#x.div_euclid(#y)),
-        RemEuclid if int => {
-            quote!({ let d = #y; if d == 0 { 0 } else { #x.wrapping_rem_euclid(d) } })
-        }
-        RemEuclid => quote!(#x.rem_euclid(#y)),
-        Atan2 => quote!(#x.atan2(#y)),
-        Hypot => quote!(#x.hypot(#y)),
-    })
-}
-
-fn cast(a: TokenStream, from: ScalarType, to: ScalarType) -> TokenStream {
-    let ty = rust_ty(to);
-    match (from, to) {
-        (f, t) if f == t => a,
-        (ScalarType::Bool, t) if t.is_float() => quote!((#a as i32 as #ty)),
-        (_, ScalarType::Bool) if from.is_float() => quote!((#a != 0.0)),
-        (_, ScalarType::Bool) => quote!((#a != 0)),
-        _ => quote!((#a as #ty)),
-    }
 }
