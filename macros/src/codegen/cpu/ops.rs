@@ -7,57 +7,30 @@
 use proc_macro2::{Literal as Lit, TokenStream};
 use quote::{format_ident, quote};
 
-use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, UnaryOp};
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, UnaryOp};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 
 use super::rust_type;
+use crate::codegen::stage_walk::Division;
 
 /// The path of the scalar rules in generated code.
 fn rules() -> TokenStream {
     quote!(::gt4rs::__private::ir::scalar)
 }
 
-/// An integer division, the one operation that can fail on a value: its rule returns `None`
-/// for a zero divisor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Division {
-    Div,
-    Rem,
-    DivEuclid,
-    RemEuclid,
-}
-
-impl Division {
-    pub(super) fn of_binary(op: BinaryOp, dtype: ScalarType) -> Option<Division> {
-        match op {
-            BinaryOp::Div if dtype.is_int() => Some(Division::Div),
-            BinaryOp::Rem if dtype.is_int() => Some(Division::Rem),
-            _ => None,
+/// The integer `division` of `a` by `b` as an `Option`: `None` for a zero divisor.
+pub(super) fn checked_division(division: Division, a: TokenStream, b: TokenStream) -> TokenStream {
+    let rules = rules();
+    let rule = format_ident!(
+        "{}",
+        match division {
+            Division::Div => "div",
+            Division::Rem => "rem",
+            Division::DivEuclid => "div_euclid",
+            Division::RemEuclid => "rem_euclid",
         }
-    }
-
-    pub(super) fn of_math(fun: MathFun, dtype: ScalarType) -> Option<Division> {
-        match fun {
-            MathFun::DivEuclid if dtype.is_int() => Some(Division::DivEuclid),
-            MathFun::RemEuclid if dtype.is_int() => Some(Division::RemEuclid),
-            _ => None,
-        }
-    }
-
-    /// `Some(result)`, or `None` for a zero divisor.
-    pub(super) fn checked(self, a: TokenStream, b: TokenStream) -> TokenStream {
-        let rules = rules();
-        let rule = format_ident!(
-            "{}",
-            match self {
-                Division::Div => "div",
-                Division::Rem => "rem",
-                Division::DivEuclid => "div_euclid",
-                Division::RemEuclid => "rem_euclid",
-            }
-        );
-        quote!(#rules::Arithmetic::#rule(#a, #b))
-    }
+    );
+    quote!(#rules::Arithmetic::#rule(#a, #b))
 }
 
 /// A value of an element type as a Rust expression (floats by their bits, so that every value,
@@ -84,10 +57,6 @@ pub(super) fn value(v: ScalarValue) -> TokenStream {
     }
 }
 
-pub(super) fn literal(lit: Literal, dtype: ScalarType) -> TokenStream {
-    value(ScalarValue::from_literal(lit, dtype))
-}
-
 pub(super) fn unary(op: UnaryOp, dtype: ScalarType, a: TokenStream) -> TokenStream {
     let rules = rules();
     match op {
@@ -97,7 +66,7 @@ pub(super) fn unary(op: UnaryOp, dtype: ScalarType, a: TokenStream) -> TokenStre
     }
 }
 
-/// `a op b` for every operation but an integer division (see [`Division`]).
+/// `a op b` for every operation but an integer division (see [`checked_division`]).
 pub(super) fn binary(
     op: BinaryOp,
     dtype: ScalarType,
@@ -142,7 +111,7 @@ pub(super) fn min_max(max: bool, a: TokenStream, b: TokenStream) -> TokenStream 
 }
 
 /// `fun` of `args` (of types `types`), for every function but an integer division (see
-/// [`Division`]).
+/// [`checked_division`]).
 pub(super) fn math(
     fun: MathFun,
     types: &[ScalarType],
