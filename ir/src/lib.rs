@@ -10,6 +10,7 @@
 //!   over a domain evaluating a pointwise expression DAG whose leaves are loads through
 //!   neighbour/Cartesian access paths. The CPU and CUDA emitters read only this level.
 
+pub mod failure;
 pub mod fieldview;
 pub mod kernel;
 pub mod lower;

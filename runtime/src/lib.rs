@@ -54,6 +54,7 @@ pub mod __private {
     pub use crate::backend::cuda as cuda_backend;
     pub use crate::backend::cuda::source as cuda_source;
     pub use crate::backend::embedded;
+    pub use crate::backend::failure;
     pub use crate::backend::{resolve as resolve_backend, Resolved};
     pub use crate::dynamic;
     pub use crate::options::static_variants;

@@ -9,6 +9,7 @@
 //! written has unit vertical stride, the vertical loop runs in a separate function over slices,
 //! so the compiler knows the columns do not alias and vectorises it.
 
+mod failure;
 mod ops;
 mod stage;
 

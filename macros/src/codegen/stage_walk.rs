@@ -5,16 +5,19 @@
 //! unrolled over its static neighbour count with its body emitted once per slot, and a load's
 //! position is resolved step by step along its access path. [`StageWalk`] holds what both know
 //! about a stage (its dimensions, the reduction variables and section of every node, the
-//! instances already emitted); [`Spelling`] (in [`spelling`]) is what each backend fills in,
-//! and its provided methods ([`Spelling::emit_instance`], [`Spelling::resolve_path`]) are the
-//! walk itself.
+//! instances already emitted, what is checked before the loop and what at every point, in
+//! [`checks`]); [`Spelling`] (in [`spelling`]) is what each backend fills in, and its provided
+//! methods ([`Spelling::emit_instance`], [`Spelling::resolve_path`]) are the walk itself.
 
+mod checks;
 mod spelling;
 
+pub(crate) use checks::PointNames;
 pub(crate) use spelling::Spelling;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use gt4rs_ir::failure::Precondition;
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program};
 use gt4rs_ir::stage::{AccessPath, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
 use gt4rs_ir::{DimKind, OffsetInfo, ScalarType, Type};
@@ -76,24 +79,6 @@ impl Division {
     }
 }
 
-/// A check on a neighbour table that a path or a reduction needs, and what it is about.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum TableCheck<'s> {
-    /// The index along `from` lies inside the rows of the table of `offset` (`reduction`: the
-    /// row a reduction sums over, else a step of a path).
-    Row {
-        offset: &'s str,
-        from: &'s str,
-        reduction: bool,
-    },
-    /// The entry at `slot` of the row is not -1.
-    Neighbour {
-        offset: &'s str,
-        from: &'s str,
-        slot: u32,
-    },
-}
-
 /// What the two emitters know alike about one stage.
 pub(crate) struct StageWalk<'a> {
     pub program: &'a Program,
@@ -114,6 +99,8 @@ pub(crate) struct StageWalk<'a> {
     pub emitted: HashSet<String>,
     /// The tables (by position in `used_offsets`) the emitted code reads.
     pub tables_used: BTreeSet<usize>,
+    /// What a call must meet before the stage's loop runs, in the order it is checked.
+    pub preconditions: Vec<Precondition>,
 }
 
 impl<'a> StageWalk<'a> {
@@ -156,8 +143,10 @@ impl<'a> StageWalk<'a> {
             sections: Vec::new(),
             emitted: HashSet::new(),
             tables_used: BTreeSet::new(),
+            preconditions: Vec::new(),
         };
         walk.classify()?;
+        walk.preconditions = walk.preconditions()?;
         Ok(walk)
     }
 

@@ -19,15 +19,15 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
+use gt4rs_ir::failure::Failure;
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
 use gt4rs_ir::stage::{NodeId, Source, Stage, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 
+use super::failure;
 use super::ops;
 use super::rust_type;
-use crate::codegen::stage_walk::{
-    prefix, Bind, Division, Section, Spelling, StageWalk, TableCheck,
-};
+use crate::codegen::stage_walk::{prefix, Bind, Division, Section, Spelling, StageWalk};
 use load::LoadKind;
 
 pub(super) fn emit(
@@ -58,11 +58,6 @@ struct StageEmitter<'a> {
     /// Values computed outside the vertical loop that the vertical loop reads.
     level_inputs: BTreeMap<String, ScalarType>,
     level_names: HashSet<String>,
-    /// Column reads to check before the loop: (field param, vertical shift).
-    vertical_checks: BTreeSet<(Source, i64)>,
-    /// Reads along a horizontal domain dimension shifted by a static offset, checked before
-    /// the loop: (field param, field dimension position, domain dimension, shift).
-    horizontal_checks: BTreeSet<(Source, usize, usize, i64)>,
     read_fields: BTreeSet<Source>,
 }
 
@@ -90,33 +85,8 @@ impl<'a> StageEmitter<'a> {
             columns: Vec::new(),
             level_inputs: BTreeMap::new(),
             level_names: HashSet::new(),
-            vertical_checks: BTreeSet::new(),
-            horizontal_checks: BTreeSet::new(),
             read_fields,
         })
-    }
-
-    /// `format!` of the stage's point as code in `section` knows it (`I 3, K 7`).
-    fn point_expr(&self, section: Section) -> TokenStream {
-        let mut items: Vec<TokenStream> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
-        for (j, (_, d)) in self.walk.outer.iter().enumerate() {
-            let i = format_ident!("i{}", j);
-            items.push(quote!(#i));
-            names.push(d.clone());
-        }
-        if let Some((_, d)) = &self.walk.vertical {
-            if section == Section::Level {
-                items.push(quote!(k));
-                names.push(d.clone());
-            }
-        }
-        let fmt = names
-            .iter()
-            .map(|n| format!("{n} {{}}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        quote!(format!(#fmt, #(#items),*))
     }
 
     fn push(&mut self, section: Section, ts: TokenStream) {
@@ -127,13 +97,15 @@ impl<'a> StageEmitter<'a> {
         }
     }
 
-    /// Code that reports `message` and leaves the point (records it in the error slot).
-    fn fail(&mut self, section: Section, message: TokenStream) -> TokenStream {
+    /// Code that reports `failure` (with `values`, at the point `section` knows) and leaves
+    /// the point: the error slot keeps the first failure of the loop.
+    fn fail(&mut self, section: Section, failure: &Failure, values: &[TokenStream]) -> TokenStream {
         if section == Section::Level {
             self.level_can_fail = true;
         }
+        let error = failure::error(failure, values, &self.walk.point(section));
         quote! {{
-            err.record(|| ::gt4rs::Error::Execution { program: NAME.to_string(), message: #message });
+            err.record(|| #error);
             continue 'points;
         }}
     }
@@ -232,13 +204,11 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         a: TokenStream,
         b: TokenStream,
     ) -> TokenStream {
-        let message = quote!("integer division by zero".to_string());
         let fail = if section == Section::Uniform {
-            quote! {{
-                return Err(::gt4rs::Error::Execution { program: NAME.to_string(), message: #message });
-            }}
+            let error = failure::error(&Failure::DivisionByZero, &[], &Vec::new());
+            quote!({ return Err(#error); })
         } else {
-            self.fail(section, message)
+            self.fail(section, &Failure::DivisionByZero, &[])
         };
         let checked = ops::checked_division(division, a, b);
         quote!(match #checked { ::core::option::Option::Some(q) => q, ::core::option::Option::None => #fail })
@@ -258,7 +228,7 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         index: TokenStream,
         table: usize,
         guarded: bool,
-        check: TableCheck<'_>,
+        failure: Failure,
     ) {
         let row = ident(row);
         let rows = format_ident!("t{}_rows", table);
@@ -269,25 +239,7 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
             );
             return;
         }
-        let point = self.point_expr(section);
-        let TableCheck::Row {
-            offset,
-            from,
-            reduction,
-        } = check
-        else {
-            return;
-        };
-        let message = if reduction {
-            quote!(format!(
-                "{} index {} (point {}) is outside the {} rows of connectivity `{}`",
-                #from, #row, #point, #rows, #offset))
-        } else {
-            quote!(format!(
-                "{} index {} (reached from point {}) is outside the {} rows of connectivity `{}`",
-                #from, #row, #point, #rows, #offset))
-        };
-        let fail = self.fail(section, message);
+        let fail = self.fail(section, &failure, &[quote!(#row), quote!(#rows)]);
         self.push(
             section,
             quote! {
@@ -325,15 +277,9 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         );
     }
 
-    fn check_missing(&mut self, section: Section, entry: &str, row: &str, check: TableCheck<'_>) {
-        let TableCheck::Neighbour { offset, from, slot } = check else {
-            return;
-        };
+    fn check_missing(&mut self, section: Section, entry: &str, row: &str, failure: Failure) {
         let (entry, row) = (ident(entry), ident(row));
-        let point = self.point_expr(section);
-        let fail = self.fail(section, quote!(format!(
-            "slot {} of connectivity `{}` at {} index {} (reached from point {}) is -1 (no neighbour), but the point is inside the domain",
-            #slot, #offset, #from, #row, #point)));
+        let fail = self.fail(section, &failure, &[quote!(#row)]);
         self.push(section, quote!(if #entry < 0 #fail));
     }
 

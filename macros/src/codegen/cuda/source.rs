@@ -8,23 +8,25 @@
 //!
 //! The kernel takes one by-value parameter struct; its fields, offsets and roles go to the
 //! launcher as [`KernelInfo`] (the contract in `gt4rs_ir::kernel`), so both sides agree by
-//! construction. A failure (a read outside a field, a missing neighbour) records an error code
-//! in `p.error` and leaves the thread; the host maps codes to [`KernelInfo::errors`].
+//! construction. A failure (a read outside a field, a missing neighbour, a zero divisor) records
+//! its code, the values of its message and its point in the kernel's error record `p.error`
+//! and leaves the thread; the host formats the message of [`KernelInfo::errors`] from them.
+//! What the CPU kernels check before their loop the launcher checks on the host, before any
+//! launch ([`KernelInfo::preconditions`]).
 
 mod params;
 
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use gt4rs_ir::failure::{Failure, FailureSite};
 use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, UnaryOp};
-use gt4rs_ir::kernel::{c_type, KernelInfo};
+use gt4rs_ir::kernel::{c_type, KernelInfo, ERROR_RECORD_LEN, ERROR_VALUES};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue, Type};
 
 use super::ops;
-use crate::codegen::stage_walk::{
-    prefix, Bind, Division, FieldInfo, Section, Spelling, StageWalk, TableCheck,
-};
+use crate::codegen::stage_walk::{prefix, Bind, Division, Section, Spelling, StageWalk};
 
 /// The whole program's CUDA translation unit.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +54,13 @@ pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource,
     let mut kernels = Vec::new();
     for (index, stage) in lowered.stages.iter().enumerate() {
         let walk = StageWalk::new(program, lowered, &used_offsets, index, stage)?;
+        if stage.domain.len() > ERROR_RECORD_LEN - 1 - ERROR_VALUES {
+            return Err(format!(
+                "stage {index} has {} dimensions; an error record holds the coordinates of {}",
+                stage.domain.len(),
+                ERROR_RECORD_LEN - 1 - ERROR_VALUES
+            ));
+        }
         let (info, kernel) = KernelEmitter::new(walk).run()?;
         text.push_str(&kernel);
         kernels.push(info);
@@ -63,18 +72,10 @@ struct KernelEmitter<'a> {
     walk: StageWalk<'a>,
     /// Statements of the kernel's body, in order.
     body: Vec<String>,
-    /// Message of error code `i + 1`.
-    errors: Vec<String>,
+    /// The failure of error code `i + 1`.
+    errors: Vec<FailureSite>,
     fields_used: BTreeSet<Source>,
     scalars_used: BTreeSet<u32>,
-}
-
-/// How messages name a field: `argument `a`` or `temporary 0`.
-fn described(source: Source, f: &FieldInfo) -> String {
-    match source {
-        Source::Param(_) => format!("argument `{}`", f.name),
-        Source::Temporary(_) => f.name.clone(),
-    }
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -88,18 +89,22 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    /// A statement that records error `message` and leaves the thread when `cond` holds.
-    fn fail_if(&mut self, cond: &str, message: String) -> String {
-        self.errors.push(message);
-        format!(
-            "if ({cond}) {{ gt4rs_fail(p.error, {}); return; }}",
-            self.errors.len()
-        )
-    }
-
-    fn push_fail_if(&mut self, cond: &str, message: String) {
-        let check = self.fail_if(cond, message);
-        self.body.push(check);
+    /// A statement that, when `cond` holds, records `failure` (with `values`, at the point
+    /// `section` knows) and leaves the thread.
+    fn fail_if(&mut self, section: Section, cond: &str, failure: Failure, values: &[String]) {
+        let point = self.walk.point(section);
+        let mut arguments: Vec<String> = values.to_vec();
+        arguments.resize(ERROR_VALUES, "0LL".into());
+        arguments.extend(point.iter().map(|(_, coordinate)| coordinate.clone()));
+        self.errors.push(FailureSite {
+            failure,
+            point: point.into_iter().map(|(dim, _)| dim).collect(),
+        });
+        self.body.push(format!(
+            "if ({cond}) {{ gt4rs_fail(p.error, {}LL, {}); return; }}",
+            self.errors.len(),
+            arguments.join(", ")
+        ));
     }
 
     fn emit_load(&mut self, id: NodeId, bind: &Bind, name: &str) -> Result<String, String> {
@@ -114,16 +119,16 @@ impl<'a> KernelEmitter<'a> {
             return Err("not a load".into());
         };
         let f = self.walk.field(*source)?;
-        let (pf, fname) = (prefix(*source), described(*source, &f));
+        let pf = prefix(*source);
         self.fields_used.insert(*source);
-        let section = self.walk.sections[id as usize];
+        let section = self.walk.position_section(id)?;
         let pos = self.resolve_path(name, path, bind, section, *guarded, Some((*source, &f)))?;
         let mut terms = Vec::new();
         for (dpos, d) in f.dims.iter().enumerate() {
             if self.walk.is_local(d) {
                 let slot = match local {
                     Some(slot) => StageWalk::slot(*slot, bind),
-                    None => return Err(format!("sparse field `{fname}` read without a slot")),
+                    None => return Err(format!("sparse field `{}` read without a slot", f.name)),
                 };
                 terms.push(format!("({slot}LL - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
                 continue;
@@ -139,13 +144,23 @@ impl<'a> KernelEmitter<'a> {
                 ));
             } else {
                 self.body.push(format!("const long long {pv} = {pexpr};"));
-                self.push_fail_if(
-                    &format!("{pv} < p.{pf}_o{dpos} || {pv} >= p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
-                    format!(
-                        "stage {}: {fname} is read along {d} outside its domain",
-                        self.walk.index
-                    ),
-                );
+                // A domain index plus a constant is checked on the host, before the launch.
+                if !self.walk.checked_before_loop(id, dpos) {
+                    let (origin, end) = (
+                        format!("p.{pf}_o{dpos}"),
+                        format!("p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
+                    );
+                    let failure = Failure::ReadOutside {
+                        field: self.walk.field_name(*source),
+                        dim: d.clone(),
+                    };
+                    self.fail_if(
+                        section,
+                        &format!("{pv} < {origin} || {pv} >= {end}"),
+                        failure,
+                        &[pv.clone(), origin, end],
+                    );
+                }
             }
             terms.push(format!("({pv} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
         }
@@ -230,17 +245,19 @@ impl<'a> KernelEmitter<'a> {
             size,
             fields,
             errors: self.errors,
+            preconditions: self.walk.preconditions,
         };
         Ok((info, text))
     }
 
-    /// The outputs, and their stores, each checked against its field.
+    /// The outputs, and their stores (the launcher checks that the domain lies inside every
+    /// output before it launches).
     fn stores(&mut self) -> Result<(Vec<Source>, Vec<String>), String> {
         let mut stores = Vec::new();
         let mut outputs = Vec::new();
         for o in &self.walk.stage.outputs {
             let f = self.walk.field(o.target)?;
-            let (pf, fname) = (prefix(o.target), described(o.target, &f));
+            let pf = prefix(o.target);
             outputs.push(o.target);
             let mut terms = Vec::new();
             for (dpos, d) in f.dims.iter().enumerate() {
@@ -255,14 +272,6 @@ impl<'a> KernelEmitter<'a> {
                         .ok_or("output dimension outside the domain")?;
                     format!("i{j}")
                 };
-                let check = self.fail_if(
-                    &format!("{idx} < p.{pf}_o{dpos} || {idx} >= p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
-                    format!(
-                        "stage {}: the domain along {d} is not inside output {fname}",
-                        self.walk.index
-                    ),
-                );
-                stores.push(check);
                 terms.push(format!("({idx} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
             }
             let v = self.reference(o.value, &Bind::new(), Section::Level);
@@ -422,13 +431,13 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
     /// (the prelude's division would give 0).
     fn division(
         &mut self,
-        _: Section,
+        section: Section,
         division: Division,
         dtype: ScalarType,
         a: String,
         b: String,
     ) -> String {
-        self.push_fail_if(&format!("{b} == 0"), "integer division by zero".to_string());
+        self.fail_if(section, &format!("{b} == 0"), Failure::DivisionByZero, &[]);
         match division {
             Division::Div => ops::binary(BinaryOp::Div, dtype, &a, &b),
             Division::Rem => ops::binary(BinaryOp::Rem, dtype, &a, &b),
@@ -446,12 +455,12 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
 
     fn neighbour_row(
         &mut self,
-        _: Section,
+        section: Section,
         row: &str,
         index: String,
         table: usize,
         guarded: bool,
-        check: TableCheck<'_>,
+        failure: Failure,
     ) {
         if guarded {
             self.body.push(format!(
@@ -460,15 +469,13 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
             return;
         }
         self.body.push(format!("const long long {row} = {index};"));
-        if let TableCheck::Row { offset, from, .. } = check {
-            self.push_fail_if(
-                &format!("{row} < 0 || {row} >= p.t{table}_rows"),
-                format!(
-                    "stage {}: a {from} index is outside the rows of connectivity `{offset}`",
-                    self.walk.index
-                ),
-            );
-        }
+        let rows = format!("p.t{table}_rows");
+        self.fail_if(
+            section,
+            &format!("{row} < 0 || {row} >= {rows}"),
+            failure,
+            &[row.to_string(), rows],
+        );
     }
 
     fn neighbour_entry(
@@ -490,16 +497,13 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
             .push(format!("if ({entry} < 0) {{ {entry} = {safe}; }}"));
     }
 
-    fn check_missing(&mut self, _: Section, entry: &str, _: &str, check: TableCheck<'_>) {
-        if let TableCheck::Neighbour { offset, slot, .. } = check {
-            self.push_fail_if(
-                &format!("{entry} < 0"),
-                format!(
-                    "stage {}: slot {slot} of connectivity `{offset}` is -1 (no neighbour) at a point inside the domain",
-                    self.walk.index
-                ),
-            );
-        }
+    fn check_missing(&mut self, section: Section, entry: &str, row: &str, failure: Failure) {
+        self.fail_if(
+            section,
+            &format!("{entry} < 0"),
+            failure,
+            &[row.to_string()],
+        );
     }
 
     fn field_origin(&self, field: Source, dim: usize) -> String {

@@ -7,7 +7,9 @@ use gt4rs_ir::fieldview::{BinaryOp, MathFun, ReduceOp, UnaryOp};
 use gt4rs_ir::stage::{AccessPath, Node, NodeId, Slot, Source, Step};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 
-use super::{Bind, Division, FieldInfo, Section, StageWalk, TableCheck};
+use gt4rs_ir::failure::Failure;
+
+use super::{Bind, Division, FieldInfo, Section, StageWalk};
 
 /// What a backend fills in of the walk: the spelling of values and statements, where they go,
 /// and what is checked how. `Code` is a fragment of the backend's language.
@@ -66,7 +68,8 @@ pub(crate) trait Spelling<'a> {
     fn shift(&self, position: Self::Code, offset: i64) -> Self::Code;
     /// `position + by` (an integer instance).
     fn shift_by(&self, position: Self::Code, by: Self::Code) -> Self::Code;
-    /// `row = index`, clamped into the rows of `table` (`guarded`) or checked against them.
+    /// `row = index`, clamped into the rows of `table` (`guarded`) or checked against them
+    /// (`failure`, with the row and the table's rows).
     fn neighbour_row(
         &mut self,
         section: Section,
@@ -74,7 +77,7 @@ pub(crate) trait Spelling<'a> {
         index: Self::Code,
         table: usize,
         guarded: bool,
-        check: TableCheck<'_>,
+        failure: Failure,
     );
     /// `entry = table[row][slot]`.
     fn neighbour_entry(
@@ -89,8 +92,8 @@ pub(crate) trait Spelling<'a> {
     /// An entry of -1 replaced by `safe`: a masked-out slot or a point outside a taken branch
     /// reads some valid point and discards the value.
     fn replace_missing(&mut self, section: Section, entry: &str, safe: Self::Code);
-    /// An entry of -1 reported as a failure.
-    fn check_missing(&mut self, section: Section, entry: &str, row: &str, check: TableCheck<'_>);
+    /// An entry of -1 reported as `failure` (with the row).
+    fn check_missing(&mut self, section: Section, entry: &str, row: &str, failure: Failure);
     /// The first index of `field` along its dimension `dim`.
     fn field_origin(&self, field: Source, dim: usize) -> Self::Code;
 
@@ -264,12 +267,11 @@ pub(crate) trait Spelling<'a> {
             .remove(&info.from)
             .ok_or("reduction at a point without its dimension")?;
         let row = format!("{name}_row");
-        let check = TableCheck::Row {
-            offset: r.offset,
-            from: &info.from,
-            reduction: true,
+        let failure = Failure::RowOutside {
+            offset: r.offset.to_string(),
+            from: info.from.clone(),
         };
-        self.neighbour_row(center_section, &row, row_index, t, false, check);
+        self.neighbour_row(center_section, &row, row_index, t, false, failure);
         let mut acc = self.value(match r.op {
             ReduceOp::Sum => ScalarValue::zero(r.dtype),
             ReduceOp::Max => ScalarValue::lowest(r.dtype),
@@ -339,12 +341,11 @@ pub(crate) trait Spelling<'a> {
                     let row = format!("{name}_r{n}");
                     let entry = format!("{name}_e{n}");
                     let slot_value = StageWalk::slot(*slot, bind);
-                    let row_check = TableCheck::Row {
-                        offset,
-                        from: &info.from,
-                        reduction: false,
+                    let row_outside = Failure::RowOutside {
+                        offset: offset.clone(),
+                        from: info.from.clone(),
                     };
-                    self.neighbour_row(section, &row, index, t, guarded, row_check);
+                    self.neighbour_row(section, &row, index, t, guarded, row_outside);
                     self.neighbour_entry(section, &entry, &row, t, info.count, slot_value);
                     if matches!(slot, Slot::Var(_)) || guarded {
                         let safe = match safe_field {
@@ -356,12 +357,12 @@ pub(crate) trait Spelling<'a> {
                         };
                         self.replace_missing(section, &entry, safe);
                     } else {
-                        let check = TableCheck::Neighbour {
-                            offset,
-                            from: &info.from,
+                        let missing = Failure::MissingNeighbour {
+                            offset: offset.clone(),
+                            from: info.from.clone(),
                             slot: slot_value,
                         };
-                        self.check_missing(section, &entry, &row, check);
+                        self.check_missing(section, &entry, &row, missing);
                     }
                     pos.insert(info.to.clone(), self.name(&entry));
                 }

@@ -14,7 +14,7 @@ use gt4rs_ir::{OffsetInfo, ScalarType, Type};
 
 use super::concat::{concat_where, Cond};
 use super::elem::{self, common_dtype, Elem};
-use super::ops::{fmt_point, take_index, zip_map, zip_map_over};
+use super::ops::{failure_at, take_index, zip_map, zip_map_over};
 use super::scan::scan;
 use super::value::{for_each_point, storage_len, Extent, FieldValue, Value};
 use crate::connectivity::ConnectivityTable;
@@ -608,7 +608,7 @@ impl<'p> Ctx<'p> {
                     ReduceOp::Max => elem::math(MathFun::Max, &[total, x]),
                     ReduceOp::Min => elem::math(MathFun::Min, &[total, x]),
                 }
-                .map_err(|m| self.err(format!("{m} at point {}", fmt_point(&dims, point))))?;
+                .map_err(|e| self.err(failure_at(&e, &dims, point)))?;
             }
             data.push(total);
             Ok(())

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use quote::{format_ident, quote};
 
-use gt4rs_ir::stage::{Node, NodeId, Source, Step};
+use gt4rs_ir::failure::Failure;
+use gt4rs_ir::stage::{Node, NodeId, Source};
 
 use super::{ident, StageEmitter};
 use crate::codegen::cpu::rust_type;
@@ -31,47 +32,25 @@ pub(super) fn classify(
 ) -> Result<(Vec<Option<LoadKind>>, BTreeSet<Source>), String> {
     let mut kinds = Vec::with_capacity(walk.stage.nodes.len());
     let mut read = BTreeSet::new();
-    for node in &walk.stage.nodes {
-        let Node::Load {
-            source,
-            path,
-            guarded,
-            ..
-        } = node
-        else {
+    for (id, node) in walk.stage.nodes.iter().enumerate() {
+        let Node::Load { source, path, .. } = node else {
             kinds.push(None);
             continue;
         };
-        let f = walk.field(*source)?;
-        let (deps, shift) = walk.path_deps(path)?;
-        let mut horizontal = Section::Uniform;
-        let mut has_vertical = false;
-        for d in f.dims.iter().filter(|d| !walk.is_local(d)) {
-            let dep = *deps.get(d).ok_or_else(|| {
-                format!(
-                    "`{}` is read at a point without its dimension `{d}`",
-                    f.name
-                )
-            })?;
-            if walk.is_vertical(d) {
-                has_vertical = true;
-            } else {
-                horizontal = horizontal.max(dep);
-            }
-        }
         read.insert(*source);
-        kinds.push(Some(if has_vertical {
-            match shift {
-                Some(s) if !*guarded && horizontal < Section::Level => {
-                    LoadKind::Column { shift: s }
-                }
-                _ => LoadKind::General,
-            }
-        } else if horizontal == Section::Level {
-            LoadKind::General
-        } else {
-            LoadKind::Hoisted
-        }));
+        let has_vertical = walk
+            .field(*source)?
+            .dims
+            .iter()
+            .any(|d| walk.is_vertical(d));
+        let (_, shift) = walk.path_deps(path)?;
+        kinds.push(Some(
+            match (walk.position_section(id as NodeId)?, has_vertical, shift) {
+                (Section::Column, true, Some(shift)) => LoadKind::Column { shift },
+                (Section::Level, _, _) | (_, true, _) => LoadKind::General,
+                _ => LoadKind::Hoisted,
+            },
+        ));
     }
     Ok((kinds, read))
 }
@@ -91,27 +70,15 @@ impl StageEmitter<'_> {
         let p = *source;
         let f = self.walk.field(p)?;
         let kind = self.load_kinds[id as usize].unwrap_or(LoadKind::General);
-        let pos_section = match kind {
-            LoadKind::General => Section::Level,
-            LoadKind::Column { .. } => Section::Column,
-            LoadKind::Hoisted => self.walk.sections[id as usize],
-        };
+        let pos_section = self.walk.position_section(id)?;
         let pos = self.resolve_path(name, path, bind, pos_section, *guarded, Some((p, &f)))?;
         let fp = format_ident!("{}", prefix(p));
         let o = format_ident!("{}_o", prefix(p));
         let n = format_ident!("{}_n", prefix(p));
         let s = format_ident!("{}_s", prefix(p));
         let ty = rust_type(*dtype);
-        let point = self.point_expr(pos_section);
         let mut terms = Vec::new();
         let mut vertical_stride = None;
-        // With only static Cartesian steps, a position is a domain index plus a constant: its
-        // range over the whole domain is checked once, before the loop.
-        let static_shifts = !*guarded
-            && path
-                .steps
-                .iter()
-                .all(|s| matches!(s, Step::Cartesian { .. }));
         for (dpos, d) in f.dims.iter().enumerate() {
             if self.walk.is_local(d) {
                 let slot = match local {
@@ -119,7 +86,7 @@ impl StageEmitter<'_> {
                     None => return Err(format!("sparse field `{}` read without a slot", f.name)),
                 };
                 // The local dimension's extent is checked against the offset's count before
-                // the loop (see `run`), so the slot is in range.
+                // the loop (a precondition), so the slot is in range.
                 terms.push(quote!((#slot - #o[#dpos]) as isize * #s[#dpos]));
                 continue;
             }
@@ -132,12 +99,6 @@ impl StageEmitter<'_> {
                 .cloned()
                 .ok_or_else(|| format!("no position for `{d}`"))?;
             let pv = format_ident!("{}_p{}", name, dpos);
-            let domain_dim = self
-                .walk
-                .outer
-                .iter()
-                .find(|(_, od)| od == d)
-                .map(|(j, _)| *j);
             if *guarded {
                 self.push(
                     pos_section,
@@ -145,22 +106,21 @@ impl StageEmitter<'_> {
                         let #pv: i64 = (#pexpr).clamp(#o[#dpos], #o[#dpos] + #n[#dpos] - 1);
                     },
                 );
-            } else if let (true, Some(j)) = (static_shifts, domain_dim) {
-                let shift: i64 = path
-                    .steps
-                    .iter()
-                    .map(|s| match s {
-                        Step::Cartesian { dim, offset } if dim == d => *offset,
-                        _ => 0,
-                    })
-                    .sum();
-                self.horizontal_checks.insert((p, dpos, j, shift));
+            } else if self.walk.checked_before_loop(id, dpos) {
+                // A domain index plus a constant: its range over the whole domain is checked
+                // once, before the loop.
                 self.push(pos_section, quote!(let #pv: i64 = #pexpr;));
             } else {
-                let fname = f.name.clone();
-                let fail = self.fail(pos_section, quote!(format!(
-                    "argument `{}` is read at {} index {} (from point {}), outside its domain {}..{}",
-                    #fname, #d, #pv, #point, #o[#dpos], #o[#dpos] + #n[#dpos])));
+                let failure = Failure::ReadOutside {
+                    field: self.walk.field_name(p),
+                    dim: d.clone(),
+                };
+                let values = [
+                    quote!(#pv),
+                    quote!(#o[#dpos]),
+                    quote!(#o[#dpos] + #n[#dpos]),
+                ];
+                let fail = self.fail(pos_section, &failure, &values);
                 self.push(
                     pos_section,
                     quote! {
@@ -175,7 +135,6 @@ impl StageEmitter<'_> {
         match kind {
             LoadKind::Column { shift } => {
                 let kd = vertical_stride.ok_or("column load without a vertical dimension")?;
-                self.vertical_checks.insert((p, shift));
                 let base = format_ident!("{}_b", name);
                 self.push(Section::Column, quote! {
                     let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)* + (#shift - #o[#kd]) as isize * #s[#kd]);

@@ -58,8 +58,7 @@ impl StageEmitter<'_> {
         let outputs = self.outputs()?;
         let mut prologue = self.bounds(&outputs)?;
         prologue.extend(self.temporaries(&outputs));
-        let mut checks = self.output_checks(&outputs)?;
-        checks.extend(self.read_checks()?);
+        let checks = self.preconditions();
         self.reject_shifted_reads_of_outputs(&outputs)?;
         let shape = self.loop_shape();
         let stores = self.stores(&outputs, &shape)?;
@@ -126,7 +125,7 @@ impl StageEmitter<'_> {
     }
 
     /// The first and one-past-last level of the domain.
-    pub(super) fn level_range(&self) -> (syn::Ident, syn::Ident) {
+    fn level_range(&self) -> (syn::Ident, syn::Ident) {
         match &self.walk.vertical {
             Some((j, _)) => (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j)),
             None => (format_ident!("k_none_lo"), format_ident!("k_none_hi")),
