@@ -63,3 +63,12 @@ pub fn run_program(
 ) -> Result<(), Error> {
     program::run(program, args, connectivities)
 }
+
+/// The region each call of `program` writes into each output (parameter index, one range per
+/// dimension), in call order, for the arguments `args`: the calls' domains evaluated, no value.
+pub fn written_regions(
+    program: &Program,
+    args: &[Arg<'_>],
+) -> Result<Vec<(usize, Vec<std::ops::Range<i64>>)>, Error> {
+    program::written_regions(program, args)
+}
