@@ -2,11 +2,12 @@
 //! random data. Outputs are poisoned with NaN first, and points outside each domain must keep
 //! the poison.
 
+use gt4rs_ir::build::*;
 use gt4rs_ir::fieldview::{
-    BinaryOp, Bundle, DomainCond, DomainRange, Expr, ExprKind, Literal, MathFun, Operator,
-    OperatorKind, Param, Program, ProgramCall, ProgramParam, ReduceOp, Role, Target,
+    BinaryOp, Expr, MathFun, Operator, Program, ProgramCall, ProgramParam, ReduceOp, Role, Target,
+    UnaryOp,
 };
-use gt4rs_ir::{CmpOp, DimInfo, DimKind, OffsetInfo, ScalarType, Type};
+use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
 use ndarray::{Array1, Array2, Array3};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -60,191 +61,35 @@ impl Offset for E2V {
     const COUNT: usize = 2;
 }
 
-// ---- IR builders -------------------------------------------------------------------------
-
 fn fty(dims: &[&str]) -> Type {
     Type::field(dims, F64)
 }
 fn ity(dims: &[&str]) -> Type {
     Type::field(dims, I32)
 }
-fn e(ty: Type, kind: ExprKind) -> Expr {
-    Expr::new(ty, kind)
-}
-fn p(n: u32, ty: Type) -> Expr {
-    e(ty, ExprKind::Param(n))
-}
-fn lit_f(x: f64) -> Expr {
-    e(Type::Scalar(F64), ExprKind::Literal(Literal::float(x)))
-}
-fn lit_i(x: i64) -> Expr {
-    e(Type::Scalar(I32), ExprKind::Literal(Literal::Int(x)))
-}
-fn bin(op: BinaryOp, a: Expr, b: Expr, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::Binary {
-            op,
-            lhs: Box::new(a),
-            rhs: Box::new(b),
-        },
-    )
-}
-fn cmp(op: CmpOp, a: Expr, b: Expr, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::Compare {
-            op,
-            lhs: Box::new(a),
-            rhs: Box::new(b),
-        },
-    )
-}
-fn shift(a: Expr, dim: &str, offset: i64) -> Expr {
-    e(
-        a.ty.clone(),
-        ExprKind::CartesianShift {
-            arg: Box::new(a),
-            dim: dim.into(),
-            offset,
-        },
-    )
-}
-fn nshift(a: Expr, offset: &str, slot: Option<u32>, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::NeighborShift {
-            arg: Box::new(a),
-            offset: offset.into(),
-            slot,
-        },
-    )
-}
-fn reduce(op: ReduceOp, local: &str, a: Expr, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::Reduce {
-            op,
-            local: local.into(),
-            arg: Box::new(a),
-        },
-    )
-}
-fn tuple(items: Vec<Expr>) -> Expr {
-    let ty = Type::Tuple(items.iter().map(|i| i.ty.clone()).collect());
-    e(ty, ExprKind::Tuple(items))
-}
-fn tget(a: Expr, index: u32, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::TupleGet {
-            arg: Box::new(a),
-            index,
-        },
-    )
-}
-fn call(callee: &str, args: Vec<Expr>, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::Call {
-            callee: callee.into(),
-            args,
-        },
-    )
-}
-fn kcond(op: CmpOp, value: i64) -> DomainCond {
-    DomainCond::Cmp {
-        dim: "K".into(),
-        op,
-        value: Box::new(lit_i(value)),
-    }
-}
 
-fn field_op(key: &str, params: Vec<Type>, ret: Type, body: Expr) -> Operator {
-    Operator {
-        key: key.into(),
-        name: key.into(),
-        params: params
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| Param {
-                name: format!("p{i}"),
-                ty,
-            })
-            .collect(),
-        ret,
-        body,
-        kind: OperatorKind::Field,
-    }
-}
-
-fn param(name: &str, ty: Type, role: Role) -> ProgramParam {
-    ProgramParam {
-        name: name.into(),
-        ty,
-        role,
-        is_static: false,
-    }
-}
-
-fn field_target(param: u32, domain: &[(&str, i64, i64)]) -> Target {
-    Target::Field {
-        param,
-        domain: domain
-            .iter()
-            .map(|(d, s, t)| DomainRange {
-                dim: d.to_string(),
-                start: lit_i(*s),
-                end: lit_i(*t),
-            })
-            .collect(),
-    }
-}
-
-fn write(value: Expr, target: Target) -> ProgramCall {
-    ProgramCall { value, target }
-}
-
-fn program(
+/// A program named `test_program` that declares the dimensions and offsets above (and `Cell`, `I`).
+fn test_program(
     params: Vec<ProgramParam>,
     calls: Vec<ProgramCall>,
     operators: Vec<Operator>,
 ) -> Program {
-    let dim = |name: &str, kind| DimInfo {
-        name: name.into(),
-        kind,
-    };
-    let offset = |name: &str, from: &str, to: &str, count| OffsetInfo {
-        name: name.into(),
-        from: from.into(),
-        to: to.into(),
-        count,
-    };
-    Program {
-        name: "test_program".into(),
+    program(
+        "test_program",
         params,
         calls,
-        bundle: Bundle {
+        bundle(
             operators,
-            dims: vec![
-                dim("Cell", DimKind::Horizontal),
-                dim("Edge", DimKind::Horizontal),
-                dim("Vertex", DimKind::Horizontal),
-                dim("I", DimKind::Horizontal),
-                dim("V2E", DimKind::Local),
-                dim("E2V", DimKind::Local),
-                dim("E2E", DimKind::Local),
-                dim("E2C2V", DimKind::Local),
-                dim("K", DimKind::Vertical),
-            ],
-            offsets: vec![
+            &["Cell", "Edge", "Vertex", "I"],
+            &["K"],
+            &[
                 offset("V2E", "Vertex", "Edge", 3),
                 offset("E2V", "Edge", "Vertex", 2),
                 offset("E2E", "Edge", "Edge", 2),
                 offset("E2C2V", "Edge", "Vertex", 4),
             ],
-        },
-    }
+        ),
+    )
 }
 
 /// The tables `prog` uses, in its `used_offsets()` order.
@@ -331,39 +176,34 @@ fn copy_over_a_domain_given_by_scalar_parameters() {
     let mut rng = rng();
     let inp = random2(&mut rng, NE, NK);
     let mut out = nan2(NE, NK);
-    let op = field_op(
+    let op = field_operator(
         "copy",
-        vec![fty(&["Edge", "K"])],
-        fty(&["Edge", "K"]),
-        p(0, fty(&["Edge", "K"])),
+        positional_params(vec![fty(&["Edge", "K"])]),
+        param(0, fty(&["Edge", "K"])),
     );
-    let bound = |n: u32| p(n, Type::Scalar(I32));
-    let prog = program(
+    let bound = |n: u32| param(n, Type::Scalar(I32));
+    let prog = test_program(
         vec![
-            param("inp", fty(&["Edge", "K"]), Role::In),
-            param("out", fty(&["Edge", "K"]), Role::Out),
-            param("h0", Type::Scalar(I32), Role::In),
-            param("h1", Type::Scalar(I32), Role::In),
-            param("v0", Type::Scalar(I32), Role::In),
-            param("v1", Type::Scalar(I32), Role::In),
+            program_param("inp", fty(&["Edge", "K"]), Role::In),
+            program_param("out", fty(&["Edge", "K"]), Role::Out),
+            program_param("h0", Type::Scalar(I32), Role::In),
+            program_param("h1", Type::Scalar(I32), Role::In),
+            program_param("v0", Type::Scalar(I32), Role::In),
+            program_param("v1", Type::Scalar(I32), Role::In),
         ],
         vec![write(
-            call("copy", vec![p(0, fty(&["Edge", "K"]))], fty(&["Edge", "K"])),
-            Target::Field {
-                param: 1,
-                domain: vec![
-                    DomainRange {
-                        dim: "Edge".into(),
-                        start: bound(2),
-                        end: bound(3),
-                    },
-                    DomainRange {
-                        dim: "K".into(),
-                        start: bound(4),
-                        end: bound(5),
-                    },
+            call(
+                "copy",
+                vec![param(0, fty(&["Edge", "K"]))],
+                fty(&["Edge", "K"]),
+            ),
+            field_target(
+                1,
+                vec![
+                    range("Edge", bound(2), bound(3)),
+                    range("K", bound(4), bound(5)),
                 ],
-            },
+            ),
         )],
         vec![op],
     );
@@ -387,27 +227,31 @@ fn cartesian_shift_of_a_field_with_a_negative_origin() {
     let inp = random2(&mut rng, NE + 2, NK);
     let mut out = nan2(NE, NK);
     let ty = fty(&["I", "K"]);
-    let body = bin(
+    let body = binary(
         BinaryOp::Sub,
-        shift(p(0, ty.clone()), "I", 1),
-        bin(
+        cartesian_shift(param(0, ty.clone()), "I", 1),
+        binary(
             BinaryOp::Mul,
-            lit_f(0.5),
-            shift(p(0, ty.clone()), "I", -1),
+            float(0.5),
+            cartesian_shift(param(0, ty.clone()), "I", -1),
             ty.clone(),
         ),
         ty.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("inp", ty.clone(), Role::In),
-            param("out", ty.clone(), Role::Out),
+            program_param("inp", ty.clone(), Role::In),
+            program_param("out", ty.clone(), Role::Out),
         ],
         vec![write(
-            call("diff", vec![p(0, ty.clone())], ty.clone()),
-            field_target(1, &[("I", 0, NE as i64)]),
+            call("diff", vec![param(0, ty.clone())], ty.clone()),
+            field_target(1, literal_domain(&[("I", 0, NE as i64)])),
         )],
-        vec![field_op("diff", vec![ty.clone()], ty.clone(), body)],
+        vec![field_operator(
+            "diff",
+            positional_params(vec![ty.clone()]),
+            body,
+        )],
     );
     let mut args = vec![view(&inp, &[-1, 0]), view_mut(&mut out, &[0, 0])];
     run_program(&prog, &mut args, &[]).expect("shift runs");
@@ -426,42 +270,44 @@ fn neighbour_sum_max_and_min_skip_missing_neighbours() {
     let weights = random2(&mut rng, NV, 3);
     let vk = fty(&["Vertex", "K"]);
     let sparse = fty(&["Vertex", "V2E", "K"]);
-    let product = bin(
+    let product = binary(
         BinaryOp::Mul,
-        nshift(p(0, fty(&["Edge", "K"])), "V2E", None, sparse.clone()),
-        p(1, fty(&["Vertex", "V2E"])),
+        neighbor_shift(param(0, fty(&["Edge", "K"])), "V2E", None, sparse.clone()),
+        param(1, fty(&["Vertex", "V2E"])),
         sparse.clone(),
     );
     let body = tuple(vec![
-        reduce(ReduceOp::Sum, "V2E", product.clone(), vk.clone()),
-        reduce(ReduceOp::Max, "V2E", product.clone(), vk.clone()),
-        reduce(ReduceOp::Min, "V2E", product, vk.clone()),
+        reduce(ReduceOp::Sum, "V2E", product.clone()),
+        reduce(ReduceOp::Max, "V2E", product.clone()),
+        reduce(ReduceOp::Min, "V2E", product),
     ]);
     let ret = body.ty.clone();
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("edge", fty(&["Edge", "K"]), Role::In),
-            param("w", fty(&["Vertex", "V2E"]), Role::In),
-            param("sum", vk.clone(), Role::Out),
-            param("max", vk.clone(), Role::Out),
-            param("min", vk.clone(), Role::Out),
+            program_param("edge", fty(&["Edge", "K"]), Role::In),
+            program_param("w", fty(&["Vertex", "V2E"]), Role::In),
+            program_param("sum", vk.clone(), Role::Out),
+            program_param("max", vk.clone(), Role::Out),
+            program_param("min", vk.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "reductions",
-                vec![p(0, fty(&["Edge", "K"])), p(1, fty(&["Vertex", "V2E"]))],
+                vec![
+                    param(0, fty(&["Edge", "K"])),
+                    param(1, fty(&["Vertex", "V2E"])),
+                ],
                 ret.clone(),
             ),
             Target::Tuple(vec![
-                field_target(2, &[("Vertex", 0, NV as i64)]),
-                field_target(3, &[("Vertex", 0, NV as i64)]),
-                field_target(4, &[("Vertex", 0, NV as i64)]),
+                field_target(2, literal_domain(&[("Vertex", 0, NV as i64)])),
+                field_target(3, literal_domain(&[("Vertex", 0, NV as i64)])),
+                field_target(4, literal_domain(&[("Vertex", 0, NV as i64)])),
             ]),
         )],
-        vec![field_op(
+        vec![field_operator(
             "reductions",
-            vec![fty(&["Edge", "K"]), fty(&["Vertex", "V2E"])],
-            ret,
+            positional_params(vec![fty(&["Edge", "K"]), fty(&["Vertex", "V2E"])]),
             body,
         )],
     );
@@ -504,42 +350,40 @@ fn slot_shift_and_local_index_of_a_sparse_field() {
     let sparse_e = random2(&mut rng, NE, 2);
     let ek = fty(&["Edge", "K"]);
     // out[e, k] = vert[e2v[e, 0], k] * w[e, E2V(1)] + vert[e2v[e, 1], k]
-    let body = bin(
+    let body = binary(
         BinaryOp::Add,
-        bin(
+        binary(
             BinaryOp::Mul,
-            nshift(p(0, fty(&["Vertex", "K"])), "E2V", Some(0), ek.clone()),
-            e(
-                fty(&["Edge"]),
-                ExprKind::LocalIndex {
-                    arg: Box::new(p(1, fty(&["Edge", "E2V"]))),
-                    local: "E2V".into(),
-                    slot: 1,
-                },
-            ),
+            neighbor_shift(param(0, fty(&["Vertex", "K"])), "E2V", Some(0), ek.clone()),
+            local_index(param(1, fty(&["Edge", "E2V"])), "E2V", 1),
             ek.clone(),
         ),
-        nshift(p(0, fty(&["Vertex", "K"])), "E2V", Some(1), ek.clone()),
+        neighbor_shift(param(0, fty(&["Vertex", "K"])), "E2V", Some(1), ek.clone()),
         ek.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("vert", fty(&["Vertex", "K"]), Role::In),
-            param("w", fty(&["Edge", "E2V"]), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("vert", fty(&["Vertex", "K"]), Role::In),
+            program_param("w", fty(&["Edge", "E2V"]), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "slots",
-                vec![p(0, fty(&["Vertex", "K"])), p(1, fty(&["Edge", "E2V"]))],
+                vec![
+                    param(0, fty(&["Vertex", "K"])),
+                    param(1, fty(&["Edge", "E2V"])),
+                ],
                 ek.clone(),
             ),
-            field_target(2, &[("Edge", 1, NE as i64 - 1), ("K", 0, NK as i64)]),
+            field_target(
+                2,
+                literal_domain(&[("Edge", 1, NE as i64 - 1), ("K", 0, NK as i64)]),
+            ),
         )],
-        vec![field_op(
+        vec![field_operator(
             "slots",
-            vec![fty(&["Vertex", "K"]), fty(&["Edge", "E2V"])],
-            ek.clone(),
+            positional_params(vec![fty(&["Vertex", "K"]), fty(&["Edge", "E2V"])]),
             body,
         )],
     );
@@ -563,21 +407,20 @@ fn slot_shift_through_a_skipped_entry_is_an_error_only_where_written() {
     let (v2e, e2v) = tables(&mut rng);
     let edge = random2(&mut rng, NE, NK);
     let vk = fty(&["Vertex", "K"]);
-    let body = nshift(p(0, fty(&["Edge", "K"])), "V2E", Some(1), vk.clone());
+    let body = neighbor_shift(param(0, fty(&["Edge", "K"])), "V2E", Some(1), vk.clone());
     let make = |h0: i64, h1: i64| {
-        program(
+        test_program(
             vec![
-                param("edge", fty(&["Edge", "K"]), Role::In),
-                param("out", vk.clone(), Role::Out),
+                program_param("edge", fty(&["Edge", "K"]), Role::In),
+                program_param("out", vk.clone(), Role::Out),
             ],
             vec![write(
-                call("slot1", vec![p(0, fty(&["Edge", "K"]))], vk.clone()),
-                field_target(1, &[("Vertex", h0, h1)]),
+                call("slot1", vec![param(0, fty(&["Edge", "K"]))], vk.clone()),
+                field_target(1, literal_domain(&[("Vertex", h0, h1)])),
             )],
-            vec![field_op(
+            vec![field_operator(
                 "slot1",
-                vec![fty(&["Edge", "K"])],
-                vk.clone(),
+                positional_params(vec![fty(&["Edge", "K"])]),
                 body.clone(),
             )],
         )
@@ -615,30 +458,32 @@ fn promotion_of_edge_k_times_k() {
     let a = random2(&mut rng, NE, NK);
     let b = Array1::from_shape_fn(NK, |_| rng.random::<f64>() + 0.5);
     let ek = fty(&["Edge", "K"]);
-    let body = bin(
+    let body = binary(
         BinaryOp::Mul,
-        p(0, ek.clone()),
-        p(1, fty(&["K"])),
+        param(0, ek.clone()),
+        param(1, fty(&["K"])),
         ek.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("b", fty(&["K"]), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("b", fty(&["K"]), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "scale",
-                vec![p(0, ek.clone()), p(1, fty(&["K"]))],
+                vec![param(0, ek.clone()), param(1, fty(&["K"]))],
                 ek.clone(),
             ),
-            field_target(2, &[("Edge", 0, NE as i64), ("K", 1, NK as i64)]),
+            field_target(
+                2,
+                literal_domain(&[("Edge", 0, NE as i64), ("K", 1, NK as i64)]),
+            ),
         )],
-        vec![field_op(
+        vec![field_operator(
             "scale",
-            vec![ek.clone(), fty(&["K"])],
-            ek.clone(),
+            positional_params(vec![ek.clone(), fty(&["K"])]),
             body,
         )],
     );
@@ -660,53 +505,49 @@ fn concat_where_with_and_and_or() {
     let ek = fty(&["Edge", "K"]);
     let n = NK as i64;
     // Inner levels: a(K-1) + a(K+1), defined on 1..n-1; boundaries: a.
-    let inner = bin(
+    let inner = binary(
         BinaryOp::Add,
-        shift(p(0, ek.clone()), "K", -1),
-        shift(p(0, ek.clone()), "K", 1),
+        cartesian_shift(param(0, ek.clone()), "K", -1),
+        cartesian_shift(param(0, ek.clone()), "K", 1),
         ek.clone(),
     );
-    let and = e(
+    let and = concat_where(
+        domain_and(
+            index_cmp("K", CmpOp::Gt, int(0)),
+            index_cmp("K", CmpOp::Lt, int(n - 1)),
+        ),
+        inner.clone(),
+        param(0, ek.clone()),
         ek.clone(),
-        ExprKind::ConcatWhere {
-            cond: DomainCond::And(
-                Box::new(kcond(CmpOp::Gt, 0)),
-                Box::new(kcond(CmpOp::Lt, n - 1)),
-            ),
-            if_true: Box::new(inner.clone()),
-            if_false: Box::new(p(0, ek.clone())),
-        },
     );
-    let or = e(
+    let or = concat_where(
+        domain_or(
+            index_cmp("K", CmpOp::Eq, int(0)),
+            index_cmp("K", CmpOp::Ge, int(n - 1)),
+        ),
+        float(-3.0),
+        inner,
         ek.clone(),
-        ExprKind::ConcatWhere {
-            cond: DomainCond::Or(
-                Box::new(kcond(CmpOp::Eq, 0)),
-                Box::new(kcond(CmpOp::Ge, n - 1)),
-            ),
-            if_true: Box::new(lit_f(-3.0)),
-            if_false: Box::new(inner),
-        },
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("out1", ek.clone(), Role::Out),
-            param("out2", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("out1", ek.clone(), Role::Out),
+            program_param("out2", ek.clone(), Role::Out),
         ],
         vec![
             write(
-                call("and", vec![p(0, ek.clone())], ek.clone()),
-                field_target(1, &[("Edge", 0, 6)]),
+                call("and", vec![param(0, ek.clone())], ek.clone()),
+                field_target(1, literal_domain(&[("Edge", 0, 6)])),
             ),
             write(
-                call("or", vec![p(0, ek.clone())], ek.clone()),
-                field_target(2, &[("Edge", 3, NE as i64)]),
+                call("or", vec![param(0, ek.clone())], ek.clone()),
+                field_target(2, literal_domain(&[("Edge", 3, NE as i64)])),
             ),
         ],
         vec![
-            field_op("and", vec![ek.clone()], ek.clone(), and),
-            field_op("or", vec![ek.clone()], ek.clone(), or),
+            field_operator("and", positional_params(vec![ek.clone()]), and),
+            field_operator("or", positional_params(vec![ek.clone()]), or),
         ],
     );
     let (mut out1, mut out2) = (nan2(NE, NK), nan2(NE, NK));
@@ -741,20 +582,21 @@ fn concat_where_whose_defined_region_is_not_a_box_is_an_error() {
     let ek = fty(&["Edge", "K"]);
     // True branch on K < 2 or K > 5 over 0..8; false branch a(K-4) defined on 4..12: the
     // union 0..2 ∪ 4..8 has a hole.
-    let value = e(
+    let value = concat_where(
+        domain_or(
+            index_cmp("K", CmpOp::Lt, int(2)),
+            index_cmp("K", CmpOp::Gt, int(5)),
+        ),
+        param(0, ek.clone()),
+        cartesian_shift(param(0, ek.clone()), "K", -4),
         ek.clone(),
-        ExprKind::ConcatWhere {
-            cond: DomainCond::Or(Box::new(kcond(CmpOp::Lt, 2)), Box::new(kcond(CmpOp::Gt, 5))),
-            if_true: Box::new(p(0, ek.clone())),
-            if_false: Box::new(shift(p(0, ek.clone()), "K", -4)),
-        },
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
-        vec![write(value, field_target(1, &[]))],
+        vec![write(value, whole_field(1))],
         vec![],
     );
     let mut out = nan2(NE, 8);
@@ -771,33 +613,35 @@ fn select_with_tuples_writes_each_element_over_its_own_domain() {
     let ek = fty(&["Edge", "K"]);
     let bk = Type::field(&["Edge", "K"], ScalarType::Bool);
     let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
-    let body = e(
+    let body = select(
+        compare(CmpOp::Gt, param(0, ek.clone()), param(1, ek.clone()), bk),
+        tuple(vec![param(0, ek.clone()), param(1, ek.clone())]),
+        tuple(vec![param(1, ek.clone()), float(7.0)]),
         pair.clone(),
-        ExprKind::Select {
-            cond: Box::new(cmp(CmpOp::Gt, p(0, ek.clone()), p(1, ek.clone()), bk)),
-            if_true: Box::new(tuple(vec![p(0, ek.clone()), p(1, ek.clone())])),
-            if_false: Box::new(tuple(vec![p(1, ek.clone()), lit_f(7.0)])),
-        },
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("b", ek.clone(), Role::In),
-            param("hi", ek.clone(), Role::Out),
-            param("other", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("b", ek.clone(), Role::In),
+            program_param("hi", ek.clone(), Role::Out),
+            program_param("other", ek.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "pick",
-                vec![p(0, ek.clone()), p(1, ek.clone())],
+                vec![param(0, ek.clone()), param(1, ek.clone())],
                 pair.clone(),
             ),
             Target::Tuple(vec![
-                field_target(2, &[("Edge", 0, 4), ("K", 1, 3)]),
-                field_target(3, &[("Edge", 5, NE as i64)]),
+                field_target(2, literal_domain(&[("Edge", 0, 4), ("K", 1, 3)])),
+                field_target(3, literal_domain(&[("Edge", 5, NE as i64)])),
             ]),
         )],
-        vec![field_op("pick", vec![ek.clone(), ek.clone()], pair, body)],
+        vec![field_operator(
+            "pick",
+            positional_params(vec![ek.clone(), ek.clone()]),
+            body,
+        )],
     );
     let (mut hi, mut other) = (nan2(NE, NK), nan2(NE, NK));
     let mut args = vec![
@@ -824,57 +668,52 @@ fn if_else_evaluates_only_the_taken_branch() {
     let a = random2(&mut rng, NE, NK);
     let ek = fty(&["Edge", "K"]);
     // The untaken branch divides an integer by zero, which would fail if evaluated.
-    let failing = bin(
+    let failing = binary(
         BinaryOp::Add,
-        p(0, ek.clone()),
-        e(
-            Type::Scalar(F64),
-            ExprKind::Cast {
-                arg: Box::new(bin(
-                    BinaryOp::Div,
-                    lit_i(1),
-                    p(2, Type::Scalar(I32)),
-                    Type::Scalar(I32),
-                )),
-                to: F64,
-            },
+        param(0, ek.clone()),
+        cast(
+            binary(
+                BinaryOp::Div,
+                int(1),
+                param(2, Type::Scalar(I32)),
+                Type::Scalar(I32),
+            ),
+            F64,
         ),
         ek.clone(),
     );
-    let doubled = bin(BinaryOp::Mul, p(0, ek.clone()), lit_f(2.0), ek.clone());
-    let body = e(
+    let doubled = binary(BinaryOp::Mul, param(0, ek.clone()), float(2.0), ek.clone());
+    let body = if_else(
+        param(1, Type::Scalar(ScalarType::Bool)),
+        doubled,
+        failing,
         ek.clone(),
-        ExprKind::IfElse {
-            cond: Box::new(p(1, Type::Scalar(ScalarType::Bool))),
-            then: Box::new(doubled),
-            otherwise: Box::new(failing),
-        },
     );
     let params = vec![
         ek.clone(),
         Type::Scalar(ScalarType::Bool),
         Type::Scalar(I32),
     ];
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("flag", Type::Scalar(ScalarType::Bool), Role::In),
-            param("zero", Type::Scalar(I32), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("flag", Type::Scalar(ScalarType::Bool), Role::In),
+            program_param("zero", Type::Scalar(I32), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "branch",
                 vec![
-                    p(0, ek.clone()),
-                    p(1, Type::Scalar(ScalarType::Bool)),
-                    p(2, Type::Scalar(I32)),
+                    param(0, ek.clone()),
+                    param(1, Type::Scalar(ScalarType::Bool)),
+                    param(2, Type::Scalar(I32)),
                 ],
                 ek.clone(),
             ),
-            field_target(3, &[("K", 0, 3)]),
+            field_target(3, literal_domain(&[("K", 0, 3)])),
         )],
-        vec![field_op("branch", params, ek.clone(), body)],
+        vec![field_operator("branch", positional_params(params), body)],
     );
     let mut out = nan2(NE, NK);
     let mut args = vec![
@@ -901,60 +740,51 @@ fn scan_program(forward: bool) -> Program {
     let s = Type::Scalar(F64);
     let carry_ty = Type::Tuple(vec![s.clone(), s.clone()]);
     // carry' = (carry.0 * 0.5 + x, carry.1 + carry.0 * y)
-    let c0 = tget(p(0, carry_ty.clone()), 0, s.clone());
-    let c1 = tget(p(0, carry_ty.clone()), 1, s.clone());
+    let c0 = tuple_get(param(0, carry_ty.clone()), 0);
+    let c1 = tuple_get(param(0, carry_ty.clone()), 1);
     let body = tuple(vec![
-        bin(
+        binary(
             BinaryOp::Add,
-            bin(BinaryOp::Mul, c0.clone(), lit_f(0.5), s.clone()),
-            p(1, s.clone()),
+            binary(BinaryOp::Mul, c0.clone(), float(0.5), s.clone()),
+            param(1, s.clone()),
             s.clone(),
         ),
-        bin(
+        binary(
             BinaryOp::Add,
             c1,
-            bin(BinaryOp::Mul, c0, p(2, s.clone()), s.clone()),
+            binary(BinaryOp::Mul, c0, param(2, s.clone()), s.clone()),
             s.clone(),
         ),
     ]);
-    let scan = Operator {
-        key: "solve".into(),
-        name: "solve".into(),
-        params: vec![
-            Param {
-                name: "carry".into(),
-                ty: carry_ty.clone(),
-            },
-            Param {
-                name: "x".into(),
-                ty: s.clone(),
-            },
-            Param {
-                name: "y".into(),
-                ty: s.clone(),
-            },
-        ],
-        ret: carry_ty.clone(),
-        body,
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward,
-            init: tuple(vec![lit_f(1.0), lit_f(0.0)]),
-        },
-    };
-    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
-    program(
+    let scan = scan_operator(
+        "solve",
         vec![
-            param("x", ek.clone(), Role::In),
-            param("y", fty(&["K"]), Role::In),
-            param("o0", ek.clone(), Role::Out),
-            param("o1", ek.clone(), Role::Out),
+            operator_param("carry", carry_ty.clone()),
+            operator_param("x", s.clone()),
+            operator_param("y", s.clone()),
+        ],
+        body,
+        "K",
+        forward,
+        tuple(vec![float(1.0), float(0.0)]),
+    );
+    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
+    test_program(
+        vec![
+            program_param("x", ek.clone(), Role::In),
+            program_param("y", fty(&["K"]), Role::In),
+            program_param("o0", ek.clone(), Role::Out),
+            program_param("o1", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("solve", vec![p(0, ek.clone()), p(1, fty(&["K"]))], pair),
+            call(
+                "solve",
+                vec![param(0, ek.clone()), param(1, fty(&["K"]))],
+                pair,
+            ),
             Target::Tuple(vec![
-                field_target(2, &[("Edge", 1, 8), ("K", 0, NK as i64)]),
-                field_target(3, &[("Edge", 2, 9), ("K", 1, NK as i64)]),
+                field_target(2, literal_domain(&[("Edge", 1, 8), ("K", 0, NK as i64)])),
+                field_target(3, literal_domain(&[("Edge", 2, 9), ("K", 1, NK as i64)])),
             ]),
         )],
         vec![scan],
@@ -1008,32 +838,24 @@ fn dynamic_shift_reads_at_per_point_offsets() {
         (k as i32 + o).clamp(0, NK as i32 - 1) - k as i32
     });
     let ek = fty(&["Edge", "K"]);
-    let body = e(
-        ek.clone(),
-        ExprKind::DynamicShift {
-            arg: Box::new(p(0, ek.clone())),
-            dim: "K".into(),
-            offset: Box::new(p(1, ity(&["Edge", "K"]))),
-        },
-    );
-    let prog = program(
+    let body = dynamic_shift(param(0, ek.clone()), "K", param(1, ity(&["Edge", "K"])));
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("off", ity(&["Edge", "K"]), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("off", ity(&["Edge", "K"]), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "dyn",
-                vec![p(0, ek.clone()), p(1, ity(&["Edge", "K"]))],
+                vec![param(0, ek.clone()), param(1, ity(&["Edge", "K"]))],
                 ek.clone(),
             ),
-            field_target(2, &[("Edge", 0, 9)]),
+            field_target(2, literal_domain(&[("Edge", 0, 9)])),
         )],
-        vec![field_op(
+        vec![field_operator(
             "dyn",
-            vec![ek.clone(), ity(&["Edge", "K"])],
-            ek.clone(),
+            positional_params(vec![ek.clone(), ity(&["Edge", "K"])]),
             body,
         )],
     );
@@ -1084,38 +906,38 @@ fn two_calls_with_different_domains_and_an_in_place_update() {
     let mut out = nan2(NE, NK);
     let ek = fty(&["Edge", "K"]);
     let n = NK as i64;
-    let twice = bin(BinaryOp::Mul, p(0, ek.clone()), lit_f(2.0), ek.clone());
-    let plus_one = bin(BinaryOp::Add, p(0, ek.clone()), lit_f(1.0), ek.clone());
+    let twice = binary(BinaryOp::Mul, param(0, ek.clone()), float(2.0), ek.clone());
+    let plus_one = binary(BinaryOp::Add, param(0, ek.clone()), float(1.0), ek.clone());
     // Third call: out = out(K+1) - out over K 0..n-1, in place: it must read the old values.
-    let up_diff = bin(
+    let up_diff = binary(
         BinaryOp::Sub,
-        shift(p(0, ek.clone()), "K", 1),
-        p(0, ek.clone()),
+        cartesian_shift(param(0, ek.clone()), "K", 1),
+        param(0, ek.clone()),
         ek.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::InOut),
+            program_param("a", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::InOut),
         ],
         vec![
             write(
-                call("twice", vec![p(0, ek.clone())], ek.clone()),
-                field_target(1, &[("K", 0, n - 1)]),
+                call("twice", vec![param(0, ek.clone())], ek.clone()),
+                field_target(1, literal_domain(&[("K", 0, n - 1)])),
             ),
             write(
-                call("plus_one", vec![p(0, ek.clone())], ek.clone()),
-                field_target(1, &[("K", n - 1, n)]),
+                call("plus_one", vec![param(0, ek.clone())], ek.clone()),
+                field_target(1, literal_domain(&[("K", n - 1, n)])),
             ),
             write(
-                call("up_diff", vec![p(1, ek.clone())], ek.clone()),
-                field_target(1, &[("Edge", 2, 7), ("K", 0, n - 1)]),
+                call("up_diff", vec![param(1, ek.clone())], ek.clone()),
+                field_target(1, literal_domain(&[("Edge", 2, 7), ("K", 0, n - 1)])),
             ),
         ],
         vec![
-            field_op("twice", vec![ek.clone()], ek.clone(), twice),
-            field_op("plus_one", vec![ek.clone()], ek.clone(), plus_one),
-            field_op("up_diff", vec![ek.clone()], ek.clone(), up_diff),
+            field_operator("twice", positional_params(vec![ek.clone()]), twice),
+            field_operator("plus_one", positional_params(vec![ek.clone()]), plus_one),
+            field_operator("up_diff", positional_params(vec![ek.clone()]), up_diff),
         ],
     );
     let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
@@ -1142,58 +964,51 @@ fn math_functions_and_integer_ops_match_rust() {
     let mut rng = rng();
     let a = Array2::from_shape_fn((NE, NK), |_| rng.random::<f64>() * 4.0 + 0.5);
     let ek = fty(&["Edge", "K"]);
-    let math = |fun, args: Vec<Expr>| e(ek.clone(), ExprKind::Math { fun, args });
+    let ek_math = |fun, args: Vec<Expr>| math(fun, args, ek.clone());
     // gamma(a).max(a.powi(3)) + hypot(a, 2).sqrt() + (a as i32).rem_euclid(-3)
-    let as_int = e(
+    let as_int = cast(param(0, ek.clone()), I32);
+    let rem = math(
+        MathFun::RemEuclid,
+        vec![as_int, int(-3)],
         ity(&["Edge", "K"]),
-        ExprKind::Cast {
-            arg: Box::new(p(0, ek.clone())),
-            to: I32,
-        },
     );
-    let rem = e(
-        ity(&["Edge", "K"]),
-        ExprKind::Math {
-            fun: MathFun::RemEuclid,
-            args: vec![as_int, lit_i(-3)],
-        },
-    );
-    let body = bin(
+    let body = binary(
         BinaryOp::Add,
-        bin(
+        binary(
             BinaryOp::Add,
-            math(
+            ek_math(
                 MathFun::Max,
                 vec![
-                    math(MathFun::Gamma, vec![p(0, ek.clone())]),
-                    math(MathFun::Powi, vec![p(0, ek.clone()), lit_i(3)]),
+                    ek_math(MathFun::Gamma, vec![param(0, ek.clone())]),
+                    ek_math(MathFun::Powi, vec![param(0, ek.clone()), int(3)]),
                 ],
             ),
-            math(
+            ek_math(
                 MathFun::Sqrt,
-                vec![math(MathFun::Hypot, vec![p(0, ek.clone()), lit_f(2.0)])],
+                vec![ek_math(
+                    MathFun::Hypot,
+                    vec![param(0, ek.clone()), float(2.0)],
+                )],
             ),
             ek.clone(),
         ),
-        e(
-            ek.clone(),
-            ExprKind::Cast {
-                arg: Box::new(rem),
-                to: F64,
-            },
-        ),
+        cast(rem, F64),
         ek.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("m", vec![p(0, ek.clone())], ek.clone()),
-            field_target(1, &[]),
+            call("m", vec![param(0, ek.clone())], ek.clone()),
+            whole_field(1),
         )],
-        vec![field_op("m", vec![ek.clone()], ek.clone(), body)],
+        vec![field_operator(
+            "m",
+            positional_params(vec![ek.clone()]),
+            body,
+        )],
     );
     let mut out = nan2(NE, NK);
     let mut args = vec![view(&a, &[0, 0]), view_mut(&mut out, &[0, 0])];
@@ -1210,19 +1025,16 @@ fn math_functions_and_integer_ops_match_rust() {
 #[test]
 fn broadcast_of_a_scalar_over_a_domain() {
     let ek = fty(&["Edge", "K"]);
-    let value = e(
-        ek.clone(),
-        ExprKind::Broadcast {
-            arg: Box::new(p(0, Type::Scalar(F64))),
-            dims: vec!["Edge".into(), "K".into()],
-        },
-    );
-    let prog = program(
+    let value = broadcast(param(0, Type::Scalar(F64)), &["Edge", "K"]);
+    let prog = test_program(
         vec![
-            param("s", Type::Scalar(F64), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("s", Type::Scalar(F64), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
-        vec![write(value, field_target(1, &[("Edge", 3, 5)]))],
+        vec![write(
+            value,
+            field_target(1, literal_domain(&[("Edge", 3, 5)])),
+        )],
         vec![],
     );
     let mut out = nan2(NE, NK);
@@ -1239,20 +1051,19 @@ fn broadcast_of_a_scalar_over_a_domain() {
 
 fn shifted_copy_program(domain: &[(&str, i64, i64)]) -> Program {
     let ek = fty(&["Edge", "K"]);
-    program(
+    test_program(
         vec![
-            param("a", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("a", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("up", vec![p(0, ek.clone())], ek.clone()),
-            field_target(1, domain),
+            call("up", vec![param(0, ek.clone())], ek.clone()),
+            field_target(1, literal_domain(domain)),
         )],
-        vec![field_op(
+        vec![field_operator(
             "up",
-            vec![ek.clone()],
-            ek.clone(),
-            shift(p(0, ek.clone()), "K", 1),
+            positional_params(vec![ek.clone()]),
+            cartesian_shift(param(0, ek.clone()), "K", 1),
         )],
     )
 }
@@ -1357,40 +1168,43 @@ fn same_dimension_offset_and_composed_slot_shifts() {
     let ek = fty(&["Edge", "K"]);
     let vk = fty(&["Vertex", "K"]);
     // neighbor_sum(edge(E2E), E2E) + vert(E2V[1])(E2E[0])
-    let body = bin(
+    let body = binary(
         BinaryOp::Add,
         reduce(
             ReduceOp::Sum,
             "E2E",
-            nshift(p(0, ek.clone()), "E2E", None, fty(&["Edge", "E2E", "K"])),
-            ek.clone(),
+            neighbor_shift(
+                param(0, ek.clone()),
+                "E2E",
+                None,
+                fty(&["Edge", "E2E", "K"]),
+            ),
         ),
-        nshift(
-            nshift(p(1, vk.clone()), "E2V", Some(1), ek.clone()),
+        neighbor_shift(
+            neighbor_shift(param(1, vk.clone()), "E2V", Some(1), ek.clone()),
             "E2E",
             Some(0),
             ek.clone(),
         ),
         ek.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("edge", ek.clone(), Role::In),
-            param("vert", vk.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("edge", ek.clone(), Role::In),
+            program_param("vert", vk.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
             call(
                 "composed",
-                vec![p(0, ek.clone()), p(1, vk.clone())],
+                vec![param(0, ek.clone()), param(1, vk.clone())],
                 ek.clone(),
             ),
-            field_target(2, &[("K", 1, NK as i64)]),
+            field_target(2, literal_domain(&[("K", 1, NK as i64)])),
         )],
-        vec![field_op(
+        vec![field_operator(
             "composed",
-            vec![ek.clone(), vk.clone()],
-            ek.clone(),
+            positional_params(vec![ek.clone(), vk.clone()]),
             body,
         )],
     );
@@ -1420,14 +1234,14 @@ fn neighbours_outside_a_partial_field_are_undefined_where_written() {
     let vert = random2(&mut rng, NV - 2, NK);
     let ek = fty(&["Edge", "K"]);
     let vk = fty(&["Vertex", "K"]);
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("vert", vk.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("vert", vk.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
-            nshift(p(0, vk.clone()), "E2V", Some(0), ek.clone()),
-            field_target(1, &[]),
+            neighbor_shift(param(0, vk.clone()), "E2V", Some(0), ek.clone()),
+            whole_field(1),
         )],
         vec![],
     );
@@ -1452,69 +1266,61 @@ fn scan_inside_a_field_operator_with_a_shifted_argument_and_a_per_column_if() {
     let ek = fty(&["Edge", "K"]);
     let s = Type::Scalar(F64);
     // carry' = if carry > 0.5 { carry * 0.5 + x } else { carry + x }
-    let body = e(
+    let body = if_else(
+        compare(
+            CmpOp::Gt,
+            param(0, s.clone()),
+            float(0.5),
+            Type::Scalar(ScalarType::Bool),
+        ),
+        binary(
+            BinaryOp::Add,
+            binary(BinaryOp::Mul, param(0, s.clone()), float(0.5), s.clone()),
+            param(1, s.clone()),
+            s.clone(),
+        ),
+        binary(
+            BinaryOp::Add,
+            param(0, s.clone()),
+            param(1, s.clone()),
+            s.clone(),
+        ),
         s.clone(),
-        ExprKind::IfElse {
-            cond: Box::new(cmp(
-                CmpOp::Gt,
-                p(0, s.clone()),
-                lit_f(0.5),
-                Type::Scalar(ScalarType::Bool),
-            )),
-            then: Box::new(bin(
-                BinaryOp::Add,
-                bin(BinaryOp::Mul, p(0, s.clone()), lit_f(0.5), s.clone()),
-                p(1, s.clone()),
-                s.clone(),
-            )),
-            otherwise: Box::new(bin(
-                BinaryOp::Add,
-                p(0, s.clone()),
-                p(1, s.clone()),
-                s.clone(),
-            )),
-        },
     );
-    let scan = Operator {
-        key: "acc".into(),
-        name: "acc".into(),
-        params: vec![
-            Param {
-                name: "carry".into(),
-                ty: s.clone(),
-            },
-            Param {
-                name: "x".into(),
-                ty: s.clone(),
-            },
+    let scan = scan_operator(
+        "acc",
+        vec![
+            operator_param("carry", s.clone()),
+            operator_param("x", s.clone()),
         ],
-        ret: s.clone(),
         body,
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward: false,
-            init: lit_f(0.25),
-        },
-    };
+        "K",
+        false,
+        float(0.25),
+    );
     // The field operator passes x(K+1) (defined on 0..NK) and adds 1 to the result.
-    let fo_body = bin(
+    let fo_body = binary(
         BinaryOp::Add,
-        call("acc", vec![shift(p(0, ek.clone()), "K", 1)], ek.clone()),
-        lit_f(1.0),
+        call(
+            "acc",
+            vec![cartesian_shift(param(0, ek.clone()), "K", 1)],
+            ek.clone(),
+        ),
+        float(1.0),
         ek.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("x", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            program_param("x", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("wrap", vec![p(0, ek.clone())], ek.clone()),
-            field_target(1, &[("Edge", 0, 6)]),
+            call("wrap", vec![param(0, ek.clone())], ek.clone()),
+            field_target(1, literal_domain(&[("Edge", 0, 6)])),
         )],
         vec![
             scan,
-            field_op("wrap", vec![ek.clone()], ek.clone(), fo_body),
+            field_operator("wrap", positional_params(vec![ek.clone()]), fo_body),
         ],
     );
     let mut out = nan2(NE, NK + 1);
@@ -1529,8 +1335,8 @@ fn scan_inside_a_field_operator_with_a_shifted_argument_and_a_per_column_if() {
     );
     let prog = Program {
         calls: vec![write(
-            call("wrap", vec![p(0, ek.clone())], ek.clone()),
-            field_target(1, &[("Edge", 0, 6), ("K", 0, NK as i64)]),
+            call("wrap", vec![param(0, ek.clone())], ek.clone()),
+            field_target(1, literal_domain(&[("Edge", 0, 6), ("K", 0, NK as i64)])),
         )],
         ..prog
     };
@@ -1560,43 +1366,34 @@ fn integer_fields_and_casts() {
     let b = Array2::from_shape_fn((NE, NK), |_| rng.random_range(1..9i32));
     let ik = ity(&["Edge", "K"]);
     // (a / b) * 3 + a % b + (a as f64 > 0.0) as i32
-    let positive = e(
-        ik.clone(),
-        ExprKind::Cast {
-            arg: Box::new(cmp(
-                CmpOp::Gt,
-                e(
-                    fty(&["Edge", "K"]),
-                    ExprKind::Cast {
-                        arg: Box::new(p(0, ik.clone())),
-                        to: F64,
-                    },
-                ),
-                lit_f(0.0),
-                Type::field(&["Edge", "K"], ScalarType::Bool),
-            )),
-            to: I32,
-        },
+    let positive = cast(
+        compare(
+            CmpOp::Gt,
+            cast(param(0, ik.clone()), F64),
+            float(0.0),
+            Type::field(&["Edge", "K"], ScalarType::Bool),
+        ),
+        I32,
     );
-    let body = bin(
+    let body = binary(
         BinaryOp::Add,
-        bin(
+        binary(
             BinaryOp::Add,
-            bin(
+            binary(
                 BinaryOp::Mul,
-                bin(
+                binary(
                     BinaryOp::Div,
-                    p(0, ik.clone()),
-                    p(1, ik.clone()),
+                    param(0, ik.clone()),
+                    param(1, ik.clone()),
                     ik.clone(),
                 ),
-                lit_i(3),
+                int(3),
                 ik.clone(),
             ),
-            bin(
+            binary(
                 BinaryOp::Rem,
-                p(0, ik.clone()),
-                p(1, ik.clone()),
+                param(0, ik.clone()),
+                param(1, ik.clone()),
                 ik.clone(),
             ),
             ik.clone(),
@@ -1604,20 +1401,23 @@ fn integer_fields_and_casts() {
         positive,
         ik.clone(),
     );
-    let prog = program(
+    let prog = test_program(
         vec![
-            param("a", ik.clone(), Role::In),
-            param("b", ik.clone(), Role::In),
-            param("out", ik.clone(), Role::Out),
+            program_param("a", ik.clone(), Role::In),
+            program_param("b", ik.clone(), Role::In),
+            program_param("out", ik.clone(), Role::Out),
         ],
         vec![write(
-            call("ints", vec![p(0, ik.clone()), p(1, ik.clone())], ik.clone()),
-            field_target(2, &[("Edge", 1, 4)]),
+            call(
+                "ints",
+                vec![param(0, ik.clone()), param(1, ik.clone())],
+                ik.clone(),
+            ),
+            field_target(2, literal_domain(&[("Edge", 1, 4)])),
         )],
-        vec![field_op(
+        vec![field_operator(
             "ints",
-            vec![ik.clone(), ik.clone()],
-            ik.clone(),
+            positional_params(vec![ik.clone(), ik.clone()]),
             body,
         )],
     );
@@ -1647,41 +1447,31 @@ fn scan_runs_over_the_written_levels_only() {
     let ek = fty(&["Edge", "K"]);
     let s = Type::Scalar(F64);
     // carry' = carry * 0.75 + x, init 0.5: a scan written over K 2..NK starts at K = 2.
-    let body = bin(
+    let body = binary(
         BinaryOp::Add,
-        bin(BinaryOp::Mul, p(0, s.clone()), lit_f(0.75), s.clone()),
-        p(1, s.clone()),
+        binary(BinaryOp::Mul, param(0, s.clone()), float(0.75), s.clone()),
+        param(1, s.clone()),
         s.clone(),
     );
-    let scan = Operator {
-        key: "decay".into(),
-        name: "decay".into(),
-        params: vec![
-            Param {
-                name: "carry".into(),
-                ty: s.clone(),
-            },
-            Param {
-                name: "x".into(),
-                ty: s.clone(),
-            },
-        ],
-        ret: s.clone(),
-        body,
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward: true,
-            init: lit_f(0.5),
-        },
-    };
-    let prog = program(
+    let scan = scan_operator(
+        "decay",
         vec![
-            param("x", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            operator_param("carry", s.clone()),
+            operator_param("x", s.clone()),
+        ],
+        body,
+        "K",
+        true,
+        float(0.5),
+    );
+    let prog = test_program(
+        vec![
+            program_param("x", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("decay", vec![p(0, ek.clone())], ek.clone()),
-            field_target(1, &[("K", 2, NK as i64)]),
+            call("decay", vec![param(0, ek.clone())], ek.clone()),
+            field_target(1, literal_domain(&[("K", 2, NK as i64)])),
         )],
         vec![scan],
     );
@@ -1742,53 +1532,58 @@ fn icon_forward_sweep_matches_the_reference_data() {
     let ck = fty(&["Cell", "K"]);
     let c = fty(&["Cell"]);
     let s = Type::Scalar(F64);
-    let mul = |a: Expr, b: Expr, ty: &Type| bin(BinaryOp::Mul, a, b, ty.clone());
-    let neg = |a: Expr| {
-        e(
-            a.ty.clone(),
-            ExprKind::Unary {
-                op: gt4rs_ir::fieldview::UnaryOp::Neg,
-                arg: Box::new(a),
-            },
-        )
-    };
-    let field = |n: u32| p(n, if n == 0 { c.clone() } else { ck.clone() });
-    let gamma = bin(
+    let mul = |a: Expr, b: Expr, ty: &Type| binary(BinaryOp::Mul, a, b, ty.clone());
+    let neg = |a: Expr| unary(UnaryOp::Neg, a);
+    let field = |n: u32| param(n, if n == 0 { c.clone() } else { ck.clone() });
+    let gamma = binary(
         BinaryOp::Div,
         mul(
-            mul(mul(p(7, s.clone()), p(8, s.clone()), &s), field(0), &c),
+            mul(
+                mul(param(7, s.clone()), param(8, s.clone()), &s),
+                field(0),
+                &c,
+            ),
             field(1),
             &ck,
         ),
         field(2),
         ck.clone(),
     );
-    let g = || e(ck.clone(), ExprKind::Var(0));
+    let g = || var(0, ck.clone());
     let (alpha, beta) = (|| field(3), || field(4));
     let a = mul(
-        mul(neg(g()), shift(beta(), "K", -1), &ck),
-        shift(alpha(), "K", -1),
+        mul(neg(g()), cartesian_shift(beta(), "K", -1), &ck),
+        cartesian_shift(alpha(), "K", -1),
         &ck,
     );
-    let cc = mul(mul(neg(g()), beta(), &ck), shift(alpha(), "K", 1), &ck);
-    let b = bin(
+    let cc = mul(
+        mul(neg(g()), beta(), &ck),
+        cartesian_shift(alpha(), "K", 1),
+        &ck,
+    );
+    let b = binary(
         BinaryOp::Add,
-        lit_f(1.0),
+        float(1.0),
         mul(
             mul(g(), alpha(), &ck),
-            bin(BinaryOp::Add, shift(beta(), "K", -1), beta(), ck.clone()),
+            binary(
+                BinaryOp::Add,
+                cartesian_shift(beta(), "K", -1),
+                beta(),
+                ck.clone(),
+            ),
             &ck,
         ),
         ck.clone(),
     );
-    let d = bin(
+    let d = binary(
         BinaryOp::Sub,
         field(5),
         mul(
             g(),
-            bin(
+            binary(
                 BinaryOp::Sub,
-                shift(field(6), "K", -1),
+                cartesian_shift(field(6), "K", -1),
                 field(6),
                 ck.clone(),
             ),
@@ -1797,117 +1592,94 @@ fn icon_forward_sweep_matches_the_reference_data() {
         ck.clone(),
     );
     let pair = Type::Tuple(vec![ck.clone(), ck.clone()]);
-    let fo_body = e(
-        pair.clone(),
-        ExprKind::Let {
-            var: 0,
-            value: Box::new(gamma),
-            body: Box::new(call("sweep", vec![a, b, cc, d], pair.clone())),
-        },
-    );
+    let fo_body = let_(0, gamma, call("sweep", vec![a, b, cc, d], pair.clone()));
     let carry = Type::Tuple(vec![s.clone(), s.clone()]);
-    let norm = || e(s.clone(), ExprKind::Var(0));
-    let scan_body = e(
-        carry.clone(),
-        ExprKind::Let {
-            var: 0,
-            value: Box::new(bin(
-                BinaryOp::Div,
-                lit_f(1.0),
-                bin(
-                    BinaryOp::Add,
-                    p(2, s.clone()),
-                    mul(p(1, s.clone()), tget(p(0, carry.clone()), 0, s.clone()), &s),
-                    s.clone(),
-                ),
-                s.clone(),
-            )),
-            body: Box::new(tuple(vec![
-                mul(neg(p(3, s.clone())), norm(), &s),
+    let norm = || var(0, s.clone());
+    let scan_body = let_(
+        0,
+        binary(
+            BinaryOp::Div,
+            float(1.0),
+            binary(
+                BinaryOp::Add,
+                param(2, s.clone()),
                 mul(
-                    bin(
-                        BinaryOp::Sub,
-                        p(4, s.clone()),
-                        mul(p(1, s.clone()), tget(p(0, carry.clone()), 1, s.clone()), &s),
-                        s.clone(),
-                    ),
-                    norm(),
+                    param(1, s.clone()),
+                    tuple_get(param(0, carry.clone()), 0),
                     &s,
                 ),
-            ])),
-        },
+                s.clone(),
+            ),
+            s.clone(),
+        ),
+        tuple(vec![
+            mul(neg(param(3, s.clone())), norm(), &s),
+            mul(
+                binary(
+                    BinaryOp::Sub,
+                    param(4, s.clone()),
+                    mul(
+                        param(1, s.clone()),
+                        tuple_get(param(0, carry.clone()), 1),
+                        &s,
+                    ),
+                    s.clone(),
+                ),
+                norm(),
+                &s,
+            ),
+        ]),
     );
     let sweep = Operator {
-        key: "sweep".into(),
         name: "tridiagonal_forward_sweep_for_w".into(),
-        params: ["state", "a", "b", "c", "d"]
-            .iter()
-            .enumerate()
-            .map(|(i, n)| Param {
-                name: n.to_string(),
-                ty: if i == 0 { carry.clone() } else { s.clone() },
-            })
-            .collect(),
-        ret: carry.clone(),
-        body: scan_body,
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward: true,
-            init: tuple(vec![lit_f(0.0), lit_f(0.0)]),
-        },
+        ..scan_operator(
+            "sweep",
+            ["state", "a", "b", "c", "d"]
+                .iter()
+                .enumerate()
+                .map(|(i, n)| operator_param(n, if i == 0 { carry.clone() } else { s.clone() }))
+                .collect(),
+            scan_body,
+            "K",
+            true,
+            tuple(vec![float(0.0), float(0.0)]),
+        )
     };
     let mut fo_params: Vec<Type> = vec![c.clone()];
     fo_params.extend(std::iter::repeat_n(ck.clone(), 6));
     fo_params.extend([s.clone(), s.clone()]);
-    let fo = field_op("forward_sweep", fo_params, pair.clone(), fo_body);
+    let fo = field_operator("forward_sweep", positional_params(fo_params), fo_body);
     let mut params: Vec<ProgramParam> = names
         .iter()
         .enumerate()
-        .map(|(i, n)| param(n, if i == 0 { c.clone() } else { ck.clone() }, Role::In))
+        .map(|(i, n)| program_param(n, if i == 0 { c.clone() } else { ck.clone() }, Role::In))
         .collect();
-    params.push(param("z_q", ck.clone(), Role::Out));
-    params.push(param("w", ck.clone(), Role::Out));
-    params.push(param("dtime", s.clone(), Role::In));
-    params.push(param("cpd", s.clone(), Role::In));
+    params.push(program_param("z_q", ck.clone(), Role::Out));
+    params.push(program_param("w", ck.clone(), Role::Out));
+    params.push(program_param("dtime", s.clone(), Role::In));
+    params.push(program_param("cpd", s.clone(), Role::In));
     for n in [
         "horizontal_start",
         "horizontal_end",
         "vertical_start",
         "vertical_end",
     ] {
-        params.push(param(n, Type::Scalar(I32), Role::In));
+        params.push(program_param(n, Type::Scalar(I32), Role::In));
     }
-    let bound = |n: u32| p(n, Type::Scalar(I32));
+    let bound = |n: u32| param(n, Type::Scalar(I32));
     let domain = || {
         vec![
-            DomainRange {
-                dim: "Cell".into(),
-                start: bound(11),
-                end: bound(12),
-            },
-            DomainRange {
-                dim: "K".into(),
-                start: bound(13),
-                end: bound(14),
-            },
+            range("Cell", bound(11), bound(12)),
+            range("K", bound(13), bound(14)),
         ]
     };
     let mut call_args: Vec<Expr> = (0..7).map(field).collect();
-    call_args.extend([p(9, s.clone()), p(10, s.clone())]);
-    let prog = program(
+    call_args.extend([param(9, s.clone()), param(10, s.clone())]);
+    let prog = test_program(
         params,
         vec![write(
             call("forward_sweep", call_args, pair),
-            Target::Tuple(vec![
-                Target::Field {
-                    param: 7,
-                    domain: domain(),
-                },
-                Target::Field {
-                    param: 8,
-                    domain: domain(),
-                },
-            ]),
+            Target::Tuple(vec![field_target(7, domain()), field_target(8, domain())]),
         )],
         vec![sweep, fo],
     );
@@ -1981,10 +1753,10 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
     let want = npz
         .by_name::<OwnedRepr<f64>, IxDyn>("out__vn")
         .expect("out__vn");
-    let int = |npz: &mut NpzReader<std::fs::File>, n: &str| -> i32 {
+    let read_int = |npz: &mut NpzReader<std::fs::File>, n: &str| -> i32 {
         npz.by_name::<OwnedRepr<i32>, IxDyn>(n).expect(n).sum()
     };
-    let nudge_index = int(&mut npz, "start_2nd_nudge_line_idx_e");
+    let nudge_index = read_int(&mut npz, "start_2nd_nudge_line_idx_e");
     let bounds: Vec<i32> = [
         "horizontal_start",
         "horizontal_end",
@@ -1992,7 +1764,7 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
         "vertical_end",
     ]
     .iter()
-    .map(|n| int(&mut npz, n))
+    .map(|n| read_int(&mut npz, n))
     .collect();
     let limited_area = npz
         .by_name::<OwnedRepr<bool>, IxDyn>("limited_area")
@@ -2027,9 +1799,9 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
         Type::Scalar(I32),
         Type::Scalar(ScalarType::Bool),
     ];
-    let arg = |n: u32| p(n, types[n as usize].clone());
-    let add = |a: Expr, b: Expr| bin(BinaryOp::Add, a, b, ek.clone());
-    let sub = |a: Expr, b: Expr| bin(BinaryOp::Sub, a, b, ek.clone());
+    let arg = |n: u32| param(n, types[n as usize].clone());
+    let add = |a: Expr, b: Expr| binary(BinaryOp::Add, a, b, ek.clone());
+    let sub = |a: Expr, b: Expr| binary(BinaryOp::Sub, a, b, ek.clone());
     let mul = |a: Expr, b: Expr| {
         let ty = if a.ty == s && b.ty == s {
             s.clone()
@@ -2038,60 +1810,35 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
         } else {
             ek.clone()
         };
-        bin(BinaryOp::Mul, a, b, ty)
+        binary(BinaryOp::Mul, a, b, ty)
     };
-    let slot = |a: Expr, j: u32, ty: Type| {
-        e(
-            ty,
-            ExprKind::LocalIndex {
-                arg: Box::new(a),
-                local: "E2C2V".into(),
-                slot: j,
-            },
-        )
-    };
-    let gathered = |n: u32| nshift(arg(n), "E2C2V", None, fty(&["Edge", "E2C2V", "K"]));
+    let slot = |a: Expr, j: u32| local_index(a, "E2C2V", j);
+    let gathered = |n: u32| neighbor_shift(arg(n), "E2C2V", None, fty(&["Edge", "E2C2V", "K"]));
     let term = |j: u32| {
         add(
-            mul(
-                slot(gathered(0), j, ek.clone()),
-                slot(arg(2), j, edge.clone()),
-            ),
-            mul(
-                slot(gathered(1), j, ek.clone()),
-                slot(arg(3), j, edge.clone()),
-            ),
+            mul(slot(gathered(0), j), slot(arg(2), j)),
+            mul(slot(gathered(1), j), slot(arg(3), j)),
         )
     };
-    let squared = |n: u32| {
-        e(
-            edge.clone(),
-            ExprKind::Math {
-                fun: MathFun::Powi,
-                args: vec![arg(n), lit_i(2)],
-            },
-        )
-    };
+    let squared = |n: u32| math(MathFun::Powi, vec![arg(n), int(2)], edge.clone());
     let nabla4 = mul(
-        lit_f(4.0),
+        float(4.0),
         add(
             mul(
-                sub(add(term(2), term(3)), mul(lit_f(2.0), arg(4))),
+                sub(add(term(2), term(3)), mul(float(2.0), arg(4))),
                 squared(5),
             ),
             mul(
-                sub(add(term(0), term(1)), mul(lit_f(2.0), arg(4))),
+                sub(add(term(0), term(1)), mul(float(2.0), arg(4))),
                 squared(6),
             ),
         ),
     );
-    let n4 = || e(ek.clone(), ExprKind::Var(0));
-    let max = e(
+    let n4 = || var(0, ek.clone());
+    let max = math(
+        MathFun::Max,
+        vec![mul(arg(12), arg(10)), arg(8)],
         ek.clone(),
-        ExprKind::Math {
-            fun: MathFun::Max,
-            args: vec![mul(arg(12), arg(10)), arg(8)],
-        },
     );
     let interior = add(
         arg(11),
@@ -2108,53 +1855,35 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
             sub(mul(arg(8), arg(4)), mul(mul(arg(9), n4()), arg(7))),
         ),
     );
-    let from_nudge_line = || DomainCond::Cmp {
-        dim: "Edge".into(),
-        op: CmpOp::Ge,
-        value: Box::new(arg(14)),
-    };
-    let concat = |a: Expr, b: Expr| {
-        e(
+    let from_nudge_line = || index_cmp("Edge", CmpOp::Ge, arg(14));
+    let concat = |a: Expr, b: Expr| concat_where(from_nudge_line(), a, b, ek.clone());
+    let body = let_(
+        0,
+        nabla4,
+        if_else(
+            arg(15),
+            concat(interior, boundary),
+            concat(global, arg(11)),
             ek.clone(),
-            ExprKind::ConcatWhere {
-                cond: from_nudge_line(),
-                if_true: Box::new(a),
-                if_false: Box::new(b),
-            },
-        )
-    };
-    let body = e(
-        ek.clone(),
-        ExprKind::Let {
-            var: 0,
-            value: Box::new(nabla4),
-            body: Box::new(e(
-                ek.clone(),
-                ExprKind::IfElse {
-                    cond: Box::new(arg(15)),
-                    then: Box::new(concat(interior, boundary)),
-                    otherwise: Box::new(concat(global, arg(11))),
-                },
-            )),
-        },
+        ),
     );
     let mut params: Vec<ProgramParam> = names
         .iter()
         .zip(&types)
         .map(|(n, t)| {
-            param(
+            program_param(
                 n,
                 t.clone(),
                 if *n == "vn" { Role::InOut } else { Role::In },
             )
         })
         .collect();
-    params.push(param(
+    params.push(program_param(
         "start_2nd_nudge_line_idx_e",
         Type::Scalar(I32),
         Role::In,
     ));
-    params.push(param(
+    params.push(program_param(
         "limited_area",
         Type::Scalar(ScalarType::Bool),
         Role::In,
@@ -2165,10 +1894,10 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
         "vertical_start",
         "vertical_end",
     ] {
-        params.push(param(n, Type::Scalar(I32), Role::In));
+        params.push(program_param(n, Type::Scalar(I32), Role::In));
     }
-    let bound = |n: u32| p(n, Type::Scalar(I32));
-    let prog = program(
+    let bound = |n: u32| param(n, Type::Scalar(I32));
+    let prog = test_program(
         params,
         vec![write(
             call(
@@ -2176,26 +1905,17 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
                 (0..16).map(arg).collect(),
                 ek.clone(),
             ),
-            Target::Field {
-                param: 11,
-                domain: vec![
-                    DomainRange {
-                        dim: "Edge".into(),
-                        start: bound(16),
-                        end: bound(17),
-                    },
-                    DomainRange {
-                        dim: "K".into(),
-                        start: bound(18),
-                        end: bound(19),
-                    },
+            field_target(
+                11,
+                vec![
+                    range("Edge", bound(16), bound(17)),
+                    range("K", bound(18), bound(19)),
                 ],
-            },
+            ),
         )],
-        vec![field_op(
+        vec![field_operator(
             "apply_diffusion_to_vn",
-            types.clone(),
-            ek.clone(),
+            positional_params(types.clone()),
             body,
         )],
     );
@@ -2235,78 +1955,61 @@ fn concat_where_of_a_tuple_scan_and_broadcast_zeros() {
     let s = Type::Scalar(F64);
     let carry = Type::Tuple(vec![s.clone(), s.clone()]);
     // carry' = (carry.0 + x, carry.1 * 0.5 + carry.0)
-    let c0 = || tget(p(0, carry.clone()), 0, s.clone());
+    let c0 = || tuple_get(param(0, carry.clone()), 0);
     let body = tuple(vec![
-        bin(BinaryOp::Add, c0(), p(1, s.clone()), s.clone()),
-        bin(
+        binary(BinaryOp::Add, c0(), param(1, s.clone()), s.clone()),
+        binary(
             BinaryOp::Add,
-            bin(
+            binary(
                 BinaryOp::Mul,
-                tget(p(0, carry.clone()), 1, s.clone()),
-                lit_f(0.5),
+                tuple_get(param(0, carry.clone()), 1),
+                float(0.5),
                 s.clone(),
             ),
             c0(),
             s.clone(),
         ),
     ]);
-    let scan = Operator {
-        key: "sweep".into(),
-        name: "sweep".into(),
-        params: vec![
-            Param {
-                name: "state".into(),
-                ty: carry.clone(),
-            },
-            Param {
-                name: "x".into(),
-                ty: s.clone(),
-            },
-        ],
-        ret: carry.clone(),
-        body,
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward: true,
-            init: tuple(vec![lit_f(1.0), lit_f(-1.0)]),
-        },
-    };
-    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
-    let zeros = || {
-        e(
-            fty(&["Edge"]),
-            ExprKind::Broadcast {
-                arg: Box::new(lit_f(0.0)),
-                dims: vec!["Edge".into()],
-            },
-        )
-    };
-    let fo_body = e(
-        pair.clone(),
-        ExprKind::ConcatWhere {
-            cond: kcond(CmpOp::Gt, 0),
-            if_true: Box::new(call(
-                "sweep",
-                vec![shift(p(0, ek.clone()), "K", -1)],
-                pair.clone(),
-            )),
-            if_false: Box::new(tuple(vec![zeros(), zeros()])),
-        },
-    );
-    let prog = program(
+    let scan = scan_operator(
+        "sweep",
         vec![
-            param("x", ek.clone(), Role::In),
-            param("o0", ek.clone(), Role::Out),
-            param("o1", ek.clone(), Role::Out),
+            operator_param("state", carry.clone()),
+            operator_param("x", s.clone()),
+        ],
+        body,
+        "K",
+        true,
+        tuple(vec![float(1.0), float(-1.0)]),
+    );
+    let pair = Type::Tuple(vec![ek.clone(), ek.clone()]);
+    let zeros = || broadcast(float(0.0), &["Edge"]);
+    let fo_body = concat_where(
+        index_cmp("K", CmpOp::Gt, int(0)),
+        call(
+            "sweep",
+            vec![cartesian_shift(param(0, ek.clone()), "K", -1)],
+            pair.clone(),
+        ),
+        tuple(vec![zeros(), zeros()]),
+        pair.clone(),
+    );
+    let prog = test_program(
+        vec![
+            program_param("x", ek.clone(), Role::In),
+            program_param("o0", ek.clone(), Role::Out),
+            program_param("o1", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("solve", vec![p(0, ek.clone())], pair.clone()),
+            call("solve", vec![param(0, ek.clone())], pair.clone()),
             Target::Tuple(vec![
-                field_target(1, &[("Edge", 2, 9)]),
-                field_target(2, &[("Edge", 2, 9)]),
+                field_target(1, literal_domain(&[("Edge", 2, 9)])),
+                field_target(2, literal_domain(&[("Edge", 2, 9)])),
             ]),
         )],
-        vec![scan, field_op("solve", vec![ek.clone()], pair, fo_body)],
+        vec![
+            scan,
+            field_operator("solve", positional_params(vec![ek.clone()]), fo_body),
+        ],
     );
     let (mut o0, mut o1) = (nan2(NE, NK), nan2(NE, NK));
     let mut args = vec![
@@ -2346,61 +2049,45 @@ fn scan_in_a_branch_restarts_after_every_level_outside_its_region() {
     let x = random2(&mut rng, NE, NK);
     let ek = fty(&["Edge", "K"]);
     let s = Type::Scalar(F64);
-    let body = bin(
+    let body = binary(
         BinaryOp::Add,
-        bin(BinaryOp::Mul, p(0, s.clone()), lit_f(0.75), s.clone()),
-        p(1, s.clone()),
+        binary(BinaryOp::Mul, param(0, s.clone()), float(0.75), s.clone()),
+        param(1, s.clone()),
         s.clone(),
     );
-    let scan = Operator {
-        key: "decay".into(),
-        name: "decay".into(),
-        params: vec![
-            Param {
-                name: "carry".into(),
-                ty: s.clone(),
-            },
-            Param {
-                name: "x".into(),
-                ty: s.clone(),
-            },
-        ],
-        ret: s.clone(),
-        body,
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward: true,
-            init: lit_f(0.5),
-        },
-    };
-    let cond = DomainCond::Or(
-        Box::new(kcond(CmpOp::Eq, 2)),
-        Box::new(DomainCond::Cmp {
-            dim: "Edge".into(),
-            op: CmpOp::Lt,
-            value: Box::new(lit_i(3)),
-        }),
-    );
-    let fo_body = e(
-        ek.clone(),
-        ExprKind::ConcatWhere {
-            cond,
-            if_true: Box::new(p(0, ek.clone())),
-            if_false: Box::new(call("decay", vec![p(0, ek.clone())], ek.clone())),
-        },
-    );
-    let prog = program(
+    let scan = scan_operator(
+        "decay",
         vec![
-            param("x", ek.clone(), Role::In),
-            param("out", ek.clone(), Role::Out),
+            operator_param("carry", s.clone()),
+            operator_param("x", s.clone()),
+        ],
+        body,
+        "K",
+        true,
+        float(0.5),
+    );
+    let cond = domain_or(
+        index_cmp("K", CmpOp::Eq, int(2)),
+        index_cmp("Edge", CmpOp::Lt, int(3)),
+    );
+    let fo_body = concat_where(
+        cond,
+        param(0, ek.clone()),
+        call("decay", vec![param(0, ek.clone())], ek.clone()),
+        ek.clone(),
+    );
+    let prog = test_program(
+        vec![
+            program_param("x", ek.clone(), Role::In),
+            program_param("out", ek.clone(), Role::Out),
         ],
         vec![write(
-            call("holed", vec![p(0, ek.clone())], ek.clone()),
-            field_target(1, &[("Edge", 0, 9)]),
+            call("holed", vec![param(0, ek.clone())], ek.clone()),
+            field_target(1, literal_domain(&[("Edge", 0, 9)])),
         )],
         vec![
             scan,
-            field_op("holed", vec![ek.clone()], ek.clone(), fo_body),
+            field_operator("holed", positional_params(vec![ek.clone()]), fo_body),
         ],
     );
     let mut out = nan2(NE, NK);
