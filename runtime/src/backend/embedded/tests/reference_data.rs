@@ -8,26 +8,22 @@ use super::fixtures::*;
 use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::backend::embedded::run_program;
 use crate::connectivity::Connectivity;
+use refs::icon4py_ref;
+
+// gt4rs-tests, which holds the lookup of the reference data, depends on this crate: its source
+// is compiled here instead.
+#[path = "../../../../../tests/src/refs.rs"]
+mod refs;
 
 /// ICON's forward sweep of the tridiagonal solve for w, written as the checker would lower it,
-/// against ICON4Py's own output (`shared/refs`): scan with a tuple carry, K±1 shifts, fields
+/// against ICON4Py's own output (`refs/icon4py`): scan with a tuple carry, K±1 shifts, fields
 /// with nlev+1 levels and a domain starting at K = 1, against ICON4Py's reference data.
 #[test]
 fn icon_forward_sweep_matches_the_reference_data() {
     use ndarray::{ArrayD, IxDyn};
     use ndarray_npy::NpzReader;
-    let Some(dir) = reference_data_dir() else {
-        eprintln!(
-            "skipped: no reference data (set GT4RS_REFS or keep shared/refs beside the checkout)"
-        );
-        return;
-    };
-    let path = std::path::Path::new(&dir).join("solve_tridiagonal_matrix_for_w_forward_sweep.npz");
-    let Ok(file) = std::fs::File::open(&path) else {
-        eprintln!("skipped: {} not found", path.display());
-        return;
-    };
-    let mut npz = NpzReader::new(file).expect("npz");
+    let path = icon4py_ref("solve_tridiagonal_matrix_for_w_forward_sweep");
+    let mut npz = NpzReader::new(std::fs::File::open(&path).expect("reference file")).expect("npz");
     let mut load = |name: &str| -> ArrayD<f64> {
         npz.by_name::<ndarray::OwnedRepr<f64>, IxDyn>(name)
             .expect(name)
@@ -241,13 +237,7 @@ fn icon_forward_sweep_matches_the_reference_data() {
 fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
     use ndarray::{ArrayD, IxDyn, OwnedRepr};
     use ndarray_npy::NpzReader;
-    let Some(dir) = reference_data_dir() else {
-        eprintln!(
-            "skipped: no reference data (set GT4RS_REFS or keep shared/refs beside the checkout)"
-        );
-        return;
-    };
-    let path = std::path::Path::new(&dir).join("apply_diffusion_to_vn.npz");
+    let path = icon4py_ref("apply_diffusion_to_vn");
     let mut npz = NpzReader::new(std::fs::File::open(&path).expect("reference file")).expect("npz");
     let names = [
         "u_vert",
@@ -462,13 +452,4 @@ fn icon_apply_diffusion_to_vn_matches_the_reference_data() {
             ndarray::Dimension::slice(&idx)
         );
     }
-}
-
-/// `GT4RS_REFS`, else the `shared/refs` folder beside the checkout.
-fn reference_data_dir() -> Option<std::path::PathBuf> {
-    if let Some(dir) = std::env::var_os("GT4RS_REFS") {
-        return Some(dir.into());
-    }
-    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/refs");
-    beside.is_dir().then_some(beside)
 }
