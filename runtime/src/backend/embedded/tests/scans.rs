@@ -1,7 +1,7 @@
 //! Scan operators: both directions, tuple carries, inside field operators and `concat_where`.
 
 use gt4rs_ir::build::*;
-use gt4rs_ir::fieldview::{BinaryOp, Program, Role, Target};
+use gt4rs_ir::fieldview::{BinaryOp, Operator, Program, Role, Target};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 use ndarray::{Array1, Array2};
 use rand::RngExt;
@@ -204,30 +204,34 @@ fn scan_inside_a_field_operator_with_a_shifted_argument_and_a_per_column_if() {
     check2(&out, 0..6, 0..NK, |i, k| want[[i, k]]);
 }
 
-#[test]
-fn scan_runs_over_the_written_levels_only() {
-    let mut rng = rng();
-    let x = random2(&mut rng, NE, NK);
-    let ek = fty(&["Edge", "K"]);
+/// `decay`: carry' = carry * 0.75 + x, from 0.5, forward.
+fn decay_scan() -> Operator {
     let s = Type::Scalar(F64);
-    // carry' = carry * 0.75 + x, init 0.5: a scan written over K 2..NK starts at K = 2.
-    let body = binary(
-        BinaryOp::Add,
-        binary(BinaryOp::Mul, param(0, s.clone()), float(0.75), s.clone()),
-        param(1, s.clone()),
-        s.clone(),
-    );
-    let scan = scan_operator(
+    scan_operator(
         "decay",
         vec![
             operator_param("carry", s.clone()),
             operator_param("x", s.clone()),
         ],
-        body,
+        binary(
+            BinaryOp::Add,
+            binary(BinaryOp::Mul, param(0, s.clone()), float(0.75), s.clone()),
+            param(1, s.clone()),
+            s.clone(),
+        ),
         "K",
         true,
         float(0.5),
-    );
+    )
+}
+
+#[test]
+fn scan_runs_over_the_written_levels_only() {
+    let mut rng = rng();
+    let x = random2(&mut rng, NE, NK);
+    let ek = fty(&["Edge", "K"]);
+    // A scan written over K 2..NK starts at K = 2.
+    let scan = decay_scan();
     let prog = test_program(
         vec![
             program_param("x", ek.clone(), Role::In),
@@ -348,24 +352,7 @@ fn scan_in_a_branch_restarts_after_every_level_outside_its_region() {
     let mut rng = rng();
     let x = random2(&mut rng, NE, NK);
     let ek = fty(&["Edge", "K"]);
-    let s = Type::Scalar(F64);
-    let body = binary(
-        BinaryOp::Add,
-        binary(BinaryOp::Mul, param(0, s.clone()), float(0.75), s.clone()),
-        param(1, s.clone()),
-        s.clone(),
-    );
-    let scan = scan_operator(
-        "decay",
-        vec![
-            operator_param("carry", s.clone()),
-            operator_param("x", s.clone()),
-        ],
-        body,
-        "K",
-        true,
-        float(0.5),
-    );
+    let scan = decay_scan();
     let cond = domain_or(
         index_cmp("K", CmpOp::Eq, int(2)),
         index_cmp("Edge", CmpOp::Lt, int(3)),
