@@ -14,6 +14,7 @@
 
 pub mod build;
 pub mod fieldview;
+pub mod kernel;
 pub mod lower;
 pub mod scalar;
 pub mod stage;

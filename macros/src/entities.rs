@@ -8,7 +8,7 @@ use syn::{bracketed, Ident, LitInt, Path, Token, Visibility};
 
 use gt4rs_ir::{DimInfo, DimKind, OffsetInfo, ScalarType};
 
-use crate::collect::{definition_macro, item_key, Def};
+use crate::definitions::{definition_macro, item_key, Def};
 
 struct DimGroup {
     attrs: Vec<syn::Attribute>,

@@ -5,32 +5,47 @@
 //! `macro_rules!` definition macro under the item's own name (macro namespace), which hands
 //! the item's checked IR to `__collect!`. An operator or program that mentions other items
 //! expands by chained calls of their definition macros, resolved by the same paths the user
-//! wrote (see `collect.rs`).
+//! wrote.
+//!
+//! * `definitions`: the vocabulary items hand each other: `Def`, `Env`, `ItemKind`, the keys of
+//!   items and paths, the hidden definition macros;
+//! * `collect`: the driver, which walks the chain of definition macros and hands the item with
+//!   what it collected to `frontend`, then to `codegen`;
+//! * `frontend`: parse and check to the fieldview IR;
+//! * `codegen`: the tokens an operator, a program or `bind!` expands to;
+//! * `entities`: `dimensions!`, `scalar_types!`, `offsets!`.
+//!
+//! `frontend` and `codegen` depend on `definitions` only, never on the driver nor on each
+//! other: the driver (and this file) is the one place where checking meets emitting, so either
+//! side changes without pulling the other into its build and its imports.
 
 mod codegen;
 mod collect;
+mod definitions;
 mod entities;
 mod frontend;
 
 use proc_macro::TokenStream;
 
+use crate::definitions::ItemKind;
+
 /// `#[field_operator]`: a pure function over fields, fused into its callers.
 #[proc_macro_attribute]
 pub fn field_operator(attr: TokenStream, item: TokenStream) -> TokenStream {
-    collect::start(collect::ItemKind::FieldOperator, attr.into(), item.into()).into()
+    collect::start(ItemKind::FieldOperator, attr.into(), item.into()).into()
 }
 
 /// `#[scan_operator(axis = K, forward = true, init = …)]`: a carry along a vertical dimension.
 #[proc_macro_attribute]
 pub fn scan_operator(attr: TokenStream, item: TokenStream) -> TokenStream {
-    collect::start(collect::ItemKind::ScanOperator, attr.into(), item.into()).into()
+    collect::start(ItemKind::ScanOperator, attr.into(), item.into()).into()
 }
 
 /// `#[program]`: calls of operators written to output fields over domains; generates a module
 /// with `Args`, `compile` and `Compiled::call`.
 #[proc_macro_attribute]
 pub fn program(attr: TokenStream, item: TokenStream) -> TokenStream {
-    collect::start(collect::ItemKind::Program, attr.into(), item.into()).into()
+    collect::start(ItemKind::Program, attr.into(), item.into()).into()
 }
 
 /// `dimensions! { pub Cell, Edge: horizontal; pub K: vertical; }`

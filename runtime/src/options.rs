@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::args::ScalarValue;
-use crate::config::{Config, ProgramOptions, Settings};
+use crate::backend::cuda::emulator::CudaEmulator;
+use crate::config::{Config, CudaOptions, ProgramOptions, Settings};
 use crate::connectivity::Connectivities;
 use crate::field::Scalar;
 
@@ -76,6 +77,22 @@ impl Default for CpuOptions {
     }
 }
 
+/// A shared [`CudaEmulator`]; options compare equal when they name the same one.
+#[derive(Clone)]
+pub struct CudaEmulatorRef(pub Arc<dyn CudaEmulator>);
+
+impl PartialEq for CudaEmulatorRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for CudaEmulatorRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CudaEmulator({})", self.0.name())
+    }
+}
+
 /// What `compile()` needs to know: explicit settings (for all programs, or per program), an
 /// optional options file, and the neighbour tables. See [`crate::config`] for precedence.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -96,6 +113,9 @@ pub struct Options {
     /// Lets calls use static values that were not listed: the CPU and embedded backends take
     /// the value at run time; CUDA cannot compile a variant on demand and reports so.
     pub allow_unlisted_static_values: bool,
+    /// Runs `Backend::Cuda` programs on this emulator instead of a CUDA device (the test
+    /// suite's host emulation of the kernels): the whole CUDA path but the device itself.
+    pub cuda_emulator: Option<CudaEmulatorRef>,
 }
 
 impl Options {
@@ -107,6 +127,18 @@ impl Options {
     }
     pub fn with_connectivities(mut self, connectivities: Connectivities) -> Self {
         self.connectivities = connectivities;
+        self
+    }
+    /// Sets the CUDA options of every program explicitly.
+    pub fn with_cuda(mut self, cuda: CudaOptions) -> Self {
+        self.settings.cuda_block_size = Some(cuda.block_size);
+        self.settings.cuda_k_block = Some(cuda.k_block);
+        self.settings.cuda_max_registers = Some(cuda.max_registers);
+        self
+    }
+    /// Runs the CUDA backend's kernels on `emulator` instead of a device.
+    pub fn with_cuda_emulator(mut self, emulator: Arc<dyn CudaEmulator>) -> Self {
+        self.cuda_emulator = Some(CudaEmulatorRef(emulator));
         self
     }
     /// Sets the CPU options of every program explicitly.

@@ -25,13 +25,7 @@ macro_rules! registry {
             ProgramEntry {
                 name: stringify!($program),
                 compile: |options| Ok(Box::new($module::$program::compile(options)?)),
-                translation: || Translation {
-                    name: $module::$program::NAME,
-                    source: $module::$program::cuda::SOURCE,
-                    kernels: $module::$program::cuda::KERNELS,
-                    unsupported: $module::$program::cuda::UNSUPPORTED,
-                    program: $module::$program::ir(),
-                },
+                translation: $module::$program::cuda::translation,
             },
         )*];
     };

@@ -132,7 +132,7 @@ fn check_icon_programs(g: &TestGrid, part: usize) {
                 runs.push((compiled_in, TUNINGS[(i + variant + 1) % TUNINGS.len()]));
             }
             for (options, tuning) in runs {
-                match check_against_cpu(&*cpu, &t, &options, &args, &[tuning], RTOL) {
+                match check_against_cpu(&*cpu, &entry.compile, &options, &args, &[tuning], RTOL) {
                     Ok(worst) => eprintln!(
                         "{name:<72} {} variant {variant}: agrees (max rel diff {worst:.1e})",
                         g.label
@@ -235,7 +235,8 @@ fn check_cartesian(entry: &ProgramEntry, seed: u64) {
     }
     let options = Options::new(Backend::Cpu);
     let cpu = (entry.compile)(&options).unwrap_or_else(|e| panic!("{name}: {e}"));
-    check_against_cpu(&*cpu, &t, &options, &args, &TUNINGS, RTOL).unwrap_or_else(|e| panic!("{e}"));
+    check_against_cpu(&*cpu, &entry.compile, &options, &args, &TUNINGS, RTOL)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

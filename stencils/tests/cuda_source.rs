@@ -1,12 +1,12 @@
 //! Every stencil of this crate has a CUDA translation, and it compiles as C++ against the CUDA
-//! shim (`tests/cuda_shim.h`) with C struct layouts equal to the Rust parameter structs. Needs
+//! shim (`tests/cuda_shim.h`) with C struct layouts equal to the kernel program's offsets. Needs
 //! no GPU; the g++ check skips where g++ is missing.
 
 use std::process::Command;
 
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs_stencils::programs;
-use gt4rs_tests::cuda_host::{gxx_available, SHIM};
+use gt4rs_tests::cuda_host::{gxx_available, host_source};
 
 /// The CUDA translation of every program of the registry.
 fn all() -> impl Iterator<Item = Translation> {
@@ -24,7 +24,7 @@ fn every_registry_entry_hands_out_the_translation_of_its_program() {
 #[test]
 fn every_stencil_has_a_cuda_translation() {
     let missing: Vec<String> = all()
-        .filter_map(|t| t.unsupported.map(|w| format!("{}: {w}", t.name)))
+        .filter_map(|t| t.kernels.err().map(|w| format!("{}: {w}", t.name)))
         .collect();
     assert!(missing.is_empty(), "no CUDA translation: {missing:#?}");
 }
@@ -38,24 +38,12 @@ fn every_stencil_compiles_as_cpp_with_the_cuda_shim() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut failures = Vec::new();
     for t in all() {
-        if t.unsupported.is_some() {
+        if t.kernels.is_err() {
             continue;
         }
         let name = t.name;
-        let mut text = String::from(SHIM);
-        text.push_str(t.source);
-        for k in t.kernels {
-            text.push_str(&format!(
-                "static_assert(sizeof({0}_params) == {1}, \"size\");\n",
-                k.name, k.size
-            ));
-            for f in k.fields {
-                text.push_str(&format!(
-                    "static_assert(offsetof({0}_params, {1}) == {2}, \"offset of {1}\");\n",
-                    k.name, f.name, f.offset
-                ));
-            }
-        }
+        // The shim, the source, a size and offset check of every parameter struct, the runners.
+        let text = host_source(t.source, t.kernels());
         let file = dir.path().join(format!("{name}.cpp"));
         std::fs::write(&file, &text).expect("writable");
         let out = Command::new("g++")

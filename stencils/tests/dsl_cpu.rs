@@ -1,6 +1,6 @@
 //! The DSL programs on the CPU backend, through their generated `compile`/`call` API, against
 //! ICON4Py's outputs in `refs/icon4py` and against the hand-written references.
-//! Run with `cargo test -p gt4rs-stencils --features dsl --test dsl_cpu`.
+//! Run with `cargo test -p gt4rs-stencils --test dsl_cpu`.
 
 use gt4rs::prelude::*;
 use gt4rs::{Dims, Offset};

@@ -1,7 +1,7 @@
-//! The DSL programs (`icon::dsl`, behind the `dsl` feature until the checker is merged) on the
-//! embedded backend: against ICON4Py's outputs in `refs/icon4py`, and against the hand-written
-//! references on random data, for every program and both values of every static flag.
-//! Run with `cargo test -p gt4rs-stencils --features dsl --test dsl_embedded`.
+//! The DSL programs (`icon::dsl`, always built) on the embedded backend: against ICON4Py's
+//! outputs in `refs/icon4py`, and against the hand-written references on random data, for every
+//! program and both values of every static flag.
+//! Run with `cargo test -p gt4rs-stencils --test dsl_embedded`.
 
 use std::sync::Arc;
 

@@ -1,8 +1,9 @@
-//! Host emulation of the CUDA backend: the CUDA C a program's macro emitted runs on the CPU,
-//! thread by thread, with the parameter blocks, grids, temporaries and error slots of the real
-//! launcher (`gt4rs::cuda::launch`, the code `CudaProgram::call_device` runs), so that the
-//! emitter's indexing, level blocks, masks, reductions, scans, compile-time constants, bounds
-//! checks and error codes are executed without a GPU.
+//! Host emulation of the CUDA backend: a [`CudaEmulator`] that `Options::with_cuda_emulator`
+//! hands to `compile()`, so a `Backend::Cuda` program takes the runtime's whole CUDA path (the
+//! macro's source and kernel program, the launch plan, static values and tuning as `-D`
+//! options, parameter blocks, temporaries, error slots) with the host in place of the device:
+//! the emitter's indexing, level blocks, masks, reductions, scans, compile-time constants,
+//! bounds checks and error codes are executed without a GPU.
 //!
 //! The source is compiled by `g++` against `tests/cuda_shim.h` (the CUDA built-ins as C++)
 //! into a shared library, with the `-D` options the launcher gives NVRTC, plus one
@@ -21,16 +22,15 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use gt4rs::__private::args::ScalarValue;
+use gt4rs::__private::args::{Arg, FieldView, FieldViewMut, ScalarValue};
+use gt4rs::__private::cuda_backend::emulator::{CudaEmulator, EmulatedProgram};
 use gt4rs::__private::cuda_backend::launch::{
-    dense_strides, recorded_error, tuning_defines, CallArg, FieldMeta, LaunchPlan,
+    dense_strides, recorded_error, CallArg, FieldMeta, LaunchPlan,
 };
-use gt4rs::__private::cuda_source::{KernelInfo, Translation};
-use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField};
+use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField, DynProgram};
 use gt4rs::__private::ir::fieldview::Role;
-use gt4rs::__private::ir::Type;
-use gt4rs::__private::static_variants;
-use gt4rs::{ConnectivityTable, CudaOptions, Error, Options, ScalarType};
+use gt4rs::__private::ir::kernel::KernelInfo;
+use gt4rs::{Backend, CudaOptions, Error, Options, ParamKind, ScalarType};
 
 /// The CUDA built-ins for g++ (shared with the g++ syntax checks).
 pub const SHIM: &str = include_str!("../cuda_shim.h");
@@ -59,6 +59,16 @@ pub fn host_source(source: &str, kernels: &[KernelInfo]) -> String {
     text.push_str(source);
     text.push('\n');
     for k in kernels {
+        // The launcher fills parameter blocks at the offsets of the kernel program: the C
+        // struct must agree field by field.
+        for f in &k.fields {
+            text.push_str(&format!(
+                "static_assert(offsetof({n}_params, {f}) == {o}, \"offset of {n}_params.{f}\");\n",
+                n = k.name,
+                f = f.name,
+                o = f.offset,
+            ));
+        }
         text.push_str(&format!(
             "static_assert(sizeof({n}_params) == {size}, \"size of {n}_params\");\n\
              extern \"C\" void {runner}(const void* block, unsigned grid_x, unsigned grid_y, unsigned threads) {{\n\
@@ -157,47 +167,45 @@ fn load_library(
 
 type Runner = unsafe extern "C" fn(*const u64, u32, u32, u32);
 
-/// A program compiled for the host emulation: what `CudaProgram::compile` holds, with a
-/// shared library in place of the CUDA module.
-pub struct HostProgram {
-    name: &'static str,
-    /// The launcher's own plan, as `CudaProgram::compile` builds it.
-    plan: LaunchPlan,
-    /// Keeps the tables `table_args` points into alive.
-    _tables: Vec<Arc<ConnectivityTable>>,
-    /// Address and row count of each table, as parameter blocks take them.
-    table_args: Vec<(u64, i64)>,
-    /// The compile-time defines (tuning and static values), as NVRTC would get them.
-    defines: Vec<String>,
-    runners: Vec<Runner>,
-    /// Keeps `runners` valid.
-    _library: Arc<libloading::Library>,
-    /// Temporary buffers, kept and grown across calls as on the device.
-    temporaries: Mutex<Vec<Vec<u64>>>,
+/// The emulator: builds kernels with g++ and runs them on the calling thread.
+#[derive(Debug, Default)]
+pub struct HostEmulator {
+    /// The `-D` options each program was last built with, by program name (for tests that
+    /// check what was compiled in).
+    defines: Mutex<HashMap<String, Vec<String>>>,
 }
 
-impl HostProgram {
-    /// Compiles `translation` as `compile()` would for CUDA with `options` (connectivities,
-    /// static arguments), with the tuning `cuda` in place of the per-architecture options.
-    pub fn compile(
-        translation: &Translation,
-        options: &Options,
-        cuda: CudaOptions,
-    ) -> Result<HostProgram, Error> {
-        let Translation {
-            name,
-            source,
-            kernels,
-            program,
-            ..
-        } = *translation;
-        let tables = options.connectivities.bind(program)?;
-        let statics = static_variants::single_values(options, name);
-        let plan = LaunchPlan::new(translation, &tables, Some(&statics), cuda)?;
-        let mut defines = tuning_defines(&cuda);
-        defines.extend(plan.static_defines());
-        let library = load_library(name, &host_source(source, kernels), &defines)?;
-        let runners = kernels
+/// The process's one emulator (its libraries are shared by every program built through it).
+pub fn emulator() -> Arc<HostEmulator> {
+    static EMULATOR: OnceLock<Arc<HostEmulator>> = OnceLock::new();
+    EMULATOR.get_or_init(Default::default).clone()
+}
+
+impl HostEmulator {
+    /// The `-D` options `program` was last built with.
+    pub fn defines_of(&self, program: &str) -> Vec<String> {
+        self.defines
+            .lock()
+            .map(|d| d.get(program).cloned().unwrap_or_default())
+            .unwrap_or_default()
+    }
+}
+
+impl CudaEmulator for HostEmulator {
+    fn name(&self) -> &str {
+        "host emulation (g++)"
+    }
+
+    fn load(
+        &self,
+        source: &str,
+        plan: LaunchPlan,
+        defines: Vec<String>,
+    ) -> Result<Box<dyn EmulatedProgram>, Error> {
+        let name = plan.name;
+        let library = load_library(name, &host_source(source, plan.kernels), &defines)?;
+        let runners = plan
+            .kernels
             .iter()
             .map(|k| {
                 let symbol = runner_name(k);
@@ -208,62 +216,67 @@ impl HostProgram {
                     .map_err(|e| emulation_error(name, format!("{symbol}: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(HostProgram {
+        if let Ok(mut all) = self.defines.lock() {
+            all.insert(name.to_string(), defines);
+        }
+        Ok(Box::new(HostProgram {
             name,
-            plan,
-            table_args: tables
+            table_args: plan
+                .named_tables
                 .iter()
-                .map(|t| (t.as_slice().as_ptr() as u64, t.rows() as i64))
+                .map(|(_, t)| (t.as_slice().as_ptr() as u64, t.rows() as i64))
                 .collect(),
-            _tables: tables,
-            defines,
+            plan,
             runners,
             _library: library,
             temporaries: Mutex::new(Vec::new()),
-        })
+        }))
     }
+}
 
-    /// The `-D` options the library was built with.
-    pub fn defines(&self) -> &[String] {
-        &self.defines
-    }
+/// A program built by the [`HostEmulator`]: what `CudaProgram::compile` holds, with a shared
+/// library in place of the CUDA module.
+struct HostProgram {
+    name: &'static str,
+    /// The launcher's own plan, as `CudaProgram::compile` builds it (it also keeps the tables
+    /// `table_args` points into alive).
+    plan: LaunchPlan,
+    /// Address and row count of each table, as parameter blocks take them.
+    table_args: Vec<(u64, i64)>,
+    runners: Vec<Runner>,
+    /// Keeps `runners` valid.
+    _library: Arc<libloading::Library>,
+    /// Temporary buffers, kept and grown across calls as on the device.
+    temporaries: Mutex<Vec<Vec<u64>>>,
+}
 
-    /// Runs the program like `CudaProgram::call_host`: uploads (copies) every field, plans
-    /// the launches with the launcher's code, runs every kernel's grid, reads the error slots
-    /// and, when no kernel failed, copies the outputs back. Arguments come from `source` by
-    /// name, as `DynProgram::call_dynamic` takes them; the outputs go back to it.
-    pub fn call_dynamic(&self, source: &mut dyn ArgSource) -> Result<(), Error> {
-        let mut fields: Vec<Option<(DeviceBuffer, Vec<i64>)>> = Vec::new();
-        let mut call_args = Vec::with_capacity(self.plan.program.params.len());
-        for p in &self.plan.program.params {
-            match &p.ty {
-                Type::Field { dims, dtype } => {
-                    let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
-                    let DynField { data, origin } = source.field(&p.name, &dims, *dtype)?;
-                    let buffer = DeviceBuffer::upload(&data);
-                    let shape: Vec<usize> = data.shape().to_vec();
-                    call_args.push(CallArg::Field {
-                        dtype: data.dtype(),
-                        meta: FieldMeta {
-                            address: buffer.address(),
-                            origin: origin.clone(),
-                            shape: shape.iter().map(|&n| n as i64).collect(),
-                            strides: dense_strides(&shape),
-                        },
-                    });
-                    fields.push(Some((buffer, origin)));
+impl EmulatedProgram for HostProgram {
+    /// Runs the program like `CudaProgram::call_host`: uploads (copies) every field, plans the
+    /// launches with the launcher's code, runs every kernel's grid, reads the error slots and,
+    /// when no kernel failed, copies the outputs back.
+    fn call_host(&self, args: &mut [Arg<'_>]) -> Result<(), Error> {
+        let mut buffers: Vec<Option<DeviceBuffer>> = Vec::with_capacity(args.len());
+        let mut call_args = Vec::with_capacity(args.len());
+        for a in args.iter() {
+            let (buffer, origin) = match a {
+                Arg::Scalar(v) => {
+                    call_args.push(CallArg::Scalar(*v));
+                    buffers.push(None);
+                    continue;
                 }
-                Type::Scalar(t) => {
-                    call_args.push(CallArg::Scalar(source.scalar(&p.name, *t)?));
-                    fields.push(None);
-                }
-                Type::Tuple(_) => {
-                    return Err(emulation_error(
-                        self.name,
-                        format!("parameter `{}` is a tuple", p.name),
-                    ))
-                }
-            }
+                Arg::Field(v) => DeviceBuffer::upload(v),
+                Arg::FieldMut(v) => DeviceBuffer::upload_mut(v),
+            };
+            call_args.push(CallArg::Field {
+                dtype: buffer.dtype,
+                meta: FieldMeta {
+                    address: buffer.address(),
+                    origin: origin.to_vec(),
+                    shape: buffer.shape.iter().map(|&n| n as i64).collect(),
+                    strides: dense_strides(&buffer.shape),
+                },
+            });
+            buffers.push(Some(buffer));
         }
         let mut errors = vec![0i32; self.plan.kernels.len().max(1)];
         let mut temporaries = self
@@ -291,8 +304,8 @@ impl HostProgram {
             let (gx, gy) = launch.grid;
             let runner = self.runners[launch.kernel];
             // SAFETY: `runner` is the generated entry of this kernel; `launch.params` is its
-            // parameter struct laid out by the launcher (the runner's `static_assert` checks
-            // the size); every address in it points into `fields`, `self._tables`,
+            // parameter struct laid out by the launcher (the runner's `static_assert`s check
+            // size and offsets); every address in it points into `buffers`, the plan's tables,
             // `temporaries` or `errors`, all alive and unmoved until the loop ends, and the
             // kernel checks every index against the extents it is given before it reads or
             // writes.
@@ -300,15 +313,9 @@ impl HostProgram {
         }
         drop(temporaries);
         recorded_error(self.name, self.plan.kernels, &errors)?;
-        for (p, field) in self.plan.program.params.iter().zip(fields) {
-            if let (Role::Out | Role::InOut, Some((buffer, origin))) = (p.role, field) {
-                source.output(
-                    &p.name,
-                    DynField {
-                        data: buffer.download(),
-                        origin,
-                    },
-                )?;
+        for (a, buffer) in args.iter_mut().zip(&buffers) {
+            if let (Arg::FieldMut(view), Some(buffer)) = (a, buffer) {
+                buffer.download_into(view);
             }
         }
         Ok(())
@@ -323,8 +330,9 @@ struct DeviceBuffer {
     dtype: ScalarType,
 }
 
-fn dense_bytes<T: Copy + Default>(a: &ndarray::ArrayD<T>) -> Vec<u64> {
-    let values: Vec<T> = a.iter().copied().collect();
+/// The elements of `view` in row-major order, as bytes in 8-byte words.
+fn dense_words<T: Copy>(view: ndarray::ArrayViewD<'_, T>) -> Vec<u64> {
+    let values: Vec<T> = view.iter().copied().collect();
     let bytes = std::mem::size_of_val(values.as_slice());
     let mut words = vec![0u64; bytes.div_ceil(8).max(1)];
     // SAFETY: `words` holds at least `bytes` bytes; the elements are plain scalars (bool,
@@ -339,12 +347,12 @@ fn dense_bytes<T: Copy + Default>(a: &ndarray::ArrayD<T>) -> Vec<u64> {
     words
 }
 
-fn from_dense<T: Copy + Default>(words: &[u64], shape: &[usize]) -> ndarray::ArrayD<T> {
-    let n: usize = shape.iter().product();
-    let mut values = vec![T::default(); n];
-    // SAFETY: `words` was made by `dense_bytes` from `n` elements of `T` (the dtype is kept
-    // with the buffer) and holds at least their bytes; for `bool` the kernels store only
-    // `true`/`false` (0 or 1) through `bool*`.
+/// Writes the dense row-major elements in `words` back into `view` (of the same shape).
+fn write_back<T: Copy + Default>(words: &[u64], mut view: ndarray::ArrayViewMutD<'_, T>) {
+    let mut values = vec![T::default(); view.len()];
+    // SAFETY: `words` was made by `dense_words` from a view of this shape and element type
+    // (the dtype is kept with the buffer) and holds at least its bytes; for `bool` the
+    // kernels store only `true`/`false` (0 or 1) through `bool*`.
     unsafe {
         std::ptr::copy_nonoverlapping(
             words.as_ptr().cast::<u8>(),
@@ -352,43 +360,52 @@ fn from_dense<T: Copy + Default>(words: &[u64], shape: &[usize]) -> ndarray::Arr
             std::mem::size_of_val(values.as_slice()),
         );
     }
-    ndarray::ArrayD::from_shape_vec(shape.to_vec(), values)
-        .expect("the buffer was made from an array of this shape")
+    for (dst, src) in view.iter_mut().zip(values) {
+        *dst = src;
+    }
+}
+
+macro_rules! by_dtype {
+    ($enum:ident, $view:expr, $v:ident, $origin:ident => $body:expr) => {
+        match $view {
+            $enum::Bool($v, $origin) => $body,
+            $enum::I32($v, $origin) => $body,
+            $enum::I64($v, $origin) => $body,
+            $enum::F32($v, $origin) => $body,
+            $enum::F64($v, $origin) => $body,
+        }
+    };
 }
 
 impl DeviceBuffer {
-    fn upload(data: &DynArray) -> DeviceBuffer {
-        let words = match data {
-            DynArray::Bool(a) => dense_bytes(a),
-            DynArray::I32(a) => dense_bytes(a),
-            DynArray::I64(a) => dense_bytes(a),
-            DynArray::F32(a) => dense_bytes(a),
-            DynArray::F64(a) => dense_bytes(a),
-        };
+    fn of<T: gt4rs::field::Scalar>(view: ndarray::ArrayViewD<'_, T>) -> DeviceBuffer {
         DeviceBuffer {
-            words,
-            shape: data.shape().to_vec(),
-            dtype: data.dtype(),
+            shape: view.shape().to_vec(),
+            words: dense_words(view),
+            dtype: T::DTYPE,
         }
+    }
+
+    /// The copy of a read-only field, and its origin.
+    fn upload<'a>(view: &'a FieldView<'_>) -> (DeviceBuffer, &'a [i64]) {
+        by_dtype!(FieldView, view, v, origin => (DeviceBuffer::of(v.view()), *origin))
+    }
+
+    /// The copy of a written field, and its origin.
+    fn upload_mut<'a>(view: &'a FieldViewMut<'_>) -> (DeviceBuffer, &'a [i64]) {
+        by_dtype!(FieldViewMut, view, v, origin => (DeviceBuffer::of(v.view()), *origin))
     }
 
     fn address(&self) -> u64 {
         self.words.as_ptr() as u64
     }
 
-    fn download(&self) -> DynArray {
-        let (w, s) = (&self.words, &self.shape);
-        match self.dtype {
-            ScalarType::Bool => DynArray::Bool(from_dense(w, s)),
-            ScalarType::I32 => DynArray::I32(from_dense(w, s)),
-            ScalarType::I64 => DynArray::I64(from_dense(w, s)),
-            ScalarType::F32 => DynArray::F32(from_dense(w, s)),
-            ScalarType::F64 => DynArray::F64(from_dense(w, s)),
-        }
+    fn download_into(&self, view: &mut FieldViewMut<'_>) {
+        by_dtype!(FieldViewMut, view, v, _origin => write_back(&self.words, v.view_mut()))
     }
 }
 
-/// Named arguments for `call_dynamic` (of a compiled program or a [`HostProgram`]): fields
+/// Named arguments for `call_dynamic` (of a compiled program): fields
 /// and scalars by parameter name; the outputs a call hands back replace their inputs.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NamedArgs {
@@ -502,56 +519,64 @@ pub fn changed(before: &DynArray, after: &DynArray) -> bool {
         }
 }
 
-/// Runs `args` through the CPU backend (`cpu`, compiled with `options`; any other backend's
-/// program serves as the reference too) and through the host
-/// emulation of `translation`'s CUDA kernels for every tuning of `tunings` (compiled with the
-/// same `options`, so with its connectivities and static values), and compares every output
-/// over its whole array: bit for bit where `rtol` is 0. Every output the program has must
-/// change somewhere. Returns the largest relative difference seen.
+/// `options` running `Backend::Cuda` on the host emulator with the tuning `cuda`.
+pub fn emulated(options: &Options, cuda: CudaOptions) -> Options {
+    let mut options = options.clone().with_cuda(cuda);
+    options.settings.backend = Some(Backend::Cuda);
+    options.with_cuda_emulator(emulator())
+}
+
+/// A program's `compile` as a function of the options (a registry entry's, or
+/// `|o| Ok(Box::new(p::compile(o)?))`).
+pub type CompileFn<'a> = &'a dyn Fn(&Options) -> Result<Box<dyn DynProgram>, Error>;
+
+/// Runs `args` through `reference` (a program compiled for the CPU or embedded backend) and
+/// through the program `compile` builds for the emulated CUDA backend with `options` (its
+/// connectivities and static values) under every tuning of `tunings`, and compares every
+/// output over its whole array: bit for bit where `rtol` is 0. Every output the program has
+/// must change somewhere. Returns the largest relative difference seen.
 pub fn check_against_cpu(
-    cpu: &dyn gt4rs::__private::dynamic::DynProgram,
-    translation: &Translation,
+    reference: &dyn DynProgram,
+    compile: CompileFn<'_>,
     options: &Options,
     args: &NamedArgs,
     tunings: &[CudaOptions],
     rtol: f64,
 ) -> Result<f64, String> {
-    let name = translation.name;
+    let name = reference.name();
     let mut expected = args.clone();
-    cpu.call_dynamic(&mut expected)
-        .map_err(|e| format!("{name}: the CPU backend fails: {e}"))?;
-    let outputs: Vec<&str> = translation
-        .program
+    reference
+        .call_dynamic(&mut expected)
+        .map_err(|e| format!("{name}: the reference backend fails: {e}"))?;
+    let outputs: Vec<String> = reference
+        .signature()
         .params
-        .iter()
-        .filter(|p| p.role != Role::In && p.ty.is_field())
-        .map(|p| p.name.as_str())
+        .into_iter()
+        .filter(|p| p.role != Role::In && matches!(p.kind, ParamKind::Field { .. }))
+        .map(|p| p.name)
         .collect();
     if !outputs
         .iter()
-        .any(|o| changed(&args.fields[*o].data, &expected.fields[*o].data))
+        .any(|o| changed(&args.fields[o].data, &expected.fields[o].data))
     {
-        return Err(format!("{name}: the CPU backend writes nothing"));
+        return Err(format!("{name}: the reference backend writes nothing"));
     }
     let mut worst = 0.0f64;
     for cuda in tunings {
-        let host = HostProgram::compile(translation, options, *cuda)
-            .map_err(|e| format!("{name} {cuda:?}: {e}"))?;
+        let program =
+            compile(&emulated(options, *cuda)).map_err(|e| format!("{name} {cuda:?}: {e}"))?;
+        let defines = emulator().defines_of(name);
         let mut got = args.clone();
-        host.call_dynamic(&mut got).map_err(|e| {
-            format!(
-                "{name} {:?}: the emulated kernels fail: {e}",
-                host.defines()
-            )
-        })?;
+        program
+            .call_dynamic(&mut got)
+            .map_err(|e| format!("{name} {defines:?}: the emulated kernels fail: {e}"))?;
         for o in &outputs {
-            let (e, g) = (&expected.fields[*o], &got.fields[*o]);
+            let (e, g) = (&expected.fields[o], &got.fields[o]);
             let diff = max_rel_diff(&e.data, &g.data)
                 .ok_or_else(|| format!("{name}: output `{o}` changed type or shape"))?;
             if diff > rtol {
                 return Err(format!(
-                    "{name} {:?}: output `{o}` differs from the CPU backend by {diff:e}{}",
-                    host.defines(),
+                    "{name} {defines:?}: output `{o}` differs from the reference by {diff:e}{}",
                     first_difference(&e.data, &g.data)
                 ));
             }

@@ -12,11 +12,11 @@ use gt4rs::prelude::*;
 use std::ops::Range;
 
 use gt4rs::__private::args::ScalarValue;
-use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::dynamic::{DynArray, DynField, DynProgram};
 use gt4rs::{Backend, Connectivities, Connectivity, CudaOptions, Error, Field, Options};
 use gt4rs_tests::cuda_host::{
-    changed, check_against_cpu, gxx_available, max_rel_diff, HostProgram, NamedArgs, TUNINGS,
+    changed, check_against_cpu, emulated, emulator, gxx_available, max_rel_diff, CompileFn,
+    NamedArgs, TUNINGS,
 };
 use ndarray::{Array2, ArrayD, IxDyn};
 use rand::{RngExt, SeedableRng};
@@ -34,15 +34,10 @@ gt4rs::offsets! {
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
 
-macro_rules! translation {
+/// `$m::compile` as a [`CompileFn`].
+macro_rules! compiler {
     ($m:ident) => {
-        Translation {
-            name: $m::NAME,
-            source: $m::cuda::SOURCE,
-            kernels: $m::cuda::KERNELS,
-            unsupported: $m::cuda::UNSUPPORTED,
-            program: $m::ir(),
-        }
+        |o: &Options| -> Result<Box<dyn DynProgram>, Error> { Ok(Box::new($m::compile(o)?)) }
     };
 }
 
@@ -52,19 +47,20 @@ macro_rules! assert_agrees {
     ($m:ident, $options:expr, $args:expr) => {{
         let options: &Options = $options;
         let prog = $m::compile(&cpu(options)).expect("compiles");
-        assert_agrees(&prog, &translation!($m), options, $args, &TUNINGS);
+        assert_agrees(&prog, &compiler!($m), options, $args, &TUNINGS);
     }};
 }
 
-/// The emulated kernels of `translation` agree with `reference` bit for bit under `tunings`.
+/// The emulated kernels of the program `compile` builds agree with `reference` bit for bit
+/// under `tunings`.
 fn assert_agrees(
     reference: &dyn DynProgram,
-    translation: &Translation,
+    compile: CompileFn<'_>,
     options: &Options,
     args: &NamedArgs,
     tunings: &[CudaOptions],
 ) {
-    check_against_cpu(reference, translation, options, args, tunings, 0.0)
+    check_against_cpu(reference, compile, options, args, tunings, 0.0)
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
@@ -205,14 +201,14 @@ fn nabla4_agrees_with_the_cpu_backend() {
 /// The message of the emulated CUDA call's error, and that of the CPU backend's.
 fn both_fail(
     cpu_program: &dyn DynProgram,
-    translation: &Translation,
+    compile: CompileFn<'_>,
     options: &Options,
     args: &NamedArgs,
 ) -> (String, String) {
     let cpu_error = cpu_program
         .call_dynamic(&mut args.clone())
         .expect_err("the CPU backend reports the failure");
-    let host = HostProgram::compile(translation, options, TUNINGS[0]).expect("compiles");
+    let host = compile(&emulated(options, TUNINGS[0])).expect("compiles");
     let mut got = args.clone();
     let cuda_error = host
         .call_dynamic(&mut got)
@@ -231,20 +227,20 @@ fn both_fail(
     (cpu_error.to_string(), cuda_error.to_string())
 }
 
-/// On `clean` the emulated kernels of `translation` agree with `cpu_program` (compiled for the
+/// On `clean` the emulated kernels of the program `compile` builds agree with `cpu_program` (compiled for the
 /// CPU backend without options) under `tunings`; on `broken` both fail, with messages that
 /// contain every string of `named`.
 fn agrees_then_both_fail(
     cpu_program: &dyn DynProgram,
-    translation: &Translation,
+    compile: CompileFn<'_>,
     clean: &NamedArgs,
     broken: &NamedArgs,
     tunings: &[CudaOptions],
     named: &[&str],
 ) {
     let options = Options::new(Backend::Cpu);
-    assert_agrees(cpu_program, translation, &options, clean, tunings);
-    let (cpu_msg, cuda_msg) = both_fail(cpu_program, translation, &options, broken);
+    assert_agrees(cpu_program, compile, &options, clean, tunings);
+    let (cpu_msg, cuda_msg) = both_fail(cpu_program, compile, &options, broken);
     for msg in [cpu_msg, cuda_msg] {
         assert!(named.iter().all(|n| msg.contains(n)), "{msg}");
     }
@@ -261,7 +257,7 @@ fn nabla4_reports_a_missing_neighbour_and_a_domain_outside_its_output() {
     table[[10, 2]] = -1;
     let c = nabla4_case(4, table);
     let prog = calculate_nabla4::compile(&cpu(&c.options)).expect("compiles");
-    let t = translation!(calculate_nabla4);
+    let t = compiler!(calculate_nabla4);
     let (cpu_msg, cuda_msg) = both_fail(&prog, &t, &c.options, &c.args);
     for msg in [&cpu_msg, &cuda_msg] {
         assert!(msg.contains("E2C2V"), "{msg}");
@@ -372,7 +368,7 @@ fn dynamic_shifts_and_per_call_domains_agree_with_the_cpu_backend() {
     // An offset that leaves the field inside the domain.
     let broken = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
     let prog = dynamic_and_domains::compile(&Options::new(Backend::Cpu)).expect("compiles");
-    let t = translation!(dynamic_and_domains);
+    let t = compiler!(dynamic_and_domains);
     agrees_then_both_fail(&prog, &t, &clean, &broken, &TUNINGS, &["`a`", "K"]);
 }
 
@@ -450,7 +446,7 @@ fn integer_division_agrees_and_a_zero_divisor_is_an_error() {
     let clean = division_case(&mut r, None);
     let broken = division_case(&mut r, Some([NC as usize / 2, 3]));
     let prog = integer_division::compile(&Options::new(Backend::Cpu)).expect("compiles");
-    let t = translation!(integer_division);
+    let t = compiler!(integer_division);
     let named = ["integer_division", "division by zero"];
     agrees_then_both_fail(&prog, &t, &clean, &broken, &TUNINGS[..1], &named);
 }
@@ -571,7 +567,7 @@ fn math_functions_agree_with_the_cpu_backend() {
     // others to bit equality.
     check_against_cpu(
         &prog,
-        &translation!(math_functions),
+        &compiler!(math_functions),
         &options,
         &args,
         &TUNINGS[1..2],
@@ -580,8 +576,7 @@ fn math_functions_agree_with_the_cpu_backend() {
     .unwrap_or_else(|e| panic!("{e}"));
     let mut cpu_out = args.clone();
     prog.call_dynamic(&mut cpu_out).expect("runs");
-    let host = HostProgram::compile(&translation!(math_functions), &options, TUNINGS[0])
-        .expect("compiles");
+    let host = math_functions::compile(&emulated(&options, TUNINGS[0])).expect("compiles");
     let mut host_out = args.clone();
     host.call_dynamic(&mut host_out).expect("runs");
     // Rust computes asinh, acosh and atanh with formulas of its own (acosh near 1 is up to
@@ -640,7 +635,7 @@ fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
     );
     args.scalars
         .insert("factor".into(), ScalarValue::F64(r.random_range(0.5..2.0)));
-    let t = translation!(static_bounds);
+    let t = compiler!(static_bounds);
     let cpu_options = Options::new(Backend::Cpu);
     let prog = static_bounds::compile(&cpu_options).expect("compiles");
     let compiled_in = Options::new(Backend::Cpu)
@@ -650,7 +645,8 @@ fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
     for options in [&cpu_options, &compiled_in] {
         assert_agrees(&prog, &t, options, &args, &TUNINGS);
     }
-    let host = HostProgram::compile(&t, &compiled_in, TUNINGS[2]).expect("compiles");
+    let host = static_bounds::compile(&emulated(&compiled_in, TUNINGS[2])).expect("compiles");
+    let defines = emulator().defines_of("static_bounds");
     for define in [
         "-DGT4RS_STATIC_S3=(4)",
         "-DGT4RS_STATIC_S5=(10)",
@@ -659,9 +655,8 @@ fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
         "-DGT4RS_S0_D1_HI=(9LL)",
     ] {
         assert!(
-            host.defines().iter().any(|d| d == define),
-            "{define} in {:?}",
-            host.defines()
+            defines.iter().any(|d| d == define),
+            "{define} in {defines:?}"
         );
     }
     // Another value than the compiled one is an argument error, before any launch.
@@ -712,7 +707,7 @@ fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
     );
     let embedded =
         Options::new(Backend::Embedded).with_connectivities(options.connectivities.clone());
-    let t = translation!(nested_gather);
+    let t = compiler!(nested_gather);
     let prog = nested_gather::compile(&embedded).expect("compiles");
     assert_agrees(&prog, &t, &options, &args, &TUNINGS);
     let cpu = nested_gather::compile(&options).expect("compiles");

@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gt4rs::__private::cuda_source::{FieldRole, KernelInfo};
+use gt4rs::__private::cuda_source::{FieldRole, Translation};
 use gt4rs::Field;
+use gt4rs_tests::cuda_host::{gxx_available, host_source};
 
 gt4rs::dimensions! {
     pub Cell, Edge, Vertex, I, J: horizontal;
@@ -22,31 +23,14 @@ gt4rs::offsets! {
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
 
-struct Translated {
-    name: &'static str,
-    source: &'static str,
-    kernels: &'static [KernelInfo],
-    unsupported: Option<&'static str>,
-}
-
-fn programs() -> Vec<Translated> {
-    macro_rules! t {
-        ($m:ident) => {
-            Translated {
-                name: stringify!($m),
-                source: $m::cuda::SOURCE,
-                kernels: $m::cuda::KERNELS,
-                unsupported: $m::cuda::UNSUPPORTED,
-            }
-        };
-    }
+fn programs() -> Vec<Translation> {
     vec![
-        t!(calculate_nabla4),
-        t!(laplacian),
-        t!(reductions),
-        t!(concat_select),
-        t!(scans),
-        t!(dynamic_and_domains),
+        calculate_nabla4::cuda::translation(),
+        laplacian::cuda::translation(),
+        reductions::cuda::translation(),
+        concat_select::cuda::translation(),
+        scans::cuda::translation(),
+        dynamic_and_domains::cuda::translation(),
     ]
 }
 
@@ -57,8 +41,8 @@ fn snapshot_dir() -> PathBuf {
 #[test]
 fn every_program_translates() {
     for p in programs() {
-        assert_eq!(p.unsupported, None, "{}", p.name);
-        assert!(!p.kernels.is_empty(), "{}: no kernels", p.name);
+        assert_eq!(p.kernels.err(), None, "{}", p.name);
+        assert!(!p.kernels().is_empty(), "{}: no kernels", p.name);
     }
 }
 
@@ -152,93 +136,69 @@ fn c_struct_fields(source: &str, kernel: &str) -> Vec<(String, String)> {
 #[test]
 fn kernels_and_param_structs_agree_with_metadata() {
     for p in programs() {
-        for (i, k) in p.kernels.iter().enumerate() {
+        for (i, k) in p.kernels().iter().enumerate() {
             assert_eq!(k.stage, i);
             let def = format!(
                 "extern \"C\" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) {}(const {}_params p)",
                 k.name, k.name
             );
             assert_eq!(p.source.matches(&def).count(), 1, "{}: {def}", p.name);
-            let fields = c_struct_fields(p.source, k.name);
+            let fields = c_struct_fields(p.source, &k.name);
             let meta: Vec<(String, String)> = k
                 .fields
                 .iter()
-                .map(|f| (f.c_type.to_string(), f.name.to_string()))
+                .map(|f| (f.ty.c_decl(), f.name.clone()))
                 .collect();
             assert_eq!(fields, meta, "{}: C struct vs metadata", k.name);
             // Rust offsets increase in declaration order and the struct has no padding.
             let mut expected: usize = 0;
-            for f in k.fields {
-                let size = c_size(f.c_type);
+            for f in &k.fields {
+                let size = f.ty.size();
                 expected = expected.next_multiple_of(size);
                 assert_eq!(f.offset, expected, "{}.{}", k.name, f.name);
                 expected += size;
             }
             assert_eq!(k.size, expected.next_multiple_of(8), "{}", k.name);
-            let names: std::collections::BTreeSet<_> = k.fields.iter().map(|f| f.name).collect();
+            let names: std::collections::BTreeSet<_> = k.fields.iter().map(|f| &f.name).collect();
             assert_eq!(names.len(), k.fields.len(), "{}: duplicate fields", k.name);
             assert!(k.fields.iter().any(|f| f.name == "error"));
         }
     }
 }
 
-fn c_size(c_type: &str) -> usize {
-    match c_type {
-        t if t.ends_with("__restrict__") || t.ends_with('*') => 8,
-        "double" | "long long" => 8,
-        "float" | "int" => 4,
-        "bool" => 1,
-        other => panic!("unexpected C type {other}"),
-    }
-}
-
 #[test]
 fn nabla4_kernel_reads_inputs_through_restrict_pointers_and_walks_a_k_block() {
-    let k = &calculate_nabla4::cuda::KERNELS[0];
+    let nabla4 = calculate_nabla4::cuda::translation();
+    let k = &nabla4.kernels()[0];
     assert!(!k.scan);
     assert!(k
         .fields
         .iter()
-        .any(|f| f.c_type == "const double* __restrict__"));
+        .any(|f| f.ty.c_decl() == "const double* __restrict__"));
     assert!(calculate_nabla4::cuda::SOURCE.contains("#pragma unroll"));
     assert!(calculate_nabla4::cuda::SOURCE.contains("kk < GT4RS_K_BLOCK"));
-    let scans = scans::cuda::KERNELS;
-    assert!(scans.iter().any(|k| k.scan));
+    let scans = scans::cuda::translation();
+    assert!(scans.kernels().iter().any(|k| k.scan));
     assert!(k.grid(1000, 80, 128, 8) == (8, 10));
 }
 
-/// CUDA built-ins for g++ (shared with the stencils crate's CUDA source test).
-const SHIM: &str = include_str!("../cuda_shim.h");
-
 #[test]
 fn sources_compile_as_cpp_with_a_cuda_shim() {
-    if Command::new("g++").arg("--version").output().is_err() {
+    if !gxx_available() {
         eprintln!("skipped: no g++ on this machine");
         return;
     }
     let dir = tempfile_dir();
     for p in programs() {
-        let mut text = String::from(SHIM);
-        text.push_str(p.source);
-        for k in p.kernels {
-            text.push_str(&format!(
-                "static_assert(sizeof({0}_params) == {1}, \"size of {0}_params\");\n",
-                k.name, k.size
-            ));
-            for f in k.fields {
-                text.push_str(&format!(
-                    "static_assert(offsetof({0}_params, {1}) == {2}, \"offset of {1}\");\n",
-                    k.name, f.name, f.offset
-                ));
-            }
-        }
+        // The shim, the source, a size and offset check of every parameter struct, the runners.
+        let text = host_source(p.source, p.kernels());
         let file = dir.join(format!("{}.cpp", p.name));
         std::fs::write(&file, &text).expect("temp file is writable");
         // Once as launched with run-time values, once with static arguments and domain bounds
         // fixed at compile() (the `constexpr` branches).
         let mut fixed = Vec::new();
-        for k in p.kernels {
-            for f in k.fields {
+        for k in p.kernels() {
+            for f in &k.fields {
                 match f.role {
                     FieldRole::Scalar { param } => {
                         fixed.push(format!("-DGT4RS_STATIC_S{param}=1"));

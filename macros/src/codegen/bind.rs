@@ -16,7 +16,6 @@
 //! again does not compile.
 
 use std::collections::HashSet;
-use std::hash::{Hash, Hasher};
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -26,6 +25,8 @@ use syn::punctuated::Punctuated;
 use syn::{braced, parenthesized, Ident, LitStr, Path, Token, Visibility};
 
 use gt4rs_ir::fieldview::{Program, Role};
+
+use crate::definitions::{hidden_definition_macro, location_hash, path_key, Chain};
 
 /// How a program uses one parameter.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,33 +64,11 @@ pub fn params_of(program: &Program) -> Vec<ParamDef> {
 }
 
 /// The definition macro of a program: `name! { @gt4rs_bind … }` appends its parameters.
-///
-/// Public programs get `#[macro_export]` (so other crates bind them) and a `pub use` under
-/// the program's own name; others a `use` with the program's visibility.
 pub fn definition_macro(vis: &Visibility, name: &Ident, program: &Program) -> TokenStream {
     let payload = serde_json::to_string(&params_of(program)).expect("parameters serialise");
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    if proc_macro::is_available() {
-        let span = proc_macro::Span::call_site();
-        span.file().hash(&mut hasher);
-        span.line().hash(&mut hasher);
-        span.column().hash(&mut hasher);
-    }
-    program.to_json().hash(&mut hasher);
-    let hidden = format_ident!("__gt4rs_program_{}_{:016x}", name, hasher.finish());
-    let export = matches!(vis, Visibility::Public(_)).then(|| quote!(#[macro_export]));
-    quote! {
-        #[doc(hidden)]
-        #export
-        macro_rules! #hidden {
-            (@gt4rs_bind $($state:tt)*) => {
-                ::gt4rs::__private::__bind! { $($state)* #payload }
-            };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        #vis use #hidden as #name;
-    }
+    let hash = location_hash(&program.to_json());
+    let hidden = format_ident!("__gt4rs_program_{}_{:016x}", name, hash);
+    hidden_definition_macro(vis, name, &hidden, Chain::Bind, &payload)
 }
 
 /// One `vis mod name = path(args…);` of `bind!`.
@@ -216,7 +195,7 @@ pub fn resume(input: TokenStream) -> TokenStream {
 
 /// Checks the bound names against the parameters: each must exist, be read-only and appear once.
 fn check_bound(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<HashSet<String>> {
-    let program = path_text(&resumed.path);
+    let program = path_key(&resumed.path);
     let mut seen = HashSet::new();
     for ident in &resumed.bound {
         let name = ident.to_string();
@@ -249,10 +228,6 @@ fn check_bound(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<HashSet<St
     Ok(seen)
 }
 
-fn path_text(path: &Path) -> String {
-    crate::collect::path_key(path)
-}
-
 /// The program's path as seen from inside the generated module (one level deeper).
 fn path_from_inside(path: &Path) -> TokenStream {
     let first = path.segments.first().map(|s| s.ident.to_string());
@@ -271,7 +246,7 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
     let vis = &resumed.vis;
     let name = &resumed.name;
     let program = path_from_inside(&resumed.path);
-    let program_text = path_text(&resumed.path);
+    let program_text = path_key(&resumed.path);
     let span = Span::call_site();
     let mut bound_fields = Vec::new();
     let mut arg_fields = Vec::new();

@@ -15,7 +15,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use gt4rs_ir::fieldview::{Program, Role};
-use gt4rs_ir::lower::lower;
+use gt4rs_ir::stage::StageProgram;
 use gt4rs_ir::Type;
 
 use crate::codegen::program::ArgsInfo;
@@ -24,9 +24,16 @@ use crate::codegen::program::ArgsInfo;
 /// `CPU_UNSUPPORTED`: `None`, or why the program cannot run on the CPU backend. A program the
 /// CPU backend cannot lower still compiles (the embedded backend may run it); `compile()` for
 /// the CPU backend then returns that reason as an error.
-pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
+pub fn emit(
+    program: &Program,
+    lowered: Result<&StageProgram, &str>,
+    args: &ArgsInfo,
+) -> TokenStream {
     let ty = &args.ty;
-    match emit_body(program) {
+    match lowered
+        .map_err(str::to_string)
+        .and_then(|l| emit_body(program, l))
+    {
         Ok((scratch, body)) => quote! {
             const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
             #scratch
@@ -65,8 +72,10 @@ pub fn emit(program: &Program, args: &ArgsInfo) -> TokenStream {
 
 /// The program's `CpuScratch` (one buffer per temporary, kept between calls in the
 /// `Compiled` program's pool) and the body of `run_cpu`.
-fn emit_body(program: &Program) -> Result<(TokenStream, TokenStream), String> {
-    let lowered = lower(program).map_err(|e| e.message)?;
+fn emit_body(
+    program: &Program,
+    lowered: &StageProgram,
+) -> Result<(TokenStream, TokenStream), String> {
     let used_offsets: Vec<String> = program
         .used_offsets()
         .into_iter()
@@ -153,7 +162,7 @@ fn emit_body(program: &Program) -> Result<(TokenStream, TokenStream), String> {
     }
     let mut stages = Vec::new();
     for (index, s) in lowered.stages.iter().enumerate() {
-        stages.push(stage::emit(program, &lowered, &used_offsets, index, s)?);
+        stages.push(stage::emit(program, lowered, &used_offsets, index, s)?);
     }
     let scratch = quote! {
         /// The buffers of the program's temporaries, reused by later calls.

@@ -1,4 +1,6 @@
-//! Emitters: Rust tokens generated from the checked IR.
+//! Emitters: Rust tokens generated from the checked IR. An operator's or program's expansion
+//! includes its definition macro (`crate::definitions`), so that later items can see it;
+//! nothing here depends on the driver or on `frontend`.
 
 pub mod bind;
 pub mod cpu;

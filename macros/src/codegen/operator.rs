@@ -6,7 +6,7 @@ use syn::ItemFn;
 
 use gt4rs_ir::fieldview::{Bundle, Operator};
 
-use crate::collect::{definition_macro, Def, Env};
+use crate::definitions::{definition_macro, Def, Env};
 
 pub fn emit(func: &ItemFn, op: &Operator, env: &Env) -> TokenStream {
     let mut bundle = Bundle {

@@ -11,6 +11,7 @@ use quote::quote;
 use syn::{FnArg, ItemFn, Lifetime, Pat, Type};
 
 use gt4rs_ir::fieldview::{Program, Role};
+use gt4rs_ir::lower::lower;
 
 use crate::codegen::{cpu, cuda};
 
@@ -100,6 +101,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             }
         })
         .collect();
+    let n_params = program.params.len();
     let static_names: Vec<String> = statics.iter().map(|(i, _)| i.to_string()).collect();
     let static_fields = statics
         .iter()
@@ -133,24 +135,20 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     };
     let definition = crate::codegen::bind::definition_macro(vis, name, program);
     let ir_json = program.to_json();
+    // Lowered once: both fused backends emit from the same stages (the CUDA launcher reads
+    // them from the kernel program the CUDA emitter serialises; nothing lowers at run time).
+    let lowered = lower(program).map_err(|e| e.message);
+    let lowered = lowered.as_ref().map_err(String::as_str);
     let cpu_impl = cpu::emit(
         program,
+        lowered,
         &ArgsInfo {
             ty: args_ty.clone(),
         },
     );
-    let cuda_impl = cuda::emit(program);
+    let cuda_impl = cuda::emit(program, lowered);
     let mod_doc =
         format!("The gt4rs program `{name_str}`: see [`compile`] and [`Compiled::call`].");
-    let args_mut = if program
-        .params
-        .iter()
-        .any(|p| p.role != Role::In && p.ty.is_field())
-    {
-        quote!(mut)
-    } else {
-        quote!()
-    };
     quote! {
         #[doc = #mod_doc]
         #[allow(non_snake_case, unused_imports, clippy::all)]
@@ -201,7 +199,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 backend: ::gt4rs::__private::Resolved,
                 cpu: ::gt4rs::CpuOptions,
                 connectivities: ::std::vec::Vec<::std::sync::Arc<::gt4rs::ConnectivityTable>>,
-                cuda: ::core::option::Option<::gt4rs::__private::cuda_backend::CudaProgram>,
+                cuda: ::core::option::Option<::gt4rs::__private::cuda_backend::CompiledCuda>,
                 // Read by `call`'s static-argument check, which programs without static
                 // arguments do not have.
                 #[allow(dead_code)]
@@ -214,8 +212,9 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
             /// Resolves the backend and binds the connectivities from `options`.
             pub fn compile(options: &::gt4rs::Options) -> ::core::result::Result<Compiled, ::gt4rs::Error> {
-                let mut resolved = options.resolve(NAME, None);
-                let backend = ::gt4rs::__private::resolve_backend(resolved.backend, NAME)?;
+                let resolved = options.resolve(NAME, None);
+                let backend = ::gt4rs::__private::resolve_backend(
+                    resolved.backend, NAME, options.cuda_emulator.is_some())?;
                 if let (::gt4rs::__private::Resolved::Cpu, Some(reason)) = (backend, CPU_UNSUPPORTED) {
                     return Err(::gt4rs::Error::BackendUnavailable { backend: "cpu".to_string(), reason: reason.to_string() });
                 }
@@ -223,20 +222,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 ::gt4rs::__private::static_variants::check_names(options, NAME, &[#( #static_names ),*])?;
                 let statics = StaticVariants { #( #static_reads, )* };
                 let cuda = if backend == ::gt4rs::__private::Resolved::Cuda {
-                    // Per-architecture options apply once the device is known.
-                    let arch = ::gt4rs::__private::cuda_backend::device_arch();
-                    resolved = options.resolve(NAME, arch.as_deref());
-                    let translation = ::gt4rs::__private::cuda_source::Translation {
-                        name: NAME,
-                        source: cuda::SOURCE,
-                        kernels: cuda::KERNELS,
-                        unsupported: cuda::UNSUPPORTED,
-                        program: ir(),
-                    };
-                    Some(::gt4rs::__private::cuda_backend::CudaProgram::compile(
-                        &translation, &resolved, &connectivities,
-                        Some(&::gt4rs::__private::static_variants::single_values(options, NAME)),
-                    )?)
+                    Some(::gt4rs::__private::cuda_backend::CompiledCuda::compile(
+                        &cuda::translation(), options, &connectivities)?)
                 } else {
                     None
                 };
@@ -274,17 +261,21 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     self.cpu
                 }
 
-                /// The compiled CUDA program (device fields, `sync`, graph capture), when the
-                /// backend is CUDA.
+                /// The compiled CUDA program on the device (device fields, `sync`, graph
+                /// capture), when the backend is CUDA and the kernels run on a device.
                 pub fn cuda_program(&self) -> ::core::option::Option<&::gt4rs::__private::cuda_backend::CudaProgram> {
-                    self.cuda.as_ref()
+                    self.cuda.as_ref().and_then(|c| c.device())
                 }
 
-                /// Runs on the GPU with host fields: uploads, launches, downloads and waits.
-                fn run_cuda(&self, #args_mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                    let mut dyn_args = [ #( #host_args, )* ];
+                /// The arguments as the embedded and CUDA backends take them.
+                fn host_args<'b>(args: &'b mut #args_ty) -> [::gt4rs::__private::args::Arg<'b>; #n_params] {
+                    [ #( #host_args, )* ]
+                }
+
+                /// Runs the CUDA kernels with host fields: uploads, launches, downloads, waits.
+                fn run_cuda(&self, mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     match &self.cuda {
-                        Some(cuda) => cuda.call_host(&mut dyn_args),
+                        Some(cuda) => cuda.call_host(&mut Self::host_args(&mut args)),
                         None => Err(::gt4rs::Error::BackendUnavailable {
                             backend: "cuda".to_string(),
                             reason: format!("program `{}` was not compiled for CUDA", NAME),
@@ -292,11 +283,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     }
                 }
 
-                fn run_embedded(&self, #args_mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                    let mut dyn_args = [ #( #host_args, )* ];
+                fn run_embedded(&self, mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     let tables: ::std::vec::Vec<&::gt4rs::ConnectivityTable> =
                         self.connectivities.iter().map(|t| &**t).collect();
-                    ::gt4rs::__private::embedded::run_program(ir(), &mut dyn_args, &tables)
+                    ::gt4rs::__private::embedded::run_program(ir(), &mut Self::host_args(&mut args), &tables)
                 }
             }
 

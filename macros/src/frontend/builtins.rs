@@ -5,7 +5,7 @@ use quote::ToTokens;
 use gt4rs_ir::fieldview::{DomainCond, Expr, ExprKind, MathFun, ReduceOp};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
-use crate::collect::Def;
+use crate::definitions::Def;
 use crate::frontend::expr::{is_flexible_literal, Checker};
 use crate::frontend::shift::single_path;
 use crate::frontend::types::resolve_dim;

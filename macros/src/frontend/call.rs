@@ -3,7 +3,7 @@
 use gt4rs_ir::fieldview::{Expr, ExprKind, MathFun, OperatorKind};
 use gt4rs_ir::{ScalarType, Type};
 
-use crate::collect::{path_key, Def};
+use crate::definitions::{path_key, Def};
 use crate::frontend::builtins::reduce_op;
 use crate::frontend::expr::Checker;
 use crate::frontend::math::math_fun;

@@ -10,7 +10,7 @@ use gt4rs_ir::fieldview::{BinaryOp, Expr, ExprKind, Literal, UnaryOp};
 use gt4rs_ir::types::promote_dims;
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
-use crate::collect::{path_key, Env};
+use crate::definitions::{path_key, Env};
 use crate::frontend::diagnostics::Diagnostics;
 use crate::frontend::types::{describe, parse_type, DimTable};
 

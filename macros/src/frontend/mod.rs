@@ -1,7 +1,8 @@
 //! Parse and check: fieldview Rust (a `syn::ItemFn`) to the typed fieldview IR.
 //!
 //! Every misuse is a `syn::Error` at the user's span; all errors of an item are combined and
-//! reported together.
+//! reported together. Other items' definitions arrive in an `Env` (`crate::definitions`); the
+//! checker neither knows how the driver collected them nor what `codegen` makes of its IR.
 //!
 //! * `names`: which paths of an item name dimensions, offsets or operators (collection);
 //! * `types`: dimension names and syn types to IR types;
@@ -31,7 +32,7 @@ use syn::ItemFn;
 
 use gt4rs_ir::fieldview::{Operator, Program};
 
-use crate::collect::{Env, ItemKind};
+use crate::definitions::{Env, ItemKind};
 
 /// Checks a `#[field_operator]` or `#[scan_operator]` (with its attribute tokens) against the
 /// collected definitions; `key` becomes [`Operator::key`].

@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use syn::visit::Visit;
 use syn::{Expr, ItemFn, Pat, Path, Type};
 
-use crate::collect::{path_key, ItemKind};
+use crate::definitions::{path_key, ItemKind};
 
 /// Functions the language defines itself; every other called path is an operator.
 pub const BUILTIN_FUNCTIONS: &[&str] = &[

@@ -7,7 +7,7 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Token};
 use gt4rs_ir::fieldview::{Operator, OperatorKind, Param};
 use gt4rs_ir::{DimKind, Type};
 
-use crate::collect::{path_key, Env, ItemKind};
+use crate::definitions::{path_key, Env, ItemKind};
 use crate::frontend::expr::Checker;
 use crate::frontend::types::resolve_dim;
 

@@ -11,7 +11,7 @@ use gt4rs_ir::fieldview::{
 };
 use gt4rs_ir::{ScalarType, Type};
 
-use crate::collect::Env;
+use crate::definitions::Env;
 use crate::frontend::builtins::is_index_expr;
 use crate::frontend::expr::Checker;
 use crate::frontend::names::DomainEntry;

@@ -3,7 +3,7 @@
 use gt4rs_ir::fieldview::{Expr, ExprKind, UnaryOp};
 use gt4rs_ir::{DimKind, OffsetInfo, ScalarType, Type};
 
-use crate::collect::Def;
+use crate::definitions::Def;
 use crate::frontend::expr::{int_literal, Checker};
 use crate::frontend::types::{resolve_dim, resolve_offset};
 

@@ -10,7 +10,7 @@ use gt4rs_ir::fieldview::{
 use gt4rs_ir::{CmpOp, DimInfo, DimKind, OffsetInfo, ScalarType, Type};
 
 use super::{check_operator, check_program};
-use crate::collect::{Def, Env, ItemKind};
+use crate::definitions::{Def, Env, ItemKind};
 
 fn dim(env: &mut Env, name: &str, kind: DimKind) {
     let info = DimInfo {

@@ -6,7 +6,7 @@ use syn::{GenericArgument, Path, PathArguments};
 use gt4rs_ir::types::canonical_order;
 use gt4rs_ir::{DimInfo, DimKind, OffsetInfo, ScalarType, Type};
 
-use crate::collect::{path_key, Def, Env};
+use crate::definitions::{path_key, Def, Env};
 
 /// Every dimension the item can see: declared dimensions, offsets (as local dimensions) and
 /// dimensions mentioned only as an offset's source or target (horizontal by construction: an

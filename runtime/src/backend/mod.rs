@@ -19,11 +19,12 @@ pub enum Resolved {
 }
 
 /// Resolves `Auto` (CUDA where a device is usable, else CPU) and rejects what this build or
-/// machine cannot run.
-pub fn resolve(requested: Backend, program: &str) -> Result<Resolved, Error> {
+/// machine cannot run. With an emulator (`cuda_emulated`), CUDA needs no device.
+pub fn resolve(requested: Backend, program: &str, cuda_emulated: bool) -> Result<Resolved, Error> {
     match requested {
         Backend::Embedded => Ok(Resolved::Embedded),
         Backend::Cpu => Ok(Resolved::Cpu),
+        Backend::Cuda if cuda_emulated => Ok(Resolved::Cuda),
         Backend::Auto if cuda::cuda_available() => Ok(Resolved::Cuda),
         Backend::Auto => Ok(Resolved::Cpu),
         Backend::Cuda if cuda::cuda_available() => Ok(Resolved::Cuda),
@@ -50,12 +51,15 @@ mod tests {
             eprintln!("skipped: a CUDA device is present");
             return;
         }
-        let err = resolve(Backend::Cuda, "p").expect_err("no device here");
+        let err = resolve(Backend::Cuda, "p", false).expect_err("no device here");
         let text = err.to_string();
         assert!(text.contains("cuda") && text.contains("`p`"), "{text}");
-        assert_eq!(resolve(Backend::Auto, "p"), Ok(Resolved::Cpu));
-        assert_eq!(resolve(Backend::Cpu, "p"), Ok(Resolved::Cpu));
-        assert_eq!(resolve(Backend::Embedded, "p"), Ok(Resolved::Embedded));
+        assert_eq!(resolve(Backend::Auto, "p", false), Ok(Resolved::Cpu));
+        assert_eq!(resolve(Backend::Cpu, "p", false), Ok(Resolved::Cpu));
+        assert_eq!(
+            resolve(Backend::Embedded, "p", false),
+            Ok(Resolved::Embedded)
+        );
         assert_eq!(cuda::device_arch(), None);
     }
 }

@@ -1,6 +1,6 @@
-//! The Cartesian classics in the DSL (pending the checker: behind the `dsl` feature, see
-//! `icon/dsl/README.md`): lap and laplap (GT4Py `test_laplacian.py`), hdiff with flux limiter and
-//! vadv (GT4Py `stencil_definitions.py`), with the operation order of [`super::reference`].
+//! The Cartesian classics in the DSL (always built, see `icon/dsl/README.md`): lap and laplap
+//! (GT4Py `test_laplacian.py`), hdiff with flux limiter and vadv (GT4Py
+//! `stencil_definitions.py`), with the operation order of [`super::reference`].
 
 use gt4rs::prelude::*;
 

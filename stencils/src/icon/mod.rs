@@ -1,8 +1,7 @@
 //! ICON stencils: dimensions and offsets, and hand-written references of ICON4Py's programs.
 //!
-//! The DSL versions of the programs live in `icon/dsl/`; they compile only with the fieldview
-//! checker, so they sit behind the off-by-default `dsl` feature until it is merged (see
-//! `icon/dsl/README.md`).
+//! The DSL versions of the programs live in `icon/dsl/` (see `icon/dsl/README.md`); they are
+//! built with every build of the crate, so the fieldview checker checks them each time.
 
 pub mod connectivities;
 pub mod dims;

@@ -2,19 +2,26 @@
 //! `GT4RS_PRINT_CPU=1` to print the emitted code (pipe through rustfmt to read it).
 
 use gt4rs_ir::fieldview::Program;
+use gt4rs_ir::lower::lower;
 use quote::quote;
 
 use crate::codegen::program::ArgsInfo;
 
-fn emitted(json: &str) -> String {
-    let program = Program::from_json(json).expect("fixture parses");
-    let code = super::emit(
-        &program,
+/// The CPU code of `program`, lowered as the program emitter lowers it.
+fn emit(program: &Program) -> proc_macro2::TokenStream {
+    let lowered = lower(program).map_err(|e| e.message);
+    super::emit(
+        program,
+        lowered.as_ref().map_err(String::as_str),
         &ArgsInfo {
             ty: quote!(Args<'_>),
         },
     )
-    .to_string();
+}
+
+fn emitted(json: &str) -> String {
+    let program = Program::from_json(json).expect("fixture parses");
+    let code = emit(&program).to_string();
     if std::env::var_os("GT4RS_PRINT_CPU").is_some() {
         println!("{code}");
     }
@@ -66,13 +73,7 @@ fn nabla4_hoists_neighbour_indices_and_horizontal_loads() {
 fn lowering_failures_become_a_reason_compile_reports() {
     let mut program = Program::from_json(include_str!("laplacian.json")).expect("fixture parses");
     program.bundle.dims.retain(|d| d.name != "I");
-    let code = super::emit(
-        &program,
-        &ArgsInfo {
-            ty: quote!(Args<'_>),
-        },
-    )
-    .to_string();
+    let code = emit(&program).to_string();
     assert!(!code.contains("compile_error"), "{code}");
     assert!(code.contains("CPU_UNSUPPORTED : :: core :: option :: Option < & str > = :: core :: option :: Option :: Some"), "{code}");
 }

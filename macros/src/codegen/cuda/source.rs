@@ -6,129 +6,27 @@
 //! slot bound for each reduction variable it depends on) becomes one `const` per level;
 //! reductions are unrolled over their static neighbour count.
 //!
-//! The kernel takes one by-value parameter struct (see [`ParamField`]); the same field list
-//! gives the Rust `#[repr(C)]` struct, so both sides agree by construction. A failure (a read
-//! outside a field, a missing neighbour) records an error code in `p.error` and leaves the
-//! thread; the host maps codes to [`KernelSource::errors`].
+//! The kernel takes one by-value parameter struct; its fields, offsets and roles go to the
+//! launcher as [`KernelInfo`] (the contract in `gt4rs_ir::kernel`), so both sides agree by
+//! construction. A failure (a read outside a field, a missing neighbour) records an error code
+//! in `p.error` and leaves the thread; the host maps codes to [`KernelInfo::errors`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, UnaryOp};
+use gt4rs_ir::kernel::{c_type, dtype_size, FieldRole, KernelInfo, ParamType};
 use gt4rs_ir::stage::{AccessPath, Bound, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
 use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
-
-/// The C type of one parameter-struct field, and its Rust twin.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldType {
-    /// `const T* __restrict__` (an input field).
-    ConstPtr(ScalarType),
-    /// `T* __restrict__` (an output field).
-    MutPtr(ScalarType),
-    /// `const int* __restrict__` (a connectivity table).
-    Table,
-    /// `int*` (the launch's error slot).
-    ErrorSlot,
-    Scalar(ScalarType),
-}
-
-/// One field of a kernel's parameter struct.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamField {
-    pub name: String,
-    pub ty: FieldType,
-}
-
-/// A field a kernel reads or writes: a program parameter or a temporary of the program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum FieldRef {
-    Param(u32),
-    Temporary(u32),
-}
-
-/// What a parameter-struct field holds, so the host can fill it from `Args`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FieldRole {
-    /// Device pointer of the field.
-    Data {
-        field: FieldRef,
-    },
-    /// Origin, extent or stride (in elements) of the field along its dimension `dim`.
-    Origin {
-        field: FieldRef,
-        dim: usize,
-    },
-    Extent {
-        field: FieldRef,
-        dim: usize,
-    },
-    Stride {
-        field: FieldRef,
-        dim: usize,
-    },
-    /// Table `index` of the program's connectivities (`used_offsets` order), and its rows.
-    Table {
-        index: usize,
-    },
-    TableRows {
-        index: usize,
-    },
-    /// Scalar program parameter `param`.
-    Scalar {
-        param: u32,
-    },
-    /// Domain bound of domain dimension `dim` (`end`: the exclusive end).
-    Bound {
-        dim: usize,
-        end: bool,
-    },
-    Error,
-}
-
-/// One generated kernel.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KernelSource {
-    pub name: String,
-    pub stage: usize,
-    pub scan: bool,
-    /// Domain dimension positions walked by threads (outer) and the vertical one, if any.
-    pub outer_dims: Vec<usize>,
-    pub vertical_dim: Option<usize>,
-    pub params: Vec<(ParamField, FieldRole)>,
-    /// Message of error code `i + 1`.
-    pub errors: Vec<String>,
-}
 
 /// The whole program's CUDA translation unit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CudaSource {
     pub text: String,
-    pub kernels: Vec<KernelSource>,
+    pub kernels: Vec<KernelInfo>,
 }
 
 pub const PRELUDE: &str = include_str!("prelude.cuh");
-
-pub fn c_type(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::Bool => "bool",
-        ScalarType::I32 => "int",
-        ScalarType::I64 => "long long",
-        ScalarType::F32 => "float",
-        ScalarType::F64 => "double",
-    }
-}
-
-impl FieldType {
-    pub fn c_decl(self) -> String {
-        match self {
-            FieldType::ConstPtr(t) => format!("const {}* __restrict__", c_type(t)),
-            FieldType::MutPtr(t) => format!("{}* __restrict__", c_type(t)),
-            FieldType::Table => "const int* __restrict__".into(),
-            FieldType::ErrorSlot => "int*".into(),
-            FieldType::Scalar(t) => c_type(t).into(),
-        }
-    }
-}
 
 /// Translates every stage of `lowered` (the lowering of `program`).
 pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource, String> {
@@ -165,7 +63,7 @@ struct KernelEmitter<'a> {
     emitted: BTreeSet<String>,
     body: Vec<String>,
     errors: Vec<String>,
-    fields_used: BTreeSet<FieldRef>,
+    fields_used: BTreeSet<Source>,
     scalars_used: BTreeSet<u32>,
     tables_used: BTreeSet<usize>,
 }
@@ -240,7 +138,7 @@ impl<'a> KernelEmitter<'a> {
     fn field(
         &self,
         source: Source,
-    ) -> Result<(FieldRef, String, &'a [String], ScalarType, String), String> {
+    ) -> Result<(Source, String, &'a [String], ScalarType, String), String> {
         match source {
             Source::Param(p) => {
                 let param = self
@@ -250,7 +148,7 @@ impl<'a> KernelEmitter<'a> {
                     .ok_or_else(|| format!("parameter {p} does not exist"))?;
                 match &param.ty {
                     Type::Field { dims, dtype } => Ok((
-                        FieldRef::Param(p),
+                        Source::Param(p),
                         format!("f{p}"),
                         dims.as_slice(),
                         *dtype,
@@ -269,7 +167,7 @@ impl<'a> KernelEmitter<'a> {
                     .get(t as usize)
                     .ok_or_else(|| format!("temporary {t} does not exist"))?;
                 Ok((
-                    FieldRef::Temporary(t),
+                    Source::Temporary(t),
                     format!("g{t}"),
                     temp.dims.as_slice(),
                     temp.dtype,
@@ -623,7 +521,7 @@ impl<'a> KernelEmitter<'a> {
         Ok(())
     }
 
-    fn run(mut self) -> Result<(KernelSource, String), String> {
+    fn run(mut self) -> Result<(KernelInfo, String), String> {
         let stage = self.stage;
         for id in 0..stage.nodes.len() as NodeId {
             if self.vars[id as usize].is_empty() {
@@ -691,10 +589,10 @@ impl<'a> KernelEmitter<'a> {
         }
 
         let kernel = format!("{}_stage{}", self.program.name, self.index);
-        let params = self.param_fields(&outputs)?;
+        let (fields, size) = KernelInfo::lay_out(self.param_fields(&outputs)?);
         let mut text = String::new();
         let _ = writeln!(text, "\nstruct {kernel}_params {{");
-        for (f, _) in &params {
+        for f in &fields {
             let _ = writeln!(text, "    {} {};", f.ty.c_decl(), f.name);
         }
         let _ = writeln!(text, "}};");
@@ -778,13 +676,14 @@ impl<'a> KernelEmitter<'a> {
             }
         }
         let _ = writeln!(text, "}}");
-        let info = KernelSource {
+        let info = KernelInfo {
             name: kernel,
             stage: self.index,
             scan: stage.scan.is_some(),
             outer_dims: self.outer.iter().map(|(j, _)| *j).collect(),
             vertical_dim: self.vertical.as_ref().map(|(j, _)| *j),
-            params,
+            size,
+            fields,
             errors: self.errors,
         };
         Ok((info, text))
@@ -812,38 +711,36 @@ impl<'a> KernelEmitter<'a> {
         self.emit_instance(id, &BTreeMap::new())
     }
 
-    fn param_fields(&self, outputs: &[FieldRef]) -> Result<Vec<(ParamField, FieldRole)>, String> {
+    /// The parameter struct's fields: pointers first, then 8-byte integers, then scalars by
+    /// decreasing size, so the struct has no padding.
+    fn param_fields(
+        &self,
+        outputs: &[Source],
+    ) -> Result<Vec<(String, ParamType, FieldRole)>, String> {
         let mut out = Vec::new();
-        let mut push = |name: String, ty: FieldType, role: FieldRole| {
-            out.push((ParamField { name, ty }, role));
-        };
-        let source = |f: FieldRef| match f {
-            FieldRef::Param(p) => Source::Param(p),
-            FieldRef::Temporary(t) => Source::Temporary(t),
-        };
-        // Pointers first, then 8-byte integers, then scalars by decreasing size: no padding.
-        let mut fields: BTreeSet<FieldRef> = self.fields_used.clone();
+        let mut push = |name: String, ty: ParamType, role: FieldRole| out.push((name, ty, role));
+        let mut fields: BTreeSet<Source> = self.fields_used.clone();
         fields.extend(outputs.iter().copied());
         for f in &fields {
-            let (_, pf, _, dtype, _) = self.field(source(*f))?;
+            let (_, pf, _, dtype, _) = self.field(*f)?;
             let ty = if outputs.contains(f) {
-                FieldType::MutPtr(dtype)
+                ParamType::MutPtr(dtype)
             } else {
-                FieldType::ConstPtr(dtype)
+                ParamType::ConstPtr(dtype)
             };
             push(pf, ty, FieldRole::Data { field: *f });
         }
         for t in &self.tables_used {
             push(
                 format!("t{t}"),
-                FieldType::Table,
+                ParamType::Table,
                 FieldRole::Table { index: *t },
             );
         }
-        push("error".into(), FieldType::ErrorSlot, FieldRole::Error);
-        let i64t = FieldType::Scalar(ScalarType::I64);
+        push("error".into(), ParamType::ErrorSlot, FieldRole::Error);
+        let i64t = ParamType::Scalar(ScalarType::I64);
         for f in &fields {
-            let (_, pf, dims, _, _) = self.field(source(*f))?;
+            let (_, pf, dims, _, _) = self.field(*f)?;
             for dim in 0..dims.len() {
                 push(
                     format!("{pf}_o{dim}"),
@@ -888,23 +785,15 @@ impl<'a> KernelEmitter<'a> {
                 _ => return Err("a scalar node of a field parameter".into()),
             }
         }
-        scalars.sort_by_key(|(s, t)| (std::cmp::Reverse(size_of_scalar(*t)), *s));
+        scalars.sort_by_key(|(s, t)| (std::cmp::Reverse(dtype_size(*t)), *s));
         for (s, t) in scalars {
             push(
                 format!("s{s}"),
-                FieldType::Scalar(t),
+                ParamType::Scalar(t),
                 FieldRole::Scalar { param: s },
             );
         }
         Ok(out)
-    }
-}
-
-fn size_of_scalar(t: ScalarType) -> usize {
-    match t {
-        ScalarType::Bool => 1,
-        ScalarType::I32 | ScalarType::F32 => 4,
-        ScalarType::I64 | ScalarType::F64 => 8,
     }
 }
 

@@ -485,7 +485,7 @@ impl CudaProgram {
                 .map_err(driver(name))?;
             let functions = kernels
                 .iter()
-                .map(|k| module.load_function(k.name).map_err(driver(name)))
+                .map(|k| module.load_function(&k.name).map_err(driver(name)))
                 .collect::<Result<Vec<_>, _>>()?;
             let stream = dev.stream.clone();
             let device_tables = tables

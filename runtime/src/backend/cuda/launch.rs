@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, ProgramParam, UnaryOp};
+use gt4rs_ir::kernel::{dtype_size, FieldRole, KernelInfo};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, Type};
 
 use crate::args::ScalarValue;
-use crate::backend::cuda::source::{FieldRef, FieldRole, KernelInfo, Translation};
+use crate::backend::cuda::source::Translation;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
 use crate::connectivity::ConnectivityTable;
@@ -327,14 +328,12 @@ pub struct LaunchInputs<'a> {
 /// every field), filled field by field at the offsets the macro recorded.
 pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u64>, String> {
     let mut bytes = vec![0u8; info.size.next_multiple_of(8)];
-    for f in info.fields {
+    for f in &info.fields {
         let missing = |what: &str| format!("kernel `{}`, field `{}`: {what}", info.name, f.name);
-        let field = |f: FieldRef| -> Result<&FieldMeta, String> {
+        let field = |f: Source| -> Result<&FieldMeta, String> {
             match f {
-                FieldRef::Param(p) => inputs.fields.get(p as usize).copied().flatten(),
-                FieldRef::Temporary(t) => {
-                    inputs.temporaries.get(t as usize).and_then(Option::as_ref)
-                }
+                Source::Param(p) => inputs.fields.get(p as usize).copied().flatten(),
+                Source::Temporary(t) => inputs.temporaries.get(t as usize).and_then(Option::as_ref),
             }
             .ok_or_else(|| missing("no device buffer for this field"))
         };
@@ -457,15 +456,6 @@ pub fn resolve_statics(
     Ok(statics)
 }
 
-/// Bytes per element of `t` on the device.
-pub fn dtype_size(t: ScalarType) -> usize {
-    match t {
-        ScalarType::Bool => 1,
-        ScalarType::I32 | ScalarType::F32 => 4,
-        ScalarType::I64 | ScalarType::F64 => 8,
-    }
-}
-
 /// Element strides of a dense row-major buffer of `shape` (how fields are uploaded and
 /// temporaries allocated).
 pub fn dense_strides(shape: &[usize]) -> Vec<i64> {
@@ -511,7 +501,7 @@ pub struct KernelLaunch {
 pub struct LaunchPlan {
     pub name: &'static str,
     pub program: &'static Program,
-    pub stages: StageProgram,
+    pub stages: &'static StageProgram,
     pub kernels: &'static [KernelInfo],
     /// Static argument values compiled in (per parameter index).
     pub statics: Vec<Option<ScalarValue>>,
@@ -522,44 +512,23 @@ pub struct LaunchPlan {
 
 impl LaunchPlan {
     /// The plan of `translation` with the bound `tables` (`used_offsets` order), the static
-    /// argument values `static_args` (by name) and the tuning `options`: lowers the program,
-    /// checks it against the emitted kernels and resolves the static values.
+    /// argument values `static_args` (by name) and the tuning `options`. The stages are the
+    /// ones the macro lowered and emitted the kernels from: nothing is lowered here.
     pub fn new(
         translation: &Translation,
         tables: &[Arc<ConnectivityTable>],
         static_args: Option<&BTreeMap<String, ScalarValue>>,
         options: CudaOptions,
     ) -> Result<LaunchPlan, Error> {
-        let Translation {
-            name,
-            kernels,
-            unsupported,
-            program,
-            ..
-        } = *translation;
-        if let Some(why) = unsupported {
-            return Err(Error::BackendUnavailable {
-                backend: "cuda".into(),
-                reason: format!("program `{name}`: {why}"),
-            });
-        }
-        let ir_error = |message: String| Error::Ir {
-            program: name.to_string(),
-            message,
-        };
-        let stages = gt4rs_ir::lower::lower(program).map_err(|e| ir_error(e.message))?;
-        if stages.stages.len() != kernels.len() {
-            return Err(ir_error(
-                "the lowered program and its CUDA kernels disagree".into(),
-            ));
-        }
+        let Translation { name, program, .. } = *translation;
+        let kernel_program = translation.kernel_program()?;
         Ok(LaunchPlan {
             name,
             program,
             statics: resolve_statics(name, program, static_args)?,
             named_tables: named_tables(program, tables),
-            stages,
-            kernels,
+            stages: &kernel_program.stages,
+            kernels: &kernel_program.kernels,
             options,
         })
     }
@@ -765,8 +734,8 @@ pub fn cache_key(source: &str, options: &[String], arch: &str, driver_version: i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::cuda::source::ParamField;
     use gt4rs_ir::fieldview::Literal;
+    use gt4rs_ir::kernel::{ParamField, ParamType};
     use gt4rs_ir::stage::StageRange;
 
     fn stage(nodes: Vec<Node>, domain: Vec<StageRange>) -> Stage {
@@ -901,52 +870,48 @@ mod tests {
 
     #[test]
     fn param_block_places_every_field_at_its_offset() {
-        static FIELDS: [ParamField; 5] = [
-            ParamField {
-                name: "f0",
-                c_type: "const double* __restrict__",
-                offset: 0,
-                role: FieldRole::Data {
-                    field: FieldRef::Param(0),
-                },
-            },
-            ParamField {
-                name: "error",
-                c_type: "int*",
-                offset: 8,
-                role: FieldRole::Error,
-            },
-            ParamField {
-                name: "f0_s1",
-                c_type: "long long",
-                offset: 16,
-                role: FieldRole::Stride {
-                    field: FieldRef::Param(0),
-                    dim: 1,
-                },
-            },
-            ParamField {
-                name: "d0_hi",
-                c_type: "long long",
-                offset: 24,
-                role: FieldRole::Bound { dim: 0, end: true },
-            },
-            ParamField {
-                name: "s1",
-                c_type: "int",
-                offset: 32,
-                role: FieldRole::Scalar { param: 1 },
-            },
-        ];
+        let field = |name: &str, ty: ParamType, offset: usize, role: FieldRole| ParamField {
+            name: name.into(),
+            ty,
+            offset,
+            role,
+        };
+        let long = ParamType::Scalar(ScalarType::I64);
         let info = KernelInfo {
-            name: "k",
+            name: "k".into(),
             stage: 0,
             scan: false,
-            outer_dims: &[0],
+            outer_dims: vec![0],
             vertical_dim: None,
             size: 40,
-            fields: &FIELDS,
-            errors: &[],
+            fields: vec![
+                field(
+                    "f0",
+                    ParamType::ConstPtr(ScalarType::F64),
+                    0,
+                    FieldRole::Data {
+                        field: Source::Param(0),
+                    },
+                ),
+                field("error", ParamType::ErrorSlot, 8, FieldRole::Error),
+                field(
+                    "f0_s1",
+                    long,
+                    16,
+                    FieldRole::Stride {
+                        field: Source::Param(0),
+                        dim: 1,
+                    },
+                ),
+                field("d0_hi", long, 24, FieldRole::Bound { dim: 0, end: true }),
+                field(
+                    "s1",
+                    ParamType::Scalar(ScalarType::I32),
+                    32,
+                    FieldRole::Scalar { param: 1 },
+                ),
+            ],
+            errors: vec![],
         };
         let meta = FieldMeta {
             address: 0xdead_0000,

@@ -1,0 +1,266 @@
+//! What items hand each other: the definitions a definition macro carries ([`Def`]), the
+//! environment they are collected into ([`Env`]), the keys that name items and paths, and the
+//! hidden definition macros themselves.
+//!
+//! The checker (`frontend`) reads this vocabulary, the emitters (`codegen`, `entities`) write
+//! it, and the driver (`collect`) carries it from one item to the next. It is a module of its
+//! own so that each of them depends on it alone: neither `frontend` nor `codegen` needs the
+//! driver, and this module needs neither of them.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use serde::{Deserialize, Serialize};
+use syn::{Ident, Path, Visibility};
+
+use gt4rs_ir::fieldview::Bundle;
+use gt4rs_ir::{DimInfo, OffsetInfo, ScalarType};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    FieldOperator,
+    ScanOperator,
+    Program,
+}
+
+impl ItemKind {
+    /// The attribute's name, which also stands for the kind in the driver's state.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ItemKind::FieldOperator => "field_operator",
+            ItemKind::ScanOperator => "scan_operator",
+            ItemKind::Program => "program",
+        }
+    }
+
+    pub fn from_keyword(s: &str) -> Option<Self> {
+        Some(match s {
+            "field_operator" => ItemKind::FieldOperator,
+            "scan_operator" => ItemKind::ScanOperator,
+            "program" => ItemKind::Program,
+            _ => return None,
+        })
+    }
+}
+
+/// What a definition macro hands over.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Def {
+    Dim(DimInfo),
+    Offset(OffsetInfo),
+    /// A field or scan operator: its key and a bundle holding it and all it depends on.
+    Operator {
+        key: String,
+        bundle: Bundle,
+    },
+    /// A scalar-type alias (`scalar_types! { pub vpfloat = f32; }`): the primitive it stands
+    /// for, and the key of its declaration, which makes the items that use it distinct per
+    /// declaration (one source instantiated with `vpfloat = f64` and with `vpfloat = f32`).
+    Scalar {
+        ty: ScalarType,
+        key: String,
+    },
+    /// The item named here failed to compile; the message says so at the use site.
+    Broken {
+        name: String,
+    },
+}
+
+/// The collected definitions, keyed by the path as written in the item ([`path_key`]).
+#[derive(Default, Debug)]
+pub struct Env {
+    pub names: HashMap<String, Def>,
+    /// Union of all collected bundles, dimensions and offsets.
+    pub bundle: Bundle,
+}
+
+impl Env {
+    pub fn lookup(&self, path: &Path) -> Option<&Def> {
+        self.names.get(&path_key(path))
+    }
+
+    pub fn add(&mut self, key: String, def: Def) {
+        match &def {
+            Def::Dim(d) => {
+                if self.bundle.dim(&d.name).is_none() {
+                    self.bundle.dims.push(d.clone());
+                }
+            }
+            Def::Offset(o) => {
+                if self.bundle.offset(&o.name).is_none() {
+                    self.bundle.offsets.push(o.clone());
+                }
+                // An offset is also the local dimension indexing its neighbours.
+                if self.bundle.dim(&o.name).is_none() {
+                    let local = DimInfo {
+                        name: o.name.clone(),
+                        kind: gt4rs_ir::DimKind::Local,
+                    };
+                    self.bundle.dims.push(local);
+                }
+            }
+            Def::Operator { bundle, .. } => self.bundle.merge(bundle),
+            Def::Scalar { .. } | Def::Broken { .. } => {}
+        }
+        self.names.insert(key, def);
+    }
+}
+
+/// The identity of a path as written: its tokens without whitespace (`crate::ops::lap`).
+pub fn path_key(path: &Path) -> String {
+    path.to_token_stream()
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// A hash of the macro call's location and `text`: equal names in different places, or in one
+/// place with different contents, get different definition macros.
+pub fn location_hash(text: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    if proc_macro::is_available() {
+        let span = proc_macro::Span::call_site();
+        span.file().hash(&mut hasher);
+        span.line().hash(&mut hasher);
+        span.column().hash(&mut hasher);
+    }
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A key unique to this item: its name plus a hash of its location and tokens.
+pub fn item_key(name: &Ident, item: &TokenStream) -> String {
+    format!("{}_{:016x}", name, location_hash(&item.to_string()))
+}
+
+/// The item key, extended by the declarations of the scalar aliases it uses.
+///
+/// One source included in two modules, each with its own `scalar_types!`, yields items with
+/// equal tokens and locations; the aliases' declarations tell them apart, so their exported
+/// definition macros do not clash.
+pub fn key_with_scalar_aliases(key: &str, env: &Env) -> String {
+    let mut alias_keys: Vec<&str> = env
+        .names
+        .values()
+        .filter_map(|def| match def {
+            Def::Scalar { key, .. } => Some(key.as_str()),
+            _ => None,
+        })
+        .collect();
+    if alias_keys.is_empty() {
+        return key.to_string();
+    }
+    alias_keys.sort_unstable();
+    alias_keys.dedup();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    alias_keys.hash(&mut hasher);
+    format!("{key}_{:016x}", hasher.finish())
+}
+
+/// The chained expansion a definition macro answers: the tag its callers put first, and the
+/// proc macro its payload goes on to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chain {
+    /// `name! { @gt4rs_collect … }` ==> `__collect! { … "<Def>" }`: an item gathering the
+    /// definitions it mentions.
+    Collect,
+    /// `name! { @gt4rs_bind … }` ==> `__bind! { … "<parameters>" }`: `bind!` learning a
+    /// program's parameters.
+    Bind,
+}
+
+impl Chain {
+    fn tag(self) -> Ident {
+        let tag = match self {
+            Chain::Collect => "gt4rs_collect",
+            Chain::Bind => "gt4rs_bind",
+        };
+        Ident::new(tag, Span::call_site())
+    }
+
+    fn continuation(self) -> Ident {
+        let continuation = match self {
+            Chain::Collect => "__collect",
+            Chain::Bind => "__bind",
+        };
+        Ident::new(continuation, Span::call_site())
+    }
+}
+
+/// A hidden definition macro `hidden` that appends `payload` on the way to `chain`'s
+/// continuation, imported as `name` in the macro namespace.
+///
+/// Public items get `#[macro_export]` (so other crates reach them) and a `pub use` under the
+/// item's own name; other items a `use` with the item's visibility.
+pub fn hidden_definition_macro(
+    vis: &Visibility,
+    name: &Ident,
+    hidden: &Ident,
+    chain: Chain,
+    payload: &str,
+) -> TokenStream {
+    let tag = chain.tag();
+    let continuation = chain.continuation();
+    let export = matches!(vis, Visibility::Public(_)).then(|| quote!(#[macro_export]));
+    quote! {
+        #[doc(hidden)]
+        #export
+        macro_rules! #hidden {
+            (@ #tag $($state:tt)*) => {
+                ::gt4rs::__private::#continuation! { $($state)* #payload }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #hidden as #name;
+    }
+}
+
+/// The definition macro of an item: `name! { @gt4rs_collect … }` appends `def`.
+pub fn definition_macro(vis: &Visibility, name: &Ident, key: &str, def: &Def) -> TokenStream {
+    let payload = serde_json::to_string(def).expect("definitions serialise");
+    let hidden = format_ident!("__gt4rs_def_{}", sanitize(key));
+    hidden_definition_macro(vis, name, &hidden, Chain::Collect, &payload)
+}
+
+/// `key` as part of an identifier: a raw name's `r#` and anything else not allowed become `_`.
+fn sanitize(key: &str) -> String {
+    key.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_chain_hands_its_payload_to_its_own_continuation() {
+        let vis: Visibility = syn::parse_str("pub").expect("visibility");
+        let name = format_ident!("lap");
+        let hidden = format_ident!("__gt4rs_def_lap");
+        let expected = [
+            (Chain::Collect, "gt4rs_collect", "__collect"),
+            (Chain::Bind, "gt4rs_bind", "__bind"),
+        ];
+        for (chain, tag, continuation) in expected {
+            let out = hidden_definition_macro(&vis, &name, &hidden, chain, "{}").to_string();
+            let arm = format!(
+                "(@ {tag} $ ($ state : tt) *) => {{ :: gt4rs :: __private :: {continuation} ! \
+                 {{ $ ($ state) * \"{{}}\" }} }} ;"
+            );
+            assert!(out.contains(&arm), "{out}");
+            assert!(out.contains("# [macro_export]"), "{out}");
+            assert!(out.contains("pub use __gt4rs_def_lap as lap ;"), "{out}");
+        }
+    }
+}
