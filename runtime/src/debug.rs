@@ -117,7 +117,8 @@ impl DebugChecks {
 /// wrote (its domains, evaluated as the embedded backend does), then the progress line.
 pub fn after_call(checks: &DebugChecks, program: &Program, args: &[Arg<'_>]) -> Result<(), Error> {
     if checks.nan || !checks.non_negative.is_empty() {
-        for (param, region) in crate::backend::embedded::written_regions(program, args)? {
+        for written in crate::backend::embedded::written_regions(program, args)? {
+            let (param, region) = (written.param, written.region);
             let (Some(p), Some(Arg::FieldMut(view))) = (program.params.get(param), args.get(param))
             else {
                 continue;

@@ -45,7 +45,7 @@ pub(crate) fn run(
 pub(crate) fn written_regions(
     program: &Program,
     args: &[Arg<'_>],
-) -> Result<Vec<(usize, Vec<Range<i64>>)>, Error> {
+) -> Result<Vec<super::WrittenRegion>, Error> {
     let ctx = Ctx {
         program,
         tables: HashMap::new(),
@@ -72,7 +72,10 @@ pub(crate) fn written_regions(
         target_leaves(&call.target, &mut leaves);
         for (param, domain) in leaves {
             let (_, _, region) = write_region(&ctx, param as usize, domain, &values)?;
-            regions.push((param as usize, region));
+            regions.push(super::WrittenRegion {
+                param: param as usize,
+                region,
+            });
         }
     }
     Ok(regions)
