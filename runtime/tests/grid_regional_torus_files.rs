@@ -183,7 +183,7 @@ fn npz_round_trip() {
     lam.write_npz(&path).unwrap();
     let back = Grid::read_npz(&path).unwrap();
     assert_eq!(&back, lam);
-    // Tables are plain int32 arrays under their offset names, as in shared/refs.
+    // Tables are plain int32 arrays under their offset names, as in refs/icon4py.
     let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(&path).unwrap()).unwrap();
     let e2c2v: ndarray::Array2<i32> = npz.by_name("E2C2V").unwrap();
     assert_eq!(e2c2v, lam.tables["E2C2V"]);

@@ -1,5 +1,5 @@
 //! Grids as `.npz`: each table under its offset name (int32, -1 for a missing neighbour, as
-//! in shared/refs), each geometry array under its ICON4Py name (float64), and the sizes,
+//! in refs/icon4py), each geometry array under its ICON4Py name (float64), and the sizes,
 //! kind, surface and zones as JSON text in the uint8 array `grid_meta`.
 
 use std::collections::BTreeMap;
