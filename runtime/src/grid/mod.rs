@@ -4,6 +4,7 @@
 //! geometry is `Array1/2<f64>`; [`Grid::connectivity`] turns a table into a typed
 //! [`Connectivity`].
 
+mod assemble;
 pub(crate) mod check;
 mod geometry;
 mod icosahedral;
@@ -21,6 +22,7 @@ mod zones;
 use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
+pub use assemble::{GridParts, BASIC_TABLES};
 pub use check::CheckReport;
 pub use geometry::{Geometry, GeometryArray};
 pub use icosahedral::{IcosahedralGrid, MAX_BISECTIONS};

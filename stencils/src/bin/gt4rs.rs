@@ -108,6 +108,8 @@ enum RunCommand {
 enum GridCommand {
     /// Build a grid and print its sizes, zone bounds, edge lengths and areas, and the
     /// result of the consistency checks (exit status 1 if one fails).
+    // Western longitudes and southern latitudes are negative numbers, not options.
+    #[command(allow_negative_numbers = true)]
     Info {
         /// `rNbK` (e.g. r2b4), `torus:NXxNY`, a .npz grid file, or an ICON .nc grid file
         /// (feature `netcdf`).
