@@ -3,6 +3,7 @@
 
 mod bound;
 pub mod config;
+pub mod distributed;
 pub mod granule;
 pub mod halo;
 pub mod initial;
@@ -15,7 +16,7 @@ pub mod vertical;
 
 pub use config::{DiffusionConfig, DiffusionParams, DiffusionType, TurbulenceShearForcing};
 pub use granule::{connectivities, Bounds, Diffusion, RunOptions};
-pub use halo::{HaloExchange, SingleRank};
+pub use halo::{ExchangeStats, HaloExchange, SingleRank};
 pub use state::{
     CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState, PrognosticState,
     ZDiffusionFields,
