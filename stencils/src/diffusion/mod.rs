@@ -8,6 +8,8 @@ pub mod granule;
 pub mod halo;
 pub mod initial;
 pub mod job;
+#[cfg(feature = "mpi")]
+mod job_ranks;
 pub mod metrics;
 pub mod plot;
 pub mod state;
