@@ -9,7 +9,7 @@ use gt4rs::debug::DebugChecks;
 use gt4rs::grid::decomposition::{pattern, LocalGrid, Partition, HALO_LEVELS};
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec};
 use gt4rs::Backend;
-use gt4rs_stencils::diffusion::distributed::rank::owned_by_rank;
+use gt4rs_stencils::diffusion::distributed::rank::{compared_fields, owned_by_rank};
 use gt4rs_stencils::diffusion::distributed::threads::ThreadTransport;
 use gt4rs_stencils::diffusion::distributed::{gather_owned, PatternExchange, RankInputs};
 use gt4rs_stencils::diffusion::initial::{jet_state_over, GranuleInputs, JetSpec};
@@ -31,19 +31,8 @@ fn options() -> RunOptions {
     }
 }
 
-/// The fields compared, by name and dimension: the prognostic state and the diagnostics.
 fn fields(p: &PrognosticState, d: &DiagnosticState) -> Vec<(&'static str, GridDim, ArrayD<f64>)> {
-    let c = GridDim::Cell;
-    vec![
-        ("vn", GridDim::Edge, p.vn.as_array().to_owned()),
-        ("w", c, p.w.as_array().to_owned()),
-        ("theta_v", c, p.theta_v.as_array().to_owned()),
-        ("exner", c, p.exner.as_array().to_owned()),
-        ("hdef_ic", c, d.hdef_ic.as_array().to_owned()),
-        ("div_ic", c, d.div_ic.as_array().to_owned()),
-        ("dwdx", c, d.dwdx.as_array().to_owned()),
-        ("dwdy", c, d.dwdy.as_array().to_owned()),
-    ]
+    compared_fields(p, d).into()
 }
 
 fn steps(granule: &mut Diffusion, p: &mut PrognosticState, d: &mut DiagnosticState) {

@@ -7,19 +7,19 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use gt4rs::grid::decomposition::{LocalGrid, Partition};
-use gt4rs::grid::{Grid, GridDim};
+use gt4rs::grid::Grid;
 use gt4rs::profiling::Phase;
 use gt4rs::Error;
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 
 use super::distributed::mpi::MpiWorld;
-use super::distributed::rank::owned_by_rank;
+use super::distributed::rank::{compared_fields, owned_by_rank};
 use super::distributed::{gather_owned, PatternExchange, RankInputs};
 use super::granule::RunOptions;
 use super::initial::{jet_state_over, jet_vn_over, GranuleInputs};
 use super::job::{self, draw_pictures, progress_bar, JobReport, JobSpec, Pictured, STEP_TIMER};
 use super::plot::{self, MapPanel, MapTiles};
-use super::state::{DiagnosticState, MetricState, PrognosticState};
+use super::state::{MetricState, PrognosticState};
 use super::terrain::Terrain;
 use super::vertical::VerticalGrid;
 
@@ -68,24 +68,6 @@ fn global(spec: &JobSpec) -> Result<Global, Error> {
         state,
         jet,
     })
-}
-
-/// The fields compared and gathered: prognostic, then diagnostic.
-fn named_fields(
-    p: &PrognosticState,
-    d: &DiagnosticState,
-) -> [(&'static str, GridDim, ArrayD<f64>); 8] {
-    let c = GridDim::Cell;
-    [
-        ("vn", GridDim::Edge, p.vn.as_array().to_owned()),
-        ("w", c, p.w.as_array().to_owned()),
-        ("theta_v", c, p.theta_v.as_array().to_owned()),
-        ("exner", c, p.exner.as_array().to_owned()),
-        ("hdef_ic", c, d.hdef_ic.as_array().to_owned()),
-        ("div_ic", c, d.div_ic.as_array().to_owned()),
-        ("dwdx", c, d.dwdx.as_array().to_owned()),
-        ("dwdy", c, d.dwdy.as_array().to_owned()),
-    ]
 }
 
 /// Runs the job on every rank of `world`; the report comes back on rank 0.
@@ -175,7 +157,7 @@ pub fn run_on_ranks(spec: &JobSpec, world: &MpiWorld) -> Result<Option<JobReport
     let per_rank = world.gather(&mine)?;
 
     let mut gathered = Vec::new();
-    for (name, dim, array) in named_fields(&state, &diagnostic) {
+    for (name, dim, array) in compared_fields(&state, &diagnostic) {
         let owned = local.map(dim).owned;
         let rows: Vec<f64> = array
             .slice_axis(Axis(0), (0..owned).into())
@@ -334,7 +316,7 @@ fn compare_with_one_rank(
     }
     let mut values = 0;
     let mut differences = Vec::new();
-    for ((name, _, want), (_, got)) in named_fields(&state, &diagnostic).iter().zip(gathered) {
+    for ((name, _, want), (_, got)) in compared_fields(&state, &diagnostic).iter().zip(gathered) {
         values += want.len();
         let differing = want
             .iter()

@@ -158,3 +158,22 @@ pub fn gather_owned(
     }
     Ok(out)
 }
+
+/// The fields a decomposed run is compared by, with their dimension: the prognostic state,
+/// then the diagnostics the granule writes.
+pub fn compared_fields(
+    p: &PrognosticState,
+    d: &DiagnosticState,
+) -> [(&'static str, GridDim, ArrayD<f64>); 8] {
+    let c = GridDim::Cell;
+    [
+        ("vn", GridDim::Edge, p.vn.as_array().to_owned()),
+        ("w", c, p.w.as_array().to_owned()),
+        ("theta_v", c, p.theta_v.as_array().to_owned()),
+        ("exner", c, p.exner.as_array().to_owned()),
+        ("hdef_ic", c, d.hdef_ic.as_array().to_owned()),
+        ("div_ic", c, d.div_ic.as_array().to_owned()),
+        ("dwdx", c, d.dwdx.as_array().to_owned()),
+        ("dwdy", c, d.dwdy.as_array().to_owned()),
+    ]
+}
