@@ -6,6 +6,7 @@
 
 mod assemble;
 pub(crate) mod check;
+pub mod decomposition;
 mod geometry;
 mod icosahedral;
 mod interpolation;
@@ -85,6 +86,12 @@ pub enum GridKind {
     File {
         path: String,
     },
+    /// One rank's part (owned points and halo) of a decomposed grid.
+    Part {
+        parent: Box<GridKind>,
+        rank: usize,
+        ranks: usize,
+    },
 }
 
 impl GridKind {
@@ -95,6 +102,11 @@ impl GridKind {
             GridKind::Regional { parent, .. } => format!("{} regional", parent.label()),
             GridKind::Torus { nx, ny, .. } => format!("torus {nx}x{ny}"),
             GridKind::File { path } => path.clone(),
+            GridKind::Part {
+                parent,
+                rank,
+                ranks,
+            } => format!("{}, rank {rank} of {ranks}", parent.label()),
         }
     }
 }
