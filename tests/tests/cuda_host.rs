@@ -589,7 +589,7 @@ fn math_functions_agree_with_the_cpu_backend() {
         ("rounding", 0.0),
         ("finite", 0.0),
         ("ints", 0.0),
-        // Both call libm's tgamma (`backend::libm::gamma` on the CPU).
+        // Both call libm's tgamma (`gt4rs_ir::scalar::gamma` on the CPU).
         ("gammas", 0.0),
         // A few ulp per term, relative to a sum whose terms partly cancel.
         ("library_dependent", 1e-13),

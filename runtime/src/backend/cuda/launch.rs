@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, ProgramParam, UnaryOp};
+use gt4rs_ir::fieldview::{Program, ProgramParam};
 use gt4rs_ir::kernel::{dtype_size, FieldRole, KernelInfo};
+use gt4rs_ir::scalar;
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
-use gt4rs_ir::{CmpOp, ScalarType, Type};
+use gt4rs_ir::{ScalarType, Type};
 
 use crate::args::ScalarValue;
 use crate::backend::cuda::source::Translation;
@@ -28,143 +29,45 @@ pub struct FieldMeta {
     pub strides: Vec<i64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Value {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-}
-
-impl Value {
-    fn int(self) -> Option<i64> {
-        match self {
-            Value::Int(i) => Some(i),
-            Value::Bool(b) => Some(i64::from(b)),
-            Value::Float(_) => None,
-        }
-    }
-    fn float(self) -> f64 {
-        match self {
-            Value::Int(i) => i as f64,
-            Value::Bool(b) => f64::from(u8::from(b)),
-            Value::Float(f) => f,
-        }
-    }
-}
-
-fn scalar_value(v: ScalarValue) -> Value {
-    match v {
-        ScalarValue::Bool(b) => Value::Bool(b),
-        ScalarValue::I32(i) => Value::Int(i64::from(i)),
-        ScalarValue::I64(i) => Value::Int(i),
-        ScalarValue::F32(f) => Value::Float(f64::from(f)),
-        ScalarValue::F64(f) => Value::Float(f),
-    }
-}
-
-/// Evaluates a uniform node (over program scalars and literals) of `stage`.
-fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<Value, String> {
+/// Evaluates a uniform node (over program scalars and literals) of `stage`, by the scalar rules
+/// the kernels follow.
+fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<ScalarValue, String> {
     let node = stage
         .nodes
         .get(id as usize)
         .ok_or_else(|| format!("bound node {id} does not exist"))?;
     let sub = |n: NodeId| eval(stage, n, scalars);
-    Ok(match node {
+    let rule = |r: scalar::ScalarResult| r.map_err(|e| e.to_string());
+    match node {
         Node::Scalar { param, .. } => scalars
             .get(*param as usize)
             .copied()
             .flatten()
-            .map(scalar_value)
-            .ok_or_else(|| format!("parameter {param} is not a scalar"))?,
-        Node::Literal { value, dtype } => match (value, dtype) {
-            (gt4rs_ir::fieldview::Literal::Bool(b), _) => Value::Bool(*b),
-            (gt4rs_ir::fieldview::Literal::Int(i), t) if t.is_float() => Value::Float(*i as f64),
-            (gt4rs_ir::fieldview::Literal::Int(i), _) => Value::Int(*i),
-            (l, _) => Value::Float(l.as_f64()),
-        },
-        Node::Cast { arg, to } => {
-            let v = sub(*arg)?;
-            match to {
-                ScalarType::Bool => Value::Bool(v.float() != 0.0),
-                ScalarType::I32 => Value::Int(i64::from(v.float() as i32)),
-                ScalarType::I64 => Value::Int(v.int().unwrap_or(v.float() as i64)),
-                ScalarType::F32 | ScalarType::F64 => Value::Float(v.float()),
-            }
-        }
-        Node::Unary { op, arg, .. } => match (op, sub(*arg)?) {
-            (UnaryOp::Neg, Value::Int(i)) => Value::Int(i.wrapping_neg()),
-            (UnaryOp::Neg, v) => Value::Float(-v.float()),
-            (UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
-            (UnaryOp::Not, Value::Int(i)) => Value::Int(!i),
-            (UnaryOp::Not, Value::Float(_)) => return Err("`!` of a float".into()),
-        },
-        Node::Binary { op, lhs, rhs, .. } => {
-            let (a, b) = (sub(*lhs)?, sub(*rhs)?);
-            match (a.int(), b.int()) {
-                (Some(x), Some(y)) => Value::Int(match op {
-                    BinaryOp::Add => x.wrapping_add(y),
-                    BinaryOp::Sub => x.wrapping_sub(y),
-                    BinaryOp::Mul => x.wrapping_mul(y),
-                    BinaryOp::Div => x.checked_div(y).unwrap_or(0),
-                    BinaryOp::Rem => x.checked_rem(y).unwrap_or(0),
-                    BinaryOp::BitAnd => x & y,
-                    BinaryOp::BitOr => x | y,
-                    BinaryOp::BitXor => x ^ y,
-                }),
-                _ => {
-                    let (x, y) = (a.float(), b.float());
-                    Value::Float(match op {
-                        BinaryOp::Add => x + y,
-                        BinaryOp::Sub => x - y,
-                        BinaryOp::Mul => x * y,
-                        BinaryOp::Div => x / y,
-                        BinaryOp::Rem => x % y,
-                        _ => return Err("a bitwise operation on floats".into()),
-                    })
-                }
-            }
-        }
-        Node::Compare { op, lhs, rhs } => {
-            let (a, b) = (sub(*lhs)?.float(), sub(*rhs)?.float());
-            Value::Bool(match op {
-                CmpOp::Eq => a == b,
-                CmpOp::Ne => a != b,
-                CmpOp::Lt => a < b,
-                CmpOp::Le => a <= b,
-                CmpOp::Gt => a > b,
-                CmpOp::Ge => a >= b,
-            })
-        }
+            .ok_or_else(|| format!("parameter {param} is not a scalar")),
+        Node::Literal { value, dtype } => Ok(ScalarValue::from_literal(*value, *dtype)),
+        Node::Cast { arg, to } => Ok(sub(*arg)?.cast(*to)),
+        Node::Unary { op, arg, .. } => rule(scalar::unary(*op, sub(*arg)?)),
+        Node::Binary { op, lhs, rhs, .. } => rule(scalar::binary(*op, sub(*lhs)?, sub(*rhs)?)),
+        Node::Compare { op, lhs, rhs } => rule(scalar::compare(*op, sub(*lhs)?, sub(*rhs)?)),
         Node::Select {
             cond,
             if_true,
             if_false,
             ..
         } => match sub(*cond)? {
-            Value::Bool(true) => sub(*if_true)?,
-            _ => sub(*if_false)?,
+            ScalarValue::Bool(true) => sub(*if_true),
+            ScalarValue::Bool(false) => sub(*if_false),
+            other => Err(format!("a select condition of type {:?}", other.dtype())),
         },
         Node::Math { fun, args, .. } => {
-            let vals = args
+            let values = args
                 .iter()
                 .map(|a| sub(*a))
                 .collect::<Result<Vec<_>, _>>()?;
-            match (fun, vals.as_slice()) {
-                (MathFun::Min, [a, b]) => match (a.int(), b.int()) {
-                    (Some(x), Some(y)) => Value::Int(x.min(y)),
-                    _ => Value::Float(a.float().min(b.float())),
-                },
-                (MathFun::Max, [a, b]) => match (a.int(), b.int()) {
-                    (Some(x), Some(y)) => Value::Int(x.max(y)),
-                    _ => Value::Float(a.float().max(b.float())),
-                },
-                (MathFun::Abs, [Value::Int(x)]) => Value::Int(x.wrapping_abs()),
-                (MathFun::Abs, [a]) => Value::Float(a.float().abs()),
-                _ => return Err(format!("`{fun:?}` in a domain bound")),
-            }
+            rule(scalar::math(*fun, &values))
         }
-        other => return Err(format!("a domain bound depends on {other:?}")),
-    })
+        other => Err(format!("a domain bound depends on {other:?}")),
+    }
 }
 
 /// What a stage's domain bounds may refer to, for one call.
@@ -186,7 +89,7 @@ pub type NamedTable = (String, Arc<ConnectivityTable>);
 /// The value of a bound node when the given scalars determine it (`None` otherwise).
 pub fn node_bound(stage: &Stage, bound: &Bound, scalars: &[Option<ScalarValue>]) -> Option<i64> {
     match bound {
-        Bound::Node(id) => eval(stage, *id, scalars).ok()?.int(),
+        Bound::Node(id) => eval(stage, *id, scalars).ok()?.as_i64(),
         _ => None,
     }
 }
@@ -285,7 +188,7 @@ fn bound_value(
     match b {
         Bound::OutputFull => full.clone().map(|(lo, hi)| if end { hi } else { lo }),
         Bound::Node(id) => eval(stage, *id, inputs.scalars)?
-            .int()
+            .as_i64()
             .ok_or_else(|| format!("the domain bound along {dim} is not an integer")),
         Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
         Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
@@ -734,7 +637,7 @@ pub fn cache_key(source: &str, options: &[String], arch: &str, driver_version: i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gt4rs_ir::fieldview::Literal;
+    use gt4rs_ir::fieldview::{BinaryOp, Literal};
     use gt4rs_ir::kernel::{ParamField, ParamType};
     use gt4rs_ir::stage::StageRange;
 

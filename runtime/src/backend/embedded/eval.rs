@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use gt4rs_ir::fieldview::{Expr, MathFun};
 use gt4rs_ir::fieldview::{ExprKind, OperatorKind, Program, ReduceOp};
+use gt4rs_ir::scalar::ScalarError;
 use gt4rs_ir::types::canonical_order;
 use gt4rs_ir::{OffsetInfo, ScalarType, Type};
 
@@ -386,7 +387,10 @@ impl<'p> Ctx<'p> {
                         Elem::Bool(true) => Ok(e[1].cast(dtype)),
                         Elem::Bool(false) => Ok(e[2].cast(dtype)),
                         Elem::Missing => Ok(Elem::Missing),
-                        _ => Err("a select condition is not bool".into()),
+                        _ => Err(ScalarError::Undefined {
+                            op: "Select".into(),
+                            operands: e.iter().filter_map(|x| x.dtype()).collect(),
+                        }),
                     },
                 )?))
             }
