@@ -1,11 +1,13 @@
 //! Shared helpers of the gt4rs test suite: the dimensions and meshes of GT4Py's test cases,
-//! seeded random fields, NaN poisoning, comparison with tolerance and the backend loop.
+//! seeded random fields, NaN poisoning, comparison with tolerance, the backend loop, and where
+//! the ICON4Py reference data lies ([`refs`]).
 //!
 //! A conformance case declares its operators and program, builds inputs with [`random_field`],
 //! poisons its outputs with [`poisoned`], runs on every backend through [`for_each_backend`]
 //! and checks each output with [`expect_field`] against a reference written as plain loops.
 
 pub mod cuda_host;
+pub mod refs;
 
 use std::ops::Range;
 
