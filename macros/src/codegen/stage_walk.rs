@@ -13,7 +13,7 @@ mod checks;
 mod spelling;
 
 pub(crate) use checks::PointNames;
-pub(crate) use spelling::Spelling;
+pub(crate) use spelling::{Spelling, TableEntry};
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 

@@ -27,7 +27,9 @@ use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 use super::failure;
 use super::ops;
 use super::rust_type;
-use crate::codegen::stage_walk::{prefix, Bind, Division, Section, Spelling, StageWalk};
+use crate::codegen::stage_walk::{
+    prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+};
 use load::LoadKind;
 
 pub(super) fn emit(
@@ -37,7 +39,8 @@ pub(super) fn emit(
     index: usize,
     stage: &Stage,
 ) -> Result<TokenStream, String> {
-    let mut e = StageEmitter::new(program, lowered, used_offsets, index, stage)?;
+    let walk = StageWalk::new(program, lowered, used_offsets, index, stage)?;
+    let mut e = StageEmitter::new(walk)?;
     e.emit_all()?;
     e.loop_nest()
 }
@@ -65,15 +68,15 @@ fn ident(s: &str) -> syn::Ident {
     syn::Ident::new(s, Span::call_site())
 }
 
+/// The unchecked read of a table entry (the caller states why it is inside the table).
+fn table_entry(at: TableEntry<'_>) -> TokenStream {
+    let (row, table) = (ident(at.row), format_ident!("t{}", at.table));
+    let (count, slot) = (at.count as usize, at.slot as usize);
+    quote!(*#table.get_unchecked(#row as usize * #count + #slot))
+}
+
 impl<'a> StageEmitter<'a> {
-    fn new(
-        program: &'a Program,
-        lowered: &'a StageProgram,
-        used_offsets: &'a [String],
-        index: usize,
-        stage: &'a Stage,
-    ) -> Result<Self, String> {
-        let walk = StageWalk::new(program, lowered, used_offsets, index, stage)?;
+    fn new(walk: StageWalk<'a>) -> Result<Self, String> {
         let (load_kinds, read_fields) = load::classify(&walk)?;
         Ok(StageEmitter {
             walk,
@@ -249,22 +252,17 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         );
     }
 
-    fn neighbour_entry(
-        &mut self,
-        section: Section,
-        entry: &str,
-        row: &str,
-        table: usize,
-        count: u32,
-        slot: u32,
-    ) {
-        let (entry, row, table) = (ident(entry), ident(row), format_ident!("t{}", table));
-        let (count, slot) = (count as usize, slot as usize);
-        self.push(section, quote! {
-            // SAFETY: `row` is in `0..rows` (checked or clamped above) and
-            // `slot < count`, so the index is inside the row-major table.
-            let #entry: i64 = unsafe { *#table.get_unchecked(#row as usize * #count + #slot) } as i64;
-        });
+    fn neighbour_entry(&mut self, section: Section, entry: &str, at: TableEntry<'_>) {
+        let entry = ident(entry);
+        let read = table_entry(at);
+        self.push(
+            section,
+            quote! {
+                // SAFETY: `row` is in `0..rows` (checked or clamped above) and
+                // `slot < count`, so the index is inside the row-major table.
+                let #entry: i64 = unsafe { #read } as i64;
+            },
+        );
     }
 
     fn replace_missing(&mut self, section: Section, entry: &str, safe: TokenStream) {
@@ -288,22 +286,16 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         quote!(#o[#dim])
     }
 
-    fn slot_present(
-        &mut self,
-        center: Section,
-        section: Section,
-        ok: &str,
-        table: usize,
-        row: &str,
-        count: u32,
-        slot: u32,
-    ) {
-        let (ok_name, row, table) = (ident(ok), ident(row), format_ident!("t{}", table));
-        let (count, slot) = (count as usize, slot as usize);
-        self.push(center, quote! {
-            // SAFETY: `row` is in `0..rows` (checked above) and `slot < count`.
-            let #ok_name: bool = unsafe { *#table.get_unchecked(#row as usize * #count + #slot) } >= 0;
-        });
+    fn slot_present(&mut self, center: Section, section: Section, ok: &str, at: TableEntry<'_>) {
+        let ok_name = ident(ok);
+        let read = table_entry(at);
+        self.push(
+            center,
+            quote! {
+                // SAFETY: `row` is in `0..rows` (checked above) and `slot < count`.
+                let #ok_name: bool = unsafe { #read } >= 0;
+            },
+        );
         if section == Section::Level && center != Section::Level {
             self.level_inputs.insert(ok.to_string(), ScalarType::Bool);
         }

@@ -26,7 +26,9 @@ use gt4rs_ir::stage::{Bound, Node, NodeId, Source, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue, Type};
 
 use super::ops;
-use crate::codegen::stage_walk::{prefix, Bind, Division, Section, Spelling, StageWalk};
+use crate::codegen::stage_walk::{
+    prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+};
 
 /// The whole program's CUDA translation unit.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +78,17 @@ struct KernelEmitter<'a> {
     errors: Vec<FailureSite>,
     fields_used: BTreeSet<Source>,
     scalars_used: BTreeSet<u32>,
+}
+
+/// The read of a table entry.
+fn table_entry(at: TableEntry<'_>) -> String {
+    let TableEntry {
+        table,
+        row,
+        count,
+        slot,
+    } = at;
+    format!("p.t{table}[{row} * {count}LL + {slot}]")
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -478,17 +491,10 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
         );
     }
 
-    fn neighbour_entry(
-        &mut self,
-        _: Section,
-        entry: &str,
-        row: &str,
-        table: usize,
-        count: u32,
-        slot: u32,
-    ) {
+    fn neighbour_entry(&mut self, _: Section, entry: &str, at: TableEntry<'_>) {
         self.body.push(format!(
-            "long long {entry} = (long long)p.t{table}[{row} * {count}LL + {slot}];"
+            "long long {entry} = (long long){};",
+            table_entry(at)
         ));
     }
 
@@ -510,19 +516,9 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
         format!("p.{}_o{dim}", prefix(field))
     }
 
-    fn slot_present(
-        &mut self,
-        _: Section,
-        _: Section,
-        ok: &str,
-        table: usize,
-        row: &str,
-        count: u32,
-        slot: u32,
-    ) {
-        self.body.push(format!(
-            "const bool {ok} = p.t{table}[{row} * {count}LL + {slot}] >= 0;"
-        ));
+    fn slot_present(&mut self, _: Section, _: Section, ok: &str, at: TableEntry<'_>) {
+        self.body
+            .push(format!("const bool {ok} = {} >= 0;", table_entry(at)));
     }
 
     fn accumulate(

@@ -79,16 +79,8 @@ pub(crate) trait Spelling<'a> {
         guarded: bool,
         failure: Failure,
     );
-    /// `entry = table[row][slot]`.
-    fn neighbour_entry(
-        &mut self,
-        section: Section,
-        entry: &str,
-        row: &str,
-        table: usize,
-        count: u32,
-        slot: u32,
-    );
+    /// `entry = ` the table entry `at` reads.
+    fn neighbour_entry(&mut self, section: Section, entry: &str, at: TableEntry<'_>);
     /// An entry of -1 replaced by `safe`: a masked-out slot or a point outside a taken branch
     /// reads some valid point and discards the value.
     fn replace_missing(&mut self, section: Section, entry: &str, safe: Self::Code);
@@ -97,19 +89,9 @@ pub(crate) trait Spelling<'a> {
     /// The first index of `field` along its dimension `dim`.
     fn field_origin(&self, field: Source, dim: usize) -> Self::Code;
 
-    /// `ok = table[row][slot] != -1` for a reduction whose row is known in `center` and whose
-    /// value is computed in `section`.
-    #[allow(clippy::too_many_arguments)]
-    fn slot_present(
-        &mut self,
-        center: Section,
-        section: Section,
-        ok: &str,
-        table: usize,
-        row: &str,
-        count: u32,
-        slot: u32,
-    );
+    /// `ok = ` the table entry `at` reads is not -1, for a reduction whose row is known in
+    /// `center` and whose value is computed in `section`.
+    fn slot_present(&mut self, center: Section, section: Section, ok: &str, at: TableEntry<'_>);
     /// `acc = ok ? step : previous`, in `section`; returns `acc`.
     fn accumulate(
         &mut self,
@@ -281,7 +263,13 @@ pub(crate) trait Spelling<'a> {
             let mut inner = bind.clone();
             inner.insert(r.var, j);
             let ok = format!("{name}_ok{j}");
-            self.slot_present(center_section, section, &ok, t, &row, info.count, j);
+            let at = TableEntry {
+                table: t,
+                row: &row,
+                count: info.count,
+                slot: j,
+            };
+            self.slot_present(center_section, section, &ok, at);
             for b in r.body {
                 let deeper = self.walk().vars[*b as usize]
                     .iter()
@@ -346,7 +334,13 @@ pub(crate) trait Spelling<'a> {
                         from: info.from.clone(),
                     };
                     self.neighbour_row(section, &row, index, t, guarded, row_outside);
-                    self.neighbour_entry(section, &entry, &row, t, info.count, slot_value);
+                    let at = TableEntry {
+                        table: t,
+                        row: &row,
+                        count: info.count,
+                        slot: slot_value,
+                    };
+                    self.neighbour_entry(section, &entry, at);
                     if matches!(slot, Slot::Var(_)) || guarded {
                         let safe = match safe_field {
                             Some((p, f)) => match f.dims.iter().position(|d| d == &info.to) {
@@ -370,6 +364,18 @@ pub(crate) trait Spelling<'a> {
         }
         Ok(pos)
     }
+}
+
+/// One entry of a neighbour table: `table[row * count + slot]` (tables are row-major, `count`
+/// entries a row).
+#[derive(Clone, Copy)]
+pub(crate) struct TableEntry<'s> {
+    /// The table's position among the bound ones.
+    pub table: usize,
+    /// The name of the row's index.
+    pub row: &'s str,
+    pub count: u32,
+    pub slot: u32,
 }
 
 /// The parts of a [`Node::Reduce`] the walk unrolls.
