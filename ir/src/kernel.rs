@@ -3,10 +3,13 @@
 //! The macro lowers a program once, emits CUDA C with one kernel per stage, and serialises a
 //! [`KernelProgram`]: the stage program it lowered and, per kernel, the fields of its by-value
 //! parameter struct (C type, byte offset, and the [`FieldRole`] that tells the host what to put
-//! there). The runtime fills parameter blocks from it at each call and never lowers again.
+//! there), the failures it may record in its error record and the preconditions the host checks
+//! before launching it. The runtime fills parameter blocks from it at each call and never lowers
+//! again.
 
 use serde::{Deserialize, Serialize};
 
+use crate::failure::{Failure, FailureSite, Precondition};
 use crate::stage::{Source, StageProgram};
 use crate::types::ScalarType;
 
@@ -19,7 +22,7 @@ pub enum ParamType {
     MutPtr(ScalarType),
     /// `const int* __restrict__` (a connectivity table).
     Table,
-    /// `int*` (the launch's error slot).
+    /// `long long*` (the kernel's error record, [`ERROR_RECORD_LEN`] words).
     ErrorSlot,
     Scalar(ScalarType),
 }
@@ -51,7 +54,7 @@ impl ParamType {
             ParamType::ConstPtr(t) => format!("const {}* __restrict__", c_type(t)),
             ParamType::MutPtr(t) => format!("{}* __restrict__", c_type(t)),
             ParamType::Table => "const int* __restrict__".into(),
-            ParamType::ErrorSlot => "int*".into(),
+            ParamType::ErrorSlot => "long long*".into(),
             ParamType::Scalar(t) => c_type(t).into(),
         }
     }
@@ -101,7 +104,7 @@ pub enum FieldRole {
         dim: usize,
         end: bool,
     },
-    /// The launch's error slot (an `int` in device memory, 0 when nothing failed).
+    /// The kernel's error record in device memory (see [`ERROR_RECORD_LEN`]).
     Error,
 }
 
@@ -115,8 +118,15 @@ pub struct ParamField {
     pub role: FieldRole,
 }
 
-/// One kernel of a program's CUDA source: how threads map to its stage, its parameter struct
-/// and the messages of its error codes.
+/// Words (`long long`) of a kernel's error record: the code of the failure the first failing
+/// thread met (0: none; code `c` is [`KernelInfo::errors`]`[c - 1]`), then
+/// [`ERROR_VALUES`] values of its message, then the coordinates of its point.
+pub const ERROR_RECORD_LEN: usize = 16;
+/// Values of a failure's message in an error record (the most any [`Failure`] takes).
+pub const ERROR_VALUES: usize = 3;
+
+/// One kernel of a program's CUDA source: how threads map to its stage, its parameter struct,
+/// the failures it may record and the conditions its launcher checks first.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct KernelInfo {
     pub name: String,
@@ -130,8 +140,11 @@ pub struct KernelInfo {
     /// Size in bytes of the C parameter struct.
     pub size: usize,
     pub fields: Vec<ParamField>,
-    /// Message of error code `i + 1`.
-    pub errors: Vec<String>,
+    /// The failure of error code `i + 1`.
+    pub errors: Vec<FailureSite>,
+    /// What the launcher checks on the host before any kernel of a call runs (in order: the
+    /// first that fails is reported), as the CPU kernels check them before their loop.
+    pub preconditions: Vec<Precondition>,
 }
 
 impl KernelInfo {
@@ -159,13 +172,27 @@ impl KernelInfo {
         (placed, offset.next_multiple_of(align))
     }
 
-    /// The message of an error code a launch recorded (`None` for 0 or an unknown code).
-    pub fn error_message(&self, code: i32) -> Option<&str> {
-        usize::try_from(code)
+    /// The failure this kernel recorded in `record` (its error record) and its message; `None`
+    /// when it recorded none, `Err` with the code when the code is none of this kernel's.
+    pub fn recorded_failure(&self, record: &[i64]) -> Result<Option<(&Failure, String)>, i64> {
+        let code = record.first().copied().unwrap_or(0);
+        if code == 0 {
+            return Ok(None);
+        }
+        let site = usize::try_from(code)
             .ok()
             .and_then(|c| c.checked_sub(1))
             .and_then(|c| self.errors.get(c))
+            .ok_or(code)?;
+        let values = record.get(1..1 + ERROR_VALUES).unwrap_or(&[]);
+        let coordinates = record.get(1 + ERROR_VALUES..).unwrap_or(&[]);
+        let point: Vec<(&str, i64)> = site
+            .point
+            .iter()
             .map(String::as_str)
+            .zip(coordinates.iter().copied())
+            .collect();
+        Ok(Some((&site.failure, site.failure.message(values, &point))))
     }
 
     /// Grid dimensions `(x, y)` for a domain with `outer_points` horizontal points and
@@ -239,5 +266,40 @@ mod tests {
         let offsets: Vec<usize> = fields.iter().map(|f| f.offset).collect();
         assert_eq!(offsets, vec![0, 8, 12, 16]);
         assert_eq!(size, 24);
+    }
+
+    #[test]
+    fn a_recorded_failure_reads_its_values_and_point() {
+        use crate::failure::FieldName;
+        let info = KernelInfo {
+            name: "k".into(),
+            stage: 0,
+            scan: false,
+            outer_dims: vec![0],
+            vertical_dim: Some(1),
+            size: 0,
+            fields: vec![],
+            errors: vec![FailureSite {
+                failure: Failure::ReadOutside {
+                    field: FieldName::Argument("a".into()),
+                    dim: "Vertex".into(),
+                },
+                point: vec!["Edge".into(), "K".into()],
+            }],
+            preconditions: vec![],
+        };
+        let mut record = [0i64; ERROR_RECORD_LEN];
+        assert_eq!(info.recorded_failure(&record), Ok(None));
+        record[..6].copy_from_slice(&[1, 7, 0, 5, 3, 0]);
+        let (_, message) = info
+            .recorded_failure(&record)
+            .expect("a known code")
+            .expect("a failure");
+        assert_eq!(
+            message,
+            "argument `a` is read at Vertex index 7 (from point Edge 3, K 0), outside its domain 0..5"
+        );
+        record[0] = 2;
+        assert_eq!(info.recorded_failure(&record), Err(2));
     }
 }

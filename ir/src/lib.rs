@@ -9,7 +9,11 @@
 //! * [`stage`]: the fused form. A program becomes a list of stages; each stage is one loop nest
 //!   over a domain evaluating a pointwise expression DAG whose leaves are loads through
 //!   neighbour/Cartesian access paths. The CPU and CUDA emitters read only this level.
+//!
+//! [`build`] constructs fieldview IR by hand, for tests and generators that bypass the macro.
 
+pub mod build;
+pub mod failure;
 pub mod fieldview;
 pub mod kernel;
 pub mod lower;

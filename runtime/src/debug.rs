@@ -1,11 +1,18 @@
-//! Orchestration checks run after each program of a granule: NaN in written fields, negative
-//! values in named fields, a progress line. Off by default; when off, a check is one branch.
+//! Checks run after a program call: NaN in what it wrote, negative values in named fields, a
+//! progress line. Every program has them: `compile()` takes them from `Options::with_debug`,
+//! else from `GT4RS_DEBUG` (an unknown check is a `compile()` error); a granule can also run
+//! them on whole fields between its programs. Off by default; when off, a call pays one branch.
 //!
-//! Switched on by `GT4RS_DEBUG`, a comma-separated list: `nan`, `progress`, `negative=a:b`
-//! (field names), or `all` (nan and progress).
+//! `GT4RS_DEBUG` is a comma-separated list: `nan`, `progress`, `negative=a:b` (field names), or
+//! `all` (nan and progress).
 
+use std::ops::Range;
+
+use gt4rs_ir::fieldview::Program;
 use ndarray::Dimension as _;
+use ndarray::{ArrayViewD, Slice};
 
+use crate::args::{Arg, FieldViewMut};
 use crate::dims::Dims;
 use crate::error::Error;
 use crate::field::{Field, Scalar};
@@ -106,6 +113,94 @@ impl DebugChecks {
     }
 }
 
+/// Runs `checks` after a call of `program` with `args`: every output over the region the call
+/// wrote (its domains, evaluated as the embedded backend does), then the progress line.
+pub fn after_call(checks: &DebugChecks, program: &Program, args: &[Arg<'_>]) -> Result<(), Error> {
+    if checks.nan || !checks.non_negative.is_empty() {
+        for written in crate::backend::embedded::written_regions(program, args)? {
+            let (param, region) = (written.param, written.region);
+            let (Some(p), Some(Arg::FieldMut(view))) = (program.params.get(param), args.get(param))
+            else {
+                continue;
+            };
+            let negative = checks.non_negative.iter().any(|f| f == &p.name);
+            let dims = p.ty.dims().unwrap_or(&[]).join(", ");
+            let bad = match view {
+                FieldViewMut::F32(a, origin) => {
+                    first_bad(a.view(), origin, &region, checks.nan, negative)
+                }
+                FieldViewMut::F64(a, origin) => {
+                    first_bad(a.view(), origin, &region, checks.nan, negative)
+                }
+                FieldViewMut::I32(a, origin) => {
+                    first_bad(a.view(), origin, &region, false, negative)
+                }
+                FieldViewMut::I64(a, origin) => {
+                    first_bad(a.view(), origin, &region, false, negative)
+                }
+                FieldViewMut::Bool(..) => None,
+            };
+            if let Some((what, value, point)) = bad {
+                return Err(Error::Execution {
+                    program: program.name.clone(),
+                    message: format!(
+                        "debug check: output `{}` holds {what} ({value}) at index {point:?} ({dims}), inside the domain the call wrote",
+                        p.name
+                    ),
+                });
+            }
+        }
+    }
+    if checks.progress {
+        eprintln!("[gt4rs] {} done", program.name);
+    }
+    Ok(())
+}
+
+/// The first NaN (where `nan`) or negative value (where `negative`) of `a` (first element at
+/// `origin`) inside `region`: what it is, the value and its index.
+fn first_bad<T: CheckedScalar>(
+    a: ArrayViewD<'_, T>,
+    origin: &[i64],
+    region: &[Range<i64>],
+    nan: bool,
+    negative: bool,
+) -> Option<(&'static str, String, Vec<i64>)> {
+    if !nan && !negative {
+        return None;
+    }
+    let mut inside = a;
+    for (axis, (r, o)) in region.iter().zip(origin).enumerate() {
+        let n = inside.shape()[axis] as i64;
+        let (lo, hi) = ((r.start - o).clamp(0, n), (r.end - o).clamp(0, n));
+        inside.slice_axis_inplace(
+            ndarray::Axis(axis),
+            Slice::from(lo as isize..hi.max(lo) as isize),
+        );
+    }
+    let offset: Vec<i64> = region
+        .iter()
+        .zip(origin)
+        .map(|(r, o)| r.start.max(*o))
+        .collect();
+    inside.indexed_iter().find_map(|(index, &v)| {
+        let what = if nan && v.is_nan() {
+            "NaN"
+        } else if negative && v.is_negative() {
+            "a negative value"
+        } else {
+            return None;
+        };
+        let point = index
+            .as_array_view()
+            .iter()
+            .zip(&offset)
+            .map(|(&i, &o)| i as i64 + o)
+            .collect();
+        Some((what, format!("{v:?}"), point))
+    })
+}
+
 /// Element types the checks understand.
 pub trait CheckedScalar: Scalar {
     fn is_nan(self) -> bool;
@@ -117,6 +212,22 @@ impl CheckedScalar for f64 {
     }
     fn is_negative(self) -> bool {
         self < 0.0
+    }
+}
+impl CheckedScalar for i32 {
+    fn is_nan(self) -> bool {
+        false
+    }
+    fn is_negative(self) -> bool {
+        self < 0
+    }
+}
+impl CheckedScalar for i64 {
+    fn is_nan(self) -> bool {
+        false
+    }
+    fn is_negative(self) -> bool {
+        self < 0
     }
 }
 impl CheckedScalar for f32 {

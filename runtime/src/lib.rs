@@ -54,7 +54,9 @@ pub mod __private {
     pub use crate::backend::cuda as cuda_backend;
     pub use crate::backend::cuda::source as cuda_source;
     pub use crate::backend::embedded;
+    pub use crate::backend::failure;
     pub use crate::backend::{resolve as resolve_backend, Resolved};
+    pub use crate::debug;
     pub use crate::dynamic;
     pub use crate::options::static_variants;
     pub use gt4rs_ir as ir;

@@ -7,6 +7,7 @@ use crate::args::ScalarValue;
 use crate::backend::cuda::emulator::CudaEmulator;
 use crate::config::{Config, CudaOptions, ProgramOptions, Settings};
 use crate::connectivity::Connectivities;
+use crate::debug::DebugChecks;
 use crate::field::Scalar;
 
 /// Which backend runs a compiled program.
@@ -116,6 +117,8 @@ pub struct Options {
     /// Runs `Backend::Cuda` programs on this emulator instead of a CUDA device (the test
     /// suite's host emulation of the kernels): the whole CUDA path but the device itself.
     pub cuda_emulator: Option<CudaEmulatorRef>,
+    /// Checks after every call (`None`: from `GT4RS_DEBUG` at `compile()`).
+    pub debug: Option<DebugChecks>,
 }
 
 impl Options {
@@ -140,6 +143,20 @@ impl Options {
     pub fn with_cuda_emulator(mut self, emulator: Arc<dyn CudaEmulator>) -> Self {
         self.cuda_emulator = Some(CudaEmulatorRef(emulator));
         self
+    }
+    /// Runs `checks` after every call of the programs compiled with these options (instead of
+    /// those `GT4RS_DEBUG` names).
+    pub fn with_debug(mut self, checks: DebugChecks) -> Self {
+        self.debug = Some(checks);
+        self
+    }
+    /// The checks calls run: set in code, else from `GT4RS_DEBUG` (an unknown check is an
+    /// error naming it).
+    pub fn debug_checks(&self) -> Result<DebugChecks, crate::Error> {
+        match &self.debug {
+            Some(checks) => Ok(checks.clone()),
+            None => DebugChecks::from_env(),
+        }
     }
     /// Sets the CPU options of every program explicitly.
     pub fn with_cpu(mut self, cpu: CpuOptions) -> Self {

@@ -183,7 +183,7 @@ fn npz_round_trip() {
     lam.write_npz(&path).unwrap();
     let back = Grid::read_npz(&path).unwrap();
     assert_eq!(&back, lam);
-    // Tables are plain int32 arrays under their offset names, as in shared/refs.
+    // Tables are plain int32 arrays under their offset names, as in refs/icon4py.
     let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(&path).unwrap()).unwrap();
     let e2c2v: ndarray::Array2<i32> = npz.by_name("E2C2V").unwrap();
     assert_eq!(e2c2v, lam.tables["E2C2V"]);
@@ -228,19 +228,7 @@ fn icon_grid_file_round_trip() {
         (back.num_cells, back.num_edges, back.num_vertices),
         (grid.num_cells, grid.num_edges, grid.num_vertices)
     );
-    for (a, b) in back.geometry.arrays().iter().zip(grid.geometry.arrays()) {
-        let scale = b
-            .data
-            .iter()
-            .fold(0.0f64, |m, x| m.max(x.abs()))
-            .max(1e-300);
-        let diff = a
-            .data
-            .iter()
-            .zip(b.data.iter())
-            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
-        assert!(diff <= 1e-9 * scale, "{}: {diff} vs {scale}", a.name);
-    }
+    assert_geometry_close(&back, &grid);
     std::fs::remove_file(&path).unwrap();
 }
 
@@ -325,5 +313,107 @@ fn icon_lam_grid_file_round_trip() {
         assert_eq!(g.c_lin_e[[e, k]], 1.0);
         assert_eq!(g.c_lin_e[[e, 1 - k]], 0.0);
     }
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// Writes `grid` in the num_*/tables convention only: sizes, the basic tables, vertex
+/// latitudes/longitudes and (with `zones`) ICON's zone markers, no `grid_meta`, no geometry.
+fn write_convention_only(grid: &Grid, path: &std::path::Path, zones: bool) {
+    let full = temp_path("full_for_convention.npz");
+    grid.write_npz(&full).unwrap();
+    let mut from = ndarray_npy::NpzReader::new(std::fs::File::open(&full).unwrap()).unwrap();
+    let mut to = ndarray_npy::NpzWriter::new(std::fs::File::create(path).unwrap());
+    for name in ["num_cells", "num_edges", "num_vertices"] {
+        let n: ndarray::Array0<i64> = from.by_name(name).unwrap();
+        to.add_array(name, &n).unwrap();
+    }
+    for name in gt4rs::grid::BASIC_TABLES {
+        let t: ndarray::Array2<i32> = from.by_name(name).unwrap();
+        to.add_array(*name, &t).unwrap();
+    }
+    for name in ["vlat", "vlon"] {
+        let a: ndarray::Array1<f64> = from.by_name(name).unwrap();
+        to.add_array(name, &a).unwrap();
+    }
+    if zones {
+        for name in ["refin_c_ctrl", "refin_e_ctrl", "refin_v_ctrl"] {
+            let a: ndarray::Array1<i32> = from.by_name(name).unwrap();
+            to.add_array(name, &a).unwrap();
+        }
+    }
+    to.finish().unwrap();
+    std::fs::remove_file(&full).unwrap();
+}
+
+/// Geometry rebuilt from a file (ICON's or the npz convention) agrees with the generator's to
+/// rounding.
+fn assert_geometry_close(back: &Grid, grid: &Grid) {
+    for (a, b) in back.geometry.arrays().iter().zip(grid.geometry.arrays()) {
+        let scale = b
+            .data
+            .iter()
+            .fold(0.0f64, |m, x| m.max(x.abs()))
+            .max(1e-300);
+        let diff = a
+            .data
+            .iter()
+            .zip(b.data.iter())
+            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        assert!(diff <= 1e-9 * scale, "{}: {diff} vs {scale}", a.name);
+    }
+}
+
+/// A file in the common convention (sizes as `num_*`, upper-case tables, `vlat`/`vlon`), as
+/// ICON4Py's tools read it, is read: tables, sizes and zones exactly, geometry rebuilt.
+#[test]
+fn npz_in_the_num_and_tables_convention_is_read() {
+    let grid = IcosahedralGrid::generate(2, 2).unwrap();
+    let path = temp_path("convention.npz");
+    write_convention_only(&grid, &path, false);
+    let back = Grid::read_npz(&path).unwrap();
+    assert_eq!(back.tables, grid.tables);
+    assert_eq!(
+        (back.num_cells, back.num_edges, back.num_vertices),
+        (grid.num_cells, grid.num_edges, grid.num_vertices)
+    );
+    assert_geometry_close(&back, &grid);
+    // A limited-area grid keeps its zones through the markers.
+    let (_, lam) = regional();
+    write_convention_only(lam, &path, true);
+    let back = Grid::read_npz(&path).unwrap();
+    assert_eq!(back.tables, lam.tables);
+    assert_eq!(back.zones, lam.zones);
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// gt4rs's own files carry the convention's keys too.
+#[test]
+fn written_npz_holds_the_convention_keys() {
+    let grid = IcosahedralGrid::generate(1, 1).unwrap();
+    let path = temp_path("keys.npz");
+    grid.write_npz(&path).unwrap();
+    let mut npz = ndarray_npy::NpzReader::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let n: ndarray::Array0<i64> = npz.by_name("num_edges").unwrap();
+    assert_eq!(n[()], grid.num_edges as i64);
+    let vlat: ndarray::Array1<f64> = npz.by_name("vlat").unwrap();
+    assert_eq!(vlat.len(), grid.num_vertices);
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// A file that fits neither layout is an error that names what is missing.
+#[test]
+fn npz_that_fits_no_layout_names_what_is_missing() {
+    let path = temp_path("stray.npz");
+    let mut npz = ndarray_npy::NpzWriter::new(std::fs::File::create(&path).unwrap());
+    npz.add_array("num_cells", &ndarray::Array0::from_elem((), 20i64))
+        .unwrap();
+    npz.add_array("C2V", &ndarray::Array2::<i32>::zeros((20, 3)))
+        .unwrap();
+    npz.finish().unwrap();
+    let err = Grid::read_npz(&path).unwrap_err().to_string();
+    for needle in ["grid_meta", "`num_edges`", "`E2C`", "vlat"] {
+        assert!(err.contains(needle), "{needle} in {err}");
+    }
+    assert!(!err.contains("`C2V`"), "{err}");
     std::fs::remove_file(&path).unwrap();
 }

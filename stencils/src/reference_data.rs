@@ -1,4 +1,4 @@
-//! Loader for reference-data files in the refs convention (see `shared/refs/README.md`).
+//! Loader for reference-data files in the refs convention (see `refs/icon4py/README.md`).
 //!
 //! One `NAME.npz` holds one complete program call: every parameter under its ICON4Py name with
 //! its pre-call value, every output after the call as `out__<param>`, and every neighbour table

@@ -1,8 +1,6 @@
 //! The DSL programs on the CPU backend, through their generated `compile`/`call` API, against
-//! ICON4Py's outputs in `shared/refs` and against the hand-written references.
+//! ICON4Py's outputs in `refs/icon4py` and against the hand-written references.
 //! Run with `cargo test -p gt4rs-stencils --test dsl_cpu`.
-
-use std::path::PathBuf;
 
 use gt4rs::prelude::*;
 use gt4rs::{Dims, Offset};
@@ -10,34 +8,13 @@ use gt4rs_stencils::cartesian::{dsl as cartesian_dsl, reference as cartesian_ref
 use gt4rs_stencils::icon::dims::*;
 use gt4rs_stencils::icon::dsl::{diffusion, solver, velocity_advection};
 use gt4rs_stencils::reference_data::{RefArray, ReferenceData};
+use gt4rs_tests::refs::icon4py_ref;
 use ndarray::{Array3, ArrayD};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn refs_dir() -> Option<PathBuf> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let found = std::env::var_os("GT4RS_REFS_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            [
-                "../shared/refs",
-                "../../shared/refs",
-                "../../../shared/refs",
-            ]
-            .map(|p| manifest.join(p)),
-        )
-        .find(|dir| dir.is_dir());
-    if found.is_none() {
-        eprintln!("skipping: no reference data");
-    }
-    found
-}
-
-fn load(stem: &str) -> Option<ReferenceData> {
-    let path = refs_dir()?.join(format!("{stem}.npz"));
-    path.exists()
-        .then(|| ReferenceData::load(&path).unwrap_or_else(|e| panic!("{e}")))
+fn load(stem: &str) -> ReferenceData {
+    ReferenceData::load(icon4py_ref(stem)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn array(data: &ReferenceData, name: &str) -> ArrayD<f64> {
@@ -82,9 +59,7 @@ fn cpu(connectivities: Connectivities) -> Options {
 
 #[test]
 fn calculate_nabla4_on_cpu_matches_icon4py() {
-    let Some(d) = load("calculate_nabla4") else {
-        return;
-    };
+    let d = load("calculate_nabla4");
     let u_vert = field(&d, "u_vert");
     let e2c2v = connectivity::<E2C2V>(&d, u_vert.shape()[0]);
     let prog = diffusion::calculate_nabla4::compile(&cpu(Connectivities::new().with(&e2c2v)))
@@ -111,9 +86,7 @@ fn calculate_nabla4_on_cpu_matches_icon4py() {
 
 #[test]
 fn apply_diffusion_to_vn_on_cpu_matches_icon4py() {
-    let Some(d) = load("apply_diffusion_to_vn") else {
-        return;
-    };
+    let d = load("apply_diffusion_to_vn");
     let u_vert = field(&d, "u_vert");
     let e2c2v = connectivity::<E2C2V>(&d, u_vert.shape()[0]);
     let prog = diffusion::apply_diffusion_to_vn::compile(&cpu(Connectivities::new().with(&e2c2v)))
@@ -147,9 +120,7 @@ fn apply_diffusion_to_vn_on_cpu_matches_icon4py() {
 
 #[test]
 fn calculate_nabla2_for_w_on_cpu_matches_icon4py() {
-    let Some(d) = load("calculate_nabla2_for_w") else {
-        return;
-    };
+    let d = load("calculate_nabla2_for_w");
     let w = field(&d, "w");
     let c2e2co = connectivity::<C2E2CO>(&d, w.shape()[0]);
     let prog =
@@ -172,9 +143,7 @@ fn calculate_nabla2_for_w_on_cpu_matches_icon4py() {
 
 #[test]
 fn compute_horizontal_kinetic_energy_on_cpu_matches_icon4py() {
-    let Some(d) = load("compute_horizontal_kinetic_energy") else {
-        return;
-    };
+    let d = load("compute_horizontal_kinetic_energy");
     let prog =
         velocity_advection::compute_horizontal_kinetic_energy::compile(&cpu(Connectivities::new()))
             .expect("compiles");
@@ -204,9 +173,7 @@ fn compute_horizontal_kinetic_energy_on_cpu_matches_icon4py() {
 
 #[test]
 fn solve_tridiagonal_matrix_for_w_forward_sweep_on_cpu_matches_icon4py() {
-    let Some(d) = load("solve_tridiagonal_matrix_for_w_forward_sweep") else {
-        return;
-    };
+    let d = load("solve_tridiagonal_matrix_for_w_forward_sweep");
     let prog =
         solver::solve_tridiagonal_matrix_for_w_forward_sweep::compile(&cpu(Connectivities::new()))
             .expect("compiles");

@@ -1,9 +1,8 @@
 //! The DSL programs (`icon::dsl`, always built) on the embedded backend: against ICON4Py's
-//! outputs in `shared/refs`, and against the hand-written references on random data, for every
+//! outputs in `refs/icon4py`, and against the hand-written references on random data, for every
 //! program and both values of every static flag.
 //! Run with `cargo test -p gt4rs-stencils --test dsl_embedded`.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use gt4rs::__private::args::{Arg, FieldView, FieldViewMut, ScalarValue};
@@ -15,6 +14,7 @@ use gt4rs_stencils::icon::dims::*;
 use gt4rs_stencils::icon::dsl;
 use gt4rs_stencils::icon::reference::{self, Call};
 use gt4rs_stencils::reference_data::{reference_files, NeighborTable, RefArray, ReferenceData};
+use gt4rs_tests::refs::icon4py_refs;
 use ndarray::{Array2, ArrayD, IxDyn};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -178,31 +178,9 @@ fn max_rel_err(actual: &ArrayD<f64>, expected: &ArrayD<f64>) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// As in `reference_data.rs`: `$GT4RS_REFS_DIR`, else `shared/refs` beside the checkout.
-fn refs_dir() -> Option<PathBuf> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let found = std::env::var_os("GT4RS_REFS_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            [
-                "../shared/refs",
-                "../../shared/refs",
-                "../../../shared/refs",
-            ]
-            .map(|p| manifest.join(p)),
-        )
-        .find(|dir| dir.is_dir());
-    if found.is_none() {
-        eprintln!("skipping: no reference data");
-    }
-    found
-}
-
 #[test]
 fn dsl_programs_reproduce_icon4py_outputs() {
-    let Some(dir) = refs_dir() else { return };
-    for path in reference_files(&dir).expect("dir") {
+    for path in reference_files(icon4py_refs()).expect("dir") {
         let data = ReferenceData::load(&path).expect("loads");
         let program = program_ir(&data.program).expect("DSL program");
         let mut call = Call::from_reference(&data);

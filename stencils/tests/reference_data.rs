@@ -1,40 +1,17 @@
-//! The hand-written references against ICON4Py's own outputs (`shared/refs/*.npz`), plus
+//! The hand-written references against ICON4Py's own outputs (`refs/icon4py/*.npz`), plus
 //! randomized internal-consistency checks of the references that have no reference file.
-
-use std::path::PathBuf;
 
 use gt4rs_stencils::cartesian::reference as cartesian;
 use gt4rs_stencils::icon::reference::{self, Call, PROGRAMS};
 use gt4rs_stencils::reference_data::{
     reference_files, ArraySet, NeighborTable, RefArray, ReferenceData,
 };
+use gt4rs_tests::refs::{icon4py_ref, icon4py_refs};
 use ndarray::{Array1, Array2, Array3, ArrayD, IxDyn};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const MAX_REL_ERR: f64 = 1e-12;
-
-/// The refs directory: `$GT4RS_REFS_DIR`, else `shared/refs` beside the checkout (the brief's
-/// `CARGO_MANIFEST_DIR/../../shared/refs`) or one level further up for a worktree under `wt/`.
-fn refs_dir() -> Option<PathBuf> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = std::env::var_os("GT4RS_REFS_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain(
-            [
-                "../shared/refs",
-                "../../shared/refs",
-                "../../../shared/refs",
-            ]
-            .map(|p| manifest.join(p)),
-        );
-    let found = candidates.into_iter().find(|dir| dir.is_dir());
-    if found.is_none() {
-        eprintln!("skipping: no reference data (set GT4RS_REFS_DIR or place shared/refs beside the checkout)");
-    }
-    found
-}
 
 /// Largest relative error between two arrays of equal shape; NaN where exactly one is NaN.
 fn max_rel_err(actual: &ArrayD<f64>, expected: &ArrayD<f64>) -> f64 {
@@ -122,13 +99,7 @@ fn check_file(path: &std::path::Path) -> Vec<(String, f64)> {
 }
 
 fn assert_file_reproduced(stem: &str) {
-    let Some(dir) = refs_dir() else { return };
-    let path = dir.join(format!("{stem}.npz"));
-    if !path.exists() {
-        eprintln!("skipping: {} is absent", path.display());
-        return;
-    }
-    for (output, err) in check_file(&path) {
+    for (output, err) in check_file(&icon4py_ref(stem)) {
         eprintln!("{stem}: {output} max rel err {err:e}");
         assert!(err < MAX_REL_ERR, "{stem}: `{output}` max rel err {err:e}");
     }
@@ -136,7 +107,7 @@ fn assert_file_reproduced(stem: &str) {
 
 #[test]
 fn every_reference_file_loads_and_is_reproduced() {
-    let Some(dir) = refs_dir() else { return };
+    let dir = icon4py_refs();
     let files = reference_files(&dir).expect("readable refs dir");
     assert!(!files.is_empty(), "no .npz in {}", dir.display());
     for path in files {
@@ -177,12 +148,7 @@ fn solve_tridiagonal_matrix_for_w_forward_sweep_matches_icon4py() {
 
 #[test]
 fn loader_reads_dtypes_scalars_and_tables() {
-    let Some(dir) = refs_dir() else { return };
-    let path = dir.join("apply_diffusion_to_vn.npz");
-    if !path.exists() {
-        return;
-    }
-    let data = ReferenceData::load(&path).expect("loads");
+    let data = ReferenceData::load(icon4py_ref("apply_diffusion_to_vn")).expect("loads");
     assert_eq!(data.program, "apply_diffusion_to_vn");
     assert_eq!(data.variant, None);
     assert!(data
@@ -223,11 +189,8 @@ fn loader_reads_dtypes_scalars_and_tables() {
 /// A sidecar that disagrees with its archive (here: a shape) is reported, not trusted.
 #[test]
 fn loader_reports_a_sidecar_that_disagrees_with_the_archive() {
-    let Some(dir) = refs_dir() else { return };
-    let src = dir.join("calculate_nabla4.npz");
-    if !src.exists() {
-        return;
-    }
+    let dir = icon4py_refs();
+    let src = icon4py_ref("calculate_nabla4");
     let tmp = std::env::temp_dir().join(format!("gt4rs-sidecar-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
     let npz = tmp.join("calculate_nabla4.npz");
@@ -554,12 +517,7 @@ fn rbf_vertex_interpolation_skips_minus_one_neighbours() {
 /// other on the reference grid.
 #[test]
 fn apply_diffusion_to_vn_equals_its_parts_in_both_configurations() {
-    let Some(dir) = refs_dir() else { return };
-    let path = dir.join("apply_diffusion_to_vn.npz");
-    if !path.exists() {
-        return;
-    }
-    let data = ReferenceData::load(&path).expect("loads");
+    let data = ReferenceData::load(icon4py_ref("apply_diffusion_to_vn")).expect("loads");
     for limited_area in [true, false] {
         let mut fused = Call::from_reference(&data).with_flag("limited_area", limited_area);
         reference::run("apply_diffusion_to_vn", &mut fused).expect("runs");

@@ -4,28 +4,12 @@ use std::path::{Path, PathBuf};
 
 use gt4rs::Backend;
 use gt4rs_stencils::cli::verify::{verify_file, FileOutcome};
+use gt4rs_tests::refs::{icon4py_ref, icon4py_refs};
 use ndarray::ArrayD;
 use ndarray_npy::{NpzReader, NpzWriter};
 
-fn refs_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("GT4RS_REFS_DIR") {
-        return Some(dir.into());
-    }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        here.join("../../shared/refs"),
-        here.join("../../../shared/refs"),
-        here.join("../../../../shared/refs"),
-    ]
-    .into_iter()
-    .find(|d| d.is_dir())
-}
-
 fn reference_files() -> Vec<PathBuf> {
-    let Some(dir) = refs_dir() else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(icon4py_refs())
         .expect("readable refs dir")
         .flatten()
         .map(|e| e.path())
@@ -38,10 +22,7 @@ fn reference_files() -> Vec<PathBuf> {
 #[test]
 fn every_reference_file_passes_on_both_cpu_backends() {
     let files = reference_files();
-    if files.is_empty() {
-        eprintln!("skipped: no shared/refs folder beside the checkout (set GT4RS_REFS_DIR)");
-        return;
-    }
+    assert!(!files.is_empty(), "no .npz in {}", icon4py_refs().display());
     for backend in [Backend::Embedded, Backend::Cpu] {
         for file in &files {
             match verify_file(file, backend, 1e-12) {
@@ -82,11 +63,7 @@ fn rewrite(from: &Path, to: &Path, edit: impl Fn(&str, ArrayD<f64>) -> Option<Ar
 
 #[test]
 fn damaged_files_get_one_clear_message_and_wrong_results_fail() {
-    let Some(dir) = refs_dir() else {
-        eprintln!("skipped: no shared/refs folder");
-        return;
-    };
-    let source = dir.join("calculate_nabla4.npz");
+    let source = icon4py_ref("calculate_nabla4");
     let tmp = std::env::temp_dir().join(format!("gt4rs-verify-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
 

@@ -1,9 +1,9 @@
 //! Host emulation of the CUDA backend: a [`CudaEmulator`] that `Options::with_cuda_emulator`
 //! hands to `compile()`, so a `Backend::Cuda` program takes the runtime's whole CUDA path (the
 //! macro's source and kernel program, the launch plan, static values and tuning as `-D`
-//! options, parameter blocks, temporaries, error slots) with the host in place of the device:
+//! options, parameter blocks, temporaries, error records) with the host in place of the device:
 //! the emitter's indexing, level blocks, masks, reductions, scans, compile-time constants,
-//! bounds checks and error codes are executed without a GPU.
+//! bounds checks and error records are executed without a GPU.
 //!
 //! The source is compiled by `g++` against `tests/cuda_shim.h` (the CUDA built-ins as C++)
 //! into a shared library, with the `-D` options the launcher gives NVRTC, plus one
@@ -29,7 +29,7 @@ use gt4rs::__private::cuda_backend::launch::{
 };
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField, DynProgram};
 use gt4rs::__private::ir::fieldview::Role;
-use gt4rs::__private::ir::kernel::KernelInfo;
+use gt4rs::__private::ir::kernel::{KernelInfo, ERROR_RECORD_LEN};
 use gt4rs::{Backend, CudaOptions, Error, Options, ParamKind, ScalarType};
 
 /// The CUDA built-ins for g++ (shared with the g++ syntax checks).
@@ -252,7 +252,7 @@ struct HostProgram {
 
 impl EmulatedProgram for HostProgram {
     /// Runs the program like `CudaProgram::call_host`: uploads (copies) every field, plans the
-    /// launches with the launcher's code, runs every kernel's grid, reads the error slots and,
+    /// launches with the launcher's code, runs every kernel's grid, reads the error records and,
     /// when no kernel failed, copies the outputs back.
     fn call_host(&self, args: &mut [Arg<'_>]) -> Result<(), Error> {
         let mut buffers: Vec<Option<DeviceBuffer>> = Vec::with_capacity(args.len());
@@ -278,7 +278,7 @@ impl EmulatedProgram for HostProgram {
             });
             buffers.push(Some(buffer));
         }
-        let mut errors = vec![0i32; self.plan.kernels.len().max(1)];
+        let mut errors = vec![0i64; self.plan.kernels.len().max(1) * ERROR_RECORD_LEN];
         let mut temporaries = self
             .temporaries
             .lock()

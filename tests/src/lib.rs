@@ -1,11 +1,13 @@
 //! Shared helpers of the gt4rs test suite: the dimensions and meshes of GT4Py's test cases,
-//! seeded random fields, NaN poisoning, comparison with tolerance and the backend loop.
+//! seeded random fields, NaN poisoning, comparison with tolerance, the backend loop, and where
+//! the ICON4Py reference data lies ([`refs`]).
 //!
 //! A conformance case declares its operators and program, builds inputs with [`random_field`],
 //! poisons its outputs with [`poisoned`], runs on every backend through [`for_each_backend`]
 //! and checks each output with [`expect_field`] against a reference written as plain loops.
 
 pub mod cuda_host;
+pub mod refs;
 
 use std::ops::Range;
 
@@ -45,47 +47,72 @@ pub const NI: usize = 5;
 pub const NJ: usize = 7;
 pub const NK: usize = 9;
 
-/// One configuration a case runs on: a backend, and for the CPU backend its tuning. The CPU
-/// backend runs three times: with its defaults (small cases stay on the calling thread), with
-/// every stage split into tiny parallel chunks, and with columns split into blocks of levels
-/// (`k_block`), so the rayon path, chunk borders and level-block borders are tested on small
-/// meshes too.
+/// One configuration a case runs on: a backend, and its tuning. The CPU backend runs three
+/// times: with its defaults (small cases stay on the calling thread), with every stage split
+/// into tiny parallel chunks, and with columns split into blocks of levels (`k_block`), so the
+/// rayon path, chunk borders and level-block borders are tested on small meshes too. The CUDA
+/// kernels run emulated on the host (where g++ exists) with level blocks of 3, so a column's
+/// last block is partial, and on a device where one is present.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TestBackend {
     pub backend: Backend,
     pub cpu: Option<gt4rs::CpuOptions>,
+    pub cuda: Option<gt4rs::CudaOptions>,
+    /// The CUDA kernels run on the host emulator instead of a device.
+    pub emulated: bool,
 }
 
 impl TestBackend {
     /// Options running on this configuration, without connectivities.
     pub fn options(self) -> Options {
-        let options = Options::new(self.backend);
-        match self.cpu {
-            Some(cpu) => options.with_cpu(cpu),
-            None => options,
+        let mut options = Options::new(self.backend);
+        if let Some(cpu) = self.cpu {
+            options = options.with_cpu(cpu);
         }
+        if let Some(cuda) = self.cuda {
+            options = options.with_cuda(cuda);
+        }
+        if self.emulated {
+            options = options.with_cuda_emulator(cuda_host::emulator());
+        }
+        options
     }
     /// Options running on this configuration with `connectivities` bound.
     pub fn options_with(self, connectivities: Connectivities) -> Options {
         self.options().with_connectivities(connectivities)
     }
+    /// The name `GT4RS_TEST_BACKENDS` selects it by: the backend's, with `-emulated` for the
+    /// host emulation of the CUDA kernels.
+    pub fn short_name(self) -> String {
+        if self.emulated {
+            format!("{}-emulated", self.backend.name())
+        } else {
+            self.backend.name().to_string()
+        }
+    }
     pub fn name(self) -> String {
-        match self.cpu {
-            Some(cpu) => format!(
+        match (self.cpu, self.cuda) {
+            (Some(cpu), _) => format!(
                 "{} (parallel threshold {}, chunk {}, k block {})",
-                self.backend.name(),
+                self.short_name(),
                 cpu.parallel_threshold,
                 cpu.chunk,
                 cpu.k_block
             ),
-            None => self.backend.name().to_string(),
+            (_, Some(cuda)) => format!(
+                "{} (block size {}, k block {})",
+                self.short_name(),
+                cuda.block_size,
+                cuda.k_block
+            ),
+            _ => self.short_name(),
         }
     }
 }
 
-/// The configurations every conformance case runs on. `GT4RS_TEST_BACKENDS=embedded` (a comma
-/// separated list of backend names) restricts the loop, e.g. while a backend is being built.
-pub fn backends() -> Vec<TestBackend> {
+/// Every configuration this machine can run: see [`TestBackend`]. Without g++ the emulated CUDA
+/// configuration is left out, without a device the CUDA one; each says so once.
+pub fn available_backends() -> Vec<TestBackend> {
     let chunked = gt4rs::CpuOptions {
         parallel_threshold: 0,
         chunk: 2,
@@ -97,30 +124,78 @@ pub fn backends() -> Vec<TestBackend> {
         chunk: 1 << 30,
         k_block: 1,
     };
-    let all = [
-        TestBackend {
-            backend: Backend::Embedded,
-            cpu: None,
-        },
-        TestBackend {
-            backend: Backend::Cpu,
-            cpu: None,
-        },
-        TestBackend {
-            backend: Backend::Cpu,
-            cpu: Some(chunked),
-        },
-        TestBackend {
-            backend: Backend::Cpu,
-            cpu: Some(split_columns),
-        },
+    let plain = |backend| TestBackend {
+        backend,
+        cpu: None,
+        cuda: None,
+        emulated: false,
+    };
+    let cpu = |tuning| TestBackend {
+        cpu: Some(tuning),
+        ..plain(Backend::Cpu)
+    };
+    let mut all = vec![
+        plain(Backend::Embedded),
+        plain(Backend::Cpu),
+        cpu(chunked),
+        cpu(split_columns),
     ];
+    // Warp-sized blocks and level blocks of 3: partial blocks along both axes.
+    let odd_blocks = gt4rs::CudaOptions {
+        block_size: 32,
+        k_block: 3,
+        max_registers: 0,
+    };
+    static SAID: std::sync::Once = std::sync::Once::new();
+    let mut skipped = Vec::new();
+    if cuda_host::gxx_available() {
+        all.push(TestBackend {
+            cuda: Some(odd_blocks),
+            emulated: true,
+            ..plain(Backend::Cuda)
+        });
+    } else {
+        skipped.push("cuda-emulated (no g++)");
+    }
+    if gt4rs::cuda::cuda_available() {
+        all.push(TestBackend {
+            cuda: Some(odd_blocks),
+            ..plain(Backend::Cuda)
+        });
+    } else {
+        skipped.push("cuda (no usable CUDA device)");
+    }
+    SAID.call_once(|| {
+        for s in &skipped {
+            eprintln!("skipped configuration: {s}");
+        }
+    });
+    all
+}
+
+/// The configurations every conformance case runs on: [`available_backends`], restricted by
+/// `GT4RS_TEST_BACKENDS` (a comma separated list of [`TestBackend::short_name`]s, e.g.
+/// `embedded,cuda-emulated`). A list that selects nothing is an error: a run that checked
+/// nothing must not pass.
+pub fn backends() -> Vec<TestBackend> {
+    let all = available_backends();
     match std::env::var("GT4RS_TEST_BACKENDS") {
-        Ok(list) if !list.trim().is_empty() => all
-            .into_iter()
-            .filter(|b| list.split(',').any(|name| name.trim() == b.backend.name()))
-            .collect(),
-        _ => all.to_vec(),
+        Ok(list) if !list.trim().is_empty() => {
+            let chosen: Vec<TestBackend> = all
+                .iter()
+                .copied()
+                .filter(|b| list.split(',').any(|name| name.trim() == b.short_name()))
+                .collect();
+            let mut names: Vec<String> = all.iter().map(|b| b.short_name()).collect();
+            names.dedup();
+            assert!(
+                !chosen.is_empty(),
+                "GT4RS_TEST_BACKENDS={list} selects no configuration this machine can run (it can run: {})",
+                names.join(", ")
+            );
+            chosen
+        }
+        _ => all,
     }
 }
 

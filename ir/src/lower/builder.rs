@@ -2,11 +2,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::fieldview::{BinaryOp, Literal, UnaryOp};
+use crate::scalar::{self, ScalarValue};
 use crate::stage::{
     AccessPath, Bound, CarryComponent, Node, NodeId, Output, Scan, Stage, StageRange, Step,
 };
-use crate::types::{CmpOp, ScalarType};
+use crate::types::ScalarType;
 
 #[derive(Default)]
 pub(super) struct StageBuilder {
@@ -187,39 +187,38 @@ impl StageBuilder {
         }
     }
 
-    fn literal(&self, n: NodeId) -> Option<Literal> {
+    /// The value of node `n` when it is a literal.
+    fn constant(&self, n: NodeId) -> Option<ScalarValue> {
         match &self.nodes[n as usize] {
-            Node::Literal { value, .. } => Some(*value),
+            Node::Literal { value, dtype } => Some(ScalarValue::from_literal(*value, *dtype)),
             _ => None,
         }
     }
 
+    /// `node` computed now when its operands are literals, by the rules the backends follow at
+    /// run time. What fails at run time (an integer division by zero) is left for the run
+    /// time to report.
     fn fold(&self, node: Node) -> Node {
         let folded = match &node {
-            Node::Unary { op, arg, dtype } => {
-                self.literal(*arg).and_then(|a| fold_unary(*op, a, *dtype))
+            Node::Unary { op, arg, .. } => {
+                self.constant(*arg).and_then(|a| scalar::unary(*op, a).ok())
             }
-            Node::Binary {
-                op,
-                lhs,
-                rhs,
-                dtype,
-            } => match (self.literal(*lhs), self.literal(*rhs)) {
-                (Some(a), Some(b)) => fold_binary(*op, a, b, *dtype),
-                _ => None,
-            },
-            Node::Compare { op, lhs, rhs } => match (self.literal(*lhs), self.literal(*rhs)) {
-                (Some(a), Some(b)) => fold_compare(*op, a, b),
-                _ => None,
-            },
-            Node::Cast { arg, to } => self.literal(*arg).and_then(|a| fold_cast(a, *to)),
+            Node::Binary { op, lhs, rhs, .. } => self
+                .constant(*lhs)
+                .zip(self.constant(*rhs))
+                .and_then(|(a, b)| scalar::binary(*op, a, b).ok()),
+            Node::Compare { op, lhs, rhs } => self
+                .constant(*lhs)
+                .zip(self.constant(*rhs))
+                .and_then(|(a, b)| scalar::compare(*op, a, b).ok()),
+            Node::Cast { arg, to } => self.constant(*arg).map(|a| a.cast(*to)),
             Node::Select {
                 cond,
                 if_true,
                 if_false,
                 ..
-            } => match self.literal(*cond) {
-                Some(Literal::Bool(c)) => {
+            } => match self.constant(*cond) {
+                Some(ScalarValue::Bool(c)) => {
                     return self.nodes[if c { *if_true } else { *if_false } as usize].clone()
                 }
                 _ => None,
@@ -227,8 +226,13 @@ impl StageBuilder {
             _ => None,
         };
         match folded {
-            Some((value, dtype)) => Node::Literal { value, dtype },
-            None => node,
+            // A node whose declared type disagrees with its operands' stays for the backends
+            // to reject.
+            Some(value) if value.dtype() == node.dtype() => Node::Literal {
+                value: value.to_literal(),
+                dtype: value.dtype(),
+            },
+            _ => node,
         }
     }
 }
@@ -342,90 +346,4 @@ fn remap(node: Node, map: &[u32]) -> Node {
         },
         other @ (Node::Scalar { .. } | Node::Literal { .. } | Node::Carry { .. }) => other,
     }
-}
-
-fn fold_unary(op: UnaryOp, a: Literal, dtype: ScalarType) -> Option<(Literal, ScalarType)> {
-    let v = match (op, a) {
-        (UnaryOp::Neg, Literal::Int(i)) => Literal::Int(i.checked_neg()?),
-        (UnaryOp::Neg, Literal::Float(_)) => Literal::float(-a.as_f64()),
-        (UnaryOp::Not, Literal::Bool(b)) => Literal::Bool(!b),
-        _ => return None,
-    };
-    Some((v, dtype))
-}
-
-fn fold_binary(
-    op: BinaryOp,
-    a: Literal,
-    b: Literal,
-    dtype: ScalarType,
-) -> Option<(Literal, ScalarType)> {
-    let v = match (a, b) {
-        (Literal::Int(x), Literal::Int(y)) => {
-            let r = match op {
-                BinaryOp::Add => x.checked_add(y)?,
-                BinaryOp::Sub => x.checked_sub(y)?,
-                BinaryOp::Mul => x.checked_mul(y)?,
-                BinaryOp::Div => x.checked_div(y)?,
-                BinaryOp::Rem => x.checked_rem(y)?,
-                BinaryOp::BitAnd => x & y,
-                BinaryOp::BitOr => x | y,
-                BinaryOp::BitXor => x ^ y,
-            };
-            // Folding must not hide an overflow of the narrower run-time type.
-            if dtype == ScalarType::I32 && i32::try_from(r).is_err() {
-                return None;
-            }
-            Literal::Int(r)
-        }
-        (Literal::Float(_), Literal::Float(_)) if dtype == ScalarType::F64 => {
-            let (x, y) = (a.as_f64(), b.as_f64());
-            Literal::float(match op {
-                BinaryOp::Add => x + y,
-                BinaryOp::Sub => x - y,
-                BinaryOp::Mul => x * y,
-                BinaryOp::Div => x / y,
-                BinaryOp::Rem => x % y,
-                _ => return None,
-            })
-        }
-        (Literal::Bool(x), Literal::Bool(y)) => Literal::Bool(match op {
-            BinaryOp::BitAnd => x & y,
-            BinaryOp::BitOr => x | y,
-            BinaryOp::BitXor => x ^ y,
-            _ => return None,
-        }),
-        _ => return None,
-    };
-    Some((v, dtype))
-}
-
-fn fold_compare(op: CmpOp, a: Literal, b: Literal) -> Option<(Literal, ScalarType)> {
-    let ord = match (a, b) {
-        (Literal::Int(x), Literal::Int(y)) => x.partial_cmp(&y),
-        (Literal::Float(_), Literal::Float(_)) => a.as_f64().partial_cmp(&b.as_f64()),
-        (Literal::Bool(x), Literal::Bool(y)) => x.partial_cmp(&y),
-        _ => return None,
-    };
-    use std::cmp::Ordering::*;
-    let r = match (op, ord) {
-        (CmpOp::Eq, o) => o == Some(Equal),
-        (CmpOp::Ne, o) => o != Some(Equal),
-        (CmpOp::Lt, o) => o == Some(Less),
-        (CmpOp::Le, o) => matches!(o, Some(Less | Equal)),
-        (CmpOp::Gt, o) => o == Some(Greater),
-        (CmpOp::Ge, o) => matches!(o, Some(Greater | Equal)),
-    };
-    Some((Literal::Bool(r), ScalarType::Bool))
-}
-
-fn fold_cast(a: Literal, to: ScalarType) -> Option<(Literal, ScalarType)> {
-    let v = match (a, to) {
-        (Literal::Int(i), ScalarType::I64) => Literal::Int(i),
-        (Literal::Int(i), ScalarType::I32) => Literal::Int(i32::try_from(i).ok()? as i64),
-        (Literal::Int(i), ScalarType::F64) => Literal::float(i as f64),
-        (Literal::Float(_), ScalarType::F64) => a,
-        _ => return None,
-    };
-    Some((v, to))
 }

@@ -2,11 +2,14 @@
 //! and the cases that would need a temporary.
 
 use super::*;
-use crate::fieldview::{
-    Bundle, DomainRange, Literal, Operator, Param, ProgramCall, ProgramParam, ReduceOp, Role,
+use crate::build::{
+    self, add, bundle, call, cartesian_shift, concat_where, field_operator, field_target, float,
+    index_cmp, int, let_, literal_domain, mul, neighbor_shift, offset, operator_param, param,
+    positional_params, program_param, reduce, scan_operator, tuple, var, whole_field, write,
 };
+use crate::fieldview::{Literal, Operator, ProgramCall, ReduceOp, Role};
 use crate::stage::{Node, Slot, Step};
-use crate::types::{CmpOp, DimInfo, OffsetInfo};
+use crate::types::CmpOp;
 
 const F: ScalarType = ScalarType::F64;
 
@@ -16,144 +19,29 @@ fn ck() -> Type {
 fn ek() -> Type {
     Type::field(&["Edge", "K"], F)
 }
-fn e(ty: Type, kind: ExprKind) -> Expr {
-    Expr::new(ty, kind)
-}
-fn p(i: u32, ty: Type) -> Expr {
-    e(ty, ExprKind::Param(i))
-}
-fn bin(op: BinaryOp, a: Expr, b: Expr) -> Expr {
-    let ty = if a.ty.is_field() {
-        a.ty.clone()
-    } else {
-        b.ty.clone()
-    };
-    e(
-        ty,
-        ExprKind::Binary {
-            op,
-            lhs: Box::new(a),
-            rhs: Box::new(b),
-        },
-    )
-}
-fn kshift(a: Expr, offset: i64) -> Expr {
-    e(
-        a.ty.clone(),
-        ExprKind::CartesianShift {
-            arg: Box::new(a),
-            dim: "K".into(),
-            offset,
-        },
-    )
-}
-fn lit(x: f64) -> Expr {
-    e(Type::Scalar(F), ExprKind::Literal(Literal::float(x)))
-}
-fn bundle(operators: Vec<Operator>) -> Bundle {
-    Bundle {
-        operators,
-        dims: vec![
-            DimInfo {
-                name: "Cell".into(),
-                kind: DimKind::Horizontal,
-            },
-            DimInfo {
-                name: "Edge".into(),
-                kind: DimKind::Horizontal,
-            },
-            DimInfo {
-                name: "E2C".into(),
-                kind: DimKind::Local,
-            },
-            DimInfo {
-                name: "C2E".into(),
-                kind: DimKind::Local,
-            },
-            DimInfo {
-                name: "E2C1".into(),
-                kind: DimKind::Local,
-            },
-            DimInfo {
-                name: "K".into(),
-                kind: DimKind::Vertical,
-            },
-        ],
-        offsets: vec![
-            OffsetInfo {
-                name: "E2C".into(),
-                from: "Edge".into(),
-                to: "Cell".into(),
-                count: 2,
-            },
-            OffsetInfo {
-                name: "C2E".into(),
-                from: "Cell".into(),
-                to: "Edge".into(),
-                count: 3,
-            },
-            OffsetInfo {
-                name: "E2C1".into(),
-                from: "Edge".into(),
-                to: "Cell".into(),
-                count: 1,
-            },
-        ],
-    }
-}
-fn field_op(key: &str, params: Vec<Type>, body: Expr) -> Operator {
-    Operator {
-        key: key.into(),
-        name: key.into(),
-        params: params
-            .into_iter()
-            .enumerate()
-            .map(|(i, ty)| Param {
-                name: format!("p{i}"),
-                ty,
-            })
-            .collect(),
-        ret: body.ty.clone(),
-        body,
-        kind: OperatorKind::Field,
-    }
-}
+/// A program over cells and edges with two-, three- and one-neighbour offsets between them.
 fn program(
     params: Vec<(&str, Type, Role)>,
     calls: Vec<ProgramCall>,
     ops: Vec<Operator>,
 ) -> Program {
-    Program {
-        name: "prog".into(),
-        params: params
+    build::program(
+        "prog",
+        params
             .into_iter()
-            .map(|(n, ty, role)| ProgramParam {
-                name: n.into(),
-                ty,
-                role,
-                is_static: false,
-            })
+            .map(|(n, ty, role)| program_param(n, ty, role))
             .collect(),
         calls,
-        bundle: bundle(ops),
-    }
-}
-fn write(value: Expr, param: u32) -> ProgramCall {
-    ProgramCall {
-        value,
-        target: Target::Field {
-            param,
-            domain: vec![],
-        },
-    }
-}
-fn call(key: &str, args: Vec<Expr>, ty: Type) -> Expr {
-    e(
-        ty,
-        ExprKind::Call {
-            callee: key.into(),
-            args,
-        },
+        bundle(
+            ops,
+            &["Cell", "Edge"],
+            &["K"],
+            &[
+                offset("E2C", "Edge", "Cell", 2),
+                offset("C2E", "Cell", "Edge", 3),
+                offset("E2C1", "Edge", "Cell", 1),
+            ],
+        ),
     )
 }
 fn loads(stage: &Stage) -> Vec<&AccessPath> {
@@ -170,15 +58,18 @@ fn loads(stage: &Stage) -> Vec<&AccessPath> {
 #[test]
 fn inlined_calls_share_common_subexpressions() {
     // sq(x) = x * x; program: sq(a) + sq(a)
-    let sq = field_op("sq", vec![ck()], bin(BinaryOp::Mul, p(0, ck()), p(0, ck())));
-    let value = bin(
-        BinaryOp::Add,
-        call("sq", vec![p(0, ck())], ck()),
-        call("sq", vec![p(0, ck())], ck()),
+    let sq = field_operator(
+        "sq",
+        positional_params([ck()]),
+        mul(param(0, ck()), param(0, ck())),
+    );
+    let value = add(
+        call("sq", vec![param(0, ck())], ck()),
+        call("sq", vec![param(0, ck())], ck()),
     );
     let prog = program(
         vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
-        vec![write(value, 1)],
+        vec![write(value, whole_field(1))],
         vec![sq],
     );
     let lowered = lower(&prog).unwrap();
@@ -197,15 +88,15 @@ fn inlined_calls_share_common_subexpressions() {
 #[test]
 fn shifts_of_computed_values_are_pushed_into_every_leaf() {
     // g(x) = x + x.at(K+1); program: g(a).at(K-1)
-    let g = field_op(
+    let g = field_operator(
         "g",
-        vec![ck()],
-        bin(BinaryOp::Add, p(0, ck()), kshift(p(0, ck()), 1)),
+        positional_params([ck()]),
+        add(param(0, ck()), cartesian_shift(param(0, ck()), "K", 1)),
     );
-    let value = kshift(call("g", vec![p(0, ck())], ck()), -1);
+    let value = cartesian_shift(call("g", vec![param(0, ck())], ck()), "K", -1);
     let prog = program(
         vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
-        vec![write(value, 1)],
+        vec![write(value, whole_field(1))],
         vec![g],
     );
     let stage = &lower(&prog).unwrap().stages[0];
@@ -221,25 +112,15 @@ fn shifts_of_computed_values_are_pushed_into_every_leaf() {
 
 #[test]
 fn concat_where_conditions_are_evaluated_at_the_shifted_point() {
-    let cond = DomainCond::Cmp {
-        dim: "K".into(),
-        op: CmpOp::Gt,
-        value: Box::new(e(
-            Type::Scalar(ScalarType::I32),
-            ExprKind::Literal(Literal::Int(0)),
-        )),
-    };
-    let cw = e(
+    let cw = concat_where(
+        index_cmp("K", CmpOp::Gt, int(0)),
+        cartesian_shift(param(0, ck()), "K", -1),
+        param(0, ck()),
         ck(),
-        ExprKind::ConcatWhere {
-            cond,
-            if_true: Box::new(kshift(p(0, ck()), -1)),
-            if_false: Box::new(p(0, ck())),
-        },
     );
     let prog = program(
         vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
-        vec![write(kshift(cw, 2), 1)],
+        vec![write(cartesian_shift(cw, "K", 2), whole_field(1))],
         vec![],
     );
     let stage = &lower(&prog).unwrap().stages[0];
@@ -269,29 +150,15 @@ fn concat_where_conditions_are_evaluated_at_the_shifted_point() {
 fn reductions_evaluate_sparse_values_at_their_slot_variable() {
     let sparse = Type::field(&["Edge", "E2C", "K"], F);
     let w = Type::field(&["Edge", "E2C"], F);
-    let shifted = e(
-        sparse.clone(),
-        ExprKind::NeighborShift {
-            arg: Box::new(p(0, ck())),
-            offset: "E2C".into(),
-            slot: None,
-        },
-    );
-    let value = e(
-        ek(),
-        ExprKind::Reduce {
-            op: ReduceOp::Sum,
-            local: "E2C".into(),
-            arg: Box::new(bin(BinaryOp::Mul, shifted, p(1, w.clone()))),
-        },
-    );
+    let shifted = neighbor_shift(param(0, ck()), "E2C", None, sparse.clone());
+    let value = reduce(ReduceOp::Sum, "E2C", mul(shifted, param(1, w.clone())));
     let prog = program(
         vec![
             ("f", ck(), Role::In),
             ("w", w, Role::In),
             ("out", ek(), Role::Out),
         ],
-        vec![write(value, 2)],
+        vec![write(value, whole_field(2))],
         vec![],
     );
     let stage = &lower(&prog).unwrap().stages[0];
@@ -314,14 +181,10 @@ fn reductions_evaluate_sparse_values_at_their_slot_variable() {
 
 #[test]
 fn literal_arithmetic_is_folded() {
-    let value = bin(
-        BinaryOp::Mul,
-        p(0, ck()),
-        bin(BinaryOp::Add, lit(2.0), lit(3.0)),
-    );
+    let value = mul(param(0, ck()), add(float(2.0), float(3.0)));
     let prog = program(
         vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
-        vec![write(value, 1)],
+        vec![write(value, whole_field(1))],
         vec![],
     );
     let stage = &lower(&prog).unwrap().stages[0];
@@ -332,30 +195,15 @@ fn literal_arithmetic_is_folded() {
 
 #[test]
 fn tuple_targets_with_different_domains_become_separate_stages() {
-    let i32s = Type::Scalar(ScalarType::I32);
-    let int = |v| e(i32s.clone(), ExprKind::Literal(Literal::Int(v)));
-    let range = |lo, hi| DomainRange {
-        dim: "K".into(),
-        start: int(lo),
-        end: int(hi),
+    // Typed as the three fields it is written to: the literal broadcasts to its target.
+    let value = Expr {
+        ty: Type::Tuple(vec![ck(), ck(), ck()]),
+        ..tuple(vec![param(0, ck()), float(1.0), param(0, ck())])
     };
-    let value = e(
-        Type::Tuple(vec![ck(), ck(), ck()]),
-        ExprKind::Tuple(vec![p(0, ck()), lit(1.0), p(0, ck())]),
-    );
     let target = Target::Tuple(vec![
-        Target::Field {
-            param: 1,
-            domain: vec![range(0, 1)],
-        },
-        Target::Field {
-            param: 2,
-            domain: vec![range(1, 5)],
-        },
-        Target::Field {
-            param: 3,
-            domain: vec![range(0, 1)],
-        },
+        field_target(1, literal_domain(&[("K", 0, 1)])),
+        field_target(2, literal_domain(&[("K", 1, 5)])),
+        field_target(3, literal_domain(&[("K", 0, 1)])),
     ]);
     let prog = program(
         vec![
@@ -364,7 +212,7 @@ fn tuple_targets_with_different_domains_become_separate_stages() {
             ("o2", ck(), Role::Out),
             ("o3", ck(), Role::Out),
         ],
-        vec![ProgramCall { value, target }],
+        vec![write(value, target)],
         vec![],
     );
     let lowered = lower(&prog).unwrap();
@@ -383,31 +231,21 @@ fn tuple_targets_with_different_domains_become_separate_stages() {
 #[test]
 fn a_scan_read_shifted_is_rejected_as_needing_a_temporary() {
     let scalar = Type::Scalar(F);
-    let scan = Operator {
-        key: "s".into(),
-        name: "s".into(),
-        params: vec![
-            Param {
-                name: "c".into(),
-                ty: scalar.clone(),
-            },
-            Param {
-                name: "x".into(),
-                ty: scalar.clone(),
-            },
+    let scan = scan_operator(
+        "s",
+        vec![
+            operator_param("c", scalar.clone()),
+            operator_param("x", scalar.clone()),
         ],
-        ret: scalar.clone(),
-        body: bin(BinaryOp::Add, p(0, scalar.clone()), p(1, scalar.clone())),
-        kind: OperatorKind::Scan {
-            axis: "K".into(),
-            forward: true,
-            init: lit(0.0),
-        },
-    };
-    let value = kshift(call("s", vec![p(0, ck())], ck()), 1);
+        add(param(0, scalar.clone()), param(1, scalar.clone())),
+        "K",
+        true,
+        float(0.0),
+    );
+    let value = cartesian_shift(call("s", vec![param(0, ck())], ck()), "K", 1);
     let prog = program(
         vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
-        vec![write(value, 1)],
+        vec![write(value, whole_field(1))],
         vec![scan.clone()],
     );
     let message = lower(&prog).unwrap_err().message;
@@ -415,7 +253,7 @@ fn a_scan_read_shifted_is_rejected_as_needing_a_temporary() {
     // Unshifted, it lowers to a stage-level scan.
     let prog = program(
         vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
-        vec![write(call("s", vec![p(0, ck())], ck()), 1)],
+        vec![write(call("s", vec![param(0, ck())], ck()), whole_field(1))],
         vec![scan],
     );
     let stage = &lower(&prog).unwrap().stages[0];
@@ -424,42 +262,32 @@ fn a_scan_read_shifted_is_rejected_as_needing_a_temporary() {
     assert_eq!(scan.carry.len(), 1);
 }
 
+/// `Σ_C2E x@C2E`: a cell value that gathers from edges.
+fn cell_gather() -> Expr {
+    let sparse_c = Type::field(&["Cell", "C2E", "K"], F);
+    reduce(
+        ReduceOp::Sum,
+        "C2E",
+        neighbor_shift(param(0, ek()), "C2E", None, sparse_c),
+    )
+}
+
 /// `Σ_{E2C or E2C1} v@offset` where `v` is a cell value: a gather (`Σ_C2E x@C2E`) or pointwise.
 fn read_through(offset: &str, gather: bool) -> Program {
-    let sparse_c = Type::field(&["Cell", "C2E", "K"], F);
     let cell_value = if gather {
-        e(
-            ck(),
-            ExprKind::Reduce {
-                op: ReduceOp::Sum,
-                local: "C2E".into(),
-                arg: Box::new(e(
-                    sparse_c,
-                    ExprKind::NeighborShift {
-                        arg: Box::new(p(0, ek())),
-                        offset: "C2E".into(),
-                        slot: None,
-                    },
-                )),
-            },
-        )
+        cell_gather()
     } else {
-        bin(BinaryOp::Mul, p(1, ck()), p(1, ck()))
+        mul(param(1, ck()), param(1, ck()))
     };
-    let value = e(
-        ek(),
-        ExprKind::Reduce {
-            op: ReduceOp::Sum,
-            local: offset.into(),
-            arg: Box::new(e(
-                Type::field(&["Edge", offset, "K"], F),
-                ExprKind::NeighborShift {
-                    arg: Box::new(cell_value),
-                    offset: offset.into(),
-                    slot: None,
-                },
-            )),
-        },
+    let value = reduce(
+        ReduceOp::Sum,
+        offset,
+        neighbor_shift(
+            cell_value,
+            offset,
+            None,
+            Type::field(&["Edge", offset, "K"], F),
+        ),
     );
     program(
         vec![
@@ -467,7 +295,7 @@ fn read_through(offset: &str, gather: bool) -> Program {
             ("c", ck(), Role::In),
             ("out", ek(), Role::Out),
         ],
-        vec![write(value, 2)],
+        vec![write(value, whole_field(2))],
         vec![],
     )
 }
@@ -518,54 +346,19 @@ fn pointwise_values_and_single_neighbour_reads_are_recomputed() {
 /// `let v = Σ_C2E x@C2E` (a cell gather); `let w = v@E2C[0]`; `w + w@C2E[0]@E2C[0]`: `v` is read
 /// through E2C at the edge itself and at an edge the edge's reach does not bound.
 fn gather_read_at_two_points() -> Program {
-    let sparse_c = Type::field(&["Cell", "C2E", "K"], F);
-    let cell_gather = e(
-        ck(),
-        ExprKind::Reduce {
-            op: ReduceOp::Sum,
-            local: "C2E".into(),
-            arg: Box::new(e(
-                sparse_c,
-                ExprKind::NeighborShift {
-                    arg: Box::new(p(0, ek())),
-                    offset: "C2E".into(),
-                    slot: None,
-                },
-            )),
-        },
-    );
-    let v = || e(ck(), ExprKind::Var(0));
-    let shift = |arg: Expr, offset: &str, ty: Type| {
-        e(
-            ty,
-            ExprKind::NeighborShift {
-                arg: Box::new(arg),
-                offset: offset.into(),
-                slot: Some(0),
-            },
-        )
-    };
+    let v = || var(0, ck());
+    let shift = |arg: Expr, offset: &str, ty: Type| neighbor_shift(arg, offset, Some(0), ty);
     // One `v@E2C` expression, lowered at both points.
-    let w = || e(ek(), ExprKind::Var(1));
+    let w = || var(1, ek());
     let at_other_edge = shift(shift(w(), "C2E", ck()), "E2C", ek());
-    let value = e(
-        ek(),
-        ExprKind::Let {
-            var: 0,
-            value: Box::new(cell_gather),
-            body: Box::new(e(
-                ek(),
-                ExprKind::Let {
-                    var: 1,
-                    value: Box::new(shift(v(), "E2C", ek())),
-                    body: Box::new(bin(BinaryOp::Add, w(), at_other_edge)),
-                },
-            )),
-        },
+    let value = let_(
+        0,
+        cell_gather(),
+        let_(1, shift(v(), "E2C", ek()), add(w(), at_other_edge)),
     );
     program(
         vec![("x", ek(), Role::In), ("out", ek(), Role::Out)],
-        vec![write(value, 1)],
+        vec![write(value, whole_field(1))],
         vec![],
     )
 }

@@ -7,3 +7,4 @@ pub mod cpu;
 pub mod cuda;
 pub mod operator;
 pub mod program;
+pub mod stage_walk;

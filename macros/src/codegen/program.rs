@@ -27,6 +27,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let lifetime = Lifetime::new("'a", proc_macro2::Span::call_site());
     let mut has_refs = false;
     let mut fields = Vec::new();
+    let mut reborrows = Vec::new();
     let mut dyn_takes = Vec::new();
     let mut dyn_args = Vec::new();
     let mut dyn_gives = Vec::new();
@@ -77,6 +78,11 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 dyn_args.push(quote!(#ident));
             }
         }
+        reborrows.push(match &*pt.ty {
+            Type::Reference(r) if r.mutability.is_some() => quote!(#ident: &mut *args.#ident),
+            Type::Reference(_) => quote!(#ident: &*args.#ident),
+            _ => quote!(#ident: args.#ident),
+        });
         fields.push(quote!(#[doc = #doc] pub #ident: #ty));
     }
     let (args_decl, args_ty) = if has_refs {
@@ -206,6 +212,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 statics: StaticVariants,
                 #[allow(dead_code)]
                 allow_unlisted_static_values: bool,
+                debug: ::gt4rs::debug::DebugChecks,
                 /// The CPU kernel's temporaries, kept between calls.
                 cpu_scratch: ::gt4rs::__private::cpu::ScratchPool<CpuScratch>,
             }
@@ -219,6 +226,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     return Err(::gt4rs::Error::BackendUnavailable { backend: "cpu".to_string(), reason: reason.to_string() });
                 }
                 let connectivities = options.connectivities.bind(ir())?;
+                let debug = options.debug_checks()?;
                 ::gt4rs::__private::static_variants::check_names(options, NAME, &[#( #static_names ),*])?;
                 let statics = StaticVariants { #( #static_reads, )* };
                 let cuda = if backend == ::gt4rs::__private::Resolved::Cuda {
@@ -228,7 +236,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     None
                 };
                 Ok(Compiled {
-                    backend, cpu: resolved.cpu, connectivities, cuda, statics,
+                    backend, cpu: resolved.cpu, connectivities, cuda, statics, debug,
                     allow_unlisted_static_values: options.allow_unlisted_static_values,
                     cpu_scratch: ::core::default::Default::default(),
                 })
@@ -239,11 +247,30 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 /// untouched.
                 pub fn call(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     #static_check_block
+                    if self.debug.is_on() {
+                        return self.call_checked(args);
+                    }
+                    self.run(args)
+                }
+
+                fn run(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     match self.backend {
                         ::gt4rs::__private::Resolved::Embedded => self.run_embedded(args),
                         ::gt4rs::__private::Resolved::Cpu => self.run_cpu(args),
                         ::gt4rs::__private::Resolved::Cuda => self.run_cuda(args),
                     }
+                }
+
+                /// Runs, then the debug checks on what the call wrote.
+                #[cold]
+                fn call_checked(&self, mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    self.run(Args { #( #reborrows, )* })?;
+                    ::gt4rs::__private::debug::after_call(&self.debug, ir(), &Self::host_args(&mut args))
+                }
+
+                /// The checks each call runs (see `gt4rs::debug`).
+                pub fn debug_checks(&self) -> &::gt4rs::debug::DebugChecks {
+                    &self.debug
                 }
 
                 /// The backend this program runs on.

@@ -4,7 +4,9 @@
 //! geometry is `Array1/2<f64>`; [`Grid::connectivity`] turns a table into a typed
 //! [`Connectivity`].
 
+mod assemble;
 pub(crate) mod check;
+pub mod decomposition;
 mod geometry;
 mod icosahedral;
 mod interpolation;
@@ -21,6 +23,7 @@ mod zones;
 use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
+pub use assemble::{GridParts, BASIC_TABLES};
 pub use check::CheckReport;
 pub use geometry::{Geometry, GeometryArray};
 pub use icosahedral::{IcosahedralGrid, MAX_BISECTIONS};
@@ -83,6 +86,12 @@ pub enum GridKind {
     File {
         path: String,
     },
+    /// One rank's part (owned points and halo) of a decomposed grid.
+    Part {
+        parent: Box<GridKind>,
+        rank: usize,
+        ranks: usize,
+    },
 }
 
 impl GridKind {
@@ -93,6 +102,11 @@ impl GridKind {
             GridKind::Regional { parent, .. } => format!("{} regional", parent.label()),
             GridKind::Torus { nx, ny, .. } => format!("torus {nx}x{ny}"),
             GridKind::File { path } => path.clone(),
+            GridKind::Part {
+                parent,
+                rank,
+                ranks,
+            } => format!("{}, rank {rank} of {ranks}", parent.label()),
         }
     }
 }

@@ -11,9 +11,10 @@ use std::path::Path;
 
 use ndarray::Array2;
 
+use super::assemble::{positions_from_lat_lon, refin_ctrl_from_zones, GridParts};
 use super::surface::{lat_lon, Surface, EARTH_RADIUS};
-use super::topology::{add_derived_tables, Tables};
-use super::{DimZones, Geometry, Grid, GridDim, GridKind, Zone, Zones};
+use super::topology::Tables;
+use super::{Grid, GridKind};
 use crate::error::Error;
 
 /// ICON's variable name of each basic table, with its slot dimension.
@@ -152,11 +153,6 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
             Array2::from_shape_vec((slots, rows), values).map_err(|e| nc_err(path, e))?;
         tables.insert(offset.to_string(), transposed.t().mapv(|x| x - 1));
     }
-    for offset in ["C2V", "C2E", "E2V"] {
-        if tables[offset].iter().any(|&x| x < 0) {
-            return Err(nc_err(path, format!("{offset} has missing entries")));
-        }
-    }
     let radius = match file.attribute("sphere_radius") {
         Some(a) => {
             let value = a.value().map_err(|e| nc_err(path, e))?;
@@ -170,47 +166,27 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
             .get_values(..)
             .map_err(|e| nc_err(path, e))
     };
-    let (lat, lon) = (read("vlat")?, read("vlon")?);
-    if lat.len() != nv || lon.len() != nv {
-        return Err(nc_err(path, "vlat/vlon do not have one value per vertex"));
-    }
-    let mut positions = Array2::zeros((nv, 3));
-    for v in 0..nv {
-        positions[[v, 0]] = radius * lat[v].cos() * lon[v].cos();
-        positions[[v, 1]] = radius * lat[v].cos() * lon[v].sin();
-        positions[[v, 2]] = radius * lat[v].sin();
-    }
-    add_derived_tables_checked(&mut tables, nc, ne, nv, path)?;
-    let zones = if ["refin_c_ctrl", "refin_e_ctrl", "refin_v_ctrl"]
-        .iter()
-        .all(|name| file.variable(name).is_some())
-    {
-        let mut dim_zones = Vec::new();
-        for (name, dim) in [
-            ("refin_c_ctrl", GridDim::Cell),
-            ("refin_e_ctrl", GridDim::Edge),
-            ("refin_v_ctrl", GridDim::Vertex),
-        ] {
-            let refin: Vec<i32> = file
+    let vertex_position = positions_from_lat_lon(&read("vlat")?, &read("vlon")?, radius)
+        .map_err(|e| nc_err(path, e))?;
+    let markers = ["refin_c_ctrl", "refin_e_ctrl", "refin_v_ctrl"];
+    let refin_ctrl = if markers.iter().all(|name| file.variable(name).is_some()) {
+        let mut read_markers = Vec::new();
+        for name in markers {
+            let values: Vec<i32> = file
                 .variable(name)
-                .expect("checked above")
+                .ok_or_else(|| nc_err(path, format!("variable `{name}` is missing")))?
                 .get_values(..)
                 .map_err(|e| nc_err(path, e))?;
-            dim_zones.push(
-                zones_from_refin_ctrl(&refin, dim)
-                    .map_err(|m| nc_err(path, format!("{name}: {m}")))?,
-            );
+            read_markers.push(values);
         }
-        let [cell, edge, vertex]: [DimZones; 3] = dim_zones.try_into().expect("three dimensions");
-        if (cell.size, edge.size, vertex.size) != (nc, ne, nv) {
-            return Err(nc_err(path, "refin_*_ctrl do not have one value per point"));
-        }
-        Zones { cell, edge, vertex }
+        let [c, e, v]: [Vec<i32>; 3] = read_markers
+            .try_into()
+            .map_err(|_| nc_err(path, "three zone markers expected"))?;
+        Some([c, e, v])
     } else {
-        Zones::global(nc, ne, nv)
+        None
     };
-    let geometry = Geometry::compute(Surface::Sphere { radius }, positions, &tables)?;
-    Ok(Grid {
+    GridParts {
         kind: GridKind::File {
             path: path.display().to_string(),
         },
@@ -218,79 +194,10 @@ pub fn read_icon_grid(path: impl AsRef<Path>) -> Result<Grid, Error> {
         num_edges: ne,
         num_vertices: nv,
         tables,
-        geometry,
-        zones,
-    })
-}
-
-/// Zone bounds from ICON's `refin_*_ctrl` (boundary distance per point).
-fn zones_from_refin_ctrl(refin: &[i32], dim: GridDim) -> Result<DimZones, String> {
-    let (lateral, nudging) = Zone::levels(dim);
-    let zoned = (lateral + nudging) as i32;
-    let class = |r: i32| {
-        if (1..=zoned).contains(&r) {
-            r
-        } else {
-            zoned + 1
-        }
-    };
-    if let Some(i) = (1..refin.len()).find(|&i| class(refin[i]) < class(refin[i - 1])) {
-        return Err(format!(
-            "points are not sorted by zone (index {i} has level {} after level {})",
-            refin[i],
-            refin[i - 1]
-        ));
+        surface: Surface::Sphere { radius },
+        vertex_position,
+        refin_ctrl,
     }
-    let mut counts = vec![0; zoned as usize];
-    for &r in refin {
-        if (1..=zoned).contains(&r) {
-            counts[r as usize - 1] += 1;
-        }
-    }
-    Ok(DimZones::from_counts(&counts, refin.len()))
-}
-
-/// ICON's `refin_*_ctrl` from zone bounds: the level for lateral and nudging points, 0 for
-/// the interior.
-fn refin_ctrl_from_zones(zones: &DimZones) -> Vec<i32> {
-    let mut refin = vec![0; zones.size];
-    for (level, bounds) in zones.bounds.windows(2).enumerate() {
-        for r in &mut refin[bounds[0]..bounds[1]] {
-            *r = level as i32 + 1;
-        }
-    }
-    refin
-}
-
-/// Validates the basic tables' ranges and mutual consistency before anything indexes with
-/// them, then derives the other tables.
-fn add_derived_tables_checked(
-    tables: &mut Tables,
-    nc: usize,
-    ne: usize,
-    nv: usize,
-    path: &Path,
-) -> Result<(), Error> {
-    for &(offset, icon_name, _) in ICON_TABLE_NAMES {
-        let target = match offset.strip_suffix('O').unwrap_or(offset).as_bytes().last() {
-            Some(b'C') => nc,
-            Some(b'E') => ne,
-            _ => nv,
-        };
-        if let Some(bad) = tables[offset]
-            .iter()
-            .find(|&&x| x < -1 || x >= target as i32)
-        {
-            return Err(nc_err(
-                path,
-                format!("`{icon_name}` holds {} outside 1..={target}", bad + 1),
-            ));
-        }
-    }
-    add_derived_tables(tables);
-    let grid_like = super::check::cross_check_tables(tables, nc, ne, nv);
-    if !grid_like.is_ok() {
-        return Err(nc_err(path, format!("inconsistent tables:\n{grid_like}")));
-    }
-    Ok(())
+    .assemble()
+    .map_err(|e| nc_err(path, e))
 }

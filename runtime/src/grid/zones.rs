@@ -1,5 +1,6 @@
 //! ICON's horizontal zones: index ranges of the lateral-boundary rows, the nudging zone, the
-//! interior and the (here always empty) halo, per dimension.
+//! interior and the halo, per dimension. The halo is empty on a whole grid; a rank's part of
+//! a decomposed grid (`super::decomposition`) has its halo rows after its owned points.
 
 use serde::{Deserialize, Serialize};
 
@@ -95,13 +96,18 @@ impl Zone {
 }
 
 /// Where the zones of one dimension lie. Points are sorted by zone: lateral-boundary
-/// levels, then nudging levels, then the interior; the halo is empty (single domain).
+/// levels, then nudging levels, then the interior (these are the owned points), then the
+/// halo levels (empty on a whole grid).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DimZones {
     /// `bounds[k]..bounds[k+1]` is lateral level `k+1` for `k < boundary levels`, then the
-    /// nudging levels; the interior runs from the last bound to `size`.
+    /// nudging levels; the interior runs from the last bound to the end of the owned points.
     pub bounds: Vec<usize>,
+    /// All points, owned and halo.
     pub size: usize,
+    /// Points per halo level (ICON's `HALO`, `HALO_LEVEL_2`) after the owned points.
+    #[serde(default)]
+    pub halo: Vec<usize>,
 }
 
 impl DimZones {
@@ -111,6 +117,7 @@ impl DimZones {
         DimZones {
             bounds: vec![0; lateral + nudging + 1],
             size,
+            halo: Vec::new(),
         }
     }
 
@@ -123,13 +130,27 @@ impl DimZones {
             at += n;
             bounds.push(at);
         }
-        DimZones { bounds, size }
+        DimZones {
+            bounds,
+            size,
+            halo: Vec::new(),
+        }
+    }
+
+    /// The points this rank owns (all points of a whole grid): `0..owned()`.
+    pub fn owned(&self) -> usize {
+        self.size.saturating_sub(self.halo.iter().sum::<usize>())
     }
 
     /// `[start, end)` of `zone`.
     pub fn range(&self, dim: GridDim, zone: Zone) -> Result<(usize, usize), Error> {
         let (lateral, nudging) = Zone::levels(dim);
         let interior_start = *self.bounds.last().unwrap_or(&0);
+        let owned_end = self.owned();
+        let halo_level = |k: usize| {
+            let start = owned_end + self.halo[..k.min(self.halo.len())].iter().sum::<usize>();
+            (start, start + self.halo.get(k).copied().unwrap_or(0))
+        };
         let level = |k: usize| (self.bounds[k], self.bounds[k + 1]);
         let missing = || {
             Error::Config(format!(
@@ -142,9 +163,11 @@ impl DimZones {
             Zone::Nudging => level(lateral),
             Zone::NudgingLevel2 if nudging >= 2 => level(lateral + 1),
             Zone::NudgingLevel2 => return Err(missing()),
-            Zone::Interior => (interior_start, self.size),
-            Zone::Halo | Zone::HaloLevel2 | Zone::End => (self.size, self.size),
-            Zone::Local => (0, self.size),
+            Zone::Interior => (interior_start, owned_end),
+            Zone::Halo => halo_level(0),
+            Zone::HaloLevel2 => halo_level(1),
+            Zone::End => (self.size, self.size),
+            Zone::Local => (0, owned_end),
             boundary => {
                 let k = boundary
                     .boundary_level()

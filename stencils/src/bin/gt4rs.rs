@@ -101,6 +101,10 @@ enum RunCommand {
         /// steep points) or flat.
         #[arg(long, default_value = "mountains")]
         terrain: gt4rs_stencils::diffusion::TerrainKind,
+        /// After a run on several MPI ranks (feature `mpi`, started by mpirun), run again on
+        /// one rank and compare every field bit for bit (exit status 2 on a difference).
+        #[arg(long)]
+        compare_single_rank: bool,
     },
 }
 
@@ -108,6 +112,8 @@ enum RunCommand {
 enum GridCommand {
     /// Build a grid and print its sizes, zone bounds, edge lengths and areas, and the
     /// result of the consistency checks (exit status 1 if one fails).
+    // Western longitudes and southern latitudes are negative numbers, not options.
+    #[command(allow_negative_numbers = true)]
     Info {
         /// `rNbK` (e.g. r2b4), `torus:NXxNY`, a .npz grid file, or an ICON .nc grid file
         /// (feature `netcdf`).
@@ -169,8 +175,18 @@ fn main() {
                     trace,
                     out,
                     terrain,
+                    compare_single_rank,
                 },
-        } => cli::run::diffusion(&grid, levels, steps, backend, trace, out, terrain),
+        } => cli::run::diffusion(
+            &grid,
+            levels,
+            steps,
+            backend,
+            trace,
+            out,
+            terrain,
+            compare_single_rank,
+        ),
         Command::Config {
             command:
                 ConfigCommand::Show {

@@ -7,7 +7,9 @@ use gt4rs::{Backend, Error};
 use crate::diffusion::job::{self, JobSpec};
 use crate::diffusion::TerrainKind;
 
-/// Runs the job, prints its summary, and returns whether it succeeded.
+/// Runs the job (on every rank of an MPI job with the `mpi` feature), prints its summary on
+/// rank 0, and returns whether it succeeded.
+#[allow(clippy::too_many_arguments)]
 pub fn diffusion(
     grid: &str,
     levels: usize,
@@ -16,6 +18,7 @@ pub fn diffusion(
     trace: Option<PathBuf>,
     out: PathBuf,
     terrain: TerrainKind,
+    compare_single_rank: bool,
 ) -> Result<bool, Error> {
     let spec = JobSpec {
         grid: grid.to_string(),
@@ -25,9 +28,11 @@ pub fn diffusion(
         trace,
         out,
         terrain,
+        compare_single_rank,
         ..JobSpec::default()
     };
-    let report = job::run(&spec)?;
-    print!("{}", report.summary());
+    if let Some(report) = job::run_anywhere(&spec)? {
+        print!("{}", report.summary());
+    }
     Ok(true)
 }

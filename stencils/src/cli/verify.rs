@@ -1,5 +1,5 @@
 //! `gt4rs verify FILE.npz…`: runs each recorded program call (refs convention, see
-//! `shared/refs/README.md`) and compares every output with the recorded one.
+//! `refs/icon4py/README.md`) and compares every output with the recorded one.
 
 use std::collections::BTreeMap;
 use std::path::Path;

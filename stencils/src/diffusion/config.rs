@@ -57,6 +57,10 @@ pub struct DiffusionConfig {
     pub thhgtd_zdiffu: f64,
     /// `lhdiff_rcf`: diffusion only at the large (physics) time step.
     pub lhdiff_rcf: bool,
+    /// ICON's `iforcing` is NWP or AES physics. Then, with `lhdiff_rcf`, the physics exchanges
+    /// w, θ_v and exner after a regular step and the granule does not; without physics (the
+    /// main job) the granule exchanges them itself, as ICON does.
+    pub physics_forcing: bool,
     /// `denom_diffu_v`.
     pub velocity_boundary_diffusion_denominator: f64,
     /// `denom_diffu_t`.
@@ -88,6 +92,7 @@ impl Default for DiffusionConfig {
             thslp_zdiffu: 0.025,
             thhgtd_zdiffu: 200.0,
             lhdiff_rcf: true,
+            physics_forcing: false,
             velocity_boundary_diffusion_denominator: 200.0,
             temperature_boundary_diffusion_denominator: 135.0,
             nudge_max_coeff: 0.02,

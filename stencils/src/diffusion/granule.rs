@@ -3,7 +3,7 @@
 //! (`super::bound`) and its static arguments fixed from the configuration;
 //! [`Diffusion::run`] executes one diffusion step, passing only fields and per-step values.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gt4rs::debug::DebugChecks;
 use gt4rs::grid::{Grid, GridDim, Zone};
@@ -57,7 +57,9 @@ pub struct Bounds {
     pub edge_start_nudging: i32,
     pub edge_start_lb_plus4: i32,
     pub edge_end_local: i32,
-    /// ICON's `end_index(local - 2)`: equal to the local end on one rank (no halo rows).
+    /// End of ∇²vn and the Smagorinsky coefficient: ICON's `end_index(local - 2)` covers two
+    /// halo rows of edges; here the owned edges, whose results are exchanged (the same on one
+    /// rank).
     pub edge_end_local_minus2: i32,
     pub edge_end_halo: i32,
     /// The first edge with two cells (ICON's `lateral_boundary + 1`).
@@ -332,11 +334,36 @@ macro_rules! step_call {
         let name = $name;
         let start = Instant::now();
         let result = $call;
-        $self.profiler.record(name, Phase::Run, start, start.elapsed());
+        let took = start.elapsed();
+        $self.profiler.record(name, Phase::Run, start, took);
+        $self.time_in_programs += took;
         result?;
         $( $self.debug.check(name, $output, $field)?; )*
         $self.debug.progress($step, name);
     }};
+}
+
+/// A halo exchange of `$dim` fields, timed under its own name (one per dimension) and kept
+/// apart from the programs' time.
+macro_rules! exchange {
+    ($self:ident, $dim:expr, [$($field:expr),+ $(,)?]) => {{
+        let dim = $dim;
+        let start = Instant::now();
+        let result = $self.halo.exchange_and_wait(dim, &mut [$($field.as_array_mut()),+]);
+        let took = start.elapsed();
+        $self.profiler.record(exchange_timer(dim), Phase::Run, start, took);
+        $self.time_in_exchanges += took;
+        result?;
+    }};
+}
+
+/// The profiler's name of the exchanges of one dimension.
+pub fn exchange_timer(dim: GridDim) -> &'static str {
+    match dim {
+        GridDim::Cell => "halo exchange (cells)",
+        GridDim::Edge => "halo exchange (edges)",
+        GridDim::Vertex => "halo exchange (vertices)",
+    }
 }
 
 /// What the vertex reconstruction reads: the prognostic vn, or the granule's own ∇²vn.
@@ -361,6 +388,9 @@ pub struct Diffusion {
     debug: DebugChecks,
     /// Steps run so far (for progress lines).
     steps: usize,
+    /// Time spent in the programs and in halo exchanges since init.
+    time_in_programs: Duration,
+    time_in_exchanges: Duration,
 
     bdy_diff: f64,
     smag_offset: f64,
@@ -413,10 +443,8 @@ impl Diffusion {
             }),
             ["u_vert" => &self.u_vert, "v_vert" => &self.v_vert]
         );
-        self.halo.exchange_and_wait(
-            GridDim::Vertex,
-            &mut [self.u_vert.as_array_mut(), self.v_vert.as_array_mut()],
-        )
+        exchange!(self, GridDim::Vertex, [self.u_vert, self.v_vert]);
+        Ok(())
     }
 
     /// Sets the granule up on `grid` and `vertical` (ICON4Py `Diffusion.init`): derives the
@@ -567,6 +595,8 @@ impl Diffusion {
             profiler,
             debug: options.debug,
             steps: 0,
+            time_in_programs: Duration::ZERO,
+            time_in_exchanges: Duration::ZERO,
             bdy_diff,
             smag_offset,
             diff_multfac_vn,
@@ -604,6 +634,14 @@ impl Diffusion {
     /// Per-program init and run times.
     pub fn profiler(&self) -> &Profiler {
         &self.profiler
+    }
+    /// Time spent in the programs and in halo exchanges by the steps run so far.
+    pub fn time_split(&self) -> (Duration, Duration) {
+        (self.time_in_programs, self.time_in_exchanges)
+    }
+    /// What the halo exchange has sent so far.
+    pub fn exchange_stats(&self) -> super::halo::ExchangeStats {
+        self.halo.stats()
     }
     /// `bdy_diff`, ICON's boundary diffusion factor of θ on limited-area grids.
     pub fn bdy_diff(&self) -> f64 {
@@ -666,21 +704,20 @@ impl Diffusion {
         diagnostic: &mut DiagnosticState,
     ) -> Result<(), Error> {
         self.step(dtime, prognostic, diagnostic, false)?;
-        if !self.config.lhdiff_rcf {
+        // ICON's condition: with lhdiff_rcf the physics that follows exchanges these fields.
+        if !self.config.lhdiff_rcf || !self.config.physics_forcing {
             self.sync_cell_fields(prognostic)?;
         }
         Ok(())
     }
 
-    fn sync_cell_fields(&self, prognostic: &mut PrognosticState) -> Result<(), Error> {
-        self.halo.exchange_and_wait(
+    fn sync_cell_fields(&mut self, prognostic: &mut PrognosticState) -> Result<(), Error> {
+        exchange!(
+            self,
             GridDim::Cell,
-            &mut [
-                prognostic.w.as_array_mut(),
-                prognostic.theta_v.as_array_mut(),
-                prognostic.exner.as_array_mut(),
-            ],
-        )
+            [prognostic.w, prognostic.theta_v, prognostic.exner]
+        );
+        Ok(())
     }
 
     fn check_shapes(
@@ -783,10 +820,28 @@ impl Diffusion {
             ]
         );
 
+        // 5 (before 4). Exchange the edge fields read across the halo: ∇²vn (the second RBF
+        // reconstruction at every vertex of an owned edge), the Smagorinsky coefficient (cold
+        // pools on the first halo row, then ∇²θ on a global grid) and, for the turbulence
+        // diagnostics, its value at cells. ICON computes these on two halo rows of edges
+        // instead and exchanges ∇²vn only for itype_vn_diffu > 1; here the program runs on
+        // owned edges only, so that the halo never needs a third row.
+        let turbulence = self.config.shear_type as i32
+            >= TurbulenceShearForcing::VerticalHorizontalOfHorizontalWind as i32;
+        let theta_reads_kh = self.config.apply_to_temperature && !self.config.limited_area;
+        match (theta_reads_kh, turbulence) {
+            (true, true) => exchange!(
+                self,
+                GridDim::Edge,
+                [self.z_nabla2_e, self.kh_smag_e, self.kh_smag_ec]
+            ),
+            (true, false) => exchange!(self, GridDim::Edge, [self.z_nabla2_e, self.kh_smag_e]),
+            (false, true) => exchange!(self, GridDim::Edge, [self.z_nabla2_e, self.kh_smag_ec]),
+            (false, false) => exchange!(self, GridDim::Edge, [self.z_nabla2_e]),
+        }
+
         // 4. Turbulence diagnostics (shear types with horizontal shear only).
-        if self.config.shear_type as i32
-            >= TurbulenceShearForcing::VerticalHorizontalOfHorizontalWind as i32
-        {
+        if turbulence {
             step_call!(
                 self,
                 step,
@@ -805,12 +860,6 @@ impl Diffusion {
                     }),
                 ["div_ic" => &diagnostic.div_ic, "hdef_ic" => &diagnostic.hdef_ic]
             );
-        }
-
-        // 5. Exchange ∇²vn where ICON's discretisation reads it across the halo.
-        if self.config.type_vn_diffu > 1 {
-            self.halo
-                .exchange_and_wait(GridDim::Edge, &mut [self.z_nabla2_e.as_array_mut()])?;
         }
 
         // 6-7. RBF reconstruction of ∇²vn at vertices, then their exchange.
@@ -907,6 +956,10 @@ impl Diffusion {
                     }),
                     ["z_nabla2_e" => &self.z_nabla2_e]
                 );
+                // ICON computes this gradient on the first halo row of edges too; its
+                // outermost edges have one cell only, which a rank's halo may hold anywhere in
+                // its numbering, so the owned edges compute and exchange.
+                exchange!(self, GridDim::Edge, [self.z_nabla2_e]);
                 step_call!(
                     self,
                     step,
@@ -975,8 +1028,7 @@ impl Diffusion {
         }
 
         // 15. ICON starts the vn exchange after the vn update and waits here.
-        self.halo
-            .exchange_and_wait(GridDim::Edge, &mut [prognostic.vn.as_array_mut()])?;
+        exchange!(self, GridDim::Edge, [prognostic.vn]);
         self.steps += 1;
         Ok(())
     }

@@ -165,33 +165,70 @@ pub fn diffusion_over(
     build(grid, vertical, metric, config, options)
 }
 
+/// The fields [`Diffusion::init`] takes besides the grids, for one configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GranuleInputs {
+    pub config: DiffusionConfig,
+    pub metric: MetricState,
+    pub interpolation: InterpolationState,
+    pub edge: EdgeParams,
+    pub cell: CellParams,
+}
+
+impl GranuleInputs {
+    /// From `grid` and `metric`; a regional grid runs as a limited-area model.
+    pub fn of(
+        grid: &Grid,
+        metric: MetricState,
+        mut config: DiffusionConfig,
+    ) -> Result<Self, Error> {
+        config.limited_area = matches!(grid.kind, gt4rs::grid::GridKind::Regional { .. });
+        let params = super::config::DiffusionParams::new(&config);
+        let interpolation = InterpolationState::from_grid(
+            grid,
+            config.limited_area,
+            params.scaled_nudge_max_coeff,
+            config.nudge_efold_width,
+        )?;
+        Ok(GranuleInputs {
+            config,
+            metric,
+            interpolation,
+            edge: EdgeParams::from_grid(grid)?,
+            cell: CellParams::from_grid(grid)?,
+        })
+    }
+
+    /// The granule on `grid` (whose points these inputs describe).
+    pub fn init(
+        self,
+        grid: &Grid,
+        vertical: &VerticalGrid,
+        options: RunOptions,
+    ) -> Result<(Diffusion, DiagnosticState), Error> {
+        let granule = Diffusion::init(
+            grid,
+            vertical,
+            self.config,
+            self.metric,
+            self.interpolation,
+            self.edge,
+            self.cell,
+            options,
+        )?;
+        Ok((
+            granule,
+            DiagnosticState::zeros(grid.num_cells, vertical.nlev)?,
+        ))
+    }
+}
+
 fn build(
     grid: &Grid,
     vertical: &VerticalGrid,
     metric: MetricState,
-    mut config: DiffusionConfig,
+    config: DiffusionConfig,
     options: RunOptions,
 ) -> Result<(Diffusion, DiagnosticState), Error> {
-    config.limited_area = matches!(grid.kind, gt4rs::grid::GridKind::Regional { .. });
-    let params = super::config::DiffusionParams::new(&config);
-    let interpolation = InterpolationState::from_grid(
-        grid,
-        config.limited_area,
-        params.scaled_nudge_max_coeff,
-        config.nudge_efold_width,
-    )?;
-    let granule = Diffusion::init(
-        grid,
-        vertical,
-        config,
-        metric,
-        interpolation,
-        EdgeParams::from_grid(grid)?,
-        CellParams::from_grid(grid)?,
-        options,
-    )?;
-    Ok((
-        granule,
-        DiagnosticState::zeros(grid.num_cells, vertical.nlev)?,
-    ))
+    GranuleInputs::of(grid, metric, config)?.init(grid, vertical, options)
 }

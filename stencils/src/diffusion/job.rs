@@ -14,6 +14,7 @@ use super::config::DiffusionConfig;
 use super::granule::RunOptions;
 use super::initial::{diffusion_over, jet_state_over, jet_vn_over, JetSpec};
 use super::plot::{self, MapPanel, MapTiles};
+use super::state::MetricState;
 use super::terrain::{Terrain, TerrainKind};
 use super::vertical::VerticalGrid;
 
@@ -45,6 +46,9 @@ pub struct JobSpec {
     pub terrain: TerrainKind,
     /// Draw a progress bar on stderr.
     pub progress_bar: bool,
+    /// After a run on several ranks, run again on one rank (on rank 0) and compare every
+    /// field bit for bit; a difference is an error.
+    pub compare_single_rank: bool,
 }
 
 impl Default for JobSpec {
@@ -61,6 +65,7 @@ impl Default for JobSpec {
             jet: JetSpec::default(),
             terrain: TerrainKind::default(),
             progress_bar: true,
+            compare_single_rank: false,
         }
     }
 }
@@ -92,10 +97,17 @@ pub struct JobReport {
     pub steep_columns: usize,
     pub steep_points: usize,
     pub files: Vec<PathBuf>,
+    /// Ranks the job ran on.
+    pub ranks: usize,
+    /// On several ranks: the partition and, per rank, time in programs and in exchanges and
+    /// bytes sent per step.
+    pub decomposition: String,
+    /// The comparison with a run on one rank, when asked for.
+    pub comparison: Option<String>,
 }
 
 /// Mean square of `vn - jet` over every edge and level.
-fn mean_square_difference(vn: ndarray::ArrayViewD<'_, f64>, jet: &Array2<f64>) -> f64 {
+pub(crate) fn mean_square_difference(vn: ndarray::ArrayViewD<'_, f64>, jet: &Array2<f64>) -> f64 {
     let n = jet.len().max(1) as f64;
     vn.iter()
         .zip(jet.iter())
@@ -138,6 +150,40 @@ fn zonal_wind_at_cells(grid: &Grid, vn: &ArrayD<f64>, level: usize) -> Result<Ve
         .collect())
 }
 
+/// The job's progress bar on stderr, or a hidden one.
+pub(crate) fn progress_bar(shown: bool, steps: usize) -> ProgressBar {
+    if !shown {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(steps as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} diffusion [{bar:40}] {pos}/{len} steps, {per_sec}, eta {eta} {msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Runs the job where it was started: with the `mpi` feature on every rank of the MPI job
+/// (a plain start is one rank), else in this process. Returns the report on rank 0 and
+/// `None` on the other ranks.
+pub fn run_anywhere(spec: &JobSpec) -> Result<Option<JobReport>, Error> {
+    #[cfg(feature = "mpi")]
+    {
+        let world = super::distributed::mpi::MpiWorld::init()?;
+        super::job_ranks::run_on_ranks(spec, &world)
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        if spec.compare_single_rank {
+            return Err(Error::Config(
+                "comparing with one rank needs a run on several: build with `--features mpi` and start with mpirun".into(),
+            ));
+        }
+        run(spec).map(Some)
+    }
+}
+
 /// Runs the job and writes its pictures (and trace) into `spec.out`.
 pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     let setup_start = Instant::now();
@@ -160,17 +206,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
 
     let initial_vn = state.vn.as_array().to_owned();
     let mut small_scale_variance = vec![mean_square_difference(state.vn.as_array(), &jet)];
-    let bar = if spec.progress_bar {
-        let bar = ProgressBar::new(spec.steps as u64);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} diffusion [{bar:40}] {pos}/{len} steps, {per_sec}, eta {eta} {msg}",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress_bar(spec.progress_bar, spec.steps);
     let mut stepping = Duration::ZERO;
     for step in 0..spec.steps {
         let start = Instant::now();
@@ -191,14 +227,95 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     }
     bar.finish();
 
+    let drawing = Instant::now();
+    let mut files = draw_pictures(
+        spec,
+        &Pictured {
+            grid: &grid,
+            vertical: &vertical,
+            terrain: &terrain,
+            metric: granule.metric(),
+            jet: &jet,
+            initial_vn: &initial_vn,
+            final_vn: &state.vn.as_array().to_owned(),
+            initial_theta: &initial_theta,
+            final_theta: &state.theta_v.as_array().to_owned(),
+            small_scale_variance: &small_scale_variance,
+            steep_columns,
+        },
+    )?;
+    let pictures = drawing.elapsed();
+    let max_height = terrain.topography.iter().copied().fold(0.0, f64::max);
+
+    if let Some(trace) = &spec.trace {
+        write_checked_trace(granule.profiler(), trace)?;
+        files.push(trace.clone());
+    }
+    Ok(JobReport {
+        grid: grid.kind.label(),
+        cells: grid.num_cells,
+        edges: grid.num_edges,
+        levels: spec.levels,
+        steps: spec.steps,
+        backend: spec.backend,
+        setup,
+        mean_step: if spec.steps > 0 {
+            stepping / spec.steps as u32
+        } else {
+            Duration::ZERO
+        },
+        pictures,
+        table: granule.profiler().table(),
+        small_scale_variance,
+        zdiffusion_active: granule.zdiffusion_active(),
+        terrain: spec.terrain,
+        max_height,
+        steep_columns,
+        steep_points,
+        files,
+        ranks: 1,
+        decomposition: String::new(),
+        comparison: None,
+    })
+}
+
+/// What the pictures show: the global grid and fields of a run (gathered on rank 0 when it
+/// ran on several ranks).
+pub(crate) struct Pictured<'a> {
+    pub grid: &'a Grid,
+    pub vertical: &'a VerticalGrid,
+    pub terrain: &'a Terrain,
+    pub metric: &'a MetricState,
+    pub jet: &'a Array2<f64>,
+    pub initial_vn: &'a ArrayD<f64>,
+    pub final_vn: &'a ArrayD<f64>,
+    pub initial_theta: &'a ArrayD<f64>,
+    pub final_theta: &'a ArrayD<f64>,
+    pub small_scale_variance: &'a [f64],
+    pub steep_columns: usize,
+}
+
+/// Draws the maps and plots of a run into `spec.out`.
+pub(crate) fn draw_pictures(spec: &JobSpec, p: &Pictured<'_>) -> Result<Vec<PathBuf>, Error> {
+    let Pictured {
+        grid,
+        vertical,
+        terrain,
+        metric,
+        jet,
+        initial_vn,
+        final_vn,
+        initial_theta,
+        final_theta,
+        small_scale_variance,
+        steep_columns,
+    } = *p;
     std::fs::create_dir_all(&spec.out)
         .map_err(|e| Error::Io(format!("{}: {e}", spec.out.display())))?;
     let mut files = Vec::new();
     let level = spec.levels / 2;
-    let drawing = Instant::now();
-    let cell_tiles = MapTiles::cells(&grid)?;
-    let edge_tiles = MapTiles::edges(&grid)?;
-    let final_vn = state.vn.as_array().to_owned();
+    let cell_tiles = MapTiles::cells(grid)?;
+    let edge_tiles = MapTiles::edges(grid)?;
     let column = |a: &ndarray::ArrayD<f64>, minus_jet: bool| -> Vec<f64> {
         (0..grid.num_edges)
             .map(|e| a[[e, level]] - if minus_jet { jet[[e, level]] } else { 0.0 })
@@ -219,11 +336,11 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         &[
             MapPanel {
                 title: "initial".into(),
-                values: &column(&initial_vn, true),
+                values: &column(initial_vn, true),
             },
             MapPanel {
                 title: after.clone(),
-                values: &column(&final_vn, true),
+                values: &column(final_vn, true),
             },
         ],
         spec.jet.vn_noise,
@@ -240,11 +357,11 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         &[
             MapPanel {
                 title: "initial".into(),
-                values: &zonal_wind_at_cells(&grid, &initial_vn, level)?,
+                values: &zonal_wind_at_cells(grid, initial_vn, level)?,
             },
             MapPanel {
                 title: after.clone(),
-                values: &zonal_wind_at_cells(&grid, &final_vn, level)?,
+                values: &zonal_wind_at_cells(grid, final_vn, level)?,
             },
         ],
         spec.jet.u_max,
@@ -267,7 +384,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     files.push(path);
 
     let max_height = terrain.topography.iter().copied().fold(0.0, f64::max);
-    let steep_ground: Vec<f64> = match &granule.metric().zdiffusion {
+    let steep_ground: Vec<f64> = match &metric.zdiffusion {
         Some(zd) => zd
             .mask_hdiff
             .as_array()
@@ -302,7 +419,6 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     // The largest change of θ_v in each column over the run (signed): the ∇² on model levels
     // barely moves θ where the wind is weak; the truly horizontal diffusion over steep points
     // removes most of their noise.
-    let final_theta = state.theta_v.as_array();
     let theta_change: Vec<f64> = (0..grid.num_cells)
         .map(|c| {
             (0..spec.levels)
@@ -327,39 +443,14 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
         "K",
     )?;
     files.push(path);
-    let pictures = drawing.elapsed();
-
-    if let Some(trace) = &spec.trace {
-        write_checked_trace(granule.profiler(), trace)?;
-        files.push(trace.clone());
-    }
-    Ok(JobReport {
-        grid: grid.kind.label(),
-        cells: grid.num_cells,
-        edges: grid.num_edges,
-        levels: spec.levels,
-        steps: spec.steps,
-        backend: spec.backend,
-        setup,
-        mean_step: if spec.steps > 0 {
-            stepping / spec.steps as u32
-        } else {
-            Duration::ZERO
-        },
-        pictures,
-        table: granule.profiler().table(),
-        small_scale_variance,
-        zdiffusion_active: granule.zdiffusion_active(),
-        terrain: spec.terrain,
-        max_height,
-        steep_columns,
-        steep_points,
-        files,
-    })
+    Ok(files)
 }
 
 /// Writes the Chrome trace and reads it back as JSON, so a broken file is an error here.
-fn write_checked_trace(profiler: &gt4rs::profiling::Profiler, path: &Path) -> Result<(), Error> {
+pub(crate) fn write_checked_trace(
+    profiler: &gt4rs::profiling::Profiler,
+    path: &Path,
+) -> Result<(), Error> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .map_err(|e| Error::Io(format!("{}: {e}", parent.display())))?;
@@ -415,6 +506,12 @@ impl JobReport {
             },
             self.table
         );
+        if !self.decomposition.is_empty() {
+            s.push_str(&format!("\n{}\n", self.decomposition));
+        }
+        if let Some(comparison) = &self.comparison {
+            s.push_str(&format!("{comparison}\n"));
+        }
         for f in &self.files {
             s.push_str(&format!("wrote {}\n", f.display()));
         }

@@ -3,10 +3,13 @@
 
 mod bound;
 pub mod config;
+pub mod distributed;
 pub mod granule;
 pub mod halo;
 pub mod initial;
 pub mod job;
+#[cfg(feature = "mpi")]
+mod job_ranks;
 pub mod metrics;
 pub mod plot;
 pub mod state;
@@ -15,7 +18,7 @@ pub mod vertical;
 
 pub use config::{DiffusionConfig, DiffusionParams, DiffusionType, TurbulenceShearForcing};
 pub use granule::{connectivities, Bounds, Diffusion, RunOptions};
-pub use halo::{HaloExchange, SingleRank};
+pub use halo::{ExchangeStats, HaloExchange, SingleRank};
 pub use state::{
     CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState, PrognosticState,
     ZDiffusionFields,

@@ -11,7 +11,7 @@ struct calculate_nabla4_stage0_params {
     const double* __restrict__ f6;
     double* __restrict__ f7;
     const int* __restrict__ t0;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -126,138 +126,116 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) calculate_nabla4_
         const long long v7 = ((long long)v6);
         const double v8 = 4e0;
         const long long v9_r0 = i0;
-        if (v9_r0 < 0 || v9_r0 >= p.t0_rows) { gt4rs_fail(p.error, 1); return; }
+        if (v9_r0 < 0 || v9_r0 >= p.t0_rows) { gt4rs_fail(p.error, 1LL, v9_r0, p.t0_rows, 0LL, i0); return; }
         long long v9_e0 = (long long)p.t0[v9_r0 * 4LL + 2];
-        if (v9_e0 < 0) { gt4rs_fail(p.error, 2); return; }
+        if (v9_e0 < 0) { gt4rs_fail(p.error, 2LL, v9_r0, 0LL, 0LL, i0); return; }
         const long long v9_p0 = v9_e0;
-        if (v9_p0 < p.f0_o0 || v9_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 3); return; }
+        if (v9_p0 < p.f0_o0 || v9_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 3LL, v9_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v9_p1 = k;
-        if (v9_p1 < p.f0_o1 || v9_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 4); return; }
         const double v9 = p.f0[(v9_p0 - p.f0_o0) * p.f0_s0 + (v9_p1 - p.f0_o1) * p.f0_s1];
         const long long v10_p0 = i0;
-        if (v10_p0 < p.f2_o0 || v10_p0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 5); return; }
         const double v10 = p.f2[(v10_p0 - p.f2_o0) * p.f2_s0 + (2LL - p.f2_o1) * p.f2_s1];
         const double v11 = (v9 * v10);
         const long long v12_r0 = i0;
-        if (v12_r0 < 0 || v12_r0 >= p.t0_rows) { gt4rs_fail(p.error, 6); return; }
+        if (v12_r0 < 0 || v12_r0 >= p.t0_rows) { gt4rs_fail(p.error, 4LL, v12_r0, p.t0_rows, 0LL, i0); return; }
         long long v12_e0 = (long long)p.t0[v12_r0 * 4LL + 2];
-        if (v12_e0 < 0) { gt4rs_fail(p.error, 7); return; }
+        if (v12_e0 < 0) { gt4rs_fail(p.error, 5LL, v12_r0, 0LL, 0LL, i0); return; }
         const long long v12_p0 = v12_e0;
-        if (v12_p0 < p.f1_o0 || v12_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 8); return; }
+        if (v12_p0 < p.f1_o0 || v12_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 6LL, v12_p0, p.f1_o0, p.f1_o0 + p.f1_n0, i0); return; }
         const long long v12_p1 = k;
-        if (v12_p1 < p.f1_o1 || v12_p1 >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 9); return; }
         const double v12 = p.f1[(v12_p0 - p.f1_o0) * p.f1_s0 + (v12_p1 - p.f1_o1) * p.f1_s1];
         const long long v13_p0 = i0;
-        if (v13_p0 < p.f3_o0 || v13_p0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 10); return; }
         const double v13 = p.f3[(v13_p0 - p.f3_o0) * p.f3_s0 + (2LL - p.f3_o1) * p.f3_s1];
         const double v14 = (v12 * v13);
         const double v15 = (v11 + v14);
         const long long v16_r0 = i0;
-        if (v16_r0 < 0 || v16_r0 >= p.t0_rows) { gt4rs_fail(p.error, 11); return; }
+        if (v16_r0 < 0 || v16_r0 >= p.t0_rows) { gt4rs_fail(p.error, 7LL, v16_r0, p.t0_rows, 0LL, i0); return; }
         long long v16_e0 = (long long)p.t0[v16_r0 * 4LL + 3];
-        if (v16_e0 < 0) { gt4rs_fail(p.error, 12); return; }
+        if (v16_e0 < 0) { gt4rs_fail(p.error, 8LL, v16_r0, 0LL, 0LL, i0); return; }
         const long long v16_p0 = v16_e0;
-        if (v16_p0 < p.f0_o0 || v16_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 13); return; }
+        if (v16_p0 < p.f0_o0 || v16_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 9LL, v16_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v16_p1 = k;
-        if (v16_p1 < p.f0_o1 || v16_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 14); return; }
         const double v16 = p.f0[(v16_p0 - p.f0_o0) * p.f0_s0 + (v16_p1 - p.f0_o1) * p.f0_s1];
         const long long v17_p0 = i0;
-        if (v17_p0 < p.f2_o0 || v17_p0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 15); return; }
         const double v17 = p.f2[(v17_p0 - p.f2_o0) * p.f2_s0 + (3LL - p.f2_o1) * p.f2_s1];
         const double v18 = (v16 * v17);
         const long long v19_r0 = i0;
-        if (v19_r0 < 0 || v19_r0 >= p.t0_rows) { gt4rs_fail(p.error, 16); return; }
+        if (v19_r0 < 0 || v19_r0 >= p.t0_rows) { gt4rs_fail(p.error, 10LL, v19_r0, p.t0_rows, 0LL, i0); return; }
         long long v19_e0 = (long long)p.t0[v19_r0 * 4LL + 3];
-        if (v19_e0 < 0) { gt4rs_fail(p.error, 17); return; }
+        if (v19_e0 < 0) { gt4rs_fail(p.error, 11LL, v19_r0, 0LL, 0LL, i0); return; }
         const long long v19_p0 = v19_e0;
-        if (v19_p0 < p.f1_o0 || v19_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 18); return; }
+        if (v19_p0 < p.f1_o0 || v19_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 12LL, v19_p0, p.f1_o0, p.f1_o0 + p.f1_n0, i0); return; }
         const long long v19_p1 = k;
-        if (v19_p1 < p.f1_o1 || v19_p1 >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 19); return; }
         const double v19 = p.f1[(v19_p0 - p.f1_o0) * p.f1_s0 + (v19_p1 - p.f1_o1) * p.f1_s1];
         const long long v20_p0 = i0;
-        if (v20_p0 < p.f3_o0 || v20_p0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 20); return; }
         const double v20 = p.f3[(v20_p0 - p.f3_o0) * p.f3_s0 + (3LL - p.f3_o1) * p.f3_s1];
         const double v21 = (v19 * v20);
         const double v22 = (v18 + v21);
         const double v23 = (v15 + v22);
         const double v24 = 2e0;
         const long long v25_p0 = i0;
-        if (v25_p0 < p.f4_o0 || v25_p0 >= p.f4_o0 + p.f4_n0) { gt4rs_fail(p.error, 21); return; }
         const long long v25_p1 = k;
-        if (v25_p1 < p.f4_o1 || v25_p1 >= p.f4_o1 + p.f4_n1) { gt4rs_fail(p.error, 22); return; }
         const double v25 = p.f4[(v25_p0 - p.f4_o0) * p.f4_s0 + (v25_p1 - p.f4_o1) * p.f4_s1];
         const double v26 = (v24 * v25);
         const double v27 = (v23 - v26);
         const long long v28_p0 = i0;
-        if (v28_p0 < p.f5_o0 || v28_p0 >= p.f5_o0 + p.f5_n0) { gt4rs_fail(p.error, 23); return; }
         const double v28 = p.f5[(v28_p0 - p.f5_o0) * p.f5_s0];
         const double v29 = (v27 * v28);
         const double v30 = (v29 * v28);
         const long long v31_r0 = i0;
-        if (v31_r0 < 0 || v31_r0 >= p.t0_rows) { gt4rs_fail(p.error, 24); return; }
+        if (v31_r0 < 0 || v31_r0 >= p.t0_rows) { gt4rs_fail(p.error, 13LL, v31_r0, p.t0_rows, 0LL, i0); return; }
         long long v31_e0 = (long long)p.t0[v31_r0 * 4LL + 0];
-        if (v31_e0 < 0) { gt4rs_fail(p.error, 25); return; }
+        if (v31_e0 < 0) { gt4rs_fail(p.error, 14LL, v31_r0, 0LL, 0LL, i0); return; }
         const long long v31_p0 = v31_e0;
-        if (v31_p0 < p.f0_o0 || v31_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 26); return; }
+        if (v31_p0 < p.f0_o0 || v31_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 15LL, v31_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v31_p1 = k;
-        if (v31_p1 < p.f0_o1 || v31_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 27); return; }
         const double v31 = p.f0[(v31_p0 - p.f0_o0) * p.f0_s0 + (v31_p1 - p.f0_o1) * p.f0_s1];
         const long long v32_p0 = i0;
-        if (v32_p0 < p.f2_o0 || v32_p0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 28); return; }
         const double v32 = p.f2[(v32_p0 - p.f2_o0) * p.f2_s0 + (0LL - p.f2_o1) * p.f2_s1];
         const double v33 = (v31 * v32);
         const long long v34_r0 = i0;
-        if (v34_r0 < 0 || v34_r0 >= p.t0_rows) { gt4rs_fail(p.error, 29); return; }
+        if (v34_r0 < 0 || v34_r0 >= p.t0_rows) { gt4rs_fail(p.error, 16LL, v34_r0, p.t0_rows, 0LL, i0); return; }
         long long v34_e0 = (long long)p.t0[v34_r0 * 4LL + 0];
-        if (v34_e0 < 0) { gt4rs_fail(p.error, 30); return; }
+        if (v34_e0 < 0) { gt4rs_fail(p.error, 17LL, v34_r0, 0LL, 0LL, i0); return; }
         const long long v34_p0 = v34_e0;
-        if (v34_p0 < p.f1_o0 || v34_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 31); return; }
+        if (v34_p0 < p.f1_o0 || v34_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 18LL, v34_p0, p.f1_o0, p.f1_o0 + p.f1_n0, i0); return; }
         const long long v34_p1 = k;
-        if (v34_p1 < p.f1_o1 || v34_p1 >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 32); return; }
         const double v34 = p.f1[(v34_p0 - p.f1_o0) * p.f1_s0 + (v34_p1 - p.f1_o1) * p.f1_s1];
         const long long v35_p0 = i0;
-        if (v35_p0 < p.f3_o0 || v35_p0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 33); return; }
         const double v35 = p.f3[(v35_p0 - p.f3_o0) * p.f3_s0 + (0LL - p.f3_o1) * p.f3_s1];
         const double v36 = (v34 * v35);
         const double v37 = (v33 + v36);
         const long long v38_r0 = i0;
-        if (v38_r0 < 0 || v38_r0 >= p.t0_rows) { gt4rs_fail(p.error, 34); return; }
+        if (v38_r0 < 0 || v38_r0 >= p.t0_rows) { gt4rs_fail(p.error, 19LL, v38_r0, p.t0_rows, 0LL, i0); return; }
         long long v38_e0 = (long long)p.t0[v38_r0 * 4LL + 1];
-        if (v38_e0 < 0) { gt4rs_fail(p.error, 35); return; }
+        if (v38_e0 < 0) { gt4rs_fail(p.error, 20LL, v38_r0, 0LL, 0LL, i0); return; }
         const long long v38_p0 = v38_e0;
-        if (v38_p0 < p.f0_o0 || v38_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 36); return; }
+        if (v38_p0 < p.f0_o0 || v38_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 21LL, v38_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v38_p1 = k;
-        if (v38_p1 < p.f0_o1 || v38_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 37); return; }
         const double v38 = p.f0[(v38_p0 - p.f0_o0) * p.f0_s0 + (v38_p1 - p.f0_o1) * p.f0_s1];
         const long long v39_p0 = i0;
-        if (v39_p0 < p.f2_o0 || v39_p0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 38); return; }
         const double v39 = p.f2[(v39_p0 - p.f2_o0) * p.f2_s0 + (1LL - p.f2_o1) * p.f2_s1];
         const double v40 = (v38 * v39);
         const long long v41_r0 = i0;
-        if (v41_r0 < 0 || v41_r0 >= p.t0_rows) { gt4rs_fail(p.error, 39); return; }
+        if (v41_r0 < 0 || v41_r0 >= p.t0_rows) { gt4rs_fail(p.error, 22LL, v41_r0, p.t0_rows, 0LL, i0); return; }
         long long v41_e0 = (long long)p.t0[v41_r0 * 4LL + 1];
-        if (v41_e0 < 0) { gt4rs_fail(p.error, 40); return; }
+        if (v41_e0 < 0) { gt4rs_fail(p.error, 23LL, v41_r0, 0LL, 0LL, i0); return; }
         const long long v41_p0 = v41_e0;
-        if (v41_p0 < p.f1_o0 || v41_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 41); return; }
+        if (v41_p0 < p.f1_o0 || v41_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 24LL, v41_p0, p.f1_o0, p.f1_o0 + p.f1_n0, i0); return; }
         const long long v41_p1 = k;
-        if (v41_p1 < p.f1_o1 || v41_p1 >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 42); return; }
         const double v41 = p.f1[(v41_p0 - p.f1_o0) * p.f1_s0 + (v41_p1 - p.f1_o1) * p.f1_s1];
         const long long v42_p0 = i0;
-        if (v42_p0 < p.f3_o0 || v42_p0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 43); return; }
         const double v42 = p.f3[(v42_p0 - p.f3_o0) * p.f3_s0 + (1LL - p.f3_o1) * p.f3_s1];
         const double v43 = (v41 * v42);
         const double v44 = (v40 + v43);
         const double v45 = (v37 + v44);
         const double v46 = (v45 - v26);
         const long long v47_p0 = i0;
-        if (v47_p0 < p.f6_o0 || v47_p0 >= p.f6_o0 + p.f6_n0) { gt4rs_fail(p.error, 44); return; }
         const double v47 = p.f6[(v47_p0 - p.f6_o0) * p.f6_s0];
         const double v48 = (v46 * v47);
         const double v49 = (v48 * v47);
         const double v50 = (v30 + v49);
         const double v51 = (v8 * v50);
-        if (i0 < p.f7_o0 || i0 >= p.f7_o0 + p.f7_n0) { gt4rs_fail(p.error, 45); return; }
-        if (k < p.f7_o1 || k >= p.f7_o1 + p.f7_n1) { gt4rs_fail(p.error, 46); return; }
         p.f7[(i0 - p.f7_o0) * p.f7_s0 + (k - p.f7_o1) * p.f7_s1] = (double)v51;
     }
 }

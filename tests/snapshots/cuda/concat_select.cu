@@ -4,7 +4,7 @@
 struct concat_select_stage0_params {
     const double* __restrict__ f0;
     double* __restrict__ f2;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -82,8 +82,6 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const long long v14_p1 = gt4rs_clamp(k, p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
         const double v14 = p.f0[(v14_p0 - p.f0_o0) * p.f0_s0 + (v14_p1 - p.f0_o1) * p.f0_s1];
         const double v15 = (v8 ? v13 : v14);
-        if (i0 < p.f2_o0 || i0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 1); return; }
-        if (k < p.f2_o1 || k >= p.f2_o1 + p.f2_n1) { gt4rs_fail(p.error, 2); return; }
         p.f2[(i0 - p.f2_o0) * p.f2_s0 + (k - p.f2_o1) * p.f2_s1] = (double)v15;
     }
 }
@@ -91,7 +89,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 struct concat_select_stage1_params {
     const double* __restrict__ f0;
     double* __restrict__ f3;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -165,8 +163,6 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const long long v14_p1 = gt4rs_clamp((k + 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
         const double v14 = p.f0[(v14_p0 - p.f0_o0) * p.f0_s0 + (v14_p1 - p.f0_o1) * p.f0_s1];
         const double v15 = (v8 ? v13 : v14);
-        if (i0 < p.f3_o0 || i0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 1); return; }
-        if (k < p.f3_o1 || k >= p.f3_o1 + p.f3_n1) { gt4rs_fail(p.error, 2); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v15;
     }
 }
@@ -174,7 +170,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 struct concat_select_stage2_params {
     const double* __restrict__ f0;
     double* __restrict__ f4;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -225,17 +221,13 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const long long k = k_begin + kk;
         if (k >= d1_hi) break;
         const long long v0_p0 = i0;
-        if (v0_p0 < p.f0_o0 || v0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v0_p1 = k;
-        if (v0_p1 < p.f0_o1 || v0_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2); return; }
         const double v0 = p.f0[(v0_p0 - p.f0_o0) * p.f0_s0 + (v0_p1 - p.f0_o1) * p.f0_s1];
         const double v1 = 0e0;
         const bool v2 = (v0 > v1);
         const double v3 = sqrt(v0);
         const double v4 = (v0 * v0);
         const double v5 = (v2 ? v3 : v4);
-        if (i0 < p.f4_o0 || i0 >= p.f4_o0 + p.f4_n0) { gt4rs_fail(p.error, 3); return; }
-        if (k < p.f4_o1 || k >= p.f4_o1 + p.f4_n1) { gt4rs_fail(p.error, 4); return; }
         p.f4[(i0 - p.f4_o0) * p.f4_s0 + (k - p.f4_o1) * p.f4_s1] = (double)v5;
     }
 }

@@ -5,7 +5,7 @@ struct dynamic_and_domains_stage0_params {
     const double* __restrict__ f0;
     const int* __restrict__ f1;
     double* __restrict__ f2;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -62,18 +62,14 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
         const long long k = k_begin + kk;
         if (k >= d1_hi) break;
         const long long v0_p0 = i0;
-        if (v0_p0 < p.f1_o0 || v0_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v0_p1 = k;
-        if (v0_p1 < p.f1_o1 || v0_p1 >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 2); return; }
         const int v0 = p.f1[(v0_p0 - p.f1_o0) * p.f1_s0 + (v0_p1 - p.f1_o1) * p.f1_s1];
         const long long v1 = ((long long)v0);
         const long long v2_p0 = i0;
-        if (v2_p0 < p.f0_o0 || v2_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 3); return; }
+        if (v2_p0 < p.f0_o0 || v2_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1LL, v2_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0, k); return; }
         const long long v2_p1 = (k + (long long)v1);
-        if (v2_p1 < p.f0_o1 || v2_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 4); return; }
+        if (v2_p1 < p.f0_o1 || v2_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2LL, v2_p1, p.f0_o1, p.f0_o1 + p.f0_n1, i0, k); return; }
         const double v2 = p.f0[(v2_p0 - p.f0_o0) * p.f0_s0 + (v2_p1 - p.f0_o1) * p.f0_s1];
-        if (i0 < p.f2_o0 || i0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 5); return; }
-        if (k < p.f2_o1 || k >= p.f2_o1 + p.f2_n1) { gt4rs_fail(p.error, 6); return; }
         p.f2[(i0 - p.f2_o0) * p.f2_s0 + (k - p.f2_o1) * p.f2_s1] = (double)v2;
     }
 }
@@ -81,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
 struct dynamic_and_domains_stage1_params {
     const double* __restrict__ f0;
     double* __restrict__ f3;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -126,14 +122,10 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
         const long long v0 = 0LL;
         const long long v1 = 1LL;
         const long long v2_p0 = i0;
-        if (v2_p0 < p.f0_o0 || v2_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v2_p1 = k;
-        if (v2_p1 < p.f0_o1 || v2_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2); return; }
         const double v2 = p.f0[(v2_p0 - p.f0_o0) * p.f0_s0 + (v2_p1 - p.f0_o1) * p.f0_s1];
         const double v3 = 2e0;
         const double v4 = (v2 * v3);
-        if (i0 < p.f3_o0 || i0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 3); return; }
-        if (k < p.f3_o1 || k >= p.f3_o1 + p.f3_n1) { gt4rs_fail(p.error, 4); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v4;
     }
 }
@@ -141,7 +133,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
 struct dynamic_and_domains_stage2_params {
     const double* __restrict__ f0;
     double* __restrict__ f3;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -197,14 +189,10 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
         const int v1 = s4;
         const long long v2 = ((long long)v1);
         const long long v3_p0 = i0;
-        if (v3_p0 < p.f0_o0 || v3_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v3_p1 = k;
-        if (v3_p1 < p.f0_o1 || v3_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2); return; }
         const double v3 = p.f0[(v3_p0 - p.f0_o0) * p.f0_s0 + (v3_p1 - p.f0_o1) * p.f0_s1];
         const double v4 = 1e0;
         const double v5 = (v3 + v4);
-        if (i0 < p.f3_o0 || i0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 3); return; }
-        if (k < p.f3_o1 || k >= p.f3_o1 + p.f3_n1) { gt4rs_fail(p.error, 4); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v5;
     }
 }

@@ -4,7 +4,7 @@
 struct laplacian_stage0_params {
     const double* __restrict__ f0;
     double* __restrict__ f1;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -76,48 +76,30 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) laplacian_stage0(
         if (k >= d2_hi) break;
         const double v0 = -4e0;
         const long long v1_p0 = i0;
-        if (v1_p0 < p.f0_o0 || v1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v1_p1 = i1;
-        if (v1_p1 < p.f0_o1 || v1_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2); return; }
         const long long v1_p2 = k;
-        if (v1_p2 < p.f0_o2 || v1_p2 >= p.f0_o2 + p.f0_n2) { gt4rs_fail(p.error, 3); return; }
         const double v1 = p.f0[(v1_p0 - p.f0_o0) * p.f0_s0 + (v1_p1 - p.f0_o1) * p.f0_s1 + (v1_p2 - p.f0_o2) * p.f0_s2];
         const double v2 = (v0 * v1);
         const long long v3_p0 = (i0 + 1LL);
-        if (v3_p0 < p.f0_o0 || v3_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 4); return; }
         const long long v3_p1 = i1;
-        if (v3_p1 < p.f0_o1 || v3_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 5); return; }
         const long long v3_p2 = k;
-        if (v3_p2 < p.f0_o2 || v3_p2 >= p.f0_o2 + p.f0_n2) { gt4rs_fail(p.error, 6); return; }
         const double v3 = p.f0[(v3_p0 - p.f0_o0) * p.f0_s0 + (v3_p1 - p.f0_o1) * p.f0_s1 + (v3_p2 - p.f0_o2) * p.f0_s2];
         const long long v4_p0 = (i0 + -1LL);
-        if (v4_p0 < p.f0_o0 || v4_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 7); return; }
         const long long v4_p1 = i1;
-        if (v4_p1 < p.f0_o1 || v4_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 8); return; }
         const long long v4_p2 = k;
-        if (v4_p2 < p.f0_o2 || v4_p2 >= p.f0_o2 + p.f0_n2) { gt4rs_fail(p.error, 9); return; }
         const double v4 = p.f0[(v4_p0 - p.f0_o0) * p.f0_s0 + (v4_p1 - p.f0_o1) * p.f0_s1 + (v4_p2 - p.f0_o2) * p.f0_s2];
         const double v5 = (v3 + v4);
         const double v6 = (v2 + v5);
         const long long v7_p0 = i0;
-        if (v7_p0 < p.f0_o0 || v7_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 10); return; }
         const long long v7_p1 = (i1 + 1LL);
-        if (v7_p1 < p.f0_o1 || v7_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 11); return; }
         const long long v7_p2 = k;
-        if (v7_p2 < p.f0_o2 || v7_p2 >= p.f0_o2 + p.f0_n2) { gt4rs_fail(p.error, 12); return; }
         const double v7 = p.f0[(v7_p0 - p.f0_o0) * p.f0_s0 + (v7_p1 - p.f0_o1) * p.f0_s1 + (v7_p2 - p.f0_o2) * p.f0_s2];
         const long long v8_p0 = i0;
-        if (v8_p0 < p.f0_o0 || v8_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 13); return; }
         const long long v8_p1 = (i1 + -1LL);
-        if (v8_p1 < p.f0_o1 || v8_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 14); return; }
         const long long v8_p2 = k;
-        if (v8_p2 < p.f0_o2 || v8_p2 >= p.f0_o2 + p.f0_n2) { gt4rs_fail(p.error, 15); return; }
         const double v8 = p.f0[(v8_p0 - p.f0_o0) * p.f0_s0 + (v8_p1 - p.f0_o1) * p.f0_s1 + (v8_p2 - p.f0_o2) * p.f0_s2];
         const double v9 = (v7 + v8);
         const double v10 = (v6 + v9);
-        if (i0 < p.f1_o0 || i0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 16); return; }
-        if (i1 < p.f1_o1 || i1 >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 17); return; }
-        if (k < p.f1_o2 || k >= p.f1_o2 + p.f1_n2) { gt4rs_fail(p.error, 18); return; }
         p.f1[(i0 - p.f1_o0) * p.f1_s0 + (i1 - p.f1_o1) * p.f1_s1 + (k - p.f1_o2) * p.f1_s2] = (double)v10;
     }
 }

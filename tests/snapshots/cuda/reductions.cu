@@ -7,7 +7,7 @@ struct reductions_stage0_params {
     const double* __restrict__ f2;
     double* __restrict__ f3;
     const int* __restrict__ t0;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -73,40 +73,36 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         const int v1 = s4;
         const long long v2 = ((long long)v1);
         const long long v6_row = i0;
-        if (v6_row < 0 || v6_row >= p.t0_rows) { gt4rs_fail(p.error, 1); return; }
+        if (v6_row < 0 || v6_row >= p.t0_rows) { gt4rs_fail(p.error, 1LL, v6_row, p.t0_rows, 0LL, i0); return; }
         const bool v6_ok0 = p.t0[v6_row * 2LL + 0] >= 0;
         const long long v3_0_r0 = i0;
-        if (v3_0_r0 < 0 || v3_0_r0 >= p.t0_rows) { gt4rs_fail(p.error, 2); return; }
+        if (v3_0_r0 < 0 || v3_0_r0 >= p.t0_rows) { gt4rs_fail(p.error, 2LL, v3_0_r0, p.t0_rows, 0LL, i0); return; }
         long long v3_0_e0 = (long long)p.t0[v3_0_r0 * 2LL + 0];
         if (v3_0_e0 < 0) { v3_0_e0 = p.f0_o0; }
         const long long v3_0_p0 = v3_0_e0;
-        if (v3_0_p0 < p.f0_o0 || v3_0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 3); return; }
+        if (v3_0_p0 < p.f0_o0 || v3_0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 3LL, v3_0_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v3_0_p1 = k;
-        if (v3_0_p1 < p.f0_o1 || v3_0_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 4); return; }
         const double v3_0 = p.f0[(v3_0_p0 - p.f0_o0) * p.f0_s0 + (v3_0_p1 - p.f0_o1) * p.f0_s1];
         const long long v4_0_p0 = i0;
-        if (v4_0_p0 < p.f1_o0 || v4_0_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 5); return; }
         const double v4_0 = p.f1[(v4_0_p0 - p.f1_o0) * p.f1_s0 + (0LL - p.f1_o1) * p.f1_s1];
         const double v5_0 = (v3_0 * v4_0);
         const double v6_acc0 = v6_ok0 ? (0e0 + v5_0) : 0e0;
         const bool v6_ok1 = p.t0[v6_row * 2LL + 1] >= 0;
         const long long v3_1_r0 = i0;
-        if (v3_1_r0 < 0 || v3_1_r0 >= p.t0_rows) { gt4rs_fail(p.error, 6); return; }
+        if (v3_1_r0 < 0 || v3_1_r0 >= p.t0_rows) { gt4rs_fail(p.error, 4LL, v3_1_r0, p.t0_rows, 0LL, i0); return; }
         long long v3_1_e0 = (long long)p.t0[v3_1_r0 * 2LL + 1];
         if (v3_1_e0 < 0) { v3_1_e0 = p.f0_o0; }
         const long long v3_1_p0 = v3_1_e0;
-        if (v3_1_p0 < p.f0_o0 || v3_1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 7); return; }
+        if (v3_1_p0 < p.f0_o0 || v3_1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 5LL, v3_1_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v3_1_p1 = k;
-        if (v3_1_p1 < p.f0_o1 || v3_1_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 8); return; }
         const double v3_1 = p.f0[(v3_1_p0 - p.f0_o0) * p.f0_s0 + (v3_1_p1 - p.f0_o1) * p.f0_s1];
         const long long v4_1_p0 = i0;
-        if (v4_1_p0 < p.f1_o0 || v4_1_p0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 9); return; }
         const double v4_1 = p.f1[(v4_1_p0 - p.f1_o0) * p.f1_s0 + (1LL - p.f1_o1) * p.f1_s1];
         const double v5_1 = (v3_1 * v4_1);
         const double v6_acc1 = v6_ok1 ? (v6_acc0 + v5_1) : v6_acc0;
         const double v6 = v6_acc1;
         const long long v7_row = i0;
-        if (v7_row < 0 || v7_row >= p.t0_rows) { gt4rs_fail(p.error, 10); return; }
+        if (v7_row < 0 || v7_row >= p.t0_rows) { gt4rs_fail(p.error, 6LL, v7_row, p.t0_rows, 0LL, i0); return; }
         const bool v7_ok0 = p.t0[v7_row * 2LL + 0] >= 0;
         const double v7_acc0 = v7_ok0 ? fmax(-1.7976931348623157e308, v3_0) : -1.7976931348623157e308;
         const bool v7_ok1 = p.t0[v7_row * 2LL + 1] >= 0;
@@ -114,37 +110,32 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         const double v7 = v7_acc1;
         const double v8 = (v6 + v7);
         const long long v10_row = i0;
-        if (v10_row < 0 || v10_row >= p.t0_rows) { gt4rs_fail(p.error, 11); return; }
+        if (v10_row < 0 || v10_row >= p.t0_rows) { gt4rs_fail(p.error, 7LL, v10_row, p.t0_rows, 0LL, i0); return; }
         const bool v10_ok0 = p.t0[v10_row * 2LL + 0] >= 0;
         const long long v9_0_r1 = i0;
-        if (v9_0_r1 < 0 || v9_0_r1 >= p.t0_rows) { gt4rs_fail(p.error, 12); return; }
+        if (v9_0_r1 < 0 || v9_0_r1 >= p.t0_rows) { gt4rs_fail(p.error, 8LL, v9_0_r1, p.t0_rows, 0LL, i0); return; }
         long long v9_0_e1 = (long long)p.t0[v9_0_r1 * 2LL + 0];
         if (v9_0_e1 < 0) { v9_0_e1 = p.f0_o0; }
         const long long v9_0_p0 = v9_0_e1;
-        if (v9_0_p0 < p.f0_o0 || v9_0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 13); return; }
+        if (v9_0_p0 < p.f0_o0 || v9_0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 9LL, v9_0_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v9_0_p1 = (k + 1LL);
-        if (v9_0_p1 < p.f0_o1 || v9_0_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 14); return; }
         const double v9_0 = p.f0[(v9_0_p0 - p.f0_o0) * p.f0_s0 + (v9_0_p1 - p.f0_o1) * p.f0_s1];
         const double v10_acc0 = v10_ok0 ? fmin(1.7976931348623157e308, v9_0) : 1.7976931348623157e308;
         const bool v10_ok1 = p.t0[v10_row * 2LL + 1] >= 0;
         const long long v9_1_r1 = i0;
-        if (v9_1_r1 < 0 || v9_1_r1 >= p.t0_rows) { gt4rs_fail(p.error, 15); return; }
+        if (v9_1_r1 < 0 || v9_1_r1 >= p.t0_rows) { gt4rs_fail(p.error, 10LL, v9_1_r1, p.t0_rows, 0LL, i0); return; }
         long long v9_1_e1 = (long long)p.t0[v9_1_r1 * 2LL + 1];
         if (v9_1_e1 < 0) { v9_1_e1 = p.f0_o0; }
         const long long v9_1_p0 = v9_1_e1;
-        if (v9_1_p0 < p.f0_o0 || v9_1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 16); return; }
+        if (v9_1_p0 < p.f0_o0 || v9_1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 11LL, v9_1_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v9_1_p1 = (k + 1LL);
-        if (v9_1_p1 < p.f0_o1 || v9_1_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 17); return; }
         const double v9_1 = p.f0[(v9_1_p0 - p.f0_o0) * p.f0_s0 + (v9_1_p1 - p.f0_o1) * p.f0_s1];
         const double v10_acc1 = v10_ok1 ? fmin(v10_acc0, v9_1) : v10_acc0;
         const double v10 = v10_acc1;
         const long long v11_p0 = k;
-        if (v11_p0 < p.f2_o0 || v11_p0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 18); return; }
         const double v11 = p.f2[(v11_p0 - p.f2_o0) * p.f2_s0];
         const double v12 = (v10 * v11);
         const double v13 = (v8 + v12);
-        if (i0 < p.f3_o0 || i0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 19); return; }
-        if (k < p.f3_o1 || k >= p.f3_o1 + p.f3_n1) { gt4rs_fail(p.error, 20); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v13;
     }
 }

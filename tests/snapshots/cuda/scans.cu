@@ -5,7 +5,7 @@ struct scans_stage0_params {
     const double* __restrict__ f0;
     double* __restrict__ f1;
     double* __restrict__ f2;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -66,19 +66,13 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage0(cons
         const double v2 = c0;
         const double v3 = c1;
         const long long v4_p0 = i0;
-        if (v4_p0 < p.f0_o0 || v4_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v4_p1 = k;
-        if (v4_p1 < p.f0_o1 || v4_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2); return; }
         const double v4 = p.f0[(v4_p0 - p.f0_o0) * p.f0_s0 + (v4_p1 - p.f0_o1) * p.f0_s1];
         const double v5 = (v2 + v4);
         const double v6 = 5e-1;
         const double v7 = (v6 * v3);
         const double v8 = (v7 + v2);
-        if (i0 < p.f1_o0 || i0 >= p.f1_o0 + p.f1_n0) { gt4rs_fail(p.error, 3); return; }
-        if (k < p.f1_o1 || k >= p.f1_o1 + p.f1_n1) { gt4rs_fail(p.error, 4); return; }
         p.f1[(i0 - p.f1_o0) * p.f1_s0 + (k - p.f1_o1) * p.f1_s1] = (double)v5;
-        if (i0 < p.f2_o0 || i0 >= p.f2_o0 + p.f2_n0) { gt4rs_fail(p.error, 5); return; }
-        if (k < p.f2_o1 || k >= p.f2_o1 + p.f2_n1) { gt4rs_fail(p.error, 6); return; }
         p.f2[(i0 - p.f2_o0) * p.f2_s0 + (k - p.f2_o1) * p.f2_s1] = (double)v8;
         c0 = v5;
         c1 = v8;
@@ -89,7 +83,7 @@ struct scans_stage1_params {
     const double* __restrict__ f0;
     double* __restrict__ f3;
     double* __restrict__ f4;
-    int* error;
+    long long* error;
     long long f0_o0;
     long long f0_n0;
     long long f0_s0;
@@ -150,19 +144,13 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage1(cons
         const double v2 = c0;
         const double v3 = c1;
         const long long v4_p0 = i0;
-        if (v4_p0 < p.f0_o0 || v4_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1); return; }
         const long long v4_p1 = (k + 0LL);
-        if (v4_p1 < p.f0_o1 || v4_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2); return; }
         const double v4 = p.f0[(v4_p0 - p.f0_o0) * p.f0_s0 + (v4_p1 - p.f0_o1) * p.f0_s1];
         const double v5 = (v2 + v4);
         const double v6 = 5e-1;
         const double v7 = (v6 * v3);
         const double v8 = (v7 + v2);
-        if (i0 < p.f3_o0 || i0 >= p.f3_o0 + p.f3_n0) { gt4rs_fail(p.error, 3); return; }
-        if (k < p.f3_o1 || k >= p.f3_o1 + p.f3_n1) { gt4rs_fail(p.error, 4); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v5;
-        if (i0 < p.f4_o0 || i0 >= p.f4_o0 + p.f4_n0) { gt4rs_fail(p.error, 5); return; }
-        if (k < p.f4_o1 || k >= p.f4_o1 + p.f4_n1) { gt4rs_fail(p.error, 6); return; }
         p.f4[(i0 - p.f4_o0) * p.f4_s0 + (k - p.f4_o1) * p.f4_s1] = (double)v8;
         c0 = v5;
         c1 = v8;

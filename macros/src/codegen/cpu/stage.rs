@@ -1,45 +1,36 @@
 //! One stage → one checked, fused loop nest.
 //!
-//! Every node instance (a node, with a slot bound for each reduction variable it depends on)
-//! becomes one `let`, placed in the outermost section it can live in: the stage prologue
-//! (uniform: program scalars, literals, bounds), the per-column section (depends on the
-//! horizontal point only) or the vertical loop. Reductions are unrolled over their static
-//! neighbour count; a slot whose entry is -1 reads a safe point and is masked out.
+//! The stage is walked as the CUDA emitter walks it (`codegen::stage_walk`): every node
+//! instance becomes one `let`, placed in the outermost section it can live in: the stage
+//! prologue (uniform: program scalars, literals, bounds), the per-column section (depends on
+//! the horizontal point only) or the vertical loop. Reductions are unrolled over their static
+//! neighbour count; a slot whose entry is -1 reads a safe point and is masked out. How loads
+//! reach memory is in [`load`], the loop nest around the sections in [`nest`] (with
+//! [`domain`], [`checks`] and [`fast_path`]).
+
+mod checks;
+mod domain;
+mod fast_path;
+mod load;
+mod nest;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use proc_macro2::{Literal as Lit, Span, TokenStream};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, UnaryOp};
-use gt4rs_ir::stage::{AccessPath, Bound, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
-use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
+use gt4rs_ir::failure::Failure;
+use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
+use gt4rs_ir::stage::{NodeId, Source, Stage, StageProgram};
+use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 
-/// Where a node instance's `let` lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Section {
-    Uniform,
-    Column,
-    Level,
-}
-
-/// How a load reaches memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LoadKind {
-    /// No vertical dependency: read once per column (or once per stage).
-    Hoisted,
-    /// `base(column) + (k + shift) * stride_k`: a column, read level by level.
-    Column { shift: i64 },
-    /// Position depends on the level in a way a column cannot express: computed and checked
-    /// at every level.
-    General,
-}
-
-struct FieldInfo {
-    name: String,
-    dims: Vec<String>,
-    dtype: ScalarType,
-}
+use super::failure;
+use super::ops;
+use super::rust_type;
+use crate::codegen::stage_walk::{
+    prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+};
+use load::LoadKind;
 
 pub(super) fn emit(
     program: &Program,
@@ -48,21 +39,15 @@ pub(super) fn emit(
     index: usize,
     stage: &Stage,
 ) -> Result<TokenStream, String> {
-    let mut e = StageEmitter::new(program, lowered, used_offsets, stage)?;
-    e.run(index)
+    let walk = StageWalk::new(program, lowered, used_offsets, index, stage)?;
+    let mut e = StageEmitter::new(walk)?;
+    e.emit_all()?;
+    e.loop_nest()
 }
 
 struct StageEmitter<'a> {
-    program: &'a Program,
-    lowered: &'a StageProgram,
-    used_offsets: &'a [String],
-    stage: &'a Stage,
-    /// Domain dimensions other than the vertical one, outer to inner.
-    outer: Vec<(usize, String)>,
-    vertical: Option<(usize, String)>,
-    /// Per node: reduction variables it depends on, and its section.
-    vars: Vec<BTreeSet<u32>>,
-    sections: Vec<Section>,
+    walk: StageWalk<'a>,
+    /// Per node: how it reaches memory, for loads.
     load_kinds: Vec<Option<LoadKind>>,
     uniform: Vec<TokenStream>,
     column: Vec<TokenStream>,
@@ -76,86 +61,26 @@ struct StageEmitter<'a> {
     /// Values computed outside the vertical loop that the vertical loop reads.
     level_inputs: BTreeMap<String, ScalarType>,
     level_names: HashSet<String>,
-    emitted: HashSet<String>,
-    /// Column reads to check before the loop: (field param, vertical shift).
-    vertical_checks: BTreeSet<(Source, i64)>,
-    /// Reads along a horizontal domain dimension shifted by a static offset, checked before
-    /// the loop: (field param, field dimension position, domain dimension, shift).
-    horizontal_checks: BTreeSet<(Source, usize, usize, i64)>,
     read_fields: BTreeSet<Source>,
-}
-
-fn rust_ty(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::Bool => quote!(bool),
-        ScalarType::I32 => quote!(i32),
-        ScalarType::I64 => quote!(i64),
-        ScalarType::F32 => quote!(f32),
-        ScalarType::F64 => quote!(f64),
-    }
-}
-
-fn instance_name(id: NodeId, vars: &BTreeSet<u32>, bind: &BTreeMap<u32, u32>) -> String {
-    let mut s = format!("v{id}");
-    for v in vars {
-        s.push_str(&format!("_{}", bind.get(v).copied().unwrap_or(0)));
-    }
-    s
-}
-
-/// The prefix of the run-time names of a field argument (`f3`, `f3_o`, …) or temporary (`g0`…).
-fn prefix(source: impl std::borrow::Borrow<Source>) -> String {
-    let source = *source.borrow();
-    match source {
-        Source::Param(p) => format!("f{p}"),
-        Source::Temporary(t) => format!("g{t}"),
-    }
 }
 
 fn ident(s: &str) -> syn::Ident {
     syn::Ident::new(s, Span::call_site())
 }
 
+/// The unchecked read of a table entry (the caller states why it is inside the table).
+fn table_entry(at: TableEntry<'_>) -> TokenStream {
+    let (row, table) = (ident(at.row), format_ident!("t{}", at.table));
+    let (count, slot) = (at.count as usize, at.slot as usize);
+    quote!(*#table.get_unchecked(#row as usize * #count + #slot))
+}
+
 impl<'a> StageEmitter<'a> {
-    fn new(
-        program: &'a Program,
-        lowered: &'a StageProgram,
-        used_offsets: &'a [String],
-        stage: &'a Stage,
-    ) -> Result<Self, String> {
-        let mut outer = Vec::new();
-        let mut vertical = None;
-        for (j, r) in stage.domain.iter().enumerate() {
-            match lowered.dim(&r.dim).map(|d| d.kind) {
-                Some(DimKind::Vertical) => {
-                    if vertical.is_some() {
-                        return Err(format!(
-                            "an output has two vertical dimensions (`{}` and `{}`)",
-                            vertical
-                                .map(|(_, d): (usize, String)| d)
-                                .unwrap_or_default(),
-                            r.dim
-                        ));
-                    }
-                    vertical = Some((j, r.dim.clone()));
-                }
-                Some(_) => outer.push((j, r.dim.clone())),
-                None => return Err(format!("unknown dimension `{}`", r.dim)),
-            }
-        }
-        if stage.scan.is_some() && vertical.is_none() {
-            return Err("a scan writes an output without a vertical dimension".into());
-        }
-        let mut e = StageEmitter {
-            program,
-            lowered,
-            used_offsets,
-            stage,
-            outer,
-            vertical,
-            vars: Vec::new(),
-            sections: Vec::new(),
-            load_kinds: Vec::new(),
+    fn new(walk: StageWalk<'a>) -> Result<Self, String> {
+        let (load_kinds, read_fields) = load::classify(&walk)?;
+        Ok(StageEmitter {
+            walk,
+            load_kinds,
             uniform: Vec::new(),
             column: Vec::new(),
             level: Vec::new(),
@@ -163,239 +88,8 @@ impl<'a> StageEmitter<'a> {
             columns: Vec::new(),
             level_inputs: BTreeMap::new(),
             level_names: HashSet::new(),
-            emitted: HashSet::new(),
-            vertical_checks: BTreeSet::new(),
-            horizontal_checks: BTreeSet::new(),
-            read_fields: BTreeSet::new(),
-        };
-        e.classify()?;
-        Ok(e)
-    }
-
-    fn field(&self, source: Source) -> Result<FieldInfo, String> {
-        let p = match source {
-            Source::Param(p) => p,
-            Source::Temporary(t) => {
-                let temp = self
-                    .lowered
-                    .temporaries
-                    .get(t as usize)
-                    .ok_or_else(|| format!("temporary {t} does not exist"))?;
-                return Ok(FieldInfo {
-                    name: format!("temporary {t}"),
-                    dims: temp.dims.clone(),
-                    dtype: temp.dtype,
-                });
-            }
-        };
-        match self.program.params.get(p as usize) {
-            Some(param) => match &param.ty {
-                Type::Field { dims, dtype } => Ok(FieldInfo {
-                    name: param.name.clone(),
-                    dims: dims.clone(),
-                    dtype: *dtype,
-                }),
-                other => Err(format!(
-                    "`{}` is read as a field but is {other}",
-                    param.name
-                )),
-            },
-            None => Err(format!("parameter {p} does not exist")),
-        }
-    }
-
-    fn is_vertical(&self, dim: &str) -> bool {
-        self.lowered.dim(dim).map(|d| d.kind) == Some(DimKind::Vertical)
-    }
-
-    /// Which stage dimensions (horizontal: `Column`, vertical: `Level`) each position of a path
-    /// depends on, and whether the vertical position is `k + static shift`.
-    fn path_deps(
-        &self,
-        path: &AccessPath,
-    ) -> Result<(BTreeMap<String, Section>, Option<i64>), String> {
-        let mut deps: BTreeMap<String, Section> = BTreeMap::new();
-        for (_, d) in &self.outer {
-            deps.insert(d.clone(), Section::Column);
-        }
-        let mut shift = None;
-        if let Some((_, d)) = &self.vertical {
-            deps.insert(d.clone(), Section::Level);
-            shift = Some(0i64);
-        }
-        for step in &path.steps {
-            match step {
-                Step::Cartesian { dim, offset } => {
-                    if !deps.contains_key(dim) {
-                        return Err(format!(
-                            "a shift along `{dim}`, which the stage's point does not have"
-                        ));
-                    }
-                    if self.is_vertical(dim) {
-                        shift = shift.map(|s| s + offset);
-                    }
-                }
-                Step::Dynamic { dim, offset } => {
-                    let s = self.sections[*offset as usize];
-                    let d = deps.get_mut(dim).ok_or_else(|| {
-                        format!("a shift along `{dim}`, which the stage's point does not have")
-                    })?;
-                    *d = (*d).max(s);
-                    if self.is_vertical(dim) {
-                        shift = None;
-                    }
-                }
-                Step::Neighbor { offset, .. } => {
-                    let info = self
-                        .lowered
-                        .offset(offset)
-                        .ok_or_else(|| format!("unknown offset `{offset}`"))?;
-                    let from = deps.remove(&info.from).ok_or_else(|| {
-                        format!(
-                            "a neighbour shift through `{offset}` from a point without `{}`",
-                            info.from
-                        )
-                    })?;
-                    deps.insert(info.to.clone(), from.max(Section::Column));
-                }
-            }
-        }
-        Ok((deps, shift))
-    }
-
-    fn classify(&mut self) -> Result<(), String> {
-        for (id, node) in self.stage.nodes.iter().enumerate() {
-            let mut vars: BTreeSet<u32> = node.slot_vars().into_iter().collect();
-            let mut section = Section::Uniform;
-            for c in node.children() {
-                vars.extend(self.vars[c as usize].iter().copied());
-                section = section.max(self.sections[c as usize]);
-            }
-            let mut kind = None;
-            match node {
-                Node::Reduce { var, center, .. } => {
-                    vars.remove(var);
-                    let (deps, _) = self.path_deps(center)?;
-                    let info = self
-                        .lowered
-                        .offset(self.reduce_offset(id))
-                        .ok_or("unknown offset")?;
-                    let d = deps.get(&info.from).copied().ok_or_else(|| {
-                        format!(
-                            "a reduction over `{}` at a point without `{}`",
-                            info.name, info.from
-                        )
-                    })?;
-                    section = section.max(d);
-                }
-                Node::Load {
-                    source,
-                    path,
-                    guarded,
-                    ..
-                } => {
-                    let f = self.field(*source)?;
-                    let (deps, shift) = self.path_deps(path)?;
-                    let mut horizontal = Section::Uniform;
-                    let mut has_vertical = false;
-                    for d in &f.dims {
-                        if self.lowered.dim(d).map(|i| i.kind) == Some(DimKind::Local) {
-                            continue;
-                        }
-                        let dep = *deps.get(d).ok_or_else(|| {
-                            format!(
-                                "`{}` is read at a point without its dimension `{d}`",
-                                f.name
-                            )
-                        })?;
-                        if self.is_vertical(d) {
-                            has_vertical = true;
-                        } else {
-                            horizontal = horizontal.max(dep);
-                        }
-                    }
-                    self.read_fields.insert(*source);
-                    let k = if has_vertical {
-                        match shift {
-                            Some(s) if !*guarded && horizontal < Section::Level => {
-                                LoadKind::Column { shift: s }
-                            }
-                            _ => LoadKind::General,
-                        }
-                    } else if horizontal == Section::Level {
-                        LoadKind::General
-                    } else {
-                        LoadKind::Hoisted
-                    };
-                    section = match k {
-                        LoadKind::Hoisted => section.max(horizontal),
-                        _ => Section::Level,
-                    };
-                    kind = Some(k);
-                }
-                Node::Index { dim, path } => {
-                    let (deps, _) = self.path_deps(path)?;
-                    let d = deps
-                        .get(dim)
-                        .copied()
-                        .ok_or_else(|| format!("a condition on `{dim}` at a point without it"))?;
-                    section = section.max(d);
-                }
-                Node::Carry { .. } => section = Section::Level,
-                _ => {}
-            }
-            if !vars.is_empty() {
-                // Slot-dependent values are at least per column (the slot's neighbour is).
-                section = section.max(Section::Column);
-            }
-            self.vars.push(vars);
-            self.sections.push(section);
-            self.load_kinds.push(kind);
-        }
-        if let Some(scan) = &self.stage.scan {
-            for c in &scan.carry {
-                if self.sections[c.init as usize] == Section::Level {
-                    return Err("a scan's initial carry depends on the level".into());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn reduce_offset(&self, id: usize) -> &'a str {
-        match &self.stage.nodes[id] {
-            Node::Reduce { offset, .. } => offset,
-            _ => "",
-        }
-    }
-
-    fn table_index(&self, offset: &str) -> Result<usize, String> {
-        self.used_offsets
-            .iter()
-            .position(|o| o == offset)
-            .ok_or_else(|| format!("offset `{offset}` is not among the program's connectivities"))
-    }
-
-    fn point_expr(&self, section: Section) -> TokenStream {
-        let mut items: Vec<TokenStream> = Vec::new();
-        let mut names: Vec<String> = Vec::new();
-        for (j, (_, d)) in self.outer.iter().enumerate() {
-            let i = format_ident!("i{}", j);
-            items.push(quote!(#i));
-            names.push(d.clone());
-        }
-        if let Some((_, d)) = &self.vertical {
-            if section == Section::Level {
-                items.push(quote!(k));
-                names.push(d.clone());
-            }
-        }
-        let fmt = names
-            .iter()
-            .map(|n| format!("{n} {{}}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        quote!(format!(#fmt, #(#items),*))
+            read_fields,
+        })
     }
 
     fn push(&mut self, section: Section, ts: TokenStream) {
@@ -406,1243 +100,228 @@ impl<'a> StageEmitter<'a> {
         }
     }
 
-    /// A reference to instance `name` of `id` from code in `from`; records what the vertical
-    /// loop needs from outside.
-    fn reference(&mut self, id: NodeId, bind: &BTreeMap<u32, u32>, from: Section) -> TokenStream {
-        let name = instance_name(id, &self.vars[id as usize], bind);
-        if from == Section::Level && self.sections[id as usize] != Section::Level {
-            self.level_inputs
-                .insert(name.clone(), self.stage.nodes[id as usize].dtype());
-        }
-        let i = ident(&name);
-        quote!(#i)
-    }
-
-    /// Code that reports `message` for a zero divisor: inside the point loop through the error
-    /// slot, in the uniform section (evaluated once, before the loop) by returning the error.
-    fn fail_division(&mut self, section: Section) -> TokenStream {
-        let message = quote!("integer division by zero".to_string());
-        if section == Section::Uniform {
-            quote! {{
-                return Err(::gt4rs::Error::Execution { program: NAME.to_string(), message: #message });
-            }}
-        } else {
-            self.fail(section, message)
-        }
-    }
-
-    fn fail(&mut self, section: Section, message: TokenStream) -> TokenStream {
+    /// Code that reports `failure` (with `values`, at the point `section` knows) and leaves
+    /// the point: the error slot keeps the first failure of the loop.
+    fn fail(&mut self, section: Section, failure: &Failure, values: &[TokenStream]) -> TokenStream {
         if section == Section::Level {
             self.level_can_fail = true;
         }
+        let error = failure::error(failure, values, &self.walk.point(section));
         quote! {{
-            err.record(|| ::gt4rs::Error::Execution { program: NAME.to_string(), message: #message });
+            err.record(|| #error);
             continue 'points;
         }}
     }
+}
 
-    /// Statements (into `section`) resolving `path` from the stage's point; returns the position
-    /// expression per dimension.
-    #[allow(clippy::too_many_arguments)]
-    fn resolve_path(
-        &mut self,
-        name: &str,
-        path: &AccessPath,
-        bind: &BTreeMap<u32, u32>,
-        section: Section,
-        guarded: bool,
-        safe_field: Option<(Source, &FieldInfo)>,
-    ) -> Result<BTreeMap<String, TokenStream>, String> {
-        let mut pos: BTreeMap<String, TokenStream> = BTreeMap::new();
-        for (j, (_, d)) in self.outer.iter().enumerate() {
-            let i = format_ident!("i{}", j);
-            pos.insert(d.clone(), quote!(#i));
-        }
-        if let Some((_, d)) = &self.vertical {
-            pos.insert(d.clone(), quote!(k));
-        }
-        for (n, step) in path.steps.iter().enumerate() {
-            match step {
-                Step::Cartesian { dim, offset } => {
-                    let p = pos.get_mut(dim).ok_or("shift along a missing dimension")?;
-                    *p = quote!((#p + #offset));
-                }
-                Step::Dynamic { dim, offset } => {
-                    let o = self.reference(*offset, bind, section);
-                    let p = pos.get_mut(dim).ok_or("shift along a missing dimension")?;
-                    *p = quote!((#p + (#o as i64)));
-                }
-                Step::Neighbor { offset, slot } => {
-                    let info = self.lowered.offset(offset).ok_or("unknown offset")?.clone();
-                    let t = self.table_index(offset)?;
-                    let table = format_ident!("t{}", t);
-                    let rows = format_ident!("t{}_rows", t);
-                    let row_expr = pos
-                        .remove(&info.from)
-                        .ok_or("neighbour shift from a missing dimension")?;
-                    let row = format_ident!("{}_r{}", name, n);
-                    let entry = format_ident!("{}_e{}", name, n);
-                    let count = info.count as usize;
-                    let (slot_value, is_var) = match slot {
-                        Slot::Fixed(s) => (*s as usize, false),
-                        Slot::Var(v) => (bind.get(v).copied().unwrap_or(0) as usize, true),
-                    };
-                    let point = self.point_expr(section);
-                    let offset_name = offset.clone();
-                    let from_name = info.from.clone();
-                    if guarded {
-                        self.push(
-                            section,
-                            quote! {
-                                let #row: i64 = (#row_expr).clamp(0, (#rows - 1).max(0));
-                            },
-                        );
-                    } else {
-                        let fail = self.fail(section, quote!(format!(
-                            "{} index {} (reached from point {}) is outside the {} rows of connectivity `{}`",
-                            #from_name, #row, #point, #rows, #offset_name)));
-                        self.push(
-                            section,
-                            quote! {
-                                let #row: i64 = #row_expr;
-                                if #row < 0 || #row >= #rows #fail
-                            },
-                        );
-                    }
-                    self.push(section, quote! {
-                        // SAFETY: `row` is in `0..rows` (checked or clamped above) and
-                        // `slot < count`, so the index is inside the row-major table.
-                        let #entry: i64 = unsafe { *#table.get_unchecked(#row as usize * #count + #slot_value) } as i64;
-                    });
-                    if is_var || guarded {
-                        // A skipped slot of a reduction (masked out) or a position outside a
-                        // taken `concat_where` branch (discarded): read any valid point.
-                        let safe = match safe_field {
-                            Some((p, f)) => match f.dims.iter().position(|d| d == &info.to) {
-                                Some(dpos) => {
-                                    let o = format_ident!("{}_o", prefix(p));
-                                    quote!(#o[#dpos])
-                                }
-                                None => quote!(0i64),
-                            },
-                            None => quote!(0i64),
-                        };
-                        self.push(
-                            section,
-                            quote! {
-                                let #entry: i64 = if #entry < 0 { #safe } else { #entry };
-                            },
-                        );
-                    } else {
-                        let fail = self.fail(section, quote!(format!(
-                            "slot {} of connectivity `{}` at {} index {} (reached from point {}) is -1 (no neighbour), but the point is inside the domain",
-                            #slot_value, #offset_name, #from_name, #row, #point)));
-                        self.push(
-                            section,
-                            quote! {
-                                if #entry < 0 #fail
-                            },
-                        );
-                    }
-                    pos.insert(info.to.clone(), quote!(#entry));
-                }
-            }
-        }
-        Ok(pos)
+impl<'a> Spelling<'a> for StageEmitter<'a> {
+    type Code = TokenStream;
+
+    fn walk(&self) -> &StageWalk<'a> {
+        &self.walk
+    }
+    fn walk_mut(&mut self) -> &mut StageWalk<'a> {
+        &mut self.walk
     }
 
-    fn emit_load(
-        &mut self,
-        id: NodeId,
-        bind: &BTreeMap<u32, u32>,
-        name: &str,
-    ) -> Result<(), String> {
-        let Node::Load {
-            source,
-            path,
-            local,
-            dtype,
-            guarded,
-        } = &self.stage.nodes[id as usize]
-        else {
-            return Ok(());
-        };
-        let p = *source;
-        let f = self.field(p)?;
-        let kind = self.load_kinds[id as usize].unwrap_or(LoadKind::General);
-        let pos_section = match kind {
-            LoadKind::General => Section::Level,
-            LoadKind::Column { .. } => Section::Column,
-            LoadKind::Hoisted => self.sections[id as usize],
-        };
-        let pos = self.resolve_path(name, path, bind, pos_section, *guarded, Some((p, &f)))?;
-        let fp = format_ident!("{}", prefix(p));
-        let o = format_ident!("{}_o", prefix(p));
-        let n = format_ident!("{}_n", prefix(p));
-        let s = format_ident!("{}_s", prefix(p));
-        let ty = rust_ty(*dtype);
-        let point = self.point_expr(pos_section);
-        let mut terms = Vec::new();
-        let mut vertical_stride = None;
-        // With only static Cartesian steps, a position is a domain index plus a constant: its
-        // range over the whole domain is checked once, before the loop.
-        let static_shifts = !*guarded
-            && path
-                .steps
-                .iter()
-                .all(|s| matches!(s, Step::Cartesian { .. }));
-        for (dpos, d) in f.dims.iter().enumerate() {
-            let is_local = self.lowered.dim(d).map(|i| i.kind) == Some(DimKind::Local);
-            if is_local {
-                let slot = match local {
-                    Some(Slot::Fixed(s)) => *s as i64,
-                    Some(Slot::Var(v)) => bind.get(v).copied().unwrap_or(0) as i64,
-                    None => return Err(format!("sparse field `{}` read without a slot", f.name)),
-                };
-                // The local dimension's extent is checked against the offset's count before
-                // the loop (see `run`), so the slot is in range.
-                terms.push(quote!((#slot - #o[#dpos]) as isize * #s[#dpos]));
-                continue;
-            }
-            if self.is_vertical(d) && matches!(kind, LoadKind::Column { .. }) {
-                vertical_stride = Some(dpos);
-                continue;
-            }
-            let pexpr = pos
-                .get(d)
-                .cloned()
-                .ok_or_else(|| format!("no position for `{d}`"))?;
-            let pv = format_ident!("{}_p{}", name, dpos);
-            let domain_dim = self.outer.iter().find(|(_, od)| od == d).map(|(j, _)| *j);
-            if *guarded {
-                self.push(
-                    pos_section,
-                    quote! {
-                        let #pv: i64 = (#pexpr).clamp(#o[#dpos], #o[#dpos] + #n[#dpos] - 1);
-                    },
-                );
-            } else if let (true, Some(j)) = (static_shifts, domain_dim) {
-                let shift: i64 = path
-                    .steps
-                    .iter()
-                    .map(|s| match s {
-                        Step::Cartesian { dim, offset } if dim == d => *offset,
-                        _ => 0,
-                    })
-                    .sum();
-                self.horizontal_checks.insert((p, dpos, j, shift));
-                self.push(pos_section, quote!(let #pv: i64 = #pexpr;));
-            } else {
-                let fname = f.name.clone();
-                let fail = self.fail(pos_section, quote!(format!(
-                    "argument `{}` is read at {} index {} (from point {}), outside its domain {}..{}",
-                    #fname, #d, #pv, #point, #o[#dpos], #o[#dpos] + #n[#dpos])));
-                self.push(
-                    pos_section,
-                    quote! {
-                        let #pv: i64 = #pexpr;
-                        if #pv < #o[#dpos] || #pv >= #o[#dpos] + #n[#dpos] #fail
-                    },
-                );
-            }
-            terms.push(quote!((#pv - #o[#dpos]) as isize * #s[#dpos]));
-        }
-        let name_id = ident(name);
-        match kind {
-            LoadKind::Column { shift } => {
-                let kd = vertical_stride.ok_or("column load without a vertical dimension")?;
-                self.vertical_checks.insert((p, shift));
-                let base = format_ident!("{}_b", name);
-                self.push(Section::Column, quote! {
-                    let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)* + (#shift - #o[#kd]) as isize * #s[#kd]);
-                });
-                self.level.push((
-                    Some(name_id.clone()),
-                    quote! {
-                        // SAFETY: the horizontal position was checked above and `k + shift` lies in
-                        // the field's vertical range for every level of the domain (checked before
-                        // the loop), so the element is inside the buffer.
-                        let #name_id: #ty = unsafe { *#base.offset(k as isize * #s[#kd]) };
-                    },
-                ));
-                self.columns.push((name_id, base, p));
-            }
-            _ => {
-                let section = if kind == LoadKind::General {
-                    Section::Level
-                } else {
-                    self.sections[id as usize]
-                };
-                self.push(
-                    section,
-                    quote! {
-                        // SAFETY: every position was checked (or clamped) against the field's
-                        // domain above, so the element is inside the buffer.
-                        let #name_id: #ty = unsafe { *#fp.get().offset(0isize #(+ #terms)*) };
-                    },
-                );
-            }
-        }
-        Ok(())
+    fn name(&self, name: &str) -> TokenStream {
+        let i = ident(name);
+        quote!(#i)
     }
 
-    fn literal(value: Literal, dtype: ScalarType) -> TokenStream {
-        match (value, dtype) {
-            (Literal::Bool(b), _) => quote!(#b),
-            (Literal::Int(i), ScalarType::I32) => {
-                let l = Lit::i32_suffixed(i as i32);
-                quote!(#l)
-            }
-            (Literal::Int(i), ScalarType::I64) => {
-                let l = Lit::i64_suffixed(i);
-                quote!(#l)
-            }
-            (Literal::Int(i), ScalarType::F32) => {
-                let l = Lit::f32_suffixed(i as f32);
-                quote!(#l)
-            }
-            (Literal::Int(i), ScalarType::F64) => {
-                let l = Lit::f64_suffixed(i as f64);
-                quote!(#l)
-            }
-            (Literal::Float(bits), ScalarType::F32) => {
-                let v = f64::from_bits(bits) as f32;
-                let b = v.to_bits();
-                quote!(f32::from_bits(#b))
-            }
-            (Literal::Float(bits), _) => quote!(f64::from_bits(#bits)),
-            (Literal::Int(i), ScalarType::Bool) => {
-                let b = i != 0;
-                quote!(#b)
-            }
+    /// Also records what the vertical loop reads from outside it (the fast path passes it in).
+    fn reference(&mut self, id: NodeId, bind: &Bind, from: Section) -> TokenStream {
+        let name = self.walk.instance_name(id, bind);
+        if from == Section::Level && self.walk.sections[id as usize] != Section::Level {
+            self.level_inputs
+                .insert(name.clone(), self.walk.node(id).dtype());
         }
+        self.name(&name)
     }
 
-    /// Emits instance (`id`, `bind`) and, for a reduction, its unrolled body.
-    fn emit_instance(&mut self, id: NodeId, bind: &BTreeMap<u32, u32>) -> Result<(), String> {
-        let name = instance_name(id, &self.vars[id as usize], bind);
-        if !self.emitted.insert(name.clone()) {
-            return Ok(());
-        }
-        let section = self.sections[id as usize];
+    fn begin_instance(&mut self, name: &str, section: Section) {
         if section == Section::Level {
-            self.level_names.insert(name.clone());
+            self.level_names.insert(name.to_string());
         }
-        let node = &self.stage.nodes[id as usize];
-        let ty = rust_ty(node.dtype());
-        let name_id = ident(&name);
-        let value = match node {
-            Node::Load { .. } => return self.emit_load(id, bind, &name),
-            Node::Index { dim, path } => {
-                let path = if self.is_vertical(dim) {
-                    path.without_neighbor_steps()
-                } else {
-                    path.clone()
-                };
-                let pos = self.resolve_path(&name, &path, bind, section, false, None)?;
-                let p = pos
-                    .get(dim)
-                    .cloned()
-                    .ok_or("index of a missing dimension")?;
-                quote!(#p)
-            }
-            Node::Scalar { param, .. } => {
-                let s = format_ident!("s{}", param);
-                quote!(#s)
-            }
-            Node::Literal { value, dtype } => Self::literal(*value, *dtype),
-            Node::Unary { op, arg, dtype } => {
-                let a = self.reference(*arg, bind, section);
-                match (op, dtype.is_int()) {
-                    (UnaryOp::Neg, true) => quote!(#a.wrapping_neg()),
-                    (UnaryOp::Neg, false) => quote!(-#a),
-                    (UnaryOp::Not, _) => quote!(!#a),
-                }
-            }
-            Node::Binary {
-                op,
-                lhs,
-                rhs,
-                dtype,
-            } => {
-                let a = self.reference(*lhs, bind, section);
-                let b = self.reference(*rhs, bind, section);
-                match op {
-                    BinaryOp::Div | BinaryOp::Rem if dtype.is_int() => {
-                        let fail = self.fail_division(section);
-                        let divided = binary(*op, *dtype, a, quote!(d));
-                        quote!({ let d = #b; if d == 0 #fail else { #divided } })
-                    }
-                    _ => binary(*op, *dtype, a, b),
-                }
-            }
-            Node::Compare { op, lhs, rhs } => {
-                let a = self.reference(*lhs, bind, section);
-                let b = self.reference(*rhs, bind, section);
-                match op {
-                    CmpOp::Eq => quote!(#a == #b),
-                    CmpOp::Ne => quote!(#a != #b),
-                    CmpOp::Lt => quote!(#a < #b),
-                    CmpOp::Le => quote!(#a <= #b),
-                    CmpOp::Gt => quote!(#a > #b),
-                    CmpOp::Ge => quote!(#a >= #b),
-                }
-            }
-            Node::Math { fun, args, dtype } => {
-                let arg_dtype = args
-                    .first()
-                    .map(|a| self.stage.nodes[*a as usize].dtype())
-                    .unwrap_or(*dtype);
-                let refs: Vec<TokenStream> = args
-                    .iter()
-                    .map(|a| self.reference(*a, bind, section))
-                    .collect();
-                match fun {
-                    MathFun::DivEuclid | MathFun::RemEuclid if arg_dtype.is_int() => {
-                        let fail = self.fail_division(section);
-                        let divided = math(*fun, arg_dtype, &[refs[0].clone(), quote!(d)])?;
-                        let divisor = &refs[1];
-                        quote!({ let d = #divisor; if d == 0 #fail else { #divided } })
-                    }
-                    _ => math(*fun, arg_dtype, &refs)?,
-                }
-            }
-            Node::Cast { arg, to } => {
-                let from = self.stage.nodes[*arg as usize].dtype();
-                let a = self.reference(*arg, bind, section);
-                cast(a, from, *to)
-            }
-            Node::Select {
-                cond,
-                if_true,
-                if_false,
-                ..
-            } => {
-                let c = self.reference(*cond, bind, section);
-                let t = self.reference(*if_true, bind, section);
-                let f = self.reference(*if_false, bind, section);
-                quote!(if #c { #t } else { #f })
-            }
-            Node::Carry { index, .. } => {
-                let c = format_ident!("c{}", index);
-                quote!(#c)
-            }
-            Node::Reduce {
-                op,
-                offset,
-                center,
-                var,
-                body,
-                value,
-                dtype,
-            } => {
-                let info = self.lowered.offset(offset).ok_or("unknown offset")?.clone();
-                let t = self.table_index(offset)?;
-                let table = format_ident!("t{}", t);
-                let (op, var, body, value, dtype) = (*op, *var, body.clone(), *value, *dtype);
-                let center_section = self.center_section(center, &info.from)?;
-                let center_pos = self.resolve_path(
-                    &format!("{name}_c"),
-                    center,
-                    bind,
-                    center_section,
-                    false,
-                    None,
-                )?;
-                let row_expr = center_pos
-                    .get(&info.from)
-                    .cloned()
-                    .ok_or("reduction at a point without its dimension")?;
-                let rows = format_ident!("t{}_rows", t);
-                let row = format_ident!("{}_row", name);
-                let point = self.point_expr(center_section);
-                let offset_name = offset.clone();
-                let from_name = info.from.clone();
-                let fail = self.fail(
-                    center_section,
-                    quote!(format!(
-                    "{} index {} (point {}) is outside the {} rows of connectivity `{}`",
-                    #from_name, #row, #point, #rows, #offset_name)),
-                );
-                self.push(
-                    center_section,
-                    quote! {
-                        let #row: i64 = #row_expr;
-                        if #row < 0 || #row >= #rows #fail
-                    },
-                );
-                let count = info.count as usize;
-                let mut acc = match op {
-                    ReduceOp::Sum => Self::literal(Literal::Int(0), dtype),
-                    ReduceOp::Max => lowest(dtype),
-                    ReduceOp::Min => highest(dtype),
-                };
-                for j in 0..count {
-                    let mut inner = bind.clone();
-                    inner.insert(var, j as u32);
-                    let ok = format_ident!("{}_ok{}", name, j);
-                    self.push(center_section, quote! {
-                        // SAFETY: `row` is in `0..rows` (checked above) and `j < count`.
-                        let #ok: bool = unsafe { *#table.get_unchecked(#row as usize * #count + #j) } >= 0;
-                    });
-                    if section == Section::Level && center_section != Section::Level {
-                        self.level_inputs.insert(ok.to_string(), ScalarType::Bool);
-                    }
-                    for b in &body {
-                        let deeper = self.vars[*b as usize]
-                            .iter()
-                            .any(|v| !inner.contains_key(v));
-                        if !deeper {
-                            self.emit_instance(*b, &inner)?;
-                        }
-                    }
-                    let v = self.reference(value, &inner, section);
-                    let step = match op {
-                        ReduceOp::Sum => binary(BinaryOp::Add, dtype, acc.clone(), v),
-                        ReduceOp::Max => quote!(#acc.max(#v)),
-                        ReduceOp::Min => quote!(#acc.min(#v)),
-                    };
-                    let acc_name = format_ident!("{}_acc{}", name, j);
-                    self.push(
-                        section,
-                        quote! {
-                            let #acc_name: #ty = if #ok { #step } else { #acc };
-                        },
-                    );
-                    acc = quote!(#acc_name);
-                }
-                acc
-            }
-        };
-        self.push(section, quote!(let #name_id: #ty = #value;));
-        Ok(())
     }
 
-    /// Where a reduction's neighbour row is known: per column, or per level when the center
-    /// is reached through a level-dependent dynamic shift.
-    fn center_section(&self, center: &AccessPath, from: &str) -> Result<Section, String> {
-        let (deps, _) = self.path_deps(center)?;
-        let d = deps
-            .get(from)
-            .copied()
-            .ok_or_else(|| format!("a reduction at a point without `{from}`"))?;
-        Ok(d.max(Section::Column))
+    fn define(&mut self, section: Section, name: &str, dtype: ScalarType, value: TokenStream) {
+        let (name, ty) = (ident(name), rust_type(dtype));
+        self.push(section, quote!(let #name: #ty = #value;));
     }
 
-    /// The value of a domain bound (a range's `end` or start); `output_full` for
-    /// [`Bound::OutputFull`].
-    fn bound(&self, b: &Bound, output_full: TokenStream, end: bool) -> Result<TokenStream, String> {
-        Ok(match b {
-            Bound::Node(nid) => {
-                let i = ident(&format!("v{nid}"));
-                quote!(#i)
-            }
-            Bound::OutputFull => output_full,
-            Bound::FieldStart { param, dim } | Bound::FieldEnd { param, dim } => {
-                let f = self.field(Source::Param(*param))?;
-                let dpos = f
-                    .dims
-                    .iter()
-                    .position(|d| d == dim)
-                    .ok_or_else(|| format!("`{}` has no dimension `{dim}`", f.name))?;
-                let o = format_ident!("{}_o", prefix(Source::Param(*param)));
-                let n = format_ident!("{}_n", prefix(Source::Param(*param)));
-                if matches!(b, Bound::FieldStart { .. }) {
-                    quote!(#o[#dpos])
-                } else {
-                    quote!((#o[#dpos] + #n[#dpos]))
-                }
-            }
-            Bound::TargetSize { offset } => {
-                let t = self.table_index(offset)?;
-                quote!((self.connectivities[#t].target_size() as i64))
-            }
-            Bound::Reach { .. } => {
-                let reach = self.reach(b)?;
-                if end {
-                    quote!(#reach.1)
-                } else {
-                    quote!(#reach.0)
-                }
-            }
-        })
+    fn value(&self, value: ScalarValue) -> TokenStream {
+        ops::value(value)
     }
-
-    /// `(least, greatest + 1)` of a [`Bound::Reach`]: one pass over the table rows it names.
-    fn reach(&self, b: &Bound) -> Result<TokenStream, String> {
-        let Bound::Reach {
-            offset,
-            rows_start,
-            rows_end,
-        } = b
-        else {
-            return Err("not a reach bound".into());
-        };
-        let t = self.table_index(offset)?;
-        let lo = self.bound(rows_start, quote!(0), false)?;
-        let hi = self.bound(rows_end, quote!(0), true)?;
-        Ok(quote!(self.connectivities[#t].reach(#lo, #hi)))
+    fn scalar(&mut self, param: u32) -> TokenStream {
+        self.name(&format!("s{param}"))
     }
-
-    fn run(&mut self, index: usize) -> Result<TokenStream, String> {
-        let stage = self.stage;
-        // Every node outside any reduction body, in topological order.
-        for id in 0..stage.nodes.len() as NodeId {
-            if self.vars[id as usize].is_empty() {
-                self.emit_instance(id, &BTreeMap::new())?;
-            }
-        }
-        let out_info: Vec<(Source, FieldInfo)> = stage
-            .outputs
-            .iter()
-            .map(|o| self.field(o.target).map(|f| (o.target, f)))
-            .collect::<Result<_, _>>()?;
-        let first_out = out_info
-            .first()
-            .map(|(p, _)| *p)
-            .ok_or("a stage without outputs")?;
-
-        // Domain bounds.
-        let mut bounds = Vec::new();
-        for (j, r) in stage.domain.iter().enumerate() {
-            let lo = format_ident!("d{}_lo", j);
-            let hi = format_ident!("d{}_hi", j);
-            let o = format_ident!("{}_o", prefix(first_out));
-            let n = format_ident!("{}_n", prefix(first_out));
-            if let (Bound::Reach { .. }, true) = (&r.start, r.start == r.end) {
-                // One pass over the table gives both ends.
-                let reach = self.reach(&r.start)?;
-                bounds.push(quote! {
-                    let (#lo, #hi): (i64, i64) = #reach;
-                    let #hi: i64 = #hi.max(#lo);
-                });
-                continue;
-            }
-            let start = self.bound(&r.start, quote!(#o[#j]), false)?;
-            let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]), true)?;
-            bounds.push(quote! {
-                let #lo: i64 = #start;
-                let #hi: i64 = (#end).max(#lo);
-            });
-        }
-        // Temporaries this stage writes: sized to the domain, row-major, in the leased buffers.
-        for (t, f) in &out_info {
-            let Source::Temporary(_) = t else { continue };
-            let (g, o, n, s) = (
-                format_ident!("{}", prefix(t)),
-                format_ident!("{}_o", prefix(t)),
-                format_ident!("{}_n", prefix(t)),
-                format_ident!("{}_s", prefix(t)),
-            );
-            let buf = format_ident!("{}_buf", prefix(t));
-            let rank = f.dims.len();
-            let los: Vec<_> = (0..rank).map(|j| format_ident!("d{}_lo", j)).collect();
-            let his: Vec<_> = (0..rank).map(|j| format_ident!("d{}_hi", j)).collect();
-            // An empty reach still spans one point at its origin, where a reduction's
-            // masked-out slot reads (and discards) a value: that read stays inside the extent.
-            let extents: Vec<TokenStream> = (0..rank)
-                .map(|j| {
-                    let (lo, hi) = (&los[j], &his[j]);
-                    match stage.domain.get(j).map(|r| &r.start) {
-                        Some(Bound::Reach { .. }) => quote!((#hi - #lo).max(1)),
-                        _ => quote!(#hi - #lo),
-                    }
-                })
-                .collect();
-            bounds.push(quote! {
-                #o = [#(#los),*];
-                #n = [#(#extents),*];
-                let mut stride: isize = 1;
-                // At least one element per dimension: a reduction's masked-out slot reads the
-                // temporary's origin even where the reach is empty (every slot is -1).
-                let mut len: usize = 1;
-                for d in (0..#rank).rev() {
-                    #s[d] = stride;
-                    stride *= #n[d] as isize;
-                    len *= (#n[d] as usize).max(1);
-                }
-                ::gt4rs::__private::cpu::ensure_len(&mut scratch.#buf, len);
-                #g = ::gt4rs::__private::cpu::Ptr::of_mut(scratch.#buf.as_mut_ptr());
-            });
-        }
-        let program_name = self.program.name.clone();
-        // Output domain checks.
-        let mut checks = Vec::new();
-        for (p, f) in &out_info {
-            for (j, r) in stage.domain.iter().enumerate() {
-                let dpos = f
-                    .dims
-                    .iter()
-                    .position(|d| d == &r.dim)
-                    .ok_or("output without a domain dimension")?;
-                let lo = format_ident!("d{}_lo", j);
-                let hi = format_ident!("d{}_hi", j);
-                let o = format_ident!("{}_o", prefix(p));
-                let n = format_ident!("{}_n", prefix(p));
-                let fname = &f.name;
-                let dim = &r.dim;
-                checks.push(quote! {
-                    if #lo < #o[#dpos] || #hi > #o[#dpos] + #n[#dpos] {
-                        return Err(::gt4rs::Error::Domain {
-                            program: #program_name.to_string(),
-                            message: format!(
-                                "stage {}: the domain {}..{} along {} is not inside output `{}`, which covers {}..{}",
-                                #index, #lo, #hi, #dim, #fname, #o[#dpos], #o[#dpos] + #n[#dpos]),
-                        });
-                    }
-                });
-            }
-        }
-        // Read fields are non-empty (clamped and masked reads need some valid point), and
-        // local dimensions hold the offset's count.
-        for p in self.read_fields.clone() {
-            if let Source::Temporary(_) = p {
-                // Its buffer holds a point even where its extent is empty (see above).
-                continue;
-            }
-            let f = self.field(p)?;
-            let n = format_ident!("{}_n", prefix(p));
-            let fname = &f.name;
-            for (dpos, d) in f.dims.iter().enumerate() {
-                let local_count = self
-                    .lowered
-                    .offset(d)
-                    .filter(|_| self.lowered.dim(d).map(|i| i.kind) == Some(DimKind::Local))
-                    .map(|o| o.count as i64);
-                let o = format_ident!("{}_o", prefix(p));
-                match local_count {
-                    Some(count) => checks.push(quote! {
-                        if #o[#dpos] != 0 || #n[#dpos] != #count {
-                            return Err(::gt4rs::Error::Argument {
-                                program: #program_name.to_string(),
-                                arg: #fname.to_string(),
-                                message: format!("its local dimension {} covers {}..{}, but must cover 0..{}", #d, #o[#dpos], #o[#dpos] + #n[#dpos], #count),
-                            });
-                        }
-                    }),
-                    None => checks.push(quote! {
-                        if #n[#dpos] == 0 {
-                            return Err(::gt4rs::Error::Argument {
-                                program: #program_name.to_string(),
-                                arg: #fname.to_string(),
-                                message: format!("it is read, but is empty along {}", #d),
-                            });
-                        }
-                    }),
-                }
-            }
-        }
-        // Column reads: the vertical reach over the whole domain.
-        let (klo, khi) = match &self.vertical {
-            Some((j, _)) => (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j)),
-            None => (format_ident!("k_none_lo"), format_ident!("k_none_hi")),
-        };
-        for (p, dpos, j, shift) in self.horizontal_checks.clone() {
-            let f = self.field(p)?;
-            let (lo, hi) = (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j));
-            let o = format_ident!("{}_o", prefix(p));
-            let n = format_ident!("{}_n", prefix(p));
-            let fname = &f.name;
-            let dim = &f.dims[dpos];
-            checks.push(quote! {
-                if #lo + #shift < #o[#dpos] || #hi + #shift > #o[#dpos] + #n[#dpos] {
-                    return Err(::gt4rs::Error::Domain {
-                        program: #program_name.to_string(),
-                        message: format!(
-                            "stage {}: argument `{}` is read at {} {}..{} (shift {}), outside its domain {}..{}",
-                            #index, #fname, #dim, #lo + #shift, #hi + #shift, #shift, #o[#dpos], #o[#dpos] + #n[#dpos]),
-                    });
-                }
-            });
-        }
-        for (p, shift) in self.vertical_checks.clone() {
-            let f = self.field(p)?;
-            let kd = f
-                .dims
-                .iter()
-                .position(|d| self.is_vertical(d))
-                .ok_or("column read of a field without a vertical dimension")?;
-            let o = format_ident!("{}_o", prefix(p));
-            let n = format_ident!("{}_n", prefix(p));
-            let fname = &f.name;
-            let dim = &f.dims[kd];
-            checks.push(quote! {
-                if #klo + #shift < #o[#kd] || #khi + #shift > #o[#kd] + #n[#kd] {
-                    return Err(::gt4rs::Error::Domain {
-                        program: #program_name.to_string(),
-                        message: format!(
-                            "stage {}: argument `{}` is read at {} {}..{} (shift {}), outside its domain {}..{}",
-                            #index, #fname, #dim, #klo + #shift, #khi + #shift, #shift, #o[#kd], #o[#kd] + #n[#kd]),
-                    });
-                }
-            });
-        }
-
-        // Loop structure.
-        let extents: Vec<TokenStream> = self
-            .outer
-            .iter()
-            .map(|(j, _)| {
-                let lo = format_ident!("d{}_lo", j);
-                let hi = format_ident!("d{}_hi", j);
-                quote!(((#hi - #lo) as usize))
-            })
-            .collect();
-        let n_outer = if extents.is_empty() {
-            quote!(1usize)
-        } else {
-            quote!(1usize #(* #extents)*)
-        };
-        // Horizontal indices: decoded once per block, then advanced like an odometer (no
-        // division per point).
-        let mut decode_block = Vec::new();
-        let mut decode = Vec::new();
-        if self.outer.len() == 1 {
-            let lo = format_ident!("d{}_lo", self.outer[0].0);
-            decode.push(quote!(let i0: i64 = #lo + p as i64;));
-        } else if !self.outer.is_empty() {
-            decode_block.push(quote!(let mut rem: usize = lo;));
-            for (idx, (j, _)) in self.outer.iter().enumerate().rev() {
-                let cur = format_ident!("cur{}", idx);
-                let lo = format_ident!("d{}_lo", j);
-                let hi = format_ident!("d{}_hi", j);
-                decode_block.push(quote! {
-                    let ext = (#hi - #lo) as usize;
-                    let mut #cur: i64 = #lo + (rem % ext) as i64;
-                    rem /= ext;
-                });
-            }
-            for idx in 0..self.outer.len() {
-                let i = format_ident!("i{}", idx);
-                let cur = format_ident!("cur{}", idx);
-                decode.push(quote!(let #i: i64 = #cur;));
-            }
-            let last = self.outer.len() - 1;
-            let cur = format_ident!("cur{}", last);
-            decode.push(quote!(#cur += 1;));
-            for idx in (1..self.outer.len()).rev() {
-                let cur = format_ident!("cur{}", idx);
-                let up = format_ident!("cur{}", idx - 1);
-                let (lo, hi) = (
-                    format_ident!("d{}_lo", self.outer[idx].0),
-                    format_ident!("d{}_hi", self.outer[idx].0),
-                );
-                decode.push(quote! {
-                    if #cur == #hi {
-                        #cur = #lo;
-                        #up += 1;
-                    }
-                });
-            }
-        }
-        let nk = if self.vertical.is_some() {
-            quote!(((#khi - #klo) as usize))
-        } else {
-            quote!(1usize)
-        };
-        // A tile walks levels `tile_k_lo..tile_k_hi` of its columns. Only stages without a
-        // level-to-level carry may split columns: a scan walks each column whole.
-        let split_levels = self.vertical.is_some() && stage.scan.is_none();
-        let (tile_klo, tile_khi) = if split_levels {
-            (format_ident!("tile_k_lo"), format_ident!("tile_k_hi"))
-        } else {
-            (klo.clone(), khi.clone())
-        };
-        let tile_nk = if self.vertical.is_some() {
-            quote!(((#tile_khi - #tile_klo) as usize))
-        } else {
-            quote!(1usize)
-        };
-        let tile_levels = if split_levels {
-            quote! {
-                let tile_k_lo: i64 = #klo + level_lo as i64;
-                let tile_k_hi: i64 = #klo + level_hi as i64;
-            }
-        } else {
-            quote!(let _ = (level_lo, level_hi);)
-        };
-
-        // Output stores.
-        let mut out_bases = Vec::new();
-        let mut level_stores = Vec::new();
-        let mut fast = FastParts::default();
-        for (oi, ((p, f), o)) in out_info.iter().zip(&stage.outputs).enumerate() {
-            let fp = format_ident!("{}", prefix(p));
-            let fo = format_ident!("{}_o", prefix(p));
-            let fs = format_ident!("{}_s", prefix(p));
-            let base = format_ident!("out{}_b", oi);
-            let ty = rust_ty(f.dtype);
-            let mut terms = Vec::new();
-            let mut kd = None;
-            for (dpos, d) in f.dims.iter().enumerate() {
-                if self.is_vertical(d) {
-                    kd = Some(dpos);
-                    terms.push(quote!((-#fo[#dpos]) as isize * #fs[#dpos]));
-                } else {
-                    let idx = self
-                        .outer
-                        .iter()
-                        .position(|(_, od)| od == d)
-                        .ok_or("output dimension outside the domain")?;
-                    let i = format_ident!("i{}", idx);
-                    terms.push(quote!((#i - #fo[#dpos]) as isize * #fs[#dpos]));
-                }
-            }
-            out_bases.push(quote! {
-                let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*);
-            });
-            let v = self.reference(o.value, &BTreeMap::new(), Section::Level);
-            match kd {
-                Some(kd) => {
-                    level_stores.push(quote! {
-                        // SAFETY: the domain lies inside this output (checked before the loop)
-                        // and tiles cover disjoint points and levels, so no other thread
-                        // touches this element.
-                        unsafe { *#base.offset(k as isize * #fs[#kd]) = #v; }
-                    });
-                    fast.unit_conds.push(quote!(#fs[#kd] == 1));
-                    let slice = format_ident!("out{}", oi);
-                    fast.params.push(quote!(#slice: &mut [#ty]));
-                    fast.reslice.push(quote!(let #slice = &mut #slice[..n];));
-                    fast.args.push(quote! {
-                        // SAFETY: unit vertical stride; the tile's levels of this column lie
-                        // inside the output, and this tile alone writes them.
-                        unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#tile_klo as isize), #tile_nk) }
-                    });
-                    fast.stores.push(quote!(#slice[lev] = #v;));
-                }
-                None => level_stores.push(quote! {
-                    // SAFETY: the domain lies inside this output (checked before the loop) and
-                    // tiles cover disjoint points and levels.
-                    unsafe { *#base = #v; }
-                }),
-            }
-        }
-
-        // Scan carries.
-        let mut carry_init = Vec::new();
-        let mut carry_update = Vec::new();
-        if let Some(scan) = &stage.scan {
-            for (ci, c) in scan.carry.iter().enumerate() {
-                let cname = format_ident!("c{}", ci);
-                let ty = rust_ty(c.dtype);
-                let init = ident(&format!("v{}", c.init));
-                let next = self.reference(c.next, &BTreeMap::new(), Section::Level);
-                carry_init.push(quote!(let mut #cname: #ty = #init;));
-                match c.active {
-                    Some(a) => {
-                        let active = self.reference(a, &BTreeMap::new(), Section::Level);
-                        carry_update.push(quote!(#cname = if #active { #next } else { #init };));
-                    }
-                    None => carry_update.push(quote!(#cname = #next;)),
-                }
-            }
-        }
-
-        let uniform = self.uniform.clone();
-        let column = self.column.clone();
-        let level: Vec<TokenStream> = self.level.iter().map(|(_, t)| t.clone()).collect();
-        let used_fields: Vec<syn::Ident> = {
-            let mut set: BTreeSet<Source> = self.read_fields.clone();
-            set.extend(out_info.iter().map(|(p, _)| *p));
-            set.into_iter()
-                .map(|p| format_ident!("{}", prefix(p)))
-                .collect()
-        };
-        let has_general = self.load_kinds.contains(&Some(LoadKind::General));
-        // Reading an output of the same stage is only sound at the point being written:
-        // elsewhere another block may be writing it concurrently.
-        for node in &stage.nodes {
-            if let Node::Load { source, path, .. } = node {
-                if !path.is_empty() && out_info.iter().any(|(q, _)| q == source) {
-                    let f = self.field(*source)?;
-                    return Err(format!(
-                        "`{}` is written by a call that also reads it shifted; write the result to another field",
-                        f.name
-                    ));
-                }
-            }
-        }
-        // Reads of outputs and outputs written twice would alias the fast path's slices.
-        let reads_outputs = self
-            .read_fields
-            .iter()
-            .any(|p| out_info.iter().any(|(q, _)| q == p))
-            || out_info
-                .iter()
-                .enumerate()
-                .any(|(i, (p, _))| out_info[..i].iter().any(|(q, _)| q == p));
-        let level_loop = match (&self.vertical, &stage.scan) {
-            (None, _) => quote! {
-                #(#level)*
-                #(#level_stores)*
-            },
-            (Some(_), Some(scan)) => {
-                let range = if scan.forward {
-                    quote!(#klo..#khi)
-                } else {
-                    quote!((#klo..#khi).rev())
-                };
-                quote! {
-                    #(#carry_init)*
-                    for k in #range {
-                        #(#level)*
-                        #(#level_stores)*
-                        #(#carry_update)*
-                    }
-                }
-            }
-            (Some(_), None) => {
-                let general = quote! {
-                    for k in #tile_klo..#tile_khi {
-                        #(#level)*
-                        #(#level_stores)*
-                    }
-                };
-                if !has_general && !reads_outputs && !self.level_can_fail {
-                    self.fast_path(index, general, fast, &tile_klo, &tile_nk)?
-                } else {
-                    general
-                }
-            }
-        };
-        let err_label = quote!('points);
-        Ok(quote! {
-            {
-                #(#uniform)*
-                #(#bounds)*
-                let n_outer: usize = #n_outer;
-                let nk: usize = #nk;
-                if n_outer > 0 && nk > 0 {
-                    #(#checks)*
-                    let err_slot = ::gt4rs::__private::cpu::ErrorSlot::new();
-                    {
-                        let err = &err_slot;
-                        #( let #used_fields = #used_fields; )*
-                        let body = move |lo: usize, hi: usize, level_lo: usize, level_hi: usize| {
-                            #tile_levels
-                            #(#decode_block)*
-                            #err_label: for p in lo..hi {
-                                #(#decode)*
-                                #(#column)*
-                                #(#out_bases)*
-                                #level_loop
-                            }
-                        };
-                        ::gt4rs::__private::cpu::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
-                    }
-                    err_slot.take()?;
-                }
-            }
-        })
+    fn carry(&self, index: u32) -> TokenStream {
+        self.name(&format!("c{index}"))
     }
-
-    /// The vertical loop over slices, behind a run-time check that every column it touches has
-    /// unit vertical stride; `general` otherwise.
-    fn fast_path(
-        &mut self,
-        index: usize,
-        general: TokenStream,
-        fast: FastParts,
-        klo: &syn::Ident,
-        nk: &TokenStream,
+    fn unary(&self, op: UnaryOp, dtype: ScalarType, a: TokenStream) -> TokenStream {
+        ops::unary(op, dtype, a)
+    }
+    fn binary(
+        &self,
+        op: BinaryOp,
+        dtype: ScalarType,
+        a: TokenStream,
+        b: TokenStream,
+    ) -> TokenStream {
+        ops::binary(op, dtype, a, b)
+    }
+    fn compare(&self, op: CmpOp, a: TokenStream, b: TokenStream) -> TokenStream {
+        ops::compare(op, a, b)
+    }
+    fn math(
+        &self,
+        fun: MathFun,
+        types: &[ScalarType],
+        args: &[TokenStream],
     ) -> Result<TokenStream, String> {
-        let func = format_ident!("stage{}_levels", index);
-        let FastParts {
-            mut unit_conds,
-            mut params,
-            mut args,
-            stores,
-            mut reslice,
-        } = fast;
-        let mut columns = BTreeMap::new();
-        for (name, base, p) in self.columns.clone() {
-            let f = self.field(p)?;
-            let kd = f
-                .dims
-                .iter()
-                .position(|d| self.is_vertical(d))
-                .ok_or("column without a vertical dimension")?;
-            let s = format_ident!("{}_s", prefix(p));
-            unit_conds.push(quote!(#s[#kd] == 1));
-            let ty = rust_ty(f.dtype);
-            let col = format_ident!("{}_col", name);
-            params.push(quote!(#col: &[#ty]));
-            reslice.push(quote!(let #col = &#col[..n];));
-            args.push(quote! {
-                // SAFETY: unit vertical stride, and the column's levels `lo + shift ..
-                // hi + shift` lie inside the field (checked before the loop).
-                unsafe { ::core::slice::from_raw_parts(#base.offset(#klo as isize) as *const _, #nk) }
-            });
-            columns.insert(name.to_string(), col);
-        }
-        let mut body = Vec::new();
-        for (column, ts) in &self.level {
-            match column
-                .as_ref()
-                .and_then(|c| columns.get(&c.to_string()).map(|col| (c, col)))
-            {
-                Some((name, col)) => body.push(quote!(let #name = #col[lev];)),
-                None => body.push(ts.clone()),
-            }
-        }
-        for (name, dtype) in &self.level_inputs {
-            if self.level_names.contains(name) {
-                continue;
-            }
-            let i = ident(name);
-            let ty = rust_ty(*dtype);
-            params.push(quote!(#i: #ty));
-            args.push(quote!(#i));
-        }
-        Ok(quote! {
-            if #(#unit_conds)&&* {
-                // A function of its own: its slice arguments tell the compiler that the
-                // columns do not alias, so the level loop vectorises.
-                #[inline(always)]
-                fn #func(n: usize, k0: i64, #(#params),*) {
-                    // Re-slicing to `n` lets the compiler drop the bounds checks below.
-                    #(#reslice)*
-                    for lev in 0..n {
-                        let k: i64 = k0 + lev as i64;
-                        #(#body)*
-                        #(#stores)*
-                    }
-                }
-                #func(#nk, #klo, #(#args),*);
-            } else {
-                #general
-            }
-        })
+        ops::math(fun, types, args)
     }
-}
-
-/// The output side of the fast path, gathered while the outputs are emitted.
-#[derive(Default)]
-struct FastParts {
-    /// `stride == 1` conditions.
-    unit_conds: Vec<TokenStream>,
-    /// `name: &mut [T]` parameters of the level function.
-    params: Vec<TokenStream>,
-    /// The slices passed for them.
-    args: Vec<TokenStream>,
-    /// `name[lev] = value;`
-    stores: Vec<TokenStream>,
-    /// `let name = &mut name[..n];`
-    reslice: Vec<TokenStream>,
-}
-
-fn lowest(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::F64 => quote!(f64::MIN),
-        ScalarType::F32 => quote!(f32::MIN),
-        ScalarType::I32 => quote!(i32::MIN),
-        ScalarType::I64 => quote!(i64::MIN),
-        ScalarType::Bool => quote!(false),
+    fn cast(&self, a: TokenStream, from: ScalarType, to: ScalarType) -> TokenStream {
+        ops::cast(a, from, to)
     }
-}
-
-fn highest(t: ScalarType) -> TokenStream {
-    match t {
-        ScalarType::F64 => quote!(f64::MAX),
-        ScalarType::F32 => quote!(f32::MAX),
-        ScalarType::I32 => quote!(i32::MAX),
-        ScalarType::I64 => quote!(i64::MAX),
-        ScalarType::Bool => quote!(true),
+    fn select(
+        &self,
+        cond: TokenStream,
+        if_true: TokenStream,
+        if_false: TokenStream,
+    ) -> TokenStream {
+        ops::select(cond, if_true, if_false)
     }
-}
+    fn min_max(&self, max: bool, _: ScalarType, a: TokenStream, b: TokenStream) -> TokenStream {
+        ops::min_max(max, a, b)
+    }
 
-fn binary(op: BinaryOp, dtype: ScalarType, a: TokenStream, b: TokenStream) -> TokenStream {
-    if dtype.is_int() {
-        // Integer arithmetic wraps, so kernels never panic; a zero divisor is reported as an
-        // error by the caller (`Node::Binary`), this guard only keeps the arithmetic total.
-        match op {
-            BinaryOp::Add => quote!(#a.wrapping_add(#b)),
-            BinaryOp::Sub => quote!(#a.wrapping_sub(#b)),
-            BinaryOp::Mul => quote!(#a.wrapping_mul(#b)),
-            BinaryOp::Div => quote!({ let d = #b; if d == 0 { 0 } else { #a.wrapping_div(d) } }),
-            BinaryOp::Rem => quote!({ let d = #b; if d == 0 { 0 } else { #a.wrapping_rem(d) } }),
-            BinaryOp::BitAnd => quote!((#a & #b)),
-            BinaryOp::BitOr => quote!((#a | #b)),
-            BinaryOp::BitXor => quote!((#a ^ #b)),
+    /// A zero divisor is reported inside the point loop through the error slot, and in the
+    /// uniform section (evaluated once, before the loop) by returning the error.
+    fn division(
+        &mut self,
+        section: Section,
+        division: Division,
+        _: ScalarType,
+        a: TokenStream,
+        b: TokenStream,
+    ) -> TokenStream {
+        let fail = if section == Section::Uniform {
+            let error = failure::error(&Failure::DivisionByZero, &[], &Vec::new());
+            quote!({ return Err(#error); })
+        } else {
+            self.fail(section, &Failure::DivisionByZero, &[])
+        };
+        let checked = ops::checked_division(division, a, b);
+        quote!(match #checked { ::core::option::Option::Some(q) => q, ::core::option::Option::None => #fail })
+    }
+
+    fn shift(&self, position: TokenStream, offset: i64) -> TokenStream {
+        quote!((#position + #offset))
+    }
+    fn shift_by(&self, position: TokenStream, by: TokenStream) -> TokenStream {
+        quote!((#position + (#by as i64)))
+    }
+
+    fn neighbour_row(
+        &mut self,
+        section: Section,
+        row: &str,
+        index: TokenStream,
+        table: usize,
+        guarded: bool,
+        failure: Failure,
+    ) {
+        let row = ident(row);
+        let rows = format_ident!("t{}_rows", table);
+        if guarded {
+            self.push(
+                section,
+                quote!(let #row: i64 = (#index).clamp(0, (#rows - 1).max(0));),
+            );
+            return;
         }
-    } else {
-        match op {
-            BinaryOp::Add => quote!((#a + #b)),
-            BinaryOp::Sub => quote!((#a - #b)),
-            BinaryOp::Mul => quote!((#a * #b)),
-            BinaryOp::Div => quote!((#a / #b)),
-            BinaryOp::Rem => quote!((#a % #b)),
-            BinaryOp::BitAnd => quote!((#a & #b)),
-            BinaryOp::BitOr => quote!((#a | #b)),
-            BinaryOp::BitXor => quote!((#a ^ #b)),
+        let fail = self.fail(section, &failure, &[quote!(#row), quote!(#rows)]);
+        self.push(
+            section,
+            quote! {
+                let #row: i64 = #index;
+                if #row < 0 || #row >= #rows #fail
+            },
+        );
+    }
+
+    fn neighbour_entry(&mut self, section: Section, entry: &str, at: TableEntry<'_>) {
+        let entry = ident(entry);
+        let read = table_entry(at);
+        self.push(
+            section,
+            quote! {
+                // SAFETY: `row` is in `0..rows` (checked or clamped above) and
+                // `slot < count`, so the index is inside the row-major table.
+                let #entry: i64 = unsafe { #read } as i64;
+            },
+        );
+    }
+
+    fn replace_missing(&mut self, section: Section, entry: &str, safe: TokenStream) {
+        let entry = ident(entry);
+        self.push(
+            section,
+            quote! {
+                let #entry: i64 = if #entry < 0 { #safe } else { #entry };
+            },
+        );
+    }
+
+    fn check_missing(&mut self, section: Section, entry: &str, row: &str, failure: Failure) {
+        let (entry, row) = (ident(entry), ident(row));
+        let fail = self.fail(section, &failure, &[quote!(#row)]);
+        self.push(section, quote!(if #entry < 0 #fail));
+    }
+
+    fn field_origin(&self, field: Source, dim: usize) -> TokenStream {
+        let o = format_ident!("{}_o", prefix(field));
+        quote!(#o[#dim])
+    }
+
+    fn slot_present(&mut self, center: Section, section: Section, ok: &str, at: TableEntry<'_>) {
+        let ok_name = ident(ok);
+        let read = table_entry(at);
+        self.push(
+            center,
+            quote! {
+                // SAFETY: `row` is in `0..rows` (checked above) and `slot < count`.
+                let #ok_name: bool = unsafe { #read } >= 0;
+            },
+        );
+        if section == Section::Level && center != Section::Level {
+            self.level_inputs.insert(ok.to_string(), ScalarType::Bool);
         }
     }
-}
 
-fn math(fun: MathFun, t: ScalarType, a: &[TokenStream]) -> Result<TokenStream, String> {
-    use MathFun::*;
-    let x = a
-        .first()
-        .cloned()
-        .ok_or("a math function without arguments")?;
-    let y = a.get(1).cloned().unwrap_or_else(|| quote!(0));
-    let int = t.is_int();
-    Ok(match fun {
-        Abs if int => quote!(#x.wrapping_abs()),
-        Abs => quote!(#x.abs()),
-        Sqrt => quote!(#x.sqrt()),
-        Cbrt => quote!(#x.cbrt()),
-        Exp => quote!(#x.exp()),
-        Ln => quote!(#x.ln()),
-        Log10 => quote!(#x.log10()),
-        Log2 => quote!(#x.log2()),
-        Sin => quote!(#x.sin()),
-        Cos => quote!(#x.cos()),
-        Tan => quote!(#x.tan()),
-        Asin => quote!(#x.asin()),
-        Acos => quote!(#x.acos()),
-        Atan => quote!(#x.atan()),
-        Sinh => quote!(#x.sinh()),
-        Cosh => quote!(#x.cosh()),
-        Tanh => quote!(#x.tanh()),
-        Asinh => quote!(#x.asinh()),
-        Acosh => quote!(#x.acosh()),
-        Atanh => quote!(#x.atanh()),
-        Gamma if t == ScalarType::F32 => quote!(::gt4rs::__private::cpu::gamma_f32(#x)),
-        Gamma => quote!(::gt4rs::__private::cpu::gamma(#x)),
-        Floor => quote!(#x.floor()),
-        Ceil => quote!(#x.ceil()),
-        Trunc => quote!(#x.trunc()),
-        Round => quote!(#x.round()),
-        IsNan => quote!(#x.is_nan()),
-        IsFinite => quote!(#x.is_finite()),
-        IsInfinite => quote!(#x.is_infinite()),
-        Min => quote!(#x.min(#y)),
-        Max => quote!(#x.max(#y)),
-        Powf => quote!(#x.powf(#y)),
-        Powi if int => quote!(#x.wrapping_pow((#y) as u32)),
-        Powi => quote!(#x.powi(#y as i32)),
-        DivEuclid if int => {
-            quote!({ let d = #y; if d == 0 { 0 } else { #x.wrapping_div_euclid(d) } })
-        }
-        DivEuclid => quote!(#x.div_euclid(#y)),
-        RemEuclid if int => {
-            quote!({ let d = #y; if d == 0 { 0 } else { #x.wrapping_rem_euclid(d) } })
-        }
-        RemEuclid => quote!(#x.rem_euclid(#y)),
-        Atan2 => quote!(#x.atan2(#y)),
-        Hypot => quote!(#x.hypot(#y)),
-    })
-}
+    fn accumulate(
+        &mut self,
+        section: Section,
+        acc: &str,
+        dtype: ScalarType,
+        ok: &str,
+        step: TokenStream,
+        previous: TokenStream,
+    ) -> TokenStream {
+        let (acc, ok, ty) = (ident(acc), ident(ok), rust_type(dtype));
+        self.push(
+            section,
+            quote! {
+                let #acc: #ty = if #ok { #step } else { #previous };
+            },
+        );
+        quote!(#acc)
+    }
 
-fn cast(a: TokenStream, from: ScalarType, to: ScalarType) -> TokenStream {
-    let ty = rust_ty(to);
-    match (from, to) {
-        (f, t) if f == t => a,
-        (ScalarType::Bool, t) if t.is_float() => quote!((#a as i32 as #ty)),
-        (_, ScalarType::Bool) if from.is_float() => quote!((#a != 0.0)),
-        (_, ScalarType::Bool) => quote!((#a != 0)),
-        _ => quote!((#a as #ty)),
+    fn load(&mut self, id: NodeId, bind: &Bind, name: &str) -> Result<Option<TokenStream>, String> {
+        self.emit_load(id, bind, name)?;
+        Ok(None)
     }
 }

@@ -4,6 +4,7 @@
 //! not the runtime is built with the `cuda` feature, so the source can be inspected and tested
 //! anywhere.
 
+mod ops;
 pub mod source;
 
 use proc_macro2::TokenStream;

@@ -47,5 +47,13 @@ __device__ __forceinline__ float gt4rs_fdiv_euclid(float a, float b) { float q =
 __device__ __forceinline__ double gt4rs_frem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }
 __device__ __forceinline__ float gt4rs_frem_euclid(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }
 __device__ __forceinline__ gt4rs_i64 gt4rs_clamp(gt4rs_i64 x, gt4rs_i64 lo, gt4rs_i64 hi) { return x < lo ? lo : (x > hi ? hi : x); }
-// Records the first failure of a launch; the host turns the code into a message.
-__device__ __forceinline__ void gt4rs_fail(int* error, int code) { atomicCAS(error, 0, code); }
+// Records the first failure of a kernel in its error record: the thread that claims the record
+// (its code was 0) writes the values of the message and the coordinates of its point; the host
+// formats the message (gt4rs_ir::failure).
+template <typename... Coordinates>
+__device__ __forceinline__ void gt4rs_fail(long long* record, long long code, long long a, long long b, long long c, Coordinates... point) {
+    if (atomicCAS((unsigned long long*)record, 0ull, (unsigned long long)code) != 0ull) return;
+    record[1] = a; record[2] = b; record[3] = c;
+    const long long coordinates[] = {0LL, (long long)point...};
+    for (unsigned i = 0; i < sizeof...(Coordinates); ++i) record[4 + i] = coordinates[i + 1];
+}

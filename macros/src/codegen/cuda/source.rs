@@ -2,22 +2,33 @@
 //!
 //! A thread owns one horizontal point (the outer domain dimensions, linearised) and walks a
 //! block of `GT4RS_K_BLOCK` levels (`blockIdx.y` picks the block), so NVRTC unrolls the level
-//! loop; a scan stage walks its whole column in one thread. Every node instance (a node with a
-//! slot bound for each reduction variable it depends on) becomes one `const` per level;
+//! loop; a scan stage walks its whole column in one thread. The stage is walked as the CPU
+//! emitter walks it (`codegen::stage_walk`): every node instance becomes one `const` per level,
 //! reductions are unrolled over their static neighbour count.
 //!
 //! The kernel takes one by-value parameter struct; its fields, offsets and roles go to the
 //! launcher as [`KernelInfo`] (the contract in `gt4rs_ir::kernel`), so both sides agree by
-//! construction. A failure (a read outside a field, a missing neighbour) records an error code
-//! in `p.error` and leaves the thread; the host maps codes to [`KernelInfo::errors`].
+//! construction. A failure (a read outside a field, a missing neighbour, a zero divisor) records
+//! its code, the values of its message and its point in the kernel's error record `p.error`
+//! and leaves the thread; the host formats the message of [`KernelInfo::errors`] from them.
+//! What the CPU kernels check before their loop the launcher checks on the host, before any
+//! launch ([`KernelInfo::preconditions`]).
 
-use std::collections::{BTreeMap, BTreeSet};
+mod params;
+
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, ReduceOp, UnaryOp};
-use gt4rs_ir::kernel::{c_type, dtype_size, FieldRole, KernelInfo, ParamType};
-use gt4rs_ir::stage::{AccessPath, Bound, Node, NodeId, Slot, Source, Stage, StageProgram, Step};
-use gt4rs_ir::{CmpOp, DimKind, ScalarType, Type};
+use gt4rs_ir::failure::{Failure, FailureSite};
+use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, UnaryOp};
+use gt4rs_ir::kernel::{c_type, KernelInfo, ERROR_RECORD_LEN, ERROR_VALUES};
+use gt4rs_ir::stage::{Bound, Node, NodeId, Source, StageProgram};
+use gt4rs_ir::{CmpOp, ScalarType, ScalarValue, Type};
+
+use super::ops;
+use crate::codegen::stage_walk::{
+    prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+};
 
 /// The whole program's CUDA translation unit.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,296 +55,93 @@ pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource,
     text.push_str(PRELUDE);
     let mut kernels = Vec::new();
     for (index, stage) in lowered.stages.iter().enumerate() {
-        let k = KernelEmitter::new(program, lowered, &used_offsets, index, stage)?.run()?;
-        text.push_str(&k.1);
-        kernels.push(k.0);
+        let walk = StageWalk::new(program, lowered, &used_offsets, index, stage)?;
+        if stage.domain.len() > ERROR_RECORD_LEN - 1 - ERROR_VALUES {
+            return Err(format!(
+                "stage {index} has {} dimensions; an error record holds the coordinates of {}",
+                stage.domain.len(),
+                ERROR_RECORD_LEN - 1 - ERROR_VALUES
+            ));
+        }
+        let (info, kernel) = KernelEmitter::new(walk).run()?;
+        text.push_str(&kernel);
+        kernels.push(info);
     }
     Ok(CudaSource { text, kernels })
 }
 
 struct KernelEmitter<'a> {
-    program: &'a Program,
-    lowered: &'a StageProgram,
-    used_offsets: &'a [String],
-    index: usize,
-    stage: &'a Stage,
-    outer: Vec<(usize, String)>,
-    vertical: Option<(usize, String)>,
-    vars: Vec<BTreeSet<u32>>,
-    emitted: BTreeSet<String>,
+    walk: StageWalk<'a>,
+    /// Statements of the kernel's body, in order.
     body: Vec<String>,
-    errors: Vec<String>,
+    /// The failure of error code `i + 1`.
+    errors: Vec<FailureSite>,
     fields_used: BTreeSet<Source>,
     scalars_used: BTreeSet<u32>,
-    tables_used: BTreeSet<usize>,
 }
 
-fn instance_name(id: NodeId, vars: &BTreeSet<u32>, bind: &BTreeMap<u32, u32>) -> String {
-    let mut s = format!("v{id}");
-    for v in vars {
-        let _ = write!(s, "_{}", bind.get(v).copied().unwrap_or(0));
-    }
-    s
+/// The read of a table entry.
+fn table_entry(at: TableEntry<'_>) -> String {
+    let TableEntry {
+        table,
+        row,
+        count,
+        slot,
+    } = at;
+    format!("p.t{table}[{row} * {count}LL + {slot}]")
 }
 
 impl<'a> KernelEmitter<'a> {
-    fn new(
-        program: &'a Program,
-        lowered: &'a StageProgram,
-        used_offsets: &'a [String],
-        index: usize,
-        stage: &'a Stage,
-    ) -> Result<Self, String> {
-        let mut outer = Vec::new();
-        let mut vertical = None;
-        for (j, r) in stage.domain.iter().enumerate() {
-            match lowered.dim(&r.dim).map(|d| d.kind) {
-                Some(DimKind::Vertical) if vertical.is_none() => {
-                    vertical = Some((j, r.dim.clone()))
-                }
-                Some(DimKind::Vertical) => {
-                    return Err(format!(
-                        "an output has two vertical dimensions (`{}`)",
-                        r.dim
-                    ))
-                }
-                Some(_) => outer.push((j, r.dim.clone())),
-                None => return Err(format!("unknown dimension `{}`", r.dim)),
-            }
-        }
-        if stage.scan.is_some() && vertical.is_none() {
-            return Err("a scan writes an output without a vertical dimension".into());
-        }
-        let mut vars: Vec<BTreeSet<u32>> = Vec::new();
-        for node in &stage.nodes {
-            let mut v: BTreeSet<u32> = node.slot_vars().into_iter().collect();
-            for c in node.children() {
-                v.extend(vars[c as usize].iter().copied());
-            }
-            if let Node::Reduce { var, .. } = node {
-                v.remove(var);
-            }
-            vars.push(v);
-        }
-        Ok(KernelEmitter {
-            program,
-            lowered,
-            used_offsets,
-            index,
-            stage,
-            outer,
-            vertical,
-            vars,
-            emitted: BTreeSet::new(),
+    fn new(walk: StageWalk<'a>) -> Self {
+        KernelEmitter {
+            walk,
             body: Vec::new(),
             errors: Vec::new(),
             fields_used: BTreeSet::new(),
             scalars_used: BTreeSet::new(),
-            tables_used: BTreeSet::new(),
-        })
-    }
-
-    /// The field behind `source`: its reference, struct-name prefix (`f3`, `g0`), dimensions,
-    /// dtype and name for messages.
-    fn field(
-        &self,
-        source: Source,
-    ) -> Result<(Source, String, &'a [String], ScalarType, String), String> {
-        match source {
-            Source::Param(p) => {
-                let param = self
-                    .program
-                    .params
-                    .get(p as usize)
-                    .ok_or_else(|| format!("parameter {p} does not exist"))?;
-                match &param.ty {
-                    Type::Field { dims, dtype } => Ok((
-                        Source::Param(p),
-                        format!("f{p}"),
-                        dims.as_slice(),
-                        *dtype,
-                        format!("argument `{}`", param.name),
-                    )),
-                    other => Err(format!(
-                        "`{}` is read as a field but is {other}",
-                        param.name
-                    )),
-                }
-            }
-            Source::Temporary(t) => {
-                let temp = self
-                    .lowered
-                    .temporaries
-                    .get(t as usize)
-                    .ok_or_else(|| format!("temporary {t} does not exist"))?;
-                Ok((
-                    Source::Temporary(t),
-                    format!("g{t}"),
-                    temp.dims.as_slice(),
-                    temp.dtype,
-                    format!("temporary {t}"),
-                ))
-            }
         }
     }
 
-    fn is_vertical(&self, dim: &str) -> bool {
-        self.lowered.dim(dim).map(|d| d.kind) == Some(DimKind::Vertical)
+    /// A statement that, when `cond` holds, records `failure` (with `values`, at the point
+    /// `section` knows) and leaves the thread.
+    fn fail_if(&mut self, section: Section, cond: &str, failure: Failure, values: &[String]) {
+        let point = self.walk.point(section);
+        let mut arguments: Vec<String> = values.to_vec();
+        arguments.resize(ERROR_VALUES, "0LL".into());
+        arguments.extend(point.iter().map(|(_, coordinate)| coordinate.clone()));
+        self.errors.push(FailureSite {
+            failure,
+            point: point.into_iter().map(|(dim, _)| dim).collect(),
+        });
+        self.body.push(format!(
+            "if ({cond}) {{ gt4rs_fail(p.error, {}LL, {}); return; }}",
+            self.errors.len(),
+            arguments.join(", ")
+        ));
     }
 
-    fn is_local(&self, dim: &str) -> bool {
-        self.lowered.dim(dim).map(|d| d.kind) == Some(DimKind::Local)
-    }
-
-    fn table_index(&mut self, offset: &str) -> Result<usize, String> {
-        let t = self
-            .used_offsets
-            .iter()
-            .position(|o| o == offset)
-            .ok_or_else(|| {
-                format!("offset `{offset}` is not among the program's connectivities")
-            })?;
-        self.tables_used.insert(t);
-        Ok(t)
-    }
-
-    /// A statement that records error `message` and leaves the thread when `cond` holds.
-    fn fail_if(&mut self, cond: &str, message: String) -> String {
-        self.errors.push(message);
-        format!(
-            "if ({cond}) {{ gt4rs_fail(p.error, {}); return; }}",
-            self.errors.len()
-        )
-    }
-
-    /// Records an integer division by zero as an error, as the CPU and embedded backends do
-    /// (the prelude's division would give 0).
-    fn fail_on_zero_divisor(&mut self, divisor: &str) {
-        let check = self.fail_if(
-            &format!("{divisor} == 0"),
-            "integer division by zero".to_string(),
-        );
-        self.body.push(check);
-    }
-
-    fn reference(&self, id: NodeId, bind: &BTreeMap<u32, u32>) -> String {
-        instance_name(id, &self.vars[id as usize], bind)
-    }
-
-    /// Statements resolving `path`; returns the position expression per dimension.
-    fn resolve_path(
-        &mut self,
-        name: &str,
-        path: &AccessPath,
-        bind: &BTreeMap<u32, u32>,
-        guarded: bool,
-        safe_field: Option<(&str, &[String])>,
-    ) -> Result<BTreeMap<String, String>, String> {
-        let mut pos: BTreeMap<String, String> = BTreeMap::new();
-        for (j, (_, d)) in self.outer.iter().enumerate() {
-            pos.insert(d.clone(), format!("i{j}"));
-        }
-        if let Some((_, d)) = &self.vertical {
-            pos.insert(d.clone(), "k".into());
-        }
-        for (n, step) in path.steps.iter().enumerate() {
-            match step {
-                Step::Cartesian { dim, offset } => {
-                    let p = pos.get_mut(dim).ok_or("shift along a missing dimension")?;
-                    *p = format!("({p} + {offset}LL)");
-                }
-                Step::Dynamic { dim, offset } => {
-                    let o = self.reference(*offset, bind);
-                    let p = pos.get_mut(dim).ok_or("shift along a missing dimension")?;
-                    *p = format!("({p} + (long long){o})");
-                }
-                Step::Neighbor { offset, slot } => {
-                    let info = self.lowered.offset(offset).ok_or("unknown offset")?.clone();
-                    let t = self.table_index(offset)?;
-                    let row_expr = pos
-                        .remove(&info.from)
-                        .ok_or("neighbour shift from a missing dimension")?;
-                    let row = format!("{name}_r{n}");
-                    let entry = format!("{name}_e{n}");
-                    let (slot_value, is_var) = match slot {
-                        Slot::Fixed(s) => (*s, false),
-                        Slot::Var(v) => (bind.get(v).copied().unwrap_or(0), true),
-                    };
-                    if guarded {
-                        self.body.push(format!(
-                            "const long long {row} = gt4rs_clamp({row_expr}, 0LL, p.t{t}_rows - 1);"
-                        ));
-                    } else {
-                        self.body
-                            .push(format!("const long long {row} = {row_expr};"));
-                        let check = self.fail_if(
-                            &format!("{row} < 0 || {row} >= p.t{t}_rows"),
-                            format!(
-                                "stage {}: a {} index is outside the rows of connectivity `{offset}`",
-                                self.index, info.from
-                            ),
-                        );
-                        self.body.push(check);
-                    }
-                    let count = info.count;
-                    self.body.push(format!(
-                        "long long {entry} = (long long)p.t{t}[{row} * {count}LL + {slot_value}];"
-                    ));
-                    if is_var || guarded {
-                        // A skipped slot (masked out) or a point outside a taken branch
-                        // (discarded): read any valid point.
-                        let safe = match safe_field {
-                            Some((pf, dims)) => match dims.iter().position(|d| d == &info.to) {
-                                Some(dpos) => format!("p.{pf}_o{dpos}"),
-                                None => "0LL".into(),
-                            },
-                            None => "0LL".into(),
-                        };
-                        self.body
-                            .push(format!("if ({entry} < 0) {{ {entry} = {safe}; }}"));
-                    } else {
-                        let check = self.fail_if(
-                            &format!("{entry} < 0"),
-                            format!(
-                                "stage {}: slot {slot_value} of connectivity `{offset}` is -1 (no neighbour) at a point inside the domain",
-                                self.index
-                            ),
-                        );
-                        self.body.push(check);
-                    }
-                    pos.insert(info.to.clone(), entry);
-                }
-            }
-        }
-        Ok(pos)
-    }
-
-    fn emit_load(
-        &mut self,
-        id: NodeId,
-        bind: &BTreeMap<u32, u32>,
-        name: &str,
-    ) -> Result<String, String> {
+    fn emit_load(&mut self, id: NodeId, bind: &Bind, name: &str) -> Result<String, String> {
         let Node::Load {
             source,
             path,
             local,
             guarded,
             ..
-        } = &self.stage.nodes[id as usize]
+        } = self.walk.node(id)
         else {
             return Err("not a load".into());
         };
-        let (fref, pf, dims, _, fname) = self.field(*source)?;
-        self.fields_used.insert(fref);
-        let pos = self.resolve_path(name, path, bind, *guarded, Some((&pf, dims)))?;
+        let f = self.walk.field(*source)?;
+        let pf = prefix(*source);
+        self.fields_used.insert(*source);
+        let section = self.walk.position_section(id)?;
+        let pos = self.resolve_path(name, path, bind, section, *guarded, Some((*source, &f)))?;
         let mut terms = Vec::new();
-        for (dpos, d) in dims.iter().enumerate() {
-            if self.is_local(d) {
+        for (dpos, d) in f.dims.iter().enumerate() {
+            if self.walk.is_local(d) {
                 let slot = match local {
-                    Some(Slot::Fixed(s)) => *s,
-                    Some(Slot::Var(v)) => bind.get(v).copied().unwrap_or(0),
-                    None => return Err(format!("sparse field `{fname}` read without a slot")),
+                    Some(slot) => StageWalk::slot(*slot, bind),
+                    None => return Err(format!("sparse field `{}` read without a slot", f.name)),
                 };
                 terms.push(format!("({slot}LL - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
                 continue;
@@ -349,14 +157,23 @@ impl<'a> KernelEmitter<'a> {
                 ));
             } else {
                 self.body.push(format!("const long long {pv} = {pexpr};"));
-                let check = self.fail_if(
-                    &format!("{pv} < p.{pf}_o{dpos} || {pv} >= p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
-                    format!(
-                        "stage {}: {fname} is read along {d} outside its domain",
-                        self.index
-                    ),
-                );
-                self.body.push(check);
+                // A domain index plus a constant is checked on the host, before the launch.
+                if !self.walk.checked_before_loop(id, dpos) {
+                    let (origin, end) = (
+                        format!("p.{pf}_o{dpos}"),
+                        format!("p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
+                    );
+                    let failure = Failure::ReadOutside {
+                        field: self.walk.field_name(*source),
+                        dim: d.clone(),
+                    };
+                    self.fail_if(
+                        section,
+                        &format!("{pv} < {origin} || {pv} >= {end}"),
+                        failure,
+                        &[pv.clone(), origin, end],
+                    );
+                }
             }
             terms.push(format!("({pv} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
         }
@@ -368,227 +185,14 @@ impl<'a> KernelEmitter<'a> {
         Ok(format!("p.{pf}[{offset}]"))
     }
 
-    fn emit_instance(&mut self, id: NodeId, bind: &BTreeMap<u32, u32>) -> Result<(), String> {
-        let name = instance_name(id, &self.vars[id as usize], bind);
-        if !self.emitted.insert(name.clone()) {
-            return Ok(());
-        }
-        let node = &self.stage.nodes[id as usize];
-        let ty = c_type(node.dtype());
-        let value = match node {
-            Node::Load { .. } => self.emit_load(id, bind, &name)?,
-            Node::Index { dim, path } => {
-                let path = if self.is_vertical(dim) {
-                    path.without_neighbor_steps()
-                } else {
-                    path.clone()
-                };
-                let pos = self.resolve_path(&name, &path, bind, false, None)?;
-                pos.get(dim)
-                    .cloned()
-                    .ok_or("index of a missing dimension")?
-            }
-            Node::Scalar { param, .. } => {
-                self.scalars_used.insert(*param);
-                format!("s{param}")
-            }
-            Node::Literal { value, dtype } => literal(*value, *dtype),
-            Node::Unary { op, arg, dtype } => {
-                let a = self.reference(*arg, bind);
-                match (op, dtype) {
-                    (UnaryOp::Neg, t) if t.is_int() => format!("gt4rs_neg({a})"),
-                    (UnaryOp::Neg, _) => format!("(-{a})"),
-                    (UnaryOp::Not, ScalarType::Bool) => format!("(!{a})"),
-                    (UnaryOp::Not, _) => format!("(~{a})"),
-                }
-            }
-            Node::Binary {
-                op,
-                lhs,
-                rhs,
-                dtype,
-            } => {
-                let (a, b) = (self.reference(*lhs, bind), self.reference(*rhs, bind));
-                if matches!(op, BinaryOp::Div | BinaryOp::Rem) && dtype.is_int() {
-                    self.fail_on_zero_divisor(&b);
-                }
-                binary(*op, *dtype, &a, &b)
-            }
-            Node::Compare { op, lhs, rhs } => {
-                let (a, b) = (self.reference(*lhs, bind), self.reference(*rhs, bind));
-                let o = match op {
-                    CmpOp::Eq => "==",
-                    CmpOp::Ne => "!=",
-                    CmpOp::Lt => "<",
-                    CmpOp::Le => "<=",
-                    CmpOp::Gt => ">",
-                    CmpOp::Ge => ">=",
-                };
-                format!("({a} {o} {b})")
-            }
-            Node::Math { fun, args, dtype } => {
-                let arg_dtype = args
-                    .first()
-                    .map(|a| self.stage.nodes[*a as usize].dtype())
-                    .unwrap_or(*dtype);
-                let refs: Vec<String> = args.iter().map(|a| self.reference(*a, bind)).collect();
-                if matches!(fun, MathFun::DivEuclid | MathFun::RemEuclid) && arg_dtype.is_int() {
-                    if let Some(divisor) = refs.get(1) {
-                        self.fail_on_zero_divisor(divisor);
-                    }
-                }
-                math(*fun, arg_dtype, &refs)?
-            }
-            Node::Cast { arg, to } => {
-                let from = self.stage.nodes[*arg as usize].dtype();
-                cast(&self.reference(*arg, bind), from, *to)
-            }
-            Node::Select {
-                cond,
-                if_true,
-                if_false,
-                ..
-            } => format!(
-                "({} ? {} : {})",
-                self.reference(*cond, bind),
-                self.reference(*if_true, bind),
-                self.reference(*if_false, bind)
-            ),
-            Node::Carry { index, .. } => format!("c{index}"),
-            Node::Reduce {
-                op,
-                offset,
-                center,
-                var,
-                body,
-                value,
-                dtype,
-            } => {
-                let info = self.lowered.offset(offset).ok_or("unknown offset")?.clone();
-                let t = self.table_index(offset)?;
-                let pos = self.resolve_path(&format!("{name}_c"), center, bind, false, None)?;
-                let row_expr = pos
-                    .get(&info.from)
-                    .cloned()
-                    .ok_or("reduction at a point without its dimension")?;
-                let row = format!("{name}_row");
-                self.body
-                    .push(format!("const long long {row} = {row_expr};"));
-                let check = self.fail_if(
-                    &format!("{row} < 0 || {row} >= p.t{t}_rows"),
-                    format!(
-                        "stage {}: a {} index is outside the rows of connectivity `{offset}`",
-                        self.index, info.from
-                    ),
-                );
-                self.body.push(check);
-                let mut acc = match op {
-                    ReduceOp::Sum => literal(Literal::Int(0), *dtype),
-                    ReduceOp::Max => lowest(*dtype),
-                    ReduceOp::Min => highest(*dtype),
-                };
-                for j in 0..info.count {
-                    let mut inner = bind.clone();
-                    inner.insert(*var, j);
-                    let ok = format!("{name}_ok{j}");
-                    self.body.push(format!(
-                        "const bool {ok} = p.t{t}[{row} * {}LL + {j}] >= 0;",
-                        info.count
-                    ));
-                    for b in body {
-                        let deeper = self.vars[*b as usize]
-                            .iter()
-                            .any(|v| !inner.contains_key(v));
-                        if !deeper {
-                            self.emit_instance(*b, &inner)?;
-                        }
-                    }
-                    let v = self.reference(*value, &inner);
-                    let step = match op {
-                        ReduceOp::Sum => binary(BinaryOp::Add, *dtype, &acc, &v),
-                        ReduceOp::Max => minmax(MathFun::Max, *dtype, &acc, &v),
-                        ReduceOp::Min => minmax(MathFun::Min, *dtype, &acc, &v),
-                    };
-                    let acc_name = format!("{name}_acc{j}");
-                    self.body
-                        .push(format!("const {ty} {acc_name} = {ok} ? {step} : {acc};"));
-                    acc = acc_name;
-                }
-                acc
-            }
-        };
-        self.body.push(format!("const {ty} {name} = {value};"));
-        Ok(())
-    }
-
+    /// The kernel's text and launch metadata.
     fn run(mut self) -> Result<(KernelInfo, String), String> {
-        let stage = self.stage;
-        for id in 0..stage.nodes.len() as NodeId {
-            if self.vars[id as usize].is_empty() {
-                self.emit_instance(id, &BTreeMap::new())?;
-            }
-        }
-        // Output stores, each checked against its field.
-        let mut stores = Vec::new();
-        let mut outputs = Vec::new();
-        for o in &stage.outputs {
-            let (fref, pf, dims, dtype, fname) = self.field(o.target)?;
-            outputs.push(fref);
-            let mut terms = Vec::new();
-            for (dpos, d) in dims.iter().enumerate() {
-                let idx = if self.is_vertical(d) {
-                    "k".to_string()
-                } else {
-                    let j = self
-                        .outer
-                        .iter()
-                        .position(|(_, od)| od == d)
-                        .ok_or("output dimension outside the domain")?;
-                    format!("i{j}")
-                };
-                let check = self.fail_if(
-                    &format!("{idx} < p.{pf}_o{dpos} || {idx} >= p.{pf}_o{dpos} + p.{pf}_n{dpos}"),
-                    format!(
-                        "stage {}: the domain along {d} is not inside output {fname}",
-                        self.index
-                    ),
-                );
-                stores.push(check);
-                terms.push(format!("({idx} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
-            }
-            let v = self.reference(o.value, &BTreeMap::new());
-            let ty = c_type(dtype);
-            stores.push(format!("p.{pf}[{}] = ({ty}){v};", terms.join(" + ")));
-        }
-        // Carry initial values are uniform over levels: computed before the column loop.
-        let mut carry_init = Vec::new();
-        let mut carry_update = Vec::new();
-        if let Some(scan) = &stage.scan {
-            let level_body = std::mem::take(&mut self.body);
-            // The initial values are computed once, before the column loop, in a scope of
-            // their own (the loop body declares its own copies).
-            let level_emitted = std::mem::take(&mut self.emitted);
-            for (ci, c) in scan.carry.iter().enumerate() {
-                self.emit_uniform_tree(c.init)?;
-                let ty = c_type(c.dtype);
-                carry_init.push(format!("{ty} c{ci} = v{};", c.init));
-                carry_update.push(match c.active {
-                    // Outside its active region a scan restarts from its initial value.
-                    Some(a) => format!(
-                        "c{ci} = {} ? v{} : v{};",
-                        self.reference(a, &BTreeMap::new()),
-                        c.next,
-                        c.init
-                    ),
-                    None => format!("c{ci} = v{};", c.next),
-                });
-            }
-            carry_init.splice(0..0, std::mem::take(&mut self.body));
-            self.body = level_body;
-            self.emitted = level_emitted;
-        }
-
-        let kernel = format!("{}_stage{}", self.program.name, self.index);
+        self.emit_all()?;
+        let (outputs, stores) = self.stores()?;
+        let (carry_init, carry_update) = self.scan_carries()?;
+        let stage = self.walk.stage;
+        let index = self.walk.index;
+        let kernel = format!("{}_stage{}", self.walk.program.name, index);
         let (fields, size) = KernelInfo::lay_out(self.param_fields(&outputs)?);
         let mut text = String::new();
         let _ = writeln!(text, "\nstruct {kernel}_params {{");
@@ -600,49 +204,18 @@ impl<'a> KernelEmitter<'a> {
             text,
             "extern \"C\" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) {kernel}(const {kernel}_params p) {{"
         );
-        // Static scalars and known bounds may be fixed at compile() as macros.
-        for s in &self.scalars_used {
-            let ty = match &self.program.params[*s as usize].ty {
-                Type::Scalar(t) => c_type(*t),
-                _ => return Err("a scalar node of a field parameter".into()),
-            };
-            let _ = writeln!(
-                text,
-                "#ifdef GT4RS_STATIC_S{s}\n    constexpr {ty} s{s} = GT4RS_STATIC_S{s};\n#else\n    const {ty} s{s} = p.s{s};\n#endif"
-            );
-        }
-        // Literal bounds are constants here; others may be fixed at compile() (from static
-        // arguments) through `GT4RS_S<stage>_D<dim>_LO/HI`, else come from the parameter struct.
-        let stage_no = self.index;
-        for (j, r) in stage.domain.iter().enumerate() {
-            let lo = self.literal_bound(&r.start);
-            let hi = self.literal_bound(&r.end).zip(lo).map(|(h, l)| h.max(l));
-            for (which, known) in [("lo", lo), ("hi", hi)] {
-                let upper = which.to_uppercase();
-                match known {
-                    Some(v) => {
-                        let _ = writeln!(text, "    constexpr long long d{j}_{which} = {v}LL;");
-                    }
-                    None => {
-                        let _ = writeln!(
-                            text,
-                            "#ifdef GT4RS_S{stage_no}_D{j}_{upper}\n    constexpr long long d{j}_{which} = GT4RS_S{stage_no}_D{j}_{upper};\n#else\n    const long long d{j}_{which} = p.d{j}_{which};\n#endif"
-                        );
-                    }
-                }
-            }
-        }
+        self.constants(&mut text)?;
         let _ = writeln!(
             text,
             "    const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;"
         );
         let mut extent = String::from("1LL");
-        for (j, _) in &self.outer {
+        for (j, _) in &self.walk.outer {
             let _ = write!(extent, " * (d{j}_hi - d{j}_lo)");
         }
         let _ = writeln!(text, "    if (point >= {extent}) return;");
         let _ = writeln!(text, "    long long rem = point;");
-        for (idx, (j, _)) in self.outer.iter().enumerate().rev() {
+        for (idx, (j, _)) in self.walk.outer.iter().enumerate().rev() {
             let _ = writeln!(
                 text,
                 "    const long long i{idx} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
@@ -651,7 +224,7 @@ impl<'a> KernelEmitter<'a> {
         let _ = writeln!(text, "    (void)rem;");
         let body = self.body.join("\n        ");
         let stores = stores.join("\n        ");
-        match (&self.vertical, &stage.scan) {
+        match (&self.walk.vertical, &stage.scan) {
             (None, _) => {
                 let _ = writeln!(text, "    {{\n        {body}\n        {stores}\n    }}");
             }
@@ -678,306 +251,292 @@ impl<'a> KernelEmitter<'a> {
         let _ = writeln!(text, "}}");
         let info = KernelInfo {
             name: kernel,
-            stage: self.index,
+            stage: index,
             scan: stage.scan.is_some(),
-            outer_dims: self.outer.iter().map(|(j, _)| *j).collect(),
-            vertical_dim: self.vertical.as_ref().map(|(j, _)| *j),
+            outer_dims: self.walk.outer.iter().map(|(j, _)| *j).collect(),
+            vertical_dim: self.walk.vertical.as_ref().map(|(j, _)| *j),
             size,
             fields,
             errors: self.errors,
+            preconditions: self.walk.preconditions,
         };
         Ok((info, text))
+    }
+
+    /// The outputs, and their stores (the launcher checks that the domain lies inside every
+    /// output before it launches).
+    fn stores(&mut self) -> Result<(Vec<Source>, Vec<String>), String> {
+        let mut stores = Vec::new();
+        let mut outputs = Vec::new();
+        for o in &self.walk.stage.outputs {
+            let f = self.walk.field(o.target)?;
+            let pf = prefix(o.target);
+            outputs.push(o.target);
+            let mut terms = Vec::new();
+            for (dpos, d) in f.dims.iter().enumerate() {
+                let idx = if self.walk.is_vertical(d) {
+                    "k".to_string()
+                } else {
+                    let j = self
+                        .walk
+                        .outer
+                        .iter()
+                        .position(|(_, od)| od == d)
+                        .ok_or("output dimension outside the domain")?;
+                    format!("i{j}")
+                };
+                terms.push(format!("({idx} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
+            }
+            let v = self.reference(o.value, &Bind::new(), Section::Level);
+            let ty = c_type(f.dtype);
+            stores.push(format!("p.{pf}[{}] = ({ty}){v};", terms.join(" + ")));
+        }
+        Ok((outputs, stores))
+    }
+
+    /// A scan's carry: the initial values, computed once before the column loop in a scope of
+    /// their own (the loop body declares its own copies), and the update after each level.
+    fn scan_carries(&mut self) -> Result<(Vec<String>, Vec<String>), String> {
+        let mut carry_init = Vec::new();
+        let mut carry_update = Vec::new();
+        let Some(scan) = &self.walk.stage.scan else {
+            return Ok((carry_init, carry_update));
+        };
+        let level_body = std::mem::take(&mut self.body);
+        let level_emitted = std::mem::take(&mut self.walk.emitted);
+        for (ci, c) in scan.carry.iter().enumerate() {
+            self.emit_uniform_tree(c.init)?;
+            let ty = c_type(c.dtype);
+            carry_init.push(format!("{ty} c{ci} = v{};", c.init));
+            carry_update.push(match c.active {
+                // Outside its active region a scan restarts from its initial value.
+                Some(a) => format!(
+                    "c{ci} = {} ? v{} : v{};",
+                    self.reference(a, &Bind::new(), Section::Level),
+                    c.next,
+                    c.init
+                ),
+                None => format!("c{ci} = v{};", c.next),
+            });
+        }
+        carry_init.splice(0..0, std::mem::take(&mut self.body));
+        self.body = level_body;
+        self.walk.emitted = level_emitted;
+        Ok((carry_init, carry_update))
+    }
+
+    /// Emits `id` after its children (a scan's initial value does not depend on the level).
+    fn emit_uniform_tree(&mut self, id: NodeId) -> Result<(), String> {
+        for c in self.walk.node(id).children() {
+            self.emit_uniform_tree(c)?;
+        }
+        self.emit_instance(id, &Bind::new())
+    }
+
+    /// Static scalars and domain bounds: literal bounds are constants here; others and the
+    /// scalars may be fixed at compile() (from static arguments) as macros
+    /// (`GT4RS_STATIC_S<param>`, `GT4RS_S<stage>_D<dim>_LO/HI`), else come from the parameter
+    /// struct.
+    fn constants(&self, text: &mut String) -> Result<(), String> {
+        for s in &self.scalars_used {
+            let ty = match &self.walk.program.params[*s as usize].ty {
+                Type::Scalar(t) => c_type(*t),
+                _ => return Err("a scalar node of a field parameter".into()),
+            };
+            let _ = writeln!(
+                text,
+                "#ifdef GT4RS_STATIC_S{s}\n    constexpr {ty} s{s} = GT4RS_STATIC_S{s};\n#else\n    const {ty} s{s} = p.s{s};\n#endif"
+            );
+        }
+        let stage_no = self.walk.index;
+        for (j, r) in self.walk.stage.domain.iter().enumerate() {
+            let lo = self.literal_bound(&r.start);
+            let hi = self.literal_bound(&r.end).zip(lo).map(|(h, l)| h.max(l));
+            for (which, known) in [("lo", lo), ("hi", hi)] {
+                let upper = which.to_uppercase();
+                match known {
+                    Some(v) => {
+                        let _ = writeln!(text, "    constexpr long long d{j}_{which} = {v}LL;");
+                    }
+                    None => {
+                        let _ = writeln!(
+                            text,
+                            "#ifdef GT4RS_S{stage_no}_D{j}_{upper}\n    constexpr long long d{j}_{which} = GT4RS_S{stage_no}_D{j}_{upper};\n#else\n    const long long d{j}_{which} = p.d{j}_{which};\n#endif"
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The value of a bound that is an integer literal.
     fn literal_bound(&self, b: &Bound) -> Option<i64> {
         match b {
-            Bound::Node(id) => match self.stage.nodes.get(*id as usize)? {
+            Bound::Node(id) => match self.walk.stage.nodes.get(*id as usize)? {
                 Node::Literal {
-                    value: Literal::Int(v),
+                    value: value @ Literal::Int(_),
                     dtype,
-                } if dtype.is_int() => Some(*v),
+                } => ScalarValue::from_literal(*value, *dtype).as_i64(),
                 _ => None,
             },
             _ => None,
         }
     }
-
-    /// Emits `id` after its children (a scan's initial value does not depend on the level).
-    fn emit_uniform_tree(&mut self, id: NodeId) -> Result<(), String> {
-        for c in self.stage.nodes[id as usize].children() {
-            self.emit_uniform_tree(c)?;
-        }
-        self.emit_instance(id, &BTreeMap::new())
-    }
-
-    /// The parameter struct's fields: pointers first, then 8-byte integers, then scalars by
-    /// decreasing size, so the struct has no padding.
-    fn param_fields(
-        &self,
-        outputs: &[Source],
-    ) -> Result<Vec<(String, ParamType, FieldRole)>, String> {
-        let mut out = Vec::new();
-        let mut push = |name: String, ty: ParamType, role: FieldRole| out.push((name, ty, role));
-        let mut fields: BTreeSet<Source> = self.fields_used.clone();
-        fields.extend(outputs.iter().copied());
-        for f in &fields {
-            let (_, pf, _, dtype, _) = self.field(*f)?;
-            let ty = if outputs.contains(f) {
-                ParamType::MutPtr(dtype)
-            } else {
-                ParamType::ConstPtr(dtype)
-            };
-            push(pf, ty, FieldRole::Data { field: *f });
-        }
-        for t in &self.tables_used {
-            push(
-                format!("t{t}"),
-                ParamType::Table,
-                FieldRole::Table { index: *t },
-            );
-        }
-        push("error".into(), ParamType::ErrorSlot, FieldRole::Error);
-        let i64t = ParamType::Scalar(ScalarType::I64);
-        for f in &fields {
-            let (_, pf, dims, _, _) = self.field(*f)?;
-            for dim in 0..dims.len() {
-                push(
-                    format!("{pf}_o{dim}"),
-                    i64t,
-                    FieldRole::Origin { field: *f, dim },
-                );
-                push(
-                    format!("{pf}_n{dim}"),
-                    i64t,
-                    FieldRole::Extent { field: *f, dim },
-                );
-                push(
-                    format!("{pf}_s{dim}"),
-                    i64t,
-                    FieldRole::Stride { field: *f, dim },
-                );
-            }
-        }
-        for t in &self.tables_used {
-            push(
-                format!("t{t}_rows"),
-                i64t,
-                FieldRole::TableRows { index: *t },
-            );
-        }
-        for j in 0..self.stage.domain.len() {
-            push(
-                format!("d{j}_lo"),
-                i64t,
-                FieldRole::Bound { dim: j, end: false },
-            );
-            push(
-                format!("d{j}_hi"),
-                i64t,
-                FieldRole::Bound { dim: j, end: true },
-            );
-        }
-        let mut scalars: Vec<(u32, ScalarType)> = Vec::new();
-        for s in &self.scalars_used {
-            match &self.program.params[*s as usize].ty {
-                Type::Scalar(t) => scalars.push((*s, *t)),
-                _ => return Err("a scalar node of a field parameter".into()),
-            }
-        }
-        scalars.sort_by_key(|(s, t)| (std::cmp::Reverse(dtype_size(*t)), *s));
-        for (s, t) in scalars {
-            push(
-                format!("s{s}"),
-                ParamType::Scalar(t),
-                FieldRole::Scalar { param: s },
-            );
-        }
-        Ok(out)
-    }
 }
 
-fn float_text(v: f64, f32_suffix: bool) -> String {
-    let suffix = if f32_suffix { "f" } else { "" };
-    if v.is_nan() {
-        return if f32_suffix {
-            "__int_as_float(0x7fc00000)".into()
-        } else {
-            "__longlong_as_double(0x7ff8000000000000LL)".into()
-        };
-    }
-    if v.is_infinite() {
-        let inf = if f32_suffix {
-            "__int_as_float(0x7f800000)"
-        } else {
-            "__longlong_as_double(0x7ff0000000000000LL)"
-        };
-        return if v > 0.0 {
-            inf.into()
-        } else {
-            format!("(-{inf})")
-        };
-    }
-    if f32_suffix {
-        format!("{:e}{suffix}", v as f32)
-    } else {
-        format!("{v:e}")
-    }
-}
+impl<'a> Spelling<'a> for KernelEmitter<'a> {
+    type Code = String;
 
-fn int_text(i: i64, t: ScalarType) -> String {
-    match t {
-        ScalarType::I32 => {
-            let i = i as i32;
-            if i == i32::MIN {
-                "(-2147483647 - 1)".into()
-            } else {
-                format!("{i}")
-            }
-        }
-        _ => {
-            if i == i64::MIN {
-                "(-9223372036854775807LL - 1LL)".into()
-            } else {
-                format!("{i}LL")
-            }
-        }
+    fn walk(&self) -> &StageWalk<'a> {
+        &self.walk
     }
-}
-
-fn literal(value: Literal, dtype: ScalarType) -> String {
-    match (value, dtype) {
-        (Literal::Bool(b), _) => b.to_string(),
-        (Literal::Int(i), ScalarType::Bool) => (i != 0).to_string(),
-        (Literal::Int(i), ScalarType::F32) => float_text(i as f64, true),
-        (Literal::Int(i), ScalarType::F64) => float_text(i as f64, false),
-        (Literal::Int(i), t) => int_text(i, t),
-        (Literal::Float(bits), ScalarType::F32) => float_text(f64::from_bits(bits), true),
-        (Literal::Float(bits), ScalarType::F64) => float_text(f64::from_bits(bits), false),
-        (Literal::Float(bits), t) => int_text(f64::from_bits(bits) as i64, t),
+    fn walk_mut(&mut self) -> &mut StageWalk<'a> {
+        &mut self.walk
     }
-}
 
-fn lowest(t: ScalarType) -> String {
-    match t {
-        ScalarType::F64 => float_text(f64::MIN, false),
-        ScalarType::F32 => float_text(f32::MIN as f64, true),
-        ScalarType::I32 => int_text(i32::MIN as i64, t),
-        ScalarType::I64 => int_text(i64::MIN, t),
-        ScalarType::Bool => "false".into(),
+    fn name(&self, name: &str) -> String {
+        name.to_string()
     }
-}
 
-fn highest(t: ScalarType) -> String {
-    match t {
-        ScalarType::F64 => float_text(f64::MAX, false),
-        ScalarType::F32 => float_text(f32::MAX as f64, true),
-        ScalarType::I32 => int_text(i32::MAX as i64, t),
-        ScalarType::I64 => int_text(i64::MAX, t),
-        ScalarType::Bool => "true".into(),
+    fn define(&mut self, _: Section, name: &str, dtype: ScalarType, value: String) {
+        let ty = c_type(dtype);
+        self.body.push(format!("const {ty} {name} = {value};"));
     }
-}
 
-fn binary(op: BinaryOp, dtype: ScalarType, a: &str, b: &str) -> String {
-    if dtype.is_int() {
-        match op {
-            BinaryOp::Add => format!("gt4rs_add({a}, {b})"),
-            BinaryOp::Sub => format!("gt4rs_sub({a}, {b})"),
-            BinaryOp::Mul => format!("gt4rs_mul({a}, {b})"),
-            BinaryOp::Div => format!("gt4rs_div({a}, {b})"),
-            BinaryOp::Rem => format!("gt4rs_rem({a}, {b})"),
-            BinaryOp::BitAnd => format!("({a} & {b})"),
-            BinaryOp::BitOr => format!("({a} | {b})"),
-            BinaryOp::BitXor => format!("({a} ^ {b})"),
-        }
-    } else {
-        let f = if dtype == ScalarType::F32 {
-            "fmodf"
-        } else {
-            "fmod"
-        };
-        match op {
-            BinaryOp::Add => format!("({a} + {b})"),
-            BinaryOp::Sub => format!("({a} - {b})"),
-            BinaryOp::Mul => format!("({a} * {b})"),
-            BinaryOp::Div => format!("({a} / {b})"),
-            BinaryOp::Rem => format!("{f}({a}, {b})"),
-            BinaryOp::BitAnd => format!("({a} & {b})"),
-            BinaryOp::BitOr => format!("({a} | {b})"),
-            BinaryOp::BitXor => format!("({a} ^ {b})"),
+    fn value(&self, value: ScalarValue) -> String {
+        ops::value(value)
+    }
+    fn scalar(&mut self, param: u32) -> String {
+        self.scalars_used.insert(param);
+        format!("s{param}")
+    }
+    fn carry(&self, index: u32) -> String {
+        format!("c{index}")
+    }
+    fn unary(&self, op: UnaryOp, dtype: ScalarType, a: String) -> String {
+        ops::unary(op, dtype, &a)
+    }
+    fn binary(&self, op: BinaryOp, dtype: ScalarType, a: String, b: String) -> String {
+        ops::binary(op, dtype, &a, &b)
+    }
+    fn compare(&self, op: CmpOp, a: String, b: String) -> String {
+        ops::compare(op, &a, &b)
+    }
+    fn math(&self, fun: MathFun, types: &[ScalarType], args: &[String]) -> Result<String, String> {
+        let t = types
+            .first()
+            .copied()
+            .ok_or("a math function without arguments")?;
+        ops::math(fun, t, args)
+    }
+    fn cast(&self, a: String, from: ScalarType, to: ScalarType) -> String {
+        ops::cast(&a, from, to)
+    }
+    fn select(&self, cond: String, if_true: String, if_false: String) -> String {
+        format!("({cond} ? {if_true} : {if_false})")
+    }
+    fn min_max(&self, max: bool, dtype: ScalarType, a: String, b: String) -> String {
+        ops::min_max(max, dtype, &a, &b)
+    }
+
+    /// Records an integer division by zero as an error, as the CPU and embedded backends do
+    /// (the prelude's division would give 0).
+    fn division(
+        &mut self,
+        section: Section,
+        division: Division,
+        dtype: ScalarType,
+        a: String,
+        b: String,
+    ) -> String {
+        self.fail_if(section, &format!("{b} == 0"), Failure::DivisionByZero, &[]);
+        match division {
+            Division::Div => ops::binary(BinaryOp::Div, dtype, &a, &b),
+            Division::Rem => ops::binary(BinaryOp::Rem, dtype, &a, &b),
+            Division::DivEuclid => format!("gt4rs_div_euclid({a}, {b})"),
+            Division::RemEuclid => format!("gt4rs_rem_euclid({a}, {b})"),
         }
     }
-}
 
-fn minmax(fun: MathFun, t: ScalarType, a: &str, b: &str) -> String {
-    let max = fun == MathFun::Max;
-    match t {
-        ScalarType::F64 => format!("{}({a}, {b})", if max { "fmax" } else { "fmin" }),
-        ScalarType::F32 => format!("{}({a}, {b})", if max { "fmaxf" } else { "fminf" }),
-        _ => format!(
-            "{}({a}, {b})",
-            if max { "gt4rs_imax" } else { "gt4rs_imin" }
-        ),
+    fn shift(&self, position: String, offset: i64) -> String {
+        format!("({position} + {offset}LL)")
     }
-}
+    fn shift_by(&self, position: String, by: String) -> String {
+        format!("({position} + (long long){by})")
+    }
 
-fn math(fun: MathFun, t: ScalarType, a: &[String]) -> Result<String, String> {
-    use MathFun::*;
-    let x = a.first().ok_or("a math function without arguments")?;
-    let zero = "0".to_string();
-    let y = a.get(1).unwrap_or(&zero);
-    // Single-precision functions carry an `f` suffix.
-    let f = if t == ScalarType::F32 { "f" } else { "" };
-    let call = |name: &str| format!("{name}{f}({x})");
-    Ok(match fun {
-        Abs if t.is_int() => format!("gt4rs_abs({x})"),
-        Abs => call("fabs"),
-        Sqrt => call("sqrt"),
-        Cbrt => call("cbrt"),
-        Exp => call("exp"),
-        Ln => call("log"),
-        Log10 => call("log10"),
-        Log2 => call("log2"),
-        Sin => call("sin"),
-        Cos => call("cos"),
-        Tan => call("tan"),
-        Asin => call("asin"),
-        Acos => call("acos"),
-        Atan => call("atan"),
-        Sinh => call("sinh"),
-        Cosh => call("cosh"),
-        Tanh => call("tanh"),
-        Asinh => call("asinh"),
-        Acosh => call("acosh"),
-        Atanh => call("atanh"),
-        Gamma => call("tgamma"),
-        Floor => call("floor"),
-        Ceil => call("ceil"),
-        Trunc => call("trunc"),
-        Round => call("round"),
-        IsNan => format!("isnan({x})"),
-        IsFinite => format!("isfinite({x})"),
-        IsInfinite => format!("isinf({x})"),
-        Min | Max => minmax(fun, t, x, y),
-        Powf => format!("pow{f}({x}, {y})"),
-        Powi if t.is_int() => format!("gt4rs_ipow({x}, ({})({y}))", c_type(t)),
-        Powi => format!("pow{f}({x}, ({})({y}))", c_type(t)),
-        DivEuclid if t.is_int() => format!("gt4rs_div_euclid({x}, {y})"),
-        DivEuclid => format!("gt4rs_fdiv_euclid({x}, {y})"),
-        RemEuclid if t.is_int() => format!("gt4rs_rem_euclid({x}, {y})"),
-        RemEuclid => format!("gt4rs_frem_euclid({x}, {y})"),
-        Atan2 => format!("atan2{f}({x}, {y})"),
-        Hypot => format!("hypot{f}({x}, {y})"),
-    })
-}
+    fn neighbour_row(
+        &mut self,
+        section: Section,
+        row: &str,
+        index: String,
+        table: usize,
+        guarded: bool,
+        failure: Failure,
+    ) {
+        if guarded {
+            self.body.push(format!(
+                "const long long {row} = gt4rs_clamp({index}, 0LL, p.t{table}_rows - 1);"
+            ));
+            return;
+        }
+        self.body.push(format!("const long long {row} = {index};"));
+        let rows = format!("p.t{table}_rows");
+        self.fail_if(
+            section,
+            &format!("{row} < 0 || {row} >= {rows}"),
+            failure,
+            &[row.to_string(), rows],
+        );
+    }
 
-fn cast(a: &str, from: ScalarType, to: ScalarType) -> String {
-    let ty = c_type(to);
-    match (from, to) {
-        (f, t) if f == t => a.to_string(),
-        (ScalarType::Bool, t) if t.is_float() => format!("(({ty})(int){a})"),
-        (_, ScalarType::Bool) if from.is_float() => format!("({a} != 0)"),
-        (_, ScalarType::Bool) => format!("({a} != 0)"),
-        _ => format!("(({ty}){a})"),
+    fn neighbour_entry(&mut self, _: Section, entry: &str, at: TableEntry<'_>) {
+        self.body.push(format!(
+            "long long {entry} = (long long){};",
+            table_entry(at)
+        ));
+    }
+
+    fn replace_missing(&mut self, _: Section, entry: &str, safe: String) {
+        self.body
+            .push(format!("if ({entry} < 0) {{ {entry} = {safe}; }}"));
+    }
+
+    fn check_missing(&mut self, section: Section, entry: &str, row: &str, failure: Failure) {
+        self.fail_if(
+            section,
+            &format!("{entry} < 0"),
+            failure,
+            &[row.to_string()],
+        );
+    }
+
+    fn field_origin(&self, field: Source, dim: usize) -> String {
+        format!("p.{}_o{dim}", prefix(field))
+    }
+
+    fn slot_present(&mut self, _: Section, _: Section, ok: &str, at: TableEntry<'_>) {
+        self.body
+            .push(format!("const bool {ok} = {} >= 0;", table_entry(at)));
+    }
+
+    fn accumulate(
+        &mut self,
+        _: Section,
+        acc: &str,
+        dtype: ScalarType,
+        ok: &str,
+        step: String,
+        previous: String,
+    ) -> String {
+        let ty = c_type(dtype);
+        self.body
+            .push(format!("const {ty} {acc} = {ok} ? {step} : {previous};"));
+        acc.to_string()
+    }
+
+    fn load(&mut self, id: NodeId, bind: &Bind, name: &str) -> Result<Option<String>, String> {
+        self.emit_load(id, bind, name).map(Some)
     }
 }

@@ -1,6 +1,6 @@
 //! Run-time support for the fused CPU kernels that `#[program]` generates: the pointer wrapper
 //! that lets a kernel's blocks share field buffers across threads, the error slot the blocks
-//! report into, the parallel driver over tiles of points and levels, and math the standard library lacks.
+//! report into and the parallel driver over tiles of points and levels.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -187,13 +187,6 @@ pub fn ensure_len<T: Default + Clone>(buffer: &mut Vec<T>, len: usize) {
     if buffer.len() < len {
         buffer.resize(len, T::default());
     }
-}
-
-pub use crate::backend::libm::gamma;
-
-/// `gamma` for `f32`.
-pub fn gamma_f32(x: f32) -> f32 {
-    gamma(x as f64) as f32
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::{CompileOptions, Ptx};
 
+use gt4rs_ir::kernel::ERROR_RECORD_LEN;
 use gt4rs_ir::ScalarType;
 
 use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
@@ -445,7 +446,7 @@ impl Timer {
 }
 
 /// A program compiled for the GPU: its module, kernels, stream, connectivity tables on the
-/// device and per-kernel error slots.
+/// device and per-kernel error records.
 pub struct CudaProgram {
     name: &'static str,
     /// Stages, kernels, static values and host tables: everything but the device objects.
@@ -459,7 +460,8 @@ pub struct CudaProgram {
     /// buffers never move, so every call reuses these).
     table_args: Vec<(u64, i64)>,
     temporaries: Mutex<Vec<Option<CudaSlice<u8>>>>,
-    errors: Mutex<CudaSlice<i32>>,
+    /// One error record per kernel (`ERROR_RECORD_LEN` words each).
+    errors: Mutex<CudaSlice<i64>>,
     outcome: Outcome,
 }
 
@@ -498,7 +500,7 @@ impl CudaProgram {
                 .map(|(d, t)| (d.device_ptr(&stream).0, t.rows() as i64))
                 .collect();
             let errors = stream
-                .alloc_zeros::<i32>(kernels.len().max(1))
+                .alloc_zeros::<i64>(kernels.len().max(1) * ERROR_RECORD_LEN)
                 .map_err(driver(name))?;
             let temporaries =
                 Mutex::new((0..plan.stages.temporaries.len()).map(|_| None).collect());
@@ -640,11 +642,11 @@ impl CudaProgram {
                 .errors
                 .lock()
                 .map_err(|_| self.arg_error("", "a previous call panicked"))?;
-            let codes = self
+            let records = self
                 .stream
                 .clone_dtoh(&*errors)
                 .map_err(driver(self.name))?;
-            let recorded = recorded_error(self.name, self.plan.kernels, &codes);
+            let recorded = recorded_error(self.name, self.plan.kernels, &records);
             if recorded.is_err() {
                 self.stream
                     .memset_zeros(&mut *errors)

@@ -1,17 +1,24 @@
-//! The host side of a launch that needs no GPU: domain bounds from a call's scalars, the
-//! parameter block of a kernel (its `#[repr(C)]` struct as bytes, filled by field role), NVRTC
-//! options and the cache key. The device code in `device.rs` only adds pointers and calls.
+//! The host side of a launch that needs no GPU: the launches of a call (domain bounds from
+//! `bounds`, the preconditions the CPU kernels check before their loop, temporaries), the
+//! parameter block of a kernel (its `#[repr(C)]` struct as bytes, filled by field role), the
+//! error of a call from its kernels' error records, NVRTC options and the cache key. The device
+//! code in `device.rs` only adds pointers and calls.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, ProgramParam, UnaryOp};
-use gt4rs_ir::kernel::{dtype_size, FieldRole, KernelInfo};
-use gt4rs_ir::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
-use gt4rs_ir::{CmpOp, ScalarType, Type};
+use gt4rs_ir::failure::{Failure, Precondition};
+use gt4rs_ir::fieldview::Program;
+use gt4rs_ir::kernel::{dtype_size, FieldRole, KernelInfo, ERROR_RECORD_LEN};
+use gt4rs_ir::stage::{Bound, Source, StageProgram};
+use gt4rs_ir::{ScalarType, Type};
 
+pub use super::bounds::{
+    c_literal, node_bound, stage_bounds, static_defines, BoundError, BoundInputs, NamedTable,
+};
 use crate::args::ScalarValue;
 use crate::backend::cuda::source::Translation;
+use crate::backend::failure;
 use crate::cache::CacheKey;
 use crate::config::CudaOptions;
 use crate::connectivity::ConnectivityTable;
@@ -28,287 +35,6 @@ pub struct FieldMeta {
     pub strides: Vec<i64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Value {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-}
-
-impl Value {
-    fn int(self) -> Option<i64> {
-        match self {
-            Value::Int(i) => Some(i),
-            Value::Bool(b) => Some(i64::from(b)),
-            Value::Float(_) => None,
-        }
-    }
-    fn float(self) -> f64 {
-        match self {
-            Value::Int(i) => i as f64,
-            Value::Bool(b) => f64::from(u8::from(b)),
-            Value::Float(f) => f,
-        }
-    }
-}
-
-fn scalar_value(v: ScalarValue) -> Value {
-    match v {
-        ScalarValue::Bool(b) => Value::Bool(b),
-        ScalarValue::I32(i) => Value::Int(i64::from(i)),
-        ScalarValue::I64(i) => Value::Int(i),
-        ScalarValue::F32(f) => Value::Float(f64::from(f)),
-        ScalarValue::F64(f) => Value::Float(f),
-    }
-}
-
-/// Evaluates a uniform node (over program scalars and literals) of `stage`.
-fn eval(stage: &Stage, id: NodeId, scalars: &[Option<ScalarValue>]) -> Result<Value, String> {
-    let node = stage
-        .nodes
-        .get(id as usize)
-        .ok_or_else(|| format!("bound node {id} does not exist"))?;
-    let sub = |n: NodeId| eval(stage, n, scalars);
-    Ok(match node {
-        Node::Scalar { param, .. } => scalars
-            .get(*param as usize)
-            .copied()
-            .flatten()
-            .map(scalar_value)
-            .ok_or_else(|| format!("parameter {param} is not a scalar"))?,
-        Node::Literal { value, dtype } => match (value, dtype) {
-            (gt4rs_ir::fieldview::Literal::Bool(b), _) => Value::Bool(*b),
-            (gt4rs_ir::fieldview::Literal::Int(i), t) if t.is_float() => Value::Float(*i as f64),
-            (gt4rs_ir::fieldview::Literal::Int(i), _) => Value::Int(*i),
-            (l, _) => Value::Float(l.as_f64()),
-        },
-        Node::Cast { arg, to } => {
-            let v = sub(*arg)?;
-            match to {
-                ScalarType::Bool => Value::Bool(v.float() != 0.0),
-                ScalarType::I32 => Value::Int(i64::from(v.float() as i32)),
-                ScalarType::I64 => Value::Int(v.int().unwrap_or(v.float() as i64)),
-                ScalarType::F32 | ScalarType::F64 => Value::Float(v.float()),
-            }
-        }
-        Node::Unary { op, arg, .. } => match (op, sub(*arg)?) {
-            (UnaryOp::Neg, Value::Int(i)) => Value::Int(i.wrapping_neg()),
-            (UnaryOp::Neg, v) => Value::Float(-v.float()),
-            (UnaryOp::Not, Value::Bool(b)) => Value::Bool(!b),
-            (UnaryOp::Not, Value::Int(i)) => Value::Int(!i),
-            (UnaryOp::Not, Value::Float(_)) => return Err("`!` of a float".into()),
-        },
-        Node::Binary { op, lhs, rhs, .. } => {
-            let (a, b) = (sub(*lhs)?, sub(*rhs)?);
-            match (a.int(), b.int()) {
-                (Some(x), Some(y)) => Value::Int(match op {
-                    BinaryOp::Add => x.wrapping_add(y),
-                    BinaryOp::Sub => x.wrapping_sub(y),
-                    BinaryOp::Mul => x.wrapping_mul(y),
-                    BinaryOp::Div => x.checked_div(y).unwrap_or(0),
-                    BinaryOp::Rem => x.checked_rem(y).unwrap_or(0),
-                    BinaryOp::BitAnd => x & y,
-                    BinaryOp::BitOr => x | y,
-                    BinaryOp::BitXor => x ^ y,
-                }),
-                _ => {
-                    let (x, y) = (a.float(), b.float());
-                    Value::Float(match op {
-                        BinaryOp::Add => x + y,
-                        BinaryOp::Sub => x - y,
-                        BinaryOp::Mul => x * y,
-                        BinaryOp::Div => x / y,
-                        BinaryOp::Rem => x % y,
-                        _ => return Err("a bitwise operation on floats".into()),
-                    })
-                }
-            }
-        }
-        Node::Compare { op, lhs, rhs } => {
-            let (a, b) = (sub(*lhs)?.float(), sub(*rhs)?.float());
-            Value::Bool(match op {
-                CmpOp::Eq => a == b,
-                CmpOp::Ne => a != b,
-                CmpOp::Lt => a < b,
-                CmpOp::Le => a <= b,
-                CmpOp::Gt => a > b,
-                CmpOp::Ge => a >= b,
-            })
-        }
-        Node::Select {
-            cond,
-            if_true,
-            if_false,
-            ..
-        } => match sub(*cond)? {
-            Value::Bool(true) => sub(*if_true)?,
-            _ => sub(*if_false)?,
-        },
-        Node::Math { fun, args, .. } => {
-            let vals = args
-                .iter()
-                .map(|a| sub(*a))
-                .collect::<Result<Vec<_>, _>>()?;
-            match (fun, vals.as_slice()) {
-                (MathFun::Min, [a, b]) => match (a.int(), b.int()) {
-                    (Some(x), Some(y)) => Value::Int(x.min(y)),
-                    _ => Value::Float(a.float().min(b.float())),
-                },
-                (MathFun::Max, [a, b]) => match (a.int(), b.int()) {
-                    (Some(x), Some(y)) => Value::Int(x.max(y)),
-                    _ => Value::Float(a.float().max(b.float())),
-                },
-                (MathFun::Abs, [Value::Int(x)]) => Value::Int(x.wrapping_abs()),
-                (MathFun::Abs, [a]) => Value::Float(a.float().abs()),
-                _ => return Err(format!("`{fun:?}` in a domain bound")),
-            }
-        }
-        other => return Err(format!("a domain bound depends on {other:?}")),
-    })
-}
-
-/// What a stage's domain bounds may refer to, for one call.
-pub struct BoundInputs<'a> {
-    /// Origin and shape of the stage's first output (for [`Bound::OutputFull`]).
-    pub first_output: (&'a [i64], &'a [i64]),
-    /// The program's parameters (a field's dimension names are in its type).
-    pub params: &'a [ProgramParam],
-    /// Per program parameter: the device field (None for scalars).
-    pub fields: &'a [Option<&'a FieldMeta>],
-    pub scalars: &'a [Option<ScalarValue>],
-    /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
-    pub tables: &'a [NamedTable],
-}
-
-/// A connectivity table and the name of its offset.
-pub type NamedTable = (String, Arc<ConnectivityTable>);
-
-/// The value of a bound node when the given scalars determine it (`None` otherwise).
-pub fn node_bound(stage: &Stage, bound: &Bound, scalars: &[Option<ScalarValue>]) -> Option<i64> {
-    match bound {
-        Bound::Node(id) => eval(stage, *id, scalars).ok()?.int(),
-        _ => None,
-    }
-}
-
-/// A scalar as a C literal of its type (`None` for a non-finite float).
-pub fn c_literal(value: ScalarValue) -> Option<String> {
-    Some(match value {
-        ScalarValue::Bool(b) => b.to_string(),
-        ScalarValue::I32(v) => format!("({v})"),
-        ScalarValue::I64(v) => format!("({v}LL)"),
-        ScalarValue::F32(v) if v.is_finite() => format!("({v:e}f)"),
-        ScalarValue::F64(v) if v.is_finite() => format!("({v:e})"),
-        _ => return None,
-    })
-}
-
-/// `-D` options fixing static arguments (`GT4RS_STATIC_S<param>`) and the domain bounds they
-/// determine (`GT4RS_S<stage>_D<dim>_LO/HI`). `statics` holds a value per parameter index
-/// that is static and known.
-pub fn static_defines(stages: &[Stage], statics: &[Option<ScalarValue>]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (i, v) in statics.iter().enumerate() {
-        if let Some(lit) = v.and_then(c_literal) {
-            out.push(format!("-DGT4RS_STATIC_S{i}={lit}"));
-        }
-    }
-    for (si, stage) in stages.iter().enumerate() {
-        for (j, r) in stage.domain.iter().enumerate() {
-            let lo = node_bound(stage, &r.start, statics);
-            let hi = node_bound(stage, &r.end, statics);
-            if let Some(lo) = lo {
-                out.push(format!("-DGT4RS_S{si}_D{j}_LO=({lo}LL)"));
-                if let Some(hi) = hi {
-                    out.push(format!("-DGT4RS_S{si}_D{j}_HI=({}LL)", hi.max(lo)));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `(start, end)` per domain dimension of `stage` (an empty range when `end < start`).
-pub fn stage_bounds(stage: &Stage, inputs: &BoundInputs<'_>) -> Result<Vec<(i64, i64)>, String> {
-    let (origin, shape) = inputs.first_output;
-    let mut out = Vec::with_capacity(stage.domain.len());
-    for (j, r) in stage.domain.iter().enumerate() {
-        let full = origin
-            .get(j)
-            .zip(shape.get(j))
-            .map(|(o, n)| (*o, o + n))
-            .ok_or_else(|| "the first output has fewer dimensions than the domain".to_string());
-        let lo = bound_value(stage, &r.dim, &r.start, false, &full, inputs)?;
-        let hi = bound_value(stage, &r.dim, &r.end, true, &full, inputs)?.max(lo);
-        out.push((lo, hi));
-    }
-    Ok(out)
-}
-
-/// The start (`end == false`) or end of bound `b` of domain dimension `dim`; `full` is the
-/// first output's range along it.
-fn bound_value(
-    stage: &Stage,
-    dim: &str,
-    b: &Bound,
-    end: bool,
-    full: &Result<(i64, i64), String>,
-    inputs: &BoundInputs<'_>,
-) -> Result<i64, String> {
-    let field_bound = |param: u32, field_dim: &str, end: bool| -> Result<i64, String> {
-        let no_field = || format!("domain bound of parameter {param}, which is no field");
-        let meta = inputs
-            .fields
-            .get(param as usize)
-            .copied()
-            .flatten()
-            .ok_or_else(no_field)?;
-        let Some(Type::Field { dims, .. }) = inputs.params.get(param as usize).map(|p| &p.ty)
-        else {
-            return Err(no_field());
-        };
-        let d = dims
-            .iter()
-            .position(|x| x == field_dim)
-            .ok_or_else(|| format!("parameter {param} has no dimension `{field_dim}`"))?;
-        let (o, n) = (meta.origin[d], meta.shape[d]);
-        Ok(if end { o + n } else { o })
-    };
-    let table = |offset: &str| {
-        inputs
-            .tables
-            .iter()
-            .find(|(o, _)| o == offset)
-            .map(|(_, t)| t)
-            .ok_or_else(|| format!("no connectivity for `{offset}`"))
-    };
-    match b {
-        Bound::OutputFull => full.clone().map(|(lo, hi)| if end { hi } else { lo }),
-        Bound::Node(id) => eval(stage, *id, inputs.scalars)?
-            .int()
-            .ok_or_else(|| format!("the domain bound along {dim} is not an integer")),
-        Bound::FieldStart { param, dim } => field_bound(*param, dim, false),
-        Bound::FieldEnd { param, dim } => field_bound(*param, dim, true),
-        Bound::TargetSize { offset } => Ok(table(offset)?.target_size() as i64),
-        // A temporary read through a neighbour table covers the entries the reading rows
-        // hold, as on the CPU (`ConnectivityTable::reach`): boundary rows outside them may hold -1
-        // entries the temporary's own gathers would fail on. Their rows' own bounds see no
-        // output range (as on the CPU).
-        Bound::Reach {
-            offset,
-            rows_start,
-            rows_end,
-        } => {
-            let t = table(offset)?;
-            let no_full = Ok((0, 0));
-            let lo = bound_value(stage, dim, rows_start, false, &no_full, inputs)?;
-            let hi = bound_value(stage, dim, rows_end, true, &no_full, inputs)?;
-            let (least, past) = t.reach(lo, hi);
-            Ok(if end { past } else { least })
-        }
-    }
-}
-
 /// Everything a kernel's parameter block is made of, for one launch.
 pub struct LaunchInputs<'a> {
     /// Per program parameter: the device field (None for scalars and unused fields).
@@ -320,7 +46,7 @@ pub struct LaunchInputs<'a> {
     /// Device address and row count of each connectivity table (`used_offsets` order).
     pub tables: &'a [(u64, i64)],
     pub bounds: &'a [(i64, i64)],
-    /// Device address of this kernel's error slot.
+    /// Device address of this kernel's error record.
     pub error: u64,
 }
 
@@ -550,9 +276,11 @@ impl LaunchPlan {
     /// The launches of one call, in stage order (stages with an empty domain launch nothing).
     /// Checks the arguments against the program's parameters and static values. `tables` are
     /// the device address and row count of each connectivity (`used_offsets` order);
-    /// `error_base` is the address of kernel 0's error slot (kernel `i` uses
-    /// `error_base + 4 i`). `temporary(t, bytes)` gives the address of a buffer of at least
-    /// `bytes` for temporary `t`, which holds it row-major over the stage's domain.
+    /// `error_base` is the address of kernel 0's error record (kernel `i` uses the
+    /// [`ERROR_RECORD_LEN`] words from `error_base + 8 ERROR_RECORD_LEN i`). `temporary(t,
+    /// bytes)` gives the address of a buffer of at least `bytes` for temporary `t`, which holds
+    /// it row-major over the stage's domain. Every stage's preconditions are checked before
+    /// the first launch, so a call that fails them runs nothing.
     pub fn plan_call(
         &self,
         args: &[CallArg],
@@ -631,9 +359,14 @@ impl LaunchPlan {
                     tables: &self.named_tables,
                 },
             )
-            .map_err(|m| Error::Domain {
-                program: self.name.to_string(),
-                message: m,
+            .map_err(|e| match e {
+                BoundError::DivisionByZero => {
+                    failure::failed(self.name, &Failure::DivisionByZero, &[], &[])
+                }
+                BoundError::Invalid(message) => Error::Domain {
+                    program: self.name.to_string(),
+                    message,
+                },
             })?;
             let outer: u64 = info
                 .outer_dims
@@ -682,13 +415,16 @@ impl LaunchPlan {
             if outer == 0 || levels == 0 {
                 continue;
             }
+            for p in &info.preconditions {
+                self.check(p, &bounds, &fields, &temp_meta)?;
+            }
             let inputs = LaunchInputs {
                 temporaries: &temp_meta,
                 fields: &fields,
                 scalars: &scalars,
                 tables,
                 bounds: &bounds,
-                error: error_base + 4 * i as u64,
+                error: error_base + (8 * ERROR_RECORD_LEN * i) as u64,
             };
             let params = param_block(info, &inputs).map_err(|m| Error::Execution {
                 program: self.name.to_string(),
@@ -703,22 +439,46 @@ impl LaunchPlan {
         }
         Ok(launches)
     }
+
+    /// `Err` with the failure of precondition `p` where the stage's `bounds` and its fields
+    /// (`fields` by parameter, `temporaries`) do not meet it.
+    fn check(
+        &self,
+        p: &Precondition,
+        bounds: &[(i64, i64)],
+        fields: &[Option<&FieldMeta>],
+        temporaries: &[Option<FieldMeta>],
+    ) -> Result<(), Error> {
+        let meta = match p.field {
+            Source::Param(i) => fields.get(i as usize).copied().flatten(),
+            Source::Temporary(t) => temporaries.get(t as usize).and_then(Option::as_ref),
+        };
+        let (origin, extent) = meta
+            .and_then(|m| m.origin.get(p.dim).zip(m.shape.get(p.dim)))
+            .ok_or_else(|| self.arg_error("", format!("no field for the check of {p:?}")))?;
+        match p.violation(bounds, *origin, *extent) {
+            Some(values) => Err(failure::failed(self.name, &p.failure, &values, &[])),
+            None => Ok(()),
+        }
+    }
 }
 
-/// The error of a call from its kernels' error slots (one code per kernel, 0 when the
-/// kernel recorded nothing): the first recorded failure, with its message.
-pub fn recorded_error(name: &str, kernels: &[KernelInfo], codes: &[i32]) -> Result<(), Error> {
-    match codes.iter().enumerate().find(|(_, c)| **c != 0) {
-        None => Ok(()),
-        Some((i, &code)) => Err(Error::Execution {
-            program: name.to_string(),
-            message: kernels
-                .get(i)
-                .and_then(|k| k.error_message(code))
-                .unwrap_or("a kernel reported an unknown error")
-                .to_string(),
-        }),
+/// The error of a call from its kernels' error records (see [`ERROR_RECORD_LEN`]; all zero
+/// where a kernel recorded nothing): the failure of the first kernel that recorded one.
+pub fn recorded_error(name: &str, kernels: &[KernelInfo], records: &[i64]) -> Result<(), Error> {
+    for (kernel, record) in kernels.iter().zip(records.chunks(ERROR_RECORD_LEN)) {
+        match kernel.recorded_failure(record) {
+            Ok(None) => {}
+            Ok(Some((f, message))) => return Err(failure::error(name, f, message)),
+            Err(code) => {
+                return Err(Error::Execution {
+                    program: name.to_string(),
+                    message: format!("kernel `{}` recorded the unknown error {code}", kernel.name),
+                })
+            }
+        }
     }
+    Ok(())
 }
 
 /// The cache key of a compiled module: source, options, architecture and driver version.
@@ -734,139 +494,7 @@ pub fn cache_key(source: &str, options: &[String], arch: &str, driver_version: i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gt4rs_ir::fieldview::Literal;
     use gt4rs_ir::kernel::{ParamField, ParamType};
-    use gt4rs_ir::stage::StageRange;
-
-    fn stage(nodes: Vec<Node>, domain: Vec<StageRange>) -> Stage {
-        Stage {
-            domain,
-            nodes,
-            outputs: vec![],
-            scan: None,
-        }
-    }
-
-    #[test]
-    fn bounds_evaluate_scalars_literals_and_full_ranges() {
-        let s = stage(
-            vec![
-                Node::Scalar {
-                    param: 1,
-                    dtype: ScalarType::I32,
-                },
-                Node::Literal {
-                    value: Literal::Int(2),
-                    dtype: ScalarType::I32,
-                },
-                Node::Binary {
-                    op: BinaryOp::Sub,
-                    lhs: 0,
-                    rhs: 1,
-                    dtype: ScalarType::I32,
-                },
-            ],
-            vec![
-                StageRange {
-                    dim: "Edge".into(),
-                    start: Bound::Node(1),
-                    end: Bound::Node(2),
-                },
-                StageRange {
-                    dim: "K".into(),
-                    start: Bound::OutputFull,
-                    end: Bound::OutputFull,
-                },
-            ],
-        );
-        let inputs = |scalars: &'static [Option<ScalarValue>]| BoundInputs {
-            first_output: (&[0, 3], &[20, 5]),
-            params: &[],
-            fields: &[],
-            scalars,
-            tables: &[],
-        };
-        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(17))])).expect("evaluates");
-        assert_eq!(b, vec![(2, 15), (3, 8)]);
-        // An empty range stays empty instead of going negative.
-        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(-4))])).expect("evaluates");
-        assert_eq!(b[0], (2, 2));
-        // A missing scalar is an error, not a panic.
-        assert!(stage_bounds(&s, &inputs(&[])).is_err());
-    }
-
-    #[test]
-    fn a_reach_bound_covers_the_entries_of_the_reading_rows_only() {
-        use crate::connectivity::Connectivity;
-        use crate::dims::{Dimension, Offset};
-        use gt4rs_ir::DimKind;
-        #[derive(Clone, Copy, Default, Debug)]
-        struct Edge;
-        #[derive(Clone, Copy, Default, Debug)]
-        struct Cell;
-        #[derive(Clone, Copy, Default, Debug)]
-        struct E2C;
-        impl Dimension for Edge {
-            const NAME: &'static str = "Edge";
-            const KIND: DimKind = DimKind::Horizontal;
-        }
-        impl Dimension for Cell {
-            const NAME: &'static str = "Cell";
-            const KIND: DimKind = DimKind::Horizontal;
-        }
-        impl Dimension for E2C {
-            const NAME: &'static str = "E2C";
-            const KIND: DimKind = DimKind::Local;
-        }
-        impl Offset for E2C {
-            type From = Edge;
-            type To = Cell;
-            const COUNT: usize = 2;
-        }
-        // Row 0 (a boundary edge outside the reading rows) holds a -1 and cell 0.
-        let table = ndarray::arr2(&[[-1, 0], [3, 5], [4, -1], [7, 2], [9, 8]]);
-        let e2c = Connectivity::<E2C>::new(table, 10).expect("valid table");
-        let tables: Vec<NamedTable> = vec![("E2C".into(), e2c.shared())];
-        let lit = |v: i64| Node::Literal {
-            value: Literal::Int(v),
-            dtype: ScalarType::I32,
-        };
-        let reach = |lo: NodeId, hi: NodeId| Bound::Reach {
-            offset: "E2C".into(),
-            rows_start: Box::new(Bound::Node(lo)),
-            rows_end: Box::new(Bound::Node(hi)),
-        };
-        let s = stage(
-            vec![lit(1), lit(3), lit(4), lit(4)],
-            vec![StageRange {
-                dim: "Cell".into(),
-                start: reach(0, 1),
-                end: reach(0, 1),
-            }],
-        );
-        let inputs = BoundInputs {
-            first_output: (&[], &[]),
-            params: &[],
-            fields: &[],
-            scalars: &[],
-            tables: &tables,
-        };
-        // Rows 1..3 hold 3, 5, 4 (and a -1): cells 3..6, not the whole 0..10.
-        assert_eq!(stage_bounds(&s, &inputs).expect("evaluates"), vec![(3, 6)]);
-        // An empty range of rows reaches nothing.
-        let empty = Stage {
-            domain: vec![StageRange {
-                dim: "Cell".into(),
-                start: reach(2, 3),
-                end: reach(2, 3),
-            }],
-            ..s
-        };
-        assert_eq!(
-            stage_bounds(&empty, &inputs).expect("evaluates"),
-            vec![(0, 0)]
-        );
-    }
 
     #[test]
     fn param_block_places_every_field_at_its_offset() {
@@ -912,6 +540,7 @@ mod tests {
                 ),
             ],
             errors: vec![],
+            preconditions: vec![],
         };
         let meta = FieldMeta {
             address: 0xdead_0000,
@@ -940,42 +569,6 @@ mod tests {
             ..inputs
         };
         assert!(param_block(&info, &no_scalar).is_err());
-    }
-
-    #[test]
-    fn static_arguments_become_defines_with_the_bounds_they_fix() {
-        let s = stage(
-            vec![
-                Node::Scalar {
-                    param: 2,
-                    dtype: ScalarType::I32,
-                },
-                Node::Literal {
-                    value: Literal::Int(1),
-                    dtype: ScalarType::I32,
-                },
-            ],
-            vec![StageRange {
-                dim: "K".into(),
-                start: Bound::Node(1),
-                end: Bound::Node(0),
-            }],
-        );
-        let statics = [
-            None,
-            Some(ScalarValue::Bool(true)),
-            Some(ScalarValue::I32(80)),
-        ];
-        let d = static_defines(std::slice::from_ref(&s), &statics);
-        assert!(d.contains(&"-DGT4RS_STATIC_S1=true".to_string()), "{d:?}");
-        assert!(d.contains(&"-DGT4RS_STATIC_S2=(80)".to_string()), "{d:?}");
-        assert!(d.contains(&"-DGT4RS_S0_D0_LO=(1LL)".to_string()), "{d:?}");
-        assert!(d.contains(&"-DGT4RS_S0_D0_HI=(80LL)".to_string()), "{d:?}");
-        // Without the static value the end stays a run-time value.
-        let d = static_defines(std::slice::from_ref(&s), &[None, None, None]);
-        assert!(!d.iter().any(|x| x.contains("HI")), "{d:?}");
-        assert_eq!(c_literal(ScalarValue::F64(f64::NAN)), None);
-        assert_eq!(c_literal(ScalarValue::F64(0.1)), Some("(1e-1)".into()));
     }
 
     #[test]

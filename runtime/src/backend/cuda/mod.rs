@@ -1,8 +1,10 @@
-//! The CUDA backend. [`source`] (what the macro emits about a program's kernels), [`launch`]
-//! (bounds, parameter blocks, NVRTC options, cache keys) and [`emulator`] build everywhere; the
+//! The CUDA backend. [`source`] (what the macro emits about a program's kernels), [`bounds`]
+//! (domain bounds on the host), [`launch`] (the launches of a call, parameter blocks, NVRTC
+//! options, cache keys) and [`emulator`] build everywhere; the
 //! device code needs the cargo feature `cuda`. Without it, [`cuda_available`] is false and
 //! compiling for a device is a clear [`crate::Error`]; an emulator still runs the kernels.
 
+pub mod bounds;
 pub mod emulator;
 pub mod launch;
 pub mod source;

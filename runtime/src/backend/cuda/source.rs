@@ -1,6 +1,7 @@
 //! What the macro emits about a program's CUDA translation (always built, with or without the
-//! `cuda` feature): the CUDA C source and the kernel program (stages, parameter structs, error
-//! messages; the contract is `gt4rs_ir::kernel`).
+//! `cuda` feature): the CUDA C source and the kernel program (stages, parameter structs, the
+//! failures kernels record and the preconditions the launcher checks; the contract is
+//! `gt4rs_ir::kernel`).
 
 use gt4rs_ir::fieldview::Program;
 use gt4rs_ir::kernel::{KernelInfo, KernelProgram};

@@ -8,12 +8,13 @@ use std::ops::Range;
 
 use gt4rs_ir::fieldview::{Expr, MathFun};
 use gt4rs_ir::fieldview::{ExprKind, OperatorKind, Program, ReduceOp};
+use gt4rs_ir::scalar::ScalarError;
 use gt4rs_ir::types::canonical_order;
 use gt4rs_ir::{OffsetInfo, ScalarType, Type};
 
 use super::concat::{concat_where, Cond};
 use super::elem::{self, common_dtype, Elem};
-use super::ops::{fmt_point, take_index, zip_map, zip_map_over};
+use super::ops::{failure_at, take_index, zip_map, zip_map_over};
 use super::scan::scan;
 use super::value::{for_each_point, storage_len, Extent, FieldValue, Value};
 use crate::connectivity::ConnectivityTable;
@@ -392,7 +393,10 @@ impl<'p> Ctx<'p> {
                         Elem::Bool(true) => Ok(e[1].cast(dtype)),
                         Elem::Bool(false) => Ok(e[2].cast(dtype)),
                         Elem::Missing => Ok(Elem::Missing),
-                        _ => Err("a select condition is not bool".into()),
+                        _ => Err(ScalarError::Undefined {
+                            op: "Select".into(),
+                            operands: e.iter().filter_map(|x| x.dtype()).collect(),
+                        }),
                     },
                 )?))
             }
@@ -610,7 +614,7 @@ impl<'p> Ctx<'p> {
                     ReduceOp::Max => elem::math(MathFun::Max, &[total, x]),
                     ReduceOp::Min => elem::math(MathFun::Min, &[total, x]),
                 }
-                .map_err(|m| self.err(format!("{m} at point {}", fmt_point(&dims, point))))?;
+                .map_err(|e| self.err(failure_at(&e, &dims, point)))?;
             }
             data.push(total);
             Ok(())

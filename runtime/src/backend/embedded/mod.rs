@@ -63,3 +63,18 @@ pub fn run_program(
 ) -> Result<(), Error> {
     program::run(program, args, connectivities)
 }
+
+/// What one call of a program writes into one output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WrittenRegion {
+    /// The output's parameter index.
+    pub param: usize,
+    /// One range per dimension of the output.
+    pub region: Vec<std::ops::Range<i64>>,
+}
+
+/// The region each call of `program` writes into each output, in call order, for the
+/// arguments `args`: the calls' domains evaluated, no value.
+pub fn written_regions(program: &Program, args: &[Arg<'_>]) -> Result<Vec<WrittenRegion>, Error> {
+    program::written_regions(program, args)
+}

@@ -3,6 +3,8 @@
 
 use std::rc::Rc;
 
+use gt4rs_ir::failure::Failure;
+use gt4rs_ir::scalar::ScalarError;
 use gt4rs_ir::ScalarType;
 
 use super::elem::{Elem, ElemResult};
@@ -18,6 +20,22 @@ pub(crate) fn fmt_point(dims: &[String], point: &[i64]) -> String {
         .map(|(d, i)| format!("{d}={i}"))
         .collect();
     format!("({})", parts.join(", "))
+}
+
+/// The message of an elementwise operation's failure `e` at `point` (of dimensions `dims`): a
+/// division by zero reads as on the kernel backends (`gt4rs_ir::failure`).
+pub(crate) fn failure_at(e: &ScalarError, dims: &[String], point: &[i64]) -> String {
+    match e {
+        ScalarError::DivisionByZero => {
+            let named: Vec<(&str, i64)> = dims
+                .iter()
+                .map(String::as_str)
+                .zip(point.iter().copied())
+                .collect();
+            Failure::DivisionByZero.message(&[], &named)
+        }
+        other => format!("{other} at point {}", fmt_point(dims, point)),
+    }
 }
 
 /// Applies `f` at every point of the intersection of the inputs' domains, over the union of
@@ -69,12 +87,12 @@ pub(crate) fn zip_map_over(
             }
             match f(&elems) {
                 Ok(out) => data.push(out),
-                Err(m) => {
+                Err(e) => {
                     let mut point = first.to_vec();
                     if let Some(last) = point.last_mut() {
                         *last += t as i64;
                     }
-                    return Err(ctx.err(format!("{m} at point {}", fmt_point(&dims, &point))));
+                    return Err(ctx.err(failure_at(&e, &dims, &point)));
                 }
             }
         }

@@ -39,6 +39,80 @@ pub(crate) fn run(
     Ok(())
 }
 
+/// The region each call of `program` writes into each of its outputs, in call order, with
+/// `args` as given: evaluates the calls' domains only (no value, no copy of a field), for
+/// checks that look at what a call wrote.
+pub(crate) fn written_regions(
+    program: &Program,
+    args: &[Arg<'_>],
+) -> Result<Vec<super::WrittenRegion>, Error> {
+    let ctx = Ctx {
+        program,
+        tables: HashMap::new(),
+        columns: Default::default(),
+        reach: Default::default(),
+        regions: Default::default(),
+    };
+    // Fields by their extents alone: domains are scalar expressions of the parameters.
+    let values: Vec<Value> = program
+        .params
+        .iter()
+        .zip(args)
+        .map(|(param, arg)| {
+            Value::Field(match (arg, as_view(arg)) {
+                (Arg::Scalar(s), _) => FieldValue::scalar(Elem::from(*s), s.dtype()),
+                (_, Some(view)) => shape_of(&view, param.ty.dims().unwrap_or(&[])),
+                (_, None) => FieldValue::scalar(Elem::Missing, ScalarType::Bool),
+            })
+        })
+        .collect();
+    let mut regions = Vec::new();
+    for call in &program.calls {
+        let mut leaves = Vec::new();
+        target_leaves(&call.target, &mut leaves);
+        for (param, domain) in leaves {
+            let (_, _, region) = write_region(&ctx, param as usize, domain, &values)?;
+            regions.push(super::WrittenRegion {
+                param: param as usize,
+                region,
+            });
+        }
+    }
+    Ok(regions)
+}
+
+/// The field targets of a (possibly tuple) target.
+fn target_leaves<'t>(target: &'t Target, out: &mut Vec<(u32, &'t [DomainRange])>) {
+    match target {
+        Target::Field { param, domain } => out.push((*param, domain)),
+        Target::Tuple(items) => items.iter().for_each(|t| target_leaves(t, out)),
+    }
+}
+
+/// A field's dimensions and extents, without its data.
+fn shape_of(view: &FieldView<'_>, dims: &[String]) -> FieldValue {
+    fn extents<T>(a: &ArrayViewD<'_, T>, origin: &[i64]) -> Vec<Extent> {
+        origin
+            .iter()
+            .zip(a.shape())
+            .map(|(&o, &n)| Extent::range(o, o + n as i64))
+            .collect()
+    }
+    let extents = match view {
+        FieldView::Bool(a, o) => extents(a, o),
+        FieldView::I32(a, o) => extents(a, o),
+        FieldView::I64(a, o) => extents(a, o),
+        FieldView::F32(a, o) => extents(a, o),
+        FieldView::F64(a, o) => extents(a, o),
+    };
+    FieldValue {
+        dims: dims.to_vec(),
+        extents,
+        dtype: view_dtype(view),
+        data: Rc::new(Vec::new()),
+    }
+}
+
 fn bind_tables<'p>(
     program: &'p Program,
     connectivities: &[&'p ConnectivityTable],

@@ -9,6 +9,8 @@
 //! written has unit vertical stride, the vertical loop runs in a separate function over slices,
 //! so the compiler knows the columns do not alias and vectorises it.
 
+mod failure;
+mod ops;
 mod stage;
 
 use proc_macro2::{Span, TokenStream};
@@ -16,7 +18,7 @@ use quote::{format_ident, quote};
 
 use gt4rs_ir::fieldview::{Program, Role};
 use gt4rs_ir::stage::StageProgram;
-use gt4rs_ir::Type;
+use gt4rs_ir::{ScalarType, Type};
 
 use crate::codegen::program::ArgsInfo;
 
@@ -137,13 +139,7 @@ fn emit_body(
     }
     let mut scratch_fields = Vec::new();
     for (t, temp) in lowered.temporaries.iter().enumerate() {
-        let ty = match temp.dtype {
-            gt4rs_ir::ScalarType::Bool => quote!(bool),
-            gt4rs_ir::ScalarType::I32 => quote!(i32),
-            gt4rs_ir::ScalarType::I64 => quote!(i64),
-            gt4rs_ir::ScalarType::F32 => quote!(f32),
-            gt4rs_ir::ScalarType::F64 => quote!(f64),
-        };
+        let ty = rust_type(temp.dtype);
         let rank = temp.dims.len();
         let (g, buf, o, n, s) = (
             format_ident!("g{}", t),
@@ -180,6 +176,12 @@ fn emit_body(
         #(#stages)*
     };
     Ok((scratch, body))
+}
+
+/// The Rust type of elements of `t` in generated code.
+fn rust_type(t: ScalarType) -> TokenStream {
+    let name = format_ident!("{}", t.rust_name());
+    quote!(#name)
 }
 
 #[cfg(test)]

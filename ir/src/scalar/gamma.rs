@@ -1,5 +1,6 @@
-//! Math the Rust standard library lacks, from the platform's C math library. The generated CUDA
-//! kernels call the same C function (`tgamma`), so every backend computes it alike.
+//! The gamma function, which the Rust standard library lacks, from the platform's C math
+//! library. The generated CUDA kernels call the same C function (`tgamma`), so every backend
+//! computes it alike.
 
 extern "C" {
     fn tgamma(x: f64) -> f64;
@@ -7,11 +8,18 @@ extern "C" {
 
 /// The gamma function, as C's `tgamma`: NaN at the negative integers and for NaN, ±∞ at ±0, +∞
 /// where it overflows (beyond 171.6).
+#[inline]
 pub fn gamma(x: f64) -> f64 {
     // SAFETY: `tgamma` is a C99 function of one double by value, defined for every input (errors
     // come back as its result and in errno, which nothing here reads), and it touches no memory
     // of ours.
     unsafe { tgamma(x) }
+}
+
+/// [`gamma`] of an `f32`, computed in double precision and rounded once.
+#[inline]
+pub fn gamma_f32(x: f32) -> f32 {
+    gamma(f64::from(x)) as f32
 }
 
 #[cfg(test)]

@@ -1,0 +1,235 @@
+//! The typed rules: what one operation on one element type computes. The fused CPU kernels call
+//! these functions directly (they are `#[inline(always)]`, so a kernel compiles to the same
+//! machine code as with the operation spelled in place); the value-level operations of
+//! [`super::ops`] dispatch to them, so constant folding, host-side bound evaluation and the
+//! embedded backend compute exactly what the kernels compute.
+//!
+//! Integers wrap (a kernel never panics on overflow); an integer division by zero is `None`,
+//! which every caller reports as an error. Floats follow IEEE 754 as Rust computes it.
+
+/// The arithmetic of an element type (`i32`, `i64`, `f32`, `f64`).
+///
+/// Call the methods by path (`Arithmetic::abs(x)`): several share a name with an inherent or
+/// `Ord` method of a different meaning (`i32::abs` panics on overflow in debug builds).
+pub trait Arithmetic: Copy {
+    fn add(self, rhs: Self) -> Self;
+    fn sub(self, rhs: Self) -> Self;
+    fn mul(self, rhs: Self) -> Self;
+    fn neg(self) -> Self;
+    fn abs(self) -> Self;
+    /// `None` for an integer division by zero.
+    fn div(self, rhs: Self) -> Option<Self>;
+    /// `None` for an integer division by zero.
+    fn rem(self, rhs: Self) -> Option<Self>;
+    /// Floor-like (Euclidean) quotient; `None` for an integer division by zero.
+    fn div_euclid(self, rhs: Self) -> Option<Self>;
+    /// The remainder that is never negative; `None` for an integer division by zero.
+    fn rem_euclid(self, rhs: Self) -> Option<Self>;
+    /// `self` to an integer power. An integer base takes the exponent as `u32` (a negative
+    /// exponent wraps to a large one), as the CUDA kernels do.
+    fn powi(self, exponent: i32) -> Self;
+    /// The lesser value; for floats the one that is not NaN, if any.
+    fn min(self, rhs: Self) -> Self;
+    /// The greater value; for floats the one that is not NaN, if any.
+    fn max(self, rhs: Self) -> Self;
+}
+
+macro_rules! integer_arithmetic {
+    ($($t:ty),*) => {$(
+        impl Arithmetic for $t {
+            #[inline(always)]
+            fn add(self, rhs: Self) -> Self {
+                self.wrapping_add(rhs)
+            }
+            #[inline(always)]
+            fn sub(self, rhs: Self) -> Self {
+                self.wrapping_sub(rhs)
+            }
+            #[inline(always)]
+            fn mul(self, rhs: Self) -> Self {
+                self.wrapping_mul(rhs)
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                self.wrapping_abs()
+            }
+            #[inline(always)]
+            fn div(self, rhs: Self) -> Option<Self> {
+                (rhs != 0).then(|| self.wrapping_div(rhs))
+            }
+            #[inline(always)]
+            fn rem(self, rhs: Self) -> Option<Self> {
+                (rhs != 0).then(|| self.wrapping_rem(rhs))
+            }
+            #[inline(always)]
+            fn div_euclid(self, rhs: Self) -> Option<Self> {
+                (rhs != 0).then(|| self.wrapping_div_euclid(rhs))
+            }
+            #[inline(always)]
+            fn rem_euclid(self, rhs: Self) -> Option<Self> {
+                (rhs != 0).then(|| self.wrapping_rem_euclid(rhs))
+            }
+            #[inline(always)]
+            fn powi(self, exponent: i32) -> Self {
+                self.wrapping_pow(exponent as u32)
+            }
+            #[inline(always)]
+            fn min(self, rhs: Self) -> Self {
+                Ord::min(self, rhs)
+            }
+            #[inline(always)]
+            fn max(self, rhs: Self) -> Self {
+                Ord::max(self, rhs)
+            }
+        }
+    )*};
+}
+
+macro_rules! float_arithmetic {
+    ($($t:ty),*) => {$(
+        impl Arithmetic for $t {
+            #[inline(always)]
+            fn add(self, rhs: Self) -> Self {
+                self + rhs
+            }
+            #[inline(always)]
+            fn sub(self, rhs: Self) -> Self {
+                self - rhs
+            }
+            #[inline(always)]
+            fn mul(self, rhs: Self) -> Self {
+                self * rhs
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                -self
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn div(self, rhs: Self) -> Option<Self> {
+                Some(self / rhs)
+            }
+            #[inline(always)]
+            fn rem(self, rhs: Self) -> Option<Self> {
+                Some(self % rhs)
+            }
+            #[inline(always)]
+            fn div_euclid(self, rhs: Self) -> Option<Self> {
+                Some(<$t>::div_euclid(self, rhs))
+            }
+            #[inline(always)]
+            fn rem_euclid(self, rhs: Self) -> Option<Self> {
+                Some(<$t>::rem_euclid(self, rhs))
+            }
+            #[inline(always)]
+            fn powi(self, exponent: i32) -> Self {
+                <$t>::powi(self, exponent)
+            }
+            #[inline(always)]
+            fn min(self, rhs: Self) -> Self {
+                <$t>::min(self, rhs)
+            }
+            #[inline(always)]
+            fn max(self, rhs: Self) -> Self {
+                <$t>::max(self, rhs)
+            }
+        }
+    )*};
+}
+
+integer_arithmetic!(i32, i64);
+float_arithmetic!(f32, f64);
+
+/// A conversion between element types: Rust's `as` between numbers (floats to integers
+/// saturate, NaN gives 0), `false`/`true` as 0/1, and a number as a bool where it is not 0.
+pub trait CastTo<T>: Copy {
+    fn cast_to(self) -> T;
+}
+
+/// `x` converted to `T` by the rules of [`CastTo`].
+#[inline(always)]
+pub fn cast<F: CastTo<T>, T>(x: F) -> T {
+    x.cast_to()
+}
+
+macro_rules! number_casts {
+    ($($from:ty),*) => {$(
+        number_casts!(@to $from; i32, i64, f32, f64);
+        impl CastTo<bool> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> bool {
+                self != (0 as $from)
+            }
+        }
+        impl CastTo<$from> for bool {
+            #[inline(always)]
+            fn cast_to(self) -> $from {
+                u8::from(self) as $from
+            }
+        }
+    )*};
+    (@to $from:ty; $($to:ty),*) => {$(
+        impl CastTo<$to> for $from {
+            #[inline(always)]
+            fn cast_to(self) -> $to {
+                self as $to
+            }
+        }
+    )*};
+}
+
+number_casts!(i32, i64, f32, f64);
+
+impl CastTo<bool> for bool {
+    #[inline(always)]
+    fn cast_to(self) -> bool {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_wrap_and_a_zero_divisor_is_none() {
+        assert_eq!(Arithmetic::add(i32::MAX, 1), i32::MIN);
+        assert_eq!(Arithmetic::neg(i64::MIN), i64::MIN);
+        assert_eq!(Arithmetic::abs(i32::MIN), i32::MIN);
+        assert_eq!(Arithmetic::div(i32::MIN, -1), Some(i32::MIN));
+        assert_eq!(Arithmetic::rem(i32::MIN, -1), Some(0));
+        assert_eq!(Arithmetic::div(7i64, 0), None);
+        assert_eq!(Arithmetic::rem_euclid(3i32, 0), None);
+        assert_eq!(Arithmetic::div_euclid(-7i32, 2), Some(-4));
+        assert_eq!(Arithmetic::rem_euclid(-7i32, 2), Some(1));
+        assert_eq!(Arithmetic::powi(3i32, 4), 81);
+        assert_eq!(Arithmetic::min(3i64, -2), -2);
+    }
+
+    #[test]
+    fn floats_follow_ieee() {
+        assert_eq!(Arithmetic::div(1.0f64, 0.0), Some(f64::INFINITY));
+        assert!(Arithmetic::rem(1.0f32, 0.0).is_some_and(f32::is_nan));
+        assert_eq!(Arithmetic::min(f64::NAN, 2.0), 2.0);
+        assert_eq!(Arithmetic::div_euclid(-7.0f64, 2.0), Some(-4.0));
+        assert_eq!(Arithmetic::powi(2.0f32, -1), 0.5);
+    }
+
+    #[test]
+    fn casts_are_rust_as_with_bools_as_zero_and_one() {
+        assert_eq!(cast::<f64, i32>(f64::NAN), 0);
+        assert_eq!(cast::<f64, i32>(1e300), i32::MAX);
+        assert_eq!(cast::<i64, i32>(1 << 33 | 5), 5);
+        assert_eq!(cast::<bool, f32>(true), 1.0);
+        assert!(cast::<f64, bool>(f64::NAN));
+        assert!(!cast::<f32, bool>(-0.0));
+        assert!(cast::<i32, bool>(-3));
+    }
+}

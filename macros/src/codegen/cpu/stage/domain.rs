@@ -1,0 +1,148 @@
+//! The stage's domain bounds, and the temporaries it writes, sized to its domain.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use gt4rs_ir::stage::{Bound, Source};
+
+use super::StageEmitter;
+use crate::codegen::stage_walk::{prefix, FieldInfo, Spelling};
+
+impl StageEmitter<'_> {
+    /// The value of a domain bound (a range's `end` or start); `output_full` for
+    /// [`Bound::OutputFull`].
+    pub(super) fn bound(
+        &self,
+        b: &Bound,
+        output_full: TokenStream,
+        end: bool,
+    ) -> Result<TokenStream, String> {
+        Ok(match b {
+            Bound::Node(nid) => self.name(&format!("v{nid}")),
+            Bound::OutputFull => output_full,
+            Bound::FieldStart { param, dim } | Bound::FieldEnd { param, dim } => {
+                let f = self.walk.field(Source::Param(*param))?;
+                let dpos = f
+                    .dims
+                    .iter()
+                    .position(|d| d == dim)
+                    .ok_or_else(|| format!("`{}` has no dimension `{dim}`", f.name))?;
+                let o = format_ident!("{}_o", prefix(Source::Param(*param)));
+                let n = format_ident!("{}_n", prefix(Source::Param(*param)));
+                if matches!(b, Bound::FieldStart { .. }) {
+                    quote!(#o[#dpos])
+                } else {
+                    quote!((#o[#dpos] + #n[#dpos]))
+                }
+            }
+            Bound::TargetSize { offset } => {
+                let t = self.walk.table_index(offset)?;
+                quote!((self.connectivities[#t].target_size() as i64))
+            }
+            Bound::Reach { .. } => {
+                let reach = self.reach(b)?;
+                if end {
+                    quote!(#reach.1)
+                } else {
+                    quote!(#reach.0)
+                }
+            }
+        })
+    }
+
+    /// `(least, greatest + 1)` of a [`Bound::Reach`]: one pass over the table rows it names.
+    pub(super) fn reach(&self, b: &Bound) -> Result<TokenStream, String> {
+        let Bound::Reach {
+            offset,
+            rows_start,
+            rows_end,
+        } = b
+        else {
+            return Err("not a reach bound".into());
+        };
+        let t = self.walk.table_index(offset)?;
+        let lo = self.bound(rows_start, quote!(0), false)?;
+        let hi = self.bound(rows_end, quote!(0), true)?;
+        Ok(quote!(self.connectivities[#t].reach(#lo, #hi)))
+    }
+
+    /// `d<j>_lo` and `d<j>_hi` of every domain dimension (an empty range never goes negative).
+    pub(super) fn bounds(
+        &self,
+        outputs: &[(Source, FieldInfo)],
+    ) -> Result<Vec<TokenStream>, String> {
+        let first_out = outputs
+            .first()
+            .map(|(p, _)| *p)
+            .ok_or("a stage without outputs")?;
+        let mut bounds = Vec::new();
+        for (j, r) in self.walk.stage.domain.iter().enumerate() {
+            let lo = format_ident!("d{}_lo", j);
+            let hi = format_ident!("d{}_hi", j);
+            let o = format_ident!("{}_o", prefix(first_out));
+            let n = format_ident!("{}_n", prefix(first_out));
+            if let (Bound::Reach { .. }, true) = (&r.start, r.start == r.end) {
+                // One pass over the table gives both ends.
+                let reach = self.reach(&r.start)?;
+                bounds.push(quote! {
+                    let (#lo, #hi): (i64, i64) = #reach;
+                    let #hi: i64 = #hi.max(#lo);
+                });
+                continue;
+            }
+            let start = self.bound(&r.start, quote!(#o[#j]), false)?;
+            let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]), true)?;
+            bounds.push(quote! {
+                let #lo: i64 = #start;
+                let #hi: i64 = (#end).max(#lo);
+            });
+        }
+        Ok(bounds)
+    }
+
+    /// The temporaries this stage writes: sized to the domain, row-major, in the leased
+    /// buffers.
+    pub(super) fn temporaries(&self, outputs: &[(Source, FieldInfo)]) -> Vec<TokenStream> {
+        let mut code = Vec::new();
+        for (t, f) in outputs {
+            let Source::Temporary(_) = t else { continue };
+            let (g, o, n, s) = (
+                format_ident!("{}", prefix(*t)),
+                format_ident!("{}_o", prefix(*t)),
+                format_ident!("{}_n", prefix(*t)),
+                format_ident!("{}_s", prefix(*t)),
+            );
+            let buf = format_ident!("{}_buf", prefix(*t));
+            let rank = f.dims.len();
+            let los: Vec<_> = (0..rank).map(|j| format_ident!("d{}_lo", j)).collect();
+            let his: Vec<_> = (0..rank).map(|j| format_ident!("d{}_hi", j)).collect();
+            // An empty reach still spans one point at its origin, where a reduction's
+            // masked-out slot reads (and discards) a value: that read stays inside the extent.
+            let extents: Vec<TokenStream> = (0..rank)
+                .map(|j| {
+                    let (lo, hi) = (&los[j], &his[j]);
+                    match self.walk.stage.domain.get(j).map(|r| &r.start) {
+                        Some(Bound::Reach { .. }) => quote!((#hi - #lo).max(1)),
+                        _ => quote!(#hi - #lo),
+                    }
+                })
+                .collect();
+            code.push(quote! {
+                #o = [#(#los),*];
+                #n = [#(#extents),*];
+                let mut stride: isize = 1;
+                // At least one element per dimension: a reduction's masked-out slot reads the
+                // temporary's origin even where the reach is empty (every slot is -1).
+                let mut len: usize = 1;
+                for d in (0..#rank).rev() {
+                    #s[d] = stride;
+                    stride *= #n[d] as isize;
+                    len *= (#n[d] as usize).max(1);
+                }
+                ::gt4rs::__private::cpu::ensure_len(&mut scratch.#buf, len);
+                #g = ::gt4rs::__private::cpu::Ptr::of_mut(scratch.#buf.as_mut_ptr());
+            });
+        }
+        code
+    }
+}

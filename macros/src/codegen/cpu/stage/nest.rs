@@ -1,0 +1,391 @@
+//! The loop nest around a stage's sections: the prologue (domain bounds, temporaries, checks
+//! made once), the loop over tiles of horizontal points and levels, the stores, a scan's
+//! carries, and the vertical loop (through the fast path where it can take it).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use gt4rs_ir::stage::Source;
+
+use super::fast_path::FastParts;
+use super::load::LoadKind;
+use super::{ident, StageEmitter};
+use crate::codegen::cpu::rust_type;
+use crate::codegen::stage_walk::{prefix, Bind, FieldInfo, Section, Spelling};
+
+/// How the loop over the domain is laid out: the horizontal points decoded from the flat
+/// index, the levels a tile walks.
+struct LoopShape {
+    /// Number of horizontal points and of levels of the whole domain.
+    n_outer: TokenStream,
+    nk: TokenStream,
+    /// Horizontal indices decoded once per tile, and advanced per point like an odometer (no
+    /// division per point).
+    decode_tile: Vec<TokenStream>,
+    decode_point: Vec<TokenStream>,
+    /// Whether tiles may split columns into blocks of levels (a scan walks whole columns).
+    split_levels: bool,
+    /// The first and one-past-last level of the whole domain and of a tile, and a tile's
+    /// level count.
+    klo: syn::Ident,
+    khi: syn::Ident,
+    tile_klo: syn::Ident,
+    tile_khi: syn::Ident,
+    tile_nk: TokenStream,
+    /// The tile's levels from the levels `for_tiles` hands the body.
+    tile_levels: TokenStream,
+}
+
+/// The stores of a stage's outputs.
+struct Stores {
+    /// Per output: its base pointer at the column.
+    bases: Vec<TokenStream>,
+    /// Per output: its store at the level.
+    at_level: Vec<TokenStream>,
+    fast: FastParts,
+}
+
+/// A scan's carry: set before the first level, updated after each.
+#[derive(Default)]
+struct Carries {
+    init: Vec<TokenStream>,
+    update: Vec<TokenStream>,
+}
+
+impl StageEmitter<'_> {
+    /// The stage's whole code, once every instance is emitted into its section.
+    pub(super) fn loop_nest(&mut self) -> Result<TokenStream, String> {
+        let outputs = self.outputs()?;
+        let mut prologue = self.bounds(&outputs)?;
+        prologue.extend(self.temporaries(&outputs));
+        let checks = self.preconditions();
+        self.reject_shifted_reads_of_outputs(&outputs)?;
+        let shape = self.loop_shape();
+        let stores = self.stores(&outputs, &shape)?;
+        let carries = self.scan_carries();
+        let level_loop =
+            self.level_loop(&outputs, &shape, stores.at_level, stores.fast, carries)?;
+        let uniform = &self.uniform;
+        let column = &self.column;
+        let used_fields: Vec<syn::Ident> = {
+            let mut set = self.read_fields.clone();
+            set.extend(outputs.iter().map(|(p, _)| *p));
+            set.into_iter()
+                .map(|p| format_ident!("{}", prefix(p)))
+                .collect()
+        };
+        let LoopShape {
+            n_outer,
+            nk,
+            decode_tile,
+            decode_point,
+            split_levels,
+            tile_levels,
+            ..
+        } = shape;
+        let out_bases = stores.bases;
+        let err_label = quote!('points);
+        Ok(quote! {
+            {
+                #(#uniform)*
+                #(#prologue)*
+                let n_outer: usize = #n_outer;
+                let nk: usize = #nk;
+                if n_outer > 0 && nk > 0 {
+                    #(#checks)*
+                    let err_slot = ::gt4rs::__private::cpu::ErrorSlot::new();
+                    {
+                        let err = &err_slot;
+                        #( let #used_fields = #used_fields; )*
+                        let body = move |lo: usize, hi: usize, level_lo: usize, level_hi: usize| {
+                            #tile_levels
+                            #(#decode_tile)*
+                            #err_label: for p in lo..hi {
+                                #(#decode_point)*
+                                #(#column)*
+                                #(#out_bases)*
+                                #level_loop
+                            }
+                        };
+                        ::gt4rs::__private::cpu::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
+                    }
+                    err_slot.take()?;
+                }
+            }
+        })
+    }
+
+    fn outputs(&self) -> Result<Vec<(Source, FieldInfo)>, String> {
+        self.walk
+            .stage
+            .outputs
+            .iter()
+            .map(|o| self.walk.field(o.target).map(|f| (o.target, f)))
+            .collect()
+    }
+
+    /// The first and one-past-last level of the domain.
+    fn level_range(&self) -> (syn::Ident, syn::Ident) {
+        match &self.walk.vertical {
+            Some((j, _)) => (format_ident!("d{}_lo", j), format_ident!("d{}_hi", j)),
+            None => (format_ident!("k_none_lo"), format_ident!("k_none_hi")),
+        }
+    }
+
+    fn loop_shape(&self) -> LoopShape {
+        let outer = &self.walk.outer;
+        let extents: Vec<TokenStream> = outer
+            .iter()
+            .map(|(j, _)| {
+                let lo = format_ident!("d{}_lo", j);
+                let hi = format_ident!("d{}_hi", j);
+                quote!(((#hi - #lo) as usize))
+            })
+            .collect();
+        let n_outer = if extents.is_empty() {
+            quote!(1usize)
+        } else {
+            quote!(1usize #(* #extents)*)
+        };
+        let mut decode_tile = Vec::new();
+        let mut decode_point = Vec::new();
+        if outer.len() == 1 {
+            let lo = format_ident!("d{}_lo", outer[0].0);
+            decode_point.push(quote!(let i0: i64 = #lo + p as i64;));
+        } else if !outer.is_empty() {
+            decode_tile.push(quote!(let mut rem: usize = lo;));
+            for (idx, (j, _)) in outer.iter().enumerate().rev() {
+                let cur = format_ident!("cur{}", idx);
+                let lo = format_ident!("d{}_lo", j);
+                let hi = format_ident!("d{}_hi", j);
+                decode_tile.push(quote! {
+                    let ext = (#hi - #lo) as usize;
+                    let mut #cur: i64 = #lo + (rem % ext) as i64;
+                    rem /= ext;
+                });
+            }
+            for idx in 0..outer.len() {
+                let i = format_ident!("i{}", idx);
+                let cur = format_ident!("cur{}", idx);
+                decode_point.push(quote!(let #i: i64 = #cur;));
+            }
+            let last = outer.len() - 1;
+            let cur = format_ident!("cur{}", last);
+            decode_point.push(quote!(#cur += 1;));
+            for idx in (1..outer.len()).rev() {
+                let cur = format_ident!("cur{}", idx);
+                let up = format_ident!("cur{}", idx - 1);
+                let (lo, hi) = (
+                    format_ident!("d{}_lo", outer[idx].0),
+                    format_ident!("d{}_hi", outer[idx].0),
+                );
+                decode_point.push(quote! {
+                    if #cur == #hi {
+                        #cur = #lo;
+                        #up += 1;
+                    }
+                });
+            }
+        }
+        let (klo, khi) = self.level_range();
+        let has_levels = self.walk.vertical.is_some();
+        let nk = if has_levels {
+            quote!(((#khi - #klo) as usize))
+        } else {
+            quote!(1usize)
+        };
+        // A tile walks levels `tile_k_lo..tile_k_hi` of its columns. Only stages without a
+        // level-to-level carry may split columns: a scan walks each column whole.
+        let split_levels = has_levels && self.walk.stage.scan.is_none();
+        let (tile_klo, tile_khi) = if split_levels {
+            (format_ident!("tile_k_lo"), format_ident!("tile_k_hi"))
+        } else {
+            (klo.clone(), khi.clone())
+        };
+        let tile_nk = if has_levels {
+            quote!(((#tile_khi - #tile_klo) as usize))
+        } else {
+            quote!(1usize)
+        };
+        let tile_levels = if split_levels {
+            quote! {
+                let tile_k_lo: i64 = #klo + level_lo as i64;
+                let tile_k_hi: i64 = #klo + level_hi as i64;
+            }
+        } else {
+            quote!(let _ = (level_lo, level_hi);)
+        };
+        LoopShape {
+            n_outer,
+            nk,
+            decode_tile,
+            decode_point,
+            split_levels,
+            klo,
+            khi,
+            tile_klo,
+            tile_khi,
+            tile_nk,
+            tile_levels,
+        }
+    }
+
+    /// Each output's base pointer at the column and its store at the level (and the same
+    /// through a slice, for the fast path).
+    fn stores(
+        &mut self,
+        outputs: &[(Source, FieldInfo)],
+        shape: &LoopShape,
+    ) -> Result<Stores, String> {
+        let mut stores = Stores {
+            bases: Vec::new(),
+            at_level: Vec::new(),
+            fast: FastParts::default(),
+        };
+        let (tile_klo, tile_nk) = (&shape.tile_klo, &shape.tile_nk);
+        let values: Vec<_> = self.walk.stage.outputs.iter().map(|o| o.value).collect();
+        for (oi, ((p, f), value)) in outputs.iter().zip(values).enumerate() {
+            let fp = format_ident!("{}", prefix(*p));
+            let fo = format_ident!("{}_o", prefix(*p));
+            let fs = format_ident!("{}_s", prefix(*p));
+            let base = format_ident!("out{}_b", oi);
+            let ty = rust_type(f.dtype);
+            let mut terms = Vec::new();
+            let mut kd = None;
+            for (dpos, d) in f.dims.iter().enumerate() {
+                if self.walk.is_vertical(d) {
+                    kd = Some(dpos);
+                    terms.push(quote!((-#fo[#dpos]) as isize * #fs[#dpos]));
+                } else {
+                    let idx = self
+                        .walk
+                        .outer
+                        .iter()
+                        .position(|(_, od)| od == d)
+                        .ok_or("output dimension outside the domain")?;
+                    let i = format_ident!("i{}", idx);
+                    terms.push(quote!((#i - #fo[#dpos]) as isize * #fs[#dpos]));
+                }
+            }
+            stores.bases.push(quote! {
+                let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*);
+            });
+            let v = self.reference(value, &Bind::new(), Section::Level);
+            match kd {
+                Some(kd) => {
+                    stores.at_level.push(quote! {
+                        // SAFETY: the domain lies inside this output (checked before the loop)
+                        // and tiles cover disjoint points and levels, so no other thread
+                        // touches this element.
+                        unsafe { *#base.offset(k as isize * #fs[#kd]) = #v; }
+                    });
+                    let fast = &mut stores.fast;
+                    fast.unit_conds.push(quote!(#fs[#kd] == 1));
+                    let slice = format_ident!("out{}", oi);
+                    fast.params.push(quote!(#slice: &mut [#ty]));
+                    fast.reslice.push(quote!(let #slice = &mut #slice[..n];));
+                    fast.args.push(quote! {
+                        // SAFETY: unit vertical stride; the tile's levels of this column lie
+                        // inside the output, and this tile alone writes them.
+                        unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#tile_klo as isize), #tile_nk) }
+                    });
+                    fast.stores.push(quote!(#slice[lev] = #v;));
+                }
+                None => stores.at_level.push(quote! {
+                    // SAFETY: the domain lies inside this output (checked before the loop) and
+                    // tiles cover disjoint points and levels.
+                    unsafe { *#base = #v; }
+                }),
+            }
+        }
+        Ok(stores)
+    }
+
+    /// A scan's carry components: set from their initial value before the first level, and
+    /// after each level to the next value (or back to the initial one outside the scan's
+    /// active region).
+    fn scan_carries(&mut self) -> Carries {
+        let mut carries = Carries::default();
+        let Some(scan) = &self.walk.stage.scan else {
+            return carries;
+        };
+        for (ci, c) in scan.carry.iter().enumerate() {
+            let cname = format_ident!("c{}", ci);
+            let ty = rust_type(c.dtype);
+            let init = ident(&format!("v{}", c.init));
+            let next = self.reference(c.next, &Bind::new(), Section::Level);
+            carries.init.push(quote!(let mut #cname: #ty = #init;));
+            match c.active {
+                Some(a) => {
+                    let active = self.reference(a, &Bind::new(), Section::Level);
+                    carries
+                        .update
+                        .push(quote!(#cname = if #active { #next } else { #init };));
+                }
+                None => carries.update.push(quote!(#cname = #next;)),
+            }
+        }
+        carries
+    }
+
+    /// The vertical loop of a column (its statements and stores), through the fast path where
+    /// it can take one.
+    fn level_loop(
+        &mut self,
+        outputs: &[(Source, FieldInfo)],
+        shape: &LoopShape,
+        stores: Vec<TokenStream>,
+        fast: FastParts,
+        carries: Carries,
+    ) -> Result<TokenStream, String> {
+        let level: Vec<TokenStream> = self.level.iter().map(|(_, t)| t.clone()).collect();
+        let (klo, khi) = (&shape.klo, &shape.khi);
+        let (tile_klo, tile_khi) = (&shape.tile_klo, &shape.tile_khi);
+        Ok(match (&self.walk.vertical, &self.walk.stage.scan) {
+            (None, _) => quote! {
+                #(#level)*
+                #(#stores)*
+            },
+            (Some(_), Some(scan)) => {
+                let range = if scan.forward {
+                    quote!(#klo..#khi)
+                } else {
+                    quote!((#klo..#khi).rev())
+                };
+                let Carries { init, update } = carries;
+                quote! {
+                    #(#init)*
+                    for k in #range {
+                        #(#level)*
+                        #(#stores)*
+                        #(#update)*
+                    }
+                }
+            }
+            (Some(_), None) => {
+                let general = quote! {
+                    for k in #tile_klo..#tile_khi {
+                        #(#level)*
+                        #(#stores)*
+                    }
+                };
+                let has_general = self.load_kinds.contains(&Some(LoadKind::General));
+                // Reads of outputs and outputs written twice would alias the fast path's
+                // slices.
+                let reads_outputs = self
+                    .read_fields
+                    .iter()
+                    .any(|p| outputs.iter().any(|(q, _)| q == p))
+                    || outputs
+                        .iter()
+                        .enumerate()
+                        .any(|(i, (p, _))| outputs[..i].iter().any(|(q, _)| q == p));
+                if !has_general && !reads_outputs && !self.level_can_fail {
+                    self.fast_path(general, fast, tile_klo, &shape.tile_nk)?
+                } else {
+                    general
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,233 @@
+//! What a stage checks, and where: the conditions a call must meet before the stage's loop
+//! (its domain inside every output, read arguments holding what is read of them, reads with
+//! static shifts inside their fields over the whole domain), which both emitters take from
+//! here, so the CPU kernel and the CUDA launcher check the same things in the same order; and
+//! the points a failure inside the loop names.
+
+use std::collections::BTreeSet;
+
+use gt4rs_ir::failure::{Failure, FieldName, Precondition, PreconditionKind};
+use gt4rs_ir::stage::{AccessPath, Node, NodeId, Source, Step};
+
+use super::{Section, StageWalk};
+
+/// The dimensions of the point, and the names of its coordinates in generated code, of code in
+/// `section`: the horizontal ones from the column on, the vertical one at the level.
+pub(crate) type PointNames = Vec<(String, String)>;
+
+impl StageWalk<'_> {
+    /// How failures name `source`.
+    pub fn field_name(&self, source: Source) -> FieldName {
+        match source {
+            Source::Param(p) => FieldName::Argument(
+                self.program
+                    .params
+                    .get(p as usize)
+                    .map_or_else(|| format!("parameter {p}"), |param| param.name.clone()),
+            ),
+            Source::Temporary(t) => FieldName::Temporary(t),
+        }
+    }
+
+    /// The point code in `section` knows.
+    pub fn point(&self, section: Section) -> PointNames {
+        let mut point = PointNames::new();
+        if section >= Section::Column {
+            for (j, (_, d)) in self.outer.iter().enumerate() {
+                point.push((d.clone(), format!("i{j}")));
+            }
+        }
+        if let (Some((_, d)), Section::Level) = (&self.vertical, section) {
+            point.push((d.clone(), "k".into()));
+        }
+        point
+    }
+
+    /// Where the position of load `id` is resolved (and its failures name the point of): per
+    /// column for a read at the level plus a static shift whose horizontal position does not
+    /// depend on the level, at the level for any other read of a field with a vertical
+    /// dimension, where the load's value lives otherwise.
+    pub fn position_section(&self, id: NodeId) -> Result<Section, String> {
+        let Node::Load {
+            source,
+            path,
+            guarded,
+            ..
+        } = self.node(id)
+        else {
+            return Err("not a load".into());
+        };
+        let f = self.field(*source)?;
+        if !f.dims.iter().any(|d| self.is_vertical(d)) {
+            return Ok(self.sections[id as usize]);
+        }
+        let (deps, shift) = self.path_deps(path)?;
+        let horizontal = f
+            .dims
+            .iter()
+            .filter(|d| !self.is_local(d) && !self.is_vertical(d))
+            .filter_map(|d| deps.get(d).copied())
+            .max()
+            .unwrap_or(Section::Uniform);
+        Ok(match shift {
+            Some(_) if !*guarded && horizontal < Section::Level => Section::Column,
+            _ => Section::Level,
+        })
+    }
+
+    /// Whether the position of load `id` along dimension `dpos` of its field is checked once,
+    /// before the loop (a [`Precondition`]), instead of at every point.
+    pub fn checked_before_loop(&self, id: NodeId, dpos: usize) -> bool {
+        let Node::Load {
+            source,
+            path,
+            guarded: false,
+            ..
+        } = self.node(id)
+        else {
+            return false;
+        };
+        let Ok(f) = self.field(*source) else {
+            return false;
+        };
+        match f.dims.get(dpos) {
+            Some(d) if self.is_vertical(d) => self.vertical_shift(path).is_some(),
+            Some(d) => only_static_shifts(path) && self.outer.iter().any(|(_, od)| od == d),
+            None => false,
+        }
+    }
+
+    /// The vertical position's shift from the level when it is static.
+    fn vertical_shift(&self, path: &AccessPath) -> Option<i64> {
+        self.path_deps(path).ok().and_then(|(_, shift)| shift)
+    }
+
+    /// What a call must meet before the stage's loop runs, in the order it is checked.
+    pub(super) fn preconditions(&self) -> Result<Vec<Precondition>, String> {
+        let mut checks = Vec::new();
+        for o in &self.stage.outputs {
+            let f = self.field(o.target)?;
+            for (j, r) in self.stage.domain.iter().enumerate() {
+                let dim = f
+                    .dims
+                    .iter()
+                    .position(|d| d == &r.dim)
+                    .ok_or("output without a domain dimension")?;
+                checks.push(Precondition {
+                    field: o.target,
+                    dim,
+                    kind: PreconditionKind::Covers {
+                        domain_dim: j,
+                        shift: 0,
+                    },
+                    failure: Failure::OutputTooSmall {
+                        stage: self.index,
+                        field: self.field_name(o.target),
+                        dim: r.dim.clone(),
+                    },
+                });
+            }
+        }
+        let mut read = BTreeSet::new();
+        let mut horizontal = BTreeSet::new();
+        let mut vertical = BTreeSet::new();
+        for (id, node) in self.stage.nodes.iter().enumerate() {
+            let Node::Load { source, path, .. } = node else {
+                continue;
+            };
+            read.insert(*source);
+            let f = self.field(*source)?;
+            for (dpos, d) in f.dims.iter().enumerate() {
+                if !self.checked_before_loop(id as NodeId, dpos) {
+                    continue;
+                }
+                if self.is_vertical(d) {
+                    if let Some(shift) = self.vertical_shift(path) {
+                        vertical.insert((*source, dpos, shift));
+                    }
+                } else if let Some((j, _)) = self.outer.iter().find(|(_, od)| od == d) {
+                    let shift = path
+                        .steps
+                        .iter()
+                        .map(|s| match s {
+                            Step::Cartesian { dim, offset } if dim == d => *offset,
+                            _ => 0,
+                        })
+                        .sum();
+                    horizontal.insert((*source, dpos, *j, shift));
+                }
+            }
+        }
+        // Clamped and masked reads need some valid point; a temporary's buffer always holds
+        // one.
+        for source in read {
+            let Source::Param(_) = source else { continue };
+            let f = self.field(source)?;
+            let FieldName::Argument(arg) = self.field_name(source) else {
+                continue;
+            };
+            for (dim, d) in f.dims.iter().enumerate() {
+                let count = self
+                    .lowered
+                    .offset(d)
+                    .filter(|_| self.is_local(d))
+                    .map(|o| o.count);
+                let (kind, failure) = match count {
+                    Some(count) => (
+                        PreconditionKind::Spans {
+                            count: i64::from(count),
+                        },
+                        Failure::LocalDimension {
+                            arg: arg.clone(),
+                            dim: d.clone(),
+                            count,
+                        },
+                    ),
+                    None => (
+                        PreconditionKind::NotEmpty,
+                        Failure::EmptyArgument {
+                            arg: arg.clone(),
+                            dim: d.clone(),
+                        },
+                    ),
+                };
+                checks.push(Precondition {
+                    field: source,
+                    dim,
+                    kind,
+                    failure,
+                });
+            }
+        }
+        let shifted_read = |source: Source, dim: usize, domain_dim: usize, shift: i64| {
+            let f = self.field(source)?;
+            Ok::<_, String>(Precondition {
+                field: source,
+                dim,
+                kind: PreconditionKind::Covers { domain_dim, shift },
+                failure: Failure::ShiftedReadOutside {
+                    stage: self.index,
+                    field: self.field_name(source),
+                    dim: f.dims[dim].clone(),
+                    shift,
+                },
+            })
+        };
+        for (source, dim, j, shift) in horizontal {
+            checks.push(shifted_read(source, dim, j, shift)?);
+        }
+        if let Some((j, _)) = &self.vertical {
+            for (source, dim, shift) in vertical {
+                checks.push(shifted_read(source, dim, *j, shift)?);
+            }
+        }
+        Ok(checks)
+    }
+}
+
+/// A path of Cartesian steps only: a position is a domain index plus a constant.
+fn only_static_shifts(path: &AccessPath) -> bool {
+    path.steps
+        .iter()
+        .all(|s| matches!(s, Step::Cartesian { .. }))
+}
