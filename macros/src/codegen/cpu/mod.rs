@@ -40,6 +40,9 @@ pub fn emit(
             const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
             #scratch
             impl Compiled {
+                // Kept out of `call`: inlined there, its large frame and pre-loop checks made a
+                // 1-point call about 25 ns slower (`--bench call_overhead`, docs/performance.md).
+                #[inline(never)]
                 #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
                 fn run_cpu(&self, args: #ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     let mut args = args;
