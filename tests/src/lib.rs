@@ -9,6 +9,12 @@
 pub mod cuda_host;
 pub mod refs;
 
+/// The user's guide: every Rust block of docs/guide.md runs as a doctest of this crate, so the
+/// guide cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide.md")]
+pub struct UserGuide;
+
 use std::ops::Range;
 
 use gt4rs::prelude::*;
