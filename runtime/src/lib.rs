@@ -20,6 +20,8 @@ pub mod grid;
 pub mod options;
 pub mod profiling;
 pub mod signature;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 /// The CUDA backend's public API (device fields, graphs, timers with the `cuda` feature).
 pub mod cuda {

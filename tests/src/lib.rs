@@ -18,8 +18,9 @@ pub struct UserGuide;
 use std::ops::Range;
 
 use gt4rs::prelude::*;
+use gt4rs::testing;
 use gt4rs::Dims;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 pub use rand_chacha::ChaCha8Rng as TestRng;
@@ -218,13 +219,14 @@ pub fn for_each_backend(mut case: impl FnMut(TestBackend) -> Result<(), Error>) 
 
 /// The seeded generator of one case (each case picks its own seed, so cases stay independent).
 pub fn rng(seed: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed)
+    testing::rng(seed)
 }
 
-/// Element types the helpers can draw, poison and compare.
-pub trait TestScalar: gt4rs::field::Scalar {
-    /// A random value that is never zero: floats in ±[0.1, 1.1), integers in ±[1, 9], bools
-    /// either way.
+/// Element types the helpers can draw, poison and compare: `gt4rs::testing::TestScalar`, with
+/// `close` comparing within the type's rounding (the conformance references are hand-written
+/// loops that may compute in another order).
+pub trait TestScalar: testing::TestScalar {
+    /// A random value that is never zero (see `gt4rs::testing::TestScalar::random`).
     fn random(rng: &mut ChaCha8Rng) -> Self;
     /// The value outputs are filled with before a run, to catch points never written.
     fn poison() -> Self;
@@ -233,107 +235,18 @@ pub trait TestScalar: gt4rs::field::Scalar {
     fn close(self, want: Self) -> bool;
 }
 
-fn close_float(got: f64, want: f64, rel: f64) -> bool {
-    if want.is_nan() {
-        return got.is_nan();
-    }
-    if want.is_infinite() {
-        return got == want;
-    }
-    (got - want).abs() <= rel * want.abs().max(1.0)
-}
-
-fn signed(rng: &mut ChaCha8Rng, magnitude: f64) -> f64 {
-    if rng.random::<bool>() {
-        magnitude
-    } else {
-        -magnitude
-    }
-}
-
-impl TestScalar for f64 {
+impl<T: testing::TestScalar> TestScalar for T {
     fn random(rng: &mut ChaCha8Rng) -> Self {
-        let m = 0.1 + rng.random::<f64>();
-        signed(rng, m)
+        <T as testing::TestScalar>::random(rng)
     }
     fn poison() -> Self {
-        f64::NAN
+        <T as testing::TestScalar>::poison()
     }
     fn is_poison(self) -> bool {
-        self.is_nan()
+        <T as testing::TestScalar>::is_poison(self)
     }
     fn close(self, want: Self) -> bool {
-        close_float(self, want, 1e-12)
-    }
-}
-
-impl TestScalar for f32 {
-    fn random(rng: &mut ChaCha8Rng) -> Self {
-        f64::random(rng) as f32
-    }
-    fn poison() -> Self {
-        f32::NAN
-    }
-    fn is_poison(self) -> bool {
-        self.is_nan()
-    }
-    fn close(self, want: Self) -> bool {
-        close_float(self as f64, want as f64, 1e-5)
-    }
-}
-
-/// Integer poison: a value no case computes.
-const I32_POISON: i32 = i32::MIN + 0x5eed;
-
-impl TestScalar for i32 {
-    fn random(rng: &mut ChaCha8Rng) -> Self {
-        let m = rng.random_range(1..10);
-        if rng.random::<bool>() {
-            m
-        } else {
-            -m
-        }
-    }
-    fn poison() -> Self {
-        I32_POISON
-    }
-    fn is_poison(self) -> bool {
-        self == I32_POISON
-    }
-    fn close(self, want: Self) -> bool {
-        self == want
-    }
-}
-
-impl TestScalar for i64 {
-    fn random(rng: &mut ChaCha8Rng) -> Self {
-        i32::random(rng) as i64
-    }
-    fn poison() -> Self {
-        I32_POISON as i64 * 3
-    }
-    fn is_poison(self) -> bool {
-        self == Self::poison()
-    }
-    fn close(self, want: Self) -> bool {
-        self == want
-    }
-}
-
-impl TestScalar for bool {
-    fn random(rng: &mut ChaCha8Rng) -> Self {
-        rng.random()
-    }
-    /// A bool has no spare value: bool outputs are checked only inside their domain, so cases
-    /// write them over the whole field.
-    fn poison() -> Self {
-        false
-    }
-    fn is_poison(self) -> bool {
-        true
-    }
-    fn close(self, want: Self) -> bool {
-        self == want
+        <T as testing::TestScalar>::close(self, want, T::ROUNDING)
     }
 }
 
@@ -342,7 +255,7 @@ pub fn random_field<D: Dims, T: TestScalar>(
     rng: &mut ChaCha8Rng,
     domain: &[Range<i64>],
 ) -> Field<D, T> {
-    Field::from_fn(domain, Layout::default(), |_| T::random(rng)).expect("test domain")
+    testing::random_field(rng, domain).expect("test domain")
 }
 
 /// A field of floats drawn uniformly from `lo..hi` (for math functions with a restricted domain).
@@ -351,10 +264,7 @@ pub fn random_field_in<D: Dims>(
     domain: &[Range<i64>],
     range: Range<f64>,
 ) -> Field<D, f64> {
-    Field::from_fn(domain, Layout::default(), |_| {
-        range.start + (range.end - range.start) * rng.random::<f64>()
-    })
-    .expect("test domain")
+    testing::random_field_in(rng, domain, range).expect("test domain")
 }
 
 /// A field of integers drawn uniformly from `range`.
@@ -371,7 +281,7 @@ pub fn random_int_field<D: Dims>(
 
 /// An output field over `domain` filled with the poison value.
 pub fn poisoned<D: Dims, T: TestScalar>(domain: &[Range<i64>]) -> Field<D, T> {
-    Field::filled(domain, T::poison(), Layout::default()).expect("test domain")
+    testing::poisoned(domain).expect("test domain")
 }
 
 /// Every point of `domain`, in row-major order.
@@ -414,10 +324,10 @@ pub fn expect_field<D: Dims, T: TestScalar>(
         let value = got.get(&point).expect("a point of the field's own domain");
         if inside(&point, written) {
             let expected = want(&point);
-            if !value.close(expected) {
+            if !TestScalar::close(value, expected) {
                 wrong.push(format!("{point:?}: got {value:?}, want {expected:?}"));
             }
-        } else if !value.is_poison() {
+        } else if !TestScalar::is_poison(value) {
             wrong.push(format!(
                 "{point:?} is outside {written:?} but was written: {value:?}"
             ));
