@@ -75,6 +75,12 @@ pub enum Failure {
     },
     /// An integer division or remainder by zero. No values.
     DivisionByZero,
+    /// A domain whose start along `dim` is past its end. Values: the start and the end.
+    ReversedDomain { dim: String },
+    /// The value `field` needs at a point reads a skipped neighbour (a -1 entry) or a point
+    /// outside a field or a table, where that read sits in a branch (`concat_where`, `if`) or
+    /// a reduction slot that is taken there. No values.
+    Undefined { field: FieldName },
 }
 
 /// Which error of the runtime a failure is.
@@ -100,16 +106,17 @@ pub fn format_point(point: &Point<'_>) -> String {
 impl Failure {
     pub fn class(&self) -> FailureClass {
         match self {
-            Failure::OutputTooSmall { .. } | Failure::ShiftedReadOutside { .. } => {
-                FailureClass::Domain
-            }
+            Failure::OutputTooSmall { .. }
+            | Failure::ShiftedReadOutside { .. }
+            | Failure::ReversedDomain { .. } => FailureClass::Domain,
             Failure::LocalDimension { arg, .. } | Failure::EmptyArgument { arg, .. } => {
                 FailureClass::Argument { arg: arg.clone() }
             }
             Failure::ReadOutside { .. }
             | Failure::RowOutside { .. }
             | Failure::MissingNeighbour { .. }
-            | Failure::DivisionByZero => FailureClass::Execution,
+            | Failure::DivisionByZero
+            | Failure::Undefined { .. } => FailureClass::Execution,
         }
     }
 
@@ -135,8 +142,9 @@ impl Failure {
             } => format!(
                 "stage {stage}: {} is read at {dim} {}..{} (shift {shift}), outside its domain {}..{}",
                 field.described("argument"),
-                v(0).wrapping_add(*shift),
-                v(1).wrapping_add(*shift),
+                // Exact: the shifted range may lie beyond i64, which is why it is outside.
+                i128::from(v(0)) + i128::from(*shift),
+                i128::from(v(1)) + i128::from(*shift),
                 v(2),
                 v(3)
             ),
@@ -161,6 +169,15 @@ impl Failure {
             Failure::MissingNeighbour { offset, from, slot } => format!(
                 "slot {slot} of connectivity `{offset}` at {from} index {} (reached from point {at}) is -1 (no neighbour), but the point is inside the domain",
                 v(0)
+            ),
+            Failure::ReversedDomain { dim } => format!(
+                "the domain along {dim} is {}..{}: its start is past its end",
+                v(0),
+                v(1)
+            ),
+            Failure::Undefined { field } => format!(
+                "the value written to {} is undefined at point {at}: it reads a skipped neighbour (table entry -1) or a point outside a field or a table",
+                field.described("output")
             ),
             Failure::DivisionByZero if point.is_empty() => "integer division by zero".into(),
             Failure::DivisionByZero => format!("integer division by zero at point {at}"),
@@ -203,12 +220,11 @@ impl Precondition {
     /// `None` where the condition holds for the `domain` (start and end per dimension) and the
     /// field's `origin` and `extent` along the checked dimension; else the failure's values.
     pub fn violation(&self, domain: &[(i64, i64)], origin: i64, extent: i64) -> Option<Vec<i64>> {
-        let end = origin.wrapping_add(extent);
+        let end = origin.saturating_add(extent);
         match self.kind {
             PreconditionKind::Covers { domain_dim, shift } => {
                 let (lo, hi) = domain.get(domain_dim).copied().unwrap_or((0, 0));
-                let inside = lo.wrapping_add(shift) >= origin && hi.wrapping_add(shift) <= end;
-                (!inside).then(|| vec![lo, hi, origin, end])
+                (!covers(lo, hi, shift, origin, extent)).then(|| vec![lo, hi, origin, end])
             }
             PreconditionKind::NotEmpty => (extent == 0).then(Vec::new),
             PreconditionKind::Spans { count } => {
@@ -216,6 +232,16 @@ impl Precondition {
             }
         }
     }
+}
+
+/// Whether the range `lo + shift .. hi + shift` lies inside `origin .. origin + extent`,
+/// computed exactly: no sum can wrap around and land inside (a shift of `i64::MAX`, an origin
+/// near `i64::MIN`). The CPU kernels call it before their loop, the CUDA launcher through
+/// [`Precondition::violation`].
+pub fn covers(lo: i64, hi: i64, shift: i64, origin: i64, extent: i64) -> bool {
+    let (lo, hi, shift) = (i128::from(lo), i128::from(hi), i128::from(shift));
+    let (origin, extent) = (i128::from(origin), i128::from(extent));
+    lo + shift >= origin && hi + shift <= origin + extent
 }
 
 #[cfg(test)]
@@ -250,6 +276,33 @@ mod tests {
             Failure::DivisionByZero.message(&[], &[]),
             "integer division by zero"
         );
+    }
+
+    #[test]
+    fn coverage_is_computed_without_wrapping_around() {
+        assert!(covers(0, 9, 1, 0, 10));
+        assert!(!covers(0, 9, 2, 0, 10));
+        // Sums past i64 used to wrap around and land inside the field.
+        assert!(!covers(0, 9, i64::MAX, 0, 10));
+        assert!(!covers(i64::MIN, i64::MIN + 9, -1, i64::MIN, 10));
+        assert!(covers(i64::MIN + 1, i64::MIN + 10, -1, i64::MIN, 10));
+        assert!(!covers(i64::MAX - 9, i64::MAX, i64::MAX, i64::MAX - 10, 10));
+        let read = Failure::ShiftedReadOutside {
+            stage: 0,
+            field: FieldName::Argument("a".into()),
+            dim: "K".into(),
+            shift: i64::MAX,
+        };
+        assert_eq!(
+            read.message(&[0, 9, 0, 10], &[]),
+            "stage 0: argument `a` is read at K 9223372036854775807..9223372036854775816 (shift 9223372036854775807), outside its domain 0..10"
+        );
+        let reversed = Failure::ReversedDomain { dim: "K".into() };
+        assert_eq!(
+            reversed.message(&[5, 3], &[]),
+            "the domain along K is 5..3: its start is past its end"
+        );
+        assert_eq!(reversed.class(), FailureClass::Domain);
     }
 
     #[test]

@@ -71,10 +71,21 @@ impl<D: Dims, T: Scalar> Field<D, T> {
     /// A field over `domain` (one half-open range per dimension) filled with `value`.
     pub fn filled(domain: &[Range<i64>], value: T, layout: Layout) -> Result<Self, Error> {
         check_rank::<D>(domain.len())?;
-        let shape: Vec<usize> = domain
-            .iter()
-            .map(|r| (r.end - r.start).max(0) as usize)
-            .collect();
+        let mut shape = Vec::with_capacity(domain.len());
+        for r in domain {
+            // The checked length also keeps `start + len` inside i64 (see `check_end`).
+            let len = r
+                .end
+                .checked_sub(r.start)
+                .and_then(|n| usize::try_from(n.max(0)).ok())
+                .ok_or_else(|| {
+                    Error::Shape(format!(
+                        "the range {}..{} has more points than an index can count",
+                        r.start, r.end
+                    ))
+                })?;
+            shape.push(len);
+        }
         let data = match layout {
             Layout::LastContiguous => ArrayD::from_elem(IxDyn(&shape), value),
             Layout::FirstContiguous => ArrayD::from_elem(IxDyn(&shape).f(), value),
@@ -120,6 +131,7 @@ impl<D: Dims, T: Scalar> Field<D, T> {
                 data.ndim()
             )));
         }
+        check_end(origin, data.shape())?;
         Ok(Field {
             data,
             origin: origin.to_vec(),
@@ -213,6 +225,21 @@ impl<D: Dims, T: Scalar> Field<D, T> {
     pub fn fill(&mut self, value: T) {
         self.data.fill(value);
     }
+}
+
+/// Every field's end (`origin + len` per dimension) is an i64, so the backends' bounds checks
+/// never overflow on a field's own range.
+fn check_end(origin: &[i64], shape: &[usize]) -> Result<(), Error> {
+    for (d, (&o, &n)) in origin.iter().zip(shape).enumerate() {
+        let end = i64::try_from(n).ok().and_then(|n| o.checked_add(n));
+        if end.is_none() {
+            return Err(Error::Shape(format!(
+                "dimension {d} starts at {o} and holds {n} points: its end is past the largest index, {}",
+                i64::MAX
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn check_rank<D: Dims>(rank: usize) -> Result<(), Error> {

@@ -191,3 +191,52 @@ fn every_icon_program_matches_its_reference_on_a_limited_area_grid_with_replaced
     assert!(!g.keeps_boundary_skips());
     check_all_programs(&g);
 }
+
+/// `compute_diagnostics_from_normal_wind` over every edge of a limited-area grid, the boundary
+/// edges included: in its `if !skip_compute_predictor_vertical_advection` branch, `w(E2C[1])`
+/// meets the -1 of the outermost edges. The embedded backend finds the value undefined there,
+/// and so do the CPU kernels (they used to read cell 0 instead). With the branch not taken
+/// the same call succeeds.
+#[test]
+fn a_skipped_neighbour_read_in_a_taken_branch_on_a_limited_area_grid_is_an_error() {
+    let g = limited_area_grid();
+    let conns = connectivities_of(&g.grid);
+    let program = "compute_diagnostics_from_normal_wind";
+    let entry = programs::find(program).expect("registered");
+    let embedded_options = Options::new(Backend::Embedded).with_connectivities(conns.clone());
+    let signature = (entry.compile)(&embedded_options)
+        .unwrap_or_else(|e| panic!("{program}: {e}"))
+        .signature();
+    let written = written_by(&signature);
+    for setup in calls_on(program, &g) {
+        let skip = setup
+            .flags
+            .iter()
+            .any(|&(name, value)| name == "skip_compute_predictor_vertical_advection" && value);
+        let whole = support::Setup {
+            horizontal: (0, g.grid.size(GridDim::Edge)),
+            ..setup
+        };
+        let call = random_call(&signature, &g.grid, &whole, 1207);
+        for backend in [Backend::Embedded, Backend::Cpu] {
+            let options = Options::new(backend).with_connectivities(conns.clone());
+            let compiled = (entry.compile)(&options).unwrap_or_else(|e| panic!("{program}: {e}"));
+            let outcome = run_dynamic(&*compiled, &call, &written);
+            match (skip, outcome) {
+                (true, outcome) => {
+                    outcome.unwrap_or_else(|e| panic!("{program} ({backend:?}), branch not taken: {e}"));
+                }
+                (false, Ok(_)) => panic!(
+                    "{program} ({backend:?}) read a skipped neighbour on a boundary edge without an error"
+                ),
+                (false, Err(e)) => {
+                    let message = e.to_string();
+                    assert!(
+                        message.contains("is undefined at point Edge "),
+                        "{program} ({backend:?}): {message}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -13,9 +13,9 @@ mod checks;
 mod spelling;
 
 pub(crate) use checks::PointNames;
-pub(crate) use spelling::{Spelling, TableEntry};
+pub(crate) use spelling::{carry_flag, Spelling, TableEntry};
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use gt4rs_ir::failure::Precondition;
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program};
@@ -101,6 +101,10 @@ pub(crate) struct StageWalk<'a> {
     pub tables_used: BTreeSet<usize>,
     /// What a call must meet before the stage's loop runs, in the order it is checked.
     pub preconditions: Vec<Precondition>,
+    /// The instances that may be undefined (they read, in a branch or a reduction slot that
+    /// may not be taken, a skipped neighbour or a point outside a field): the name of the
+    /// flag that says where, and its section.
+    pub undefined: HashMap<String, (String, Section)>,
 }
 
 impl<'a> StageWalk<'a> {
@@ -144,6 +148,7 @@ impl<'a> StageWalk<'a> {
             emitted: HashSet::new(),
             tables_used: BTreeSet::new(),
             preconditions: Vec::new(),
+            undefined: HashMap::new(),
         };
         walk.classify()?;
         walk.preconditions = walk.preconditions()?;
@@ -256,7 +261,14 @@ impl<'a> StageWalk<'a> {
                         ));
                     }
                     if self.is_vertical(dim) {
-                        shift = shift.map(|s| s + offset);
+                        shift = match shift.map(|s| s.checked_add(*offset)) {
+                            Some(None) => {
+                                return Err(format!(
+                                    "the shifts along `{dim}` add up past the largest index"
+                                ))
+                            }
+                            other => other.flatten(),
+                        };
                     }
                 }
                 Step::Dynamic { dim, offset } => {

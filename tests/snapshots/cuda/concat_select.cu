@@ -70,18 +70,31 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const bool v7 = (v0 < v6);
         const bool v8 = (v2 & v7);
         const double v9 = 5e-1;
+        const bool v10_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v10_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const long long v10_p1 = gt4rs_clamp((k + -1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v10_p1_out = gt4rs_add((gt4rs_i64)(k), -1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(k), -1LL) >= p.f0_o1 + p.f0_n1;
+        const long long v10_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(k), -1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v10_undef = (v10_p0_out | v10_p1_out);
         const double v10 = p.f0[(v10_p0 - p.f0_o0) * p.f0_s0 + (v10_p1 - p.f0_o1) * p.f0_s1];
+        const bool v11_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v11_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const long long v11_p1 = gt4rs_clamp((k + 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v11_p1_out = gt4rs_add((gt4rs_i64)(k), 1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(k), 1LL) >= p.f0_o1 + p.f0_n1;
+        const long long v11_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(k), 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v11_undef = (v11_p0_out | v11_p1_out);
         const double v11 = p.f0[(v11_p0 - p.f0_o0) * p.f0_s0 + (v11_p1 - p.f0_o1) * p.f0_s1];
         const double v12 = (v10 + v11);
+        const bool v12_undef = (v10_undef | v11_undef);
         const double v13 = (v9 * v12);
+        const bool v13_undef = v12_undef;
+        const bool v14_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v14_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
+        const bool v14_p1_out = k < p.f0_o1 || k >= p.f0_o1 + p.f0_n1;
         const long long v14_p1 = gt4rs_clamp(k, p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v14_undef = (v14_p0_out | v14_p1_out);
         const double v14 = p.f0[(v14_p0 - p.f0_o0) * p.f0_s0 + (v14_p1 - p.f0_o1) * p.f0_s1];
         const double v15 = (v8 ? v13 : v14);
+        const bool v15_undef = (v8 ? v13_undef : v14_undef);
+        if (v15_undef) { gt4rs_fail(p.error, 1LL, 0LL, 0LL, 0LL, i0, k); return; }
         p.f2[(i0 - p.f2_o0) * p.f2_s0 + (k - p.f2_o1) * p.f2_s1] = (double)v15;
     }
 }
@@ -146,23 +159,36 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const int v2 = 1;
         const int v3 = gt4rs_sub(v1, v2);
         const long long v4 = ((long long)v3);
-        const long long v5 = (k + 1LL);
+        const long long v5 = gt4rs_add((gt4rs_i64)(k), 1LL);
         const bool v6 = (v5 > v0);
         const bool v7 = (v5 < v4);
         const bool v8 = (v6 & v7);
         const double v9 = 5e-1;
+        const bool v10_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v10_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const long long v10_p1 = gt4rs_clamp(((k + 1LL) + -1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v10_p1_out = gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), -1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), -1LL) >= p.f0_o1 + p.f0_n1;
+        const long long v10_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), -1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v10_undef = (v10_p0_out | v10_p1_out);
         const double v10 = p.f0[(v10_p0 - p.f0_o0) * p.f0_s0 + (v10_p1 - p.f0_o1) * p.f0_s1];
+        const bool v11_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v11_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const long long v11_p1 = gt4rs_clamp(((k + 1LL) + 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v11_p1_out = gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), 1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), 1LL) >= p.f0_o1 + p.f0_n1;
+        const long long v11_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v11_undef = (v11_p0_out | v11_p1_out);
         const double v11 = p.f0[(v11_p0 - p.f0_o0) * p.f0_s0 + (v11_p1 - p.f0_o1) * p.f0_s1];
         const double v12 = (v10 + v11);
+        const bool v12_undef = (v10_undef | v11_undef);
         const double v13 = (v9 * v12);
+        const bool v13_undef = v12_undef;
+        const bool v14_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v14_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const long long v14_p1 = gt4rs_clamp((k + 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v14_p1_out = gt4rs_add((gt4rs_i64)(k), 1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(k), 1LL) >= p.f0_o1 + p.f0_n1;
+        const long long v14_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(k), 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v14_undef = (v14_p0_out | v14_p1_out);
         const double v14 = p.f0[(v14_p0 - p.f0_o0) * p.f0_s0 + (v14_p1 - p.f0_o1) * p.f0_s1];
         const double v15 = (v8 ? v13 : v14);
+        const bool v15_undef = (v8 ? v13_undef : v14_undef);
+        if (v15_undef) { gt4rs_fail(p.error, 1LL, 0LL, 0LL, 0LL, i0, k); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v15;
     }
 }

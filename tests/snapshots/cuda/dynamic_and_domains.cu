@@ -67,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
         const long long v1 = ((long long)v0);
         const long long v2_p0 = i0;
         if (v2_p0 < p.f0_o0 || v2_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 1LL, v2_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0, k); return; }
-        const long long v2_p1 = (k + (long long)v1);
+        const long long v2_p1 = gt4rs_add((gt4rs_i64)(k), (gt4rs_i64)v1);
         if (v2_p1 < p.f0_o1 || v2_p1 >= p.f0_o1 + p.f0_n1) { gt4rs_fail(p.error, 2LL, v2_p1, p.f0_o1, p.f0_o1 + p.f0_n1, i0, k); return; }
         const double v2 = p.f0[(v2_p0 - p.f0_o0) * p.f0_s0 + (v2_p1 - p.f0_o1) * p.f0_s1];
         p.f2[(i0 - p.f2_o0) * p.f2_s0 + (k - p.f2_o1) * p.f2_s1] = (double)v2;

@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         if (v9_0_e1 < 0) { v9_0_e1 = p.f0_o0; }
         const long long v9_0_p0 = v9_0_e1;
         if (v9_0_p0 < p.f0_o0 || v9_0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 9LL, v9_0_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
-        const long long v9_0_p1 = (k + 1LL);
+        const long long v9_0_p1 = gt4rs_add((gt4rs_i64)(k), 1LL);
         const double v9_0 = p.f0[(v9_0_p0 - p.f0_o0) * p.f0_s0 + (v9_0_p1 - p.f0_o1) * p.f0_s1];
         const double v10_acc0 = v10_ok0 ? fmin(1.7976931348623157e308, v9_0) : 1.7976931348623157e308;
         const bool v10_ok1 = p.t0[v10_row * 2LL + 1] >= 0;
@@ -128,7 +128,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         if (v9_1_e1 < 0) { v9_1_e1 = p.f0_o0; }
         const long long v9_1_p0 = v9_1_e1;
         if (v9_1_p0 < p.f0_o0 || v9_1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 11LL, v9_1_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
-        const long long v9_1_p1 = (k + 1LL);
+        const long long v9_1_p1 = gt4rs_add((gt4rs_i64)(k), 1LL);
         const double v9_1 = p.f0[(v9_1_p0 - p.f0_o0) * p.f0_s0 + (v9_1_p1 - p.f0_o1) * p.f0_s1];
         const double v10_acc1 = v10_ok1 ? fmin(v10_acc0, v9_1) : v10_acc0;
         const double v10 = v10_acc1;

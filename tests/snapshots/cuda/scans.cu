@@ -58,22 +58,33 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage0(cons
     (void)rem;
     const double v0 = 0e0;
     const double v1 = 1e0;
+    bool c0_undef = false;
     double c0 = v0;
+    bool c1_undef = false;
     double c1 = v1;
     for (long long k = d1_lo; k < d1_hi; ++k) {
         const double v0 = 0e0;
         const double v1 = 1e0;
         const double v2 = c0;
+        const bool v2_undef = c0_undef;
         const double v3 = c1;
+        const bool v3_undef = c1_undef;
         const long long v4_p0 = i0;
         const long long v4_p1 = k;
         const double v4 = p.f0[(v4_p0 - p.f0_o0) * p.f0_s0 + (v4_p1 - p.f0_o1) * p.f0_s1];
         const double v5 = (v2 + v4);
+        const bool v5_undef = v2_undef;
         const double v6 = 5e-1;
         const double v7 = (v6 * v3);
+        const bool v7_undef = v3_undef;
         const double v8 = (v7 + v2);
+        const bool v8_undef = (v7_undef | v2_undef);
+        if (v5_undef) { gt4rs_fail(p.error, 1LL, 0LL, 0LL, 0LL, i0, k); return; }
+        if (v8_undef) { gt4rs_fail(p.error, 2LL, 0LL, 0LL, 0LL, i0, k); return; }
         p.f1[(i0 - p.f1_o0) * p.f1_s0 + (k - p.f1_o1) * p.f1_s1] = (double)v5;
         p.f2[(i0 - p.f2_o0) * p.f2_s0 + (k - p.f2_o1) * p.f2_s1] = (double)v8;
+        c0_undef = v5_undef;
+        c1_undef = v8_undef;
         c0 = v5;
         c1 = v8;
     }
@@ -136,22 +147,33 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage1(cons
     (void)rem;
     const double v0 = 0e0;
     const double v1 = 1e0;
+    bool c0_undef = false;
     double c0 = v0;
+    bool c1_undef = false;
     double c1 = v1;
     for (long long k = d1_hi - 1; k >= d1_lo; --k) {
         const double v0 = 0e0;
         const double v1 = 1e0;
         const double v2 = c0;
+        const bool v2_undef = c0_undef;
         const double v3 = c1;
+        const bool v3_undef = c1_undef;
         const long long v4_p0 = i0;
-        const long long v4_p1 = (k + 0LL);
+        const long long v4_p1 = gt4rs_add((gt4rs_i64)(k), 0LL);
         const double v4 = p.f0[(v4_p0 - p.f0_o0) * p.f0_s0 + (v4_p1 - p.f0_o1) * p.f0_s1];
         const double v5 = (v2 + v4);
+        const bool v5_undef = v2_undef;
         const double v6 = 5e-1;
         const double v7 = (v6 * v3);
+        const bool v7_undef = v3_undef;
         const double v8 = (v7 + v2);
+        const bool v8_undef = (v7_undef | v2_undef);
+        if (v5_undef) { gt4rs_fail(p.error, 1LL, 0LL, 0LL, 0LL, i0, k); return; }
+        if (v8_undef) { gt4rs_fail(p.error, 2LL, 0LL, 0LL, 0LL, i0, k); return; }
         p.f3[(i0 - p.f3_o0) * p.f3_s0 + (k - p.f3_o1) * p.f3_s1] = (double)v5;
         p.f4[(i0 - p.f4_o0) * p.f4_s0 + (k - p.f4_o1) * p.f4_s1] = (double)v8;
+        c0_undef = v5_undef;
+        c1_undef = v8_undef;
         c0 = v5;
         c1 = v8;
     }

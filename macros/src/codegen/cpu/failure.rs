@@ -72,5 +72,13 @@ fn value(failure: &Failure) -> TokenStream {
             quote!(#module::Failure::MissingNeighbour { offset: #offset, from: #from, slot: #slot })
         }
         Failure::DivisionByZero => quote!(#module::Failure::DivisionByZero),
+        Failure::ReversedDomain { dim } => {
+            let dim = string(dim);
+            quote!(#module::Failure::ReversedDomain { dim: #dim })
+        }
+        Failure::Undefined { field: f } => {
+            let f = field(f);
+            quote!(#module::Failure::Undefined { field: #f })
+        }
     }
 }

@@ -42,6 +42,7 @@ pub(super) fn emit(
     let walk = StageWalk::new(program, lowered, used_offsets, index, stage)?;
     let mut e = StageEmitter::new(walk)?;
     e.emit_all()?;
+    e.report_undefined_writes()?;
     e.loop_nest()
 }
 
@@ -217,11 +218,14 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         quote!(match #checked { ::core::option::Option::Some(q) => q, ::core::option::Option::None => #fail })
     }
 
+    /// Wrapping: a position is used only once checked against its field or table (or proven
+    /// inside by a precondition, computed exactly), so no overflow can reach memory, and a
+    /// debug build does not panic on an absurd shift.
     fn shift(&self, position: TokenStream, offset: i64) -> TokenStream {
-        quote!((#position + #offset))
+        quote!((#position).wrapping_add(#offset))
     }
     fn shift_by(&self, position: TokenStream, by: TokenStream) -> TokenStream {
-        quote!((#position + (#by as i64)))
+        quote!((#position).wrapping_add(#by as i64))
     }
 
     fn neighbour_row(
@@ -284,6 +288,26 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
     fn field_origin(&self, field: Source, dim: usize) -> TokenStream {
         let o = format_ident!("{}_o", prefix(field));
         quote!(#o[#dim])
+    }
+
+    fn table_rows(&self, table: usize) -> TokenStream {
+        let rows = format_ident!("t{}_rows", table);
+        quote!(#rows)
+    }
+
+    /// Also records what the vertical loop reads from outside it (the fast path passes it in).
+    fn flag_ref(&mut self, flag: &str, defined: Section, from: Section) -> TokenStream {
+        if from == Section::Level && defined != Section::Level {
+            self.level_inputs.insert(flag.to_string(), ScalarType::Bool);
+        }
+        self.name(flag)
+    }
+
+    fn report_if(&mut self, section: Section, cond: TokenStream, failure: Failure) {
+        // The uniform section runs before the loop, where no point is known.
+        let section = section.max(Section::Column);
+        let fail = self.fail(section, &failure, &[]);
+        self.push(section, quote!(if #cond #fail));
     }
 
     fn slot_present(&mut self, center: Section, section: Section, ok: &str, at: TableEntry<'_>) {

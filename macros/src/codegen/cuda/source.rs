@@ -27,7 +27,7 @@ use gt4rs_ir::{CmpOp, ScalarType, ScalarValue, Type};
 
 use super::ops;
 use crate::codegen::stage_walk::{
-    prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+    carry_flag, prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
 };
 
 /// The whole program's CUDA translation unit.
@@ -135,7 +135,16 @@ impl<'a> KernelEmitter<'a> {
         let pf = prefix(*source);
         self.fields_used.insert(*source);
         let section = self.walk.position_section(id)?;
-        let pos = self.resolve_path(name, path, bind, section, *guarded, Some((*source, &f)))?;
+        let mut undefined = Vec::new();
+        let pos = self.resolve_path(
+            name,
+            path,
+            bind,
+            section,
+            *guarded,
+            Some((*source, &f)),
+            &mut undefined,
+        )?;
         let mut terms = Vec::new();
         for (dpos, d) in f.dims.iter().enumerate() {
             if self.walk.is_local(d) {
@@ -152,6 +161,10 @@ impl<'a> KernelEmitter<'a> {
                 .ok_or_else(|| format!("no position for `{d}`"))?;
             let pv = format!("{name}_p{dpos}");
             if *guarded {
+                self.body.push(format!(
+                    "const bool {pv}_out = {pexpr} < p.{pf}_o{dpos} || {pexpr} >= p.{pf}_o{dpos} + p.{pf}_n{dpos};"
+                ));
+                undefined.push(format!("{pv}_out"));
                 self.body.push(format!(
                     "const long long {pv} = gt4rs_clamp({pexpr}, p.{pf}_o{dpos}, p.{pf}_o{dpos} + p.{pf}_n{dpos} - 1);"
                 ));
@@ -177,6 +190,10 @@ impl<'a> KernelEmitter<'a> {
             }
             terms.push(format!("({pv} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
         }
+        for offset in self.walk.node(id).children() {
+            undefined.extend(self.undefined_flag(offset, bind, section));
+        }
+        self.define_flag(name, section, undefined);
         let offset = if terms.is_empty() {
             "0".to_string()
         } else {
@@ -188,6 +205,7 @@ impl<'a> KernelEmitter<'a> {
     /// The kernel's text and launch metadata.
     fn run(mut self) -> Result<(KernelInfo, String), String> {
         self.emit_all()?;
+        self.report_undefined_writes()?;
         let (outputs, stores) = self.stores()?;
         let (carry_init, carry_update) = self.scan_carries()?;
         let stage = self.walk.stage;
@@ -304,9 +322,12 @@ impl<'a> KernelEmitter<'a> {
         };
         let level_body = std::mem::take(&mut self.body);
         let level_emitted = std::mem::take(&mut self.walk.emitted);
+        let level_undefined = std::mem::take(&mut self.walk.undefined);
         for (ci, c) in scan.carry.iter().enumerate() {
             self.emit_uniform_tree(c.init)?;
             let ty = c_type(c.dtype);
+            let (flag_init, _) = self.carry_flags(c);
+            carry_init.push(format!("bool {} = {flag_init};", carry_flag(ci as u32)));
             carry_init.push(format!("{ty} c{ci} = v{};", c.init));
             carry_update.push(match c.active {
                 // Outside its active region a scan restarts from its initial value.
@@ -322,6 +343,14 @@ impl<'a> KernelEmitter<'a> {
         carry_init.splice(0..0, std::mem::take(&mut self.body));
         self.body = level_body;
         self.walk.emitted = level_emitted;
+        self.walk.undefined = level_undefined;
+        // The flags after a level are computed before the carries change.
+        let mut flag_update = Vec::new();
+        for (ci, c) in scan.carry.iter().enumerate() {
+            let (_, after) = self.carry_flags(c);
+            flag_update.push(format!("{} = {after};", carry_flag(ci as u32)));
+        }
+        carry_update.splice(0..0, flag_update);
         Ok((carry_init, carry_update))
     }
 
@@ -459,11 +488,14 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
         }
     }
 
+    /// Wrapping, as on the CPU: a position is used only once checked (or proven inside by a
+    /// precondition the launcher checks exactly), and signed overflow would be undefined in C.
     fn shift(&self, position: String, offset: i64) -> String {
-        format!("({position} + {offset}LL)")
+        let offset = ops::value(ScalarValue::I64(offset));
+        format!("gt4rs_add((gt4rs_i64)({position}), {offset})")
     }
     fn shift_by(&self, position: String, by: String) -> String {
-        format!("({position} + (long long){by})")
+        format!("gt4rs_add((gt4rs_i64)({position}), (gt4rs_i64){by})")
     }
 
     fn neighbour_row(
@@ -514,6 +546,14 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
 
     fn field_origin(&self, field: Source, dim: usize) -> String {
         format!("p.{}_o{dim}", prefix(field))
+    }
+
+    fn table_rows(&self, table: usize) -> String {
+        format!("p.t{table}_rows")
+    }
+
+    fn report_if(&mut self, section: Section, cond: String, failure: Failure) {
+        self.fail_if(section, &cond, failure, &[]);
     }
 
     fn slot_present(&mut self, _: Section, _: Section, ok: &str, at: TableEntry<'_>) {

@@ -153,7 +153,10 @@ impl StageWalk<'_> {
                             Step::Cartesian { dim, offset } if dim == d => *offset,
                             _ => 0,
                         })
-                        .sum();
+                        .try_fold(0i64, i64::checked_add)
+                        .ok_or_else(|| {
+                            format!("the shifts along `{d}` add up past the largest index")
+                        })?;
                     horizontal.insert((*source, dpos, *j, shift));
                 }
             }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, ReduceOp, UnaryOp};
-use gt4rs_ir::stage::{AccessPath, Node, NodeId, Slot, Source, Step};
+use gt4rs_ir::stage::{AccessPath, CarryComponent, Node, NodeId, Slot, Source, Step};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 
 use gt4rs_ir::failure::Failure;
@@ -88,6 +88,15 @@ pub(crate) trait Spelling<'a> {
     fn check_missing(&mut self, section: Section, entry: &str, row: &str, failure: Failure);
     /// The first index of `field` along its dimension `dim`.
     fn field_origin(&self, field: Source, dim: usize) -> Self::Code;
+    /// The number of rows of `table`.
+    fn table_rows(&self, table: usize) -> Self::Code;
+    /// Flag `flag` (defined in section `defined`) as read by code in section `from`.
+    fn flag_ref(&mut self, flag: &str, defined: Section, from: Section) -> Self::Code {
+        let _ = (defined, from);
+        self.name(flag)
+    }
+    /// Reports `failure` (no values) where `cond` holds, in `section`.
+    fn report_if(&mut self, section: Section, cond: Self::Code, failure: Failure);
 
     /// `ok = ` the table entry `at` reads is not -1, for a reduction whose row is known in
     /// `center` and whose value is computed in `section`.
@@ -139,7 +148,8 @@ pub(crate) trait Spelling<'a> {
                 } else {
                     path.clone()
                 };
-                let mut pos = self.resolve_path(&name, &path, bind, section, false, None)?;
+                let mut pos =
+                    self.resolve_path(&name, &path, bind, section, false, None, &mut Vec::new())?;
                 pos.remove(dim).ok_or("index of a missing dimension")?
             }
             Node::Scalar { param, .. } => self.scalar(*param),
@@ -222,6 +232,126 @@ pub(crate) trait Spelling<'a> {
             )?,
         };
         self.define(section, &name, dtype, value);
+        self.propagate_undefined(id, bind, &name, section);
+        Ok(())
+    }
+
+    /// The flag of instance (`id`, `bind`) as read in section `from`: `None` where its value
+    /// is always defined.
+    fn undefined_flag(&mut self, id: NodeId, bind: &Bind, from: Section) -> Option<Self::Code> {
+        let name = self.walk().instance_name(id, bind);
+        let (flag, defined) = self.walk().undefined.get(&name).cloned()?;
+        Some(self.flag_ref(&flag, defined, from))
+    }
+
+    /// Defines `name`'s flag as the disjunction of `conditions` in `section`, when there are
+    /// any.
+    fn define_flag(&mut self, name: &str, section: Section, conditions: Vec<Self::Code>) {
+        let Some(first) = conditions.first().cloned() else {
+            return;
+        };
+        let any = conditions[1..].iter().fold(first, |acc, c| {
+            self.binary(BinaryOp::BitOr, ScalarType::Bool, acc, c.clone())
+        });
+        let flag = format!("{name}_undef");
+        self.define(section, &flag, ScalarType::Bool, any);
+        self.walk_mut()
+            .undefined
+            .insert(name.to_string(), (flag, section));
+    }
+
+    /// The flag of a value computed from others: undefined where an operand it uses is (a
+    /// select uses the branch it takes); a load's flag is set by the load, a reduction's by
+    /// the reduction.
+    fn propagate_undefined(&mut self, id: NodeId, bind: &Bind, name: &str, section: Section) {
+        let node = self.walk().node(id);
+        let conditions = match node {
+            Node::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => {
+                let (cond, if_true, if_false) = (*cond, *if_true, *if_false);
+                let t = self.undefined_flag(if_true, bind, section);
+                let f = self.undefined_flag(if_false, bind, section);
+                let mut conditions: Vec<Self::Code> = self
+                    .undefined_flag(cond, bind, section)
+                    .into_iter()
+                    .collect();
+                if t.is_some() || f.is_some() {
+                    let no = self.value(ScalarValue::Bool(false));
+                    let c = self.reference(cond, bind, section);
+                    let (t, f) = (t.unwrap_or_else(|| no.clone()), f.unwrap_or(no));
+                    conditions.push(self.select(c, t, f));
+                }
+                conditions
+            }
+            Node::Unary { .. }
+            | Node::Binary { .. }
+            | Node::Compare { .. }
+            | Node::Math { .. }
+            | Node::Cast { .. } => node
+                .children()
+                .into_iter()
+                .filter_map(|c| self.undefined_flag(c, bind, section))
+                .collect(),
+            // The carry is undefined after a level whose next carry was (its flag is carried
+            // along the column with it).
+            Node::Carry { index, .. } => {
+                let flag = carry_flag(*index);
+                vec![self.flag_ref(&flag, Section::Level, section)]
+            }
+            _ => Vec::new(),
+        };
+        self.define_flag(name, section, conditions);
+    }
+
+    /// The flags of a scan's carry component before its first level (`init`'s) and after a
+    /// level (`next`'s, or `init`'s outside the active region, as the carry itself), as read
+    /// in the vertical loop.
+    fn carry_flags(&mut self, carry: &CarryComponent) -> (Self::Code, Self::Code) {
+        let no = self.value(ScalarValue::Bool(false));
+        let none = Bind::new();
+        let init = self
+            .undefined_flag(carry.init, &none, Section::Level)
+            .unwrap_or_else(|| no.clone());
+        let next = self
+            .undefined_flag(carry.next, &none, Section::Level)
+            .unwrap_or(no);
+        let after = match carry.active {
+            Some(active) => {
+                let active = self.reference(active, &none, Section::Level);
+                self.select(active, next, init.clone())
+            }
+            None => next,
+        };
+        (init, after)
+    }
+
+    /// Reports the values a stage writes into its outputs where they are undefined: the one
+    /// use of an undefined value that is an error. A temporary is computed over the reach of
+    /// its readers, which may hold points no reader takes, so it is not checked here (its
+    /// readers do not see where it was undefined).
+    fn report_undefined_writes(&mut self) -> Result<(), String> {
+        let stage = self.walk().stage;
+        let written: Vec<(NodeId, Source)> = stage
+            .outputs
+            .iter()
+            .filter(|o| matches!(o.target, Source::Param(_)))
+            .map(|o| (o.value, o.target))
+            .collect();
+        for (value, target) in written {
+            let name = self.walk().instance_name(value, &Bind::new());
+            let Some((flag, section)) = self.walk().undefined.get(&name).cloned() else {
+                continue;
+            };
+            let cond = self.flag_ref(&flag, section, section);
+            let failure = Failure::Undefined {
+                field: self.walk().field_name(target),
+            };
+            self.report_if(section, cond, failure);
+        }
         Ok(())
     }
 
@@ -244,6 +374,7 @@ pub(crate) trait Spelling<'a> {
             center_section,
             false,
             None,
+            &mut Vec::new(),
         )?;
         let row_index = center_pos
             .remove(&info.from)
@@ -254,6 +385,7 @@ pub(crate) trait Spelling<'a> {
             from: info.from.clone(),
         };
         self.neighbour_row(center_section, &row, row_index, t, false, failure);
+        let mut slot_flags = Vec::new();
         let mut acc = self.value(match r.op {
             ReduceOp::Sum => ScalarValue::zero(r.dtype),
             ReduceOp::Max => ScalarValue::lowest(r.dtype),
@@ -285,13 +417,24 @@ pub(crate) trait Spelling<'a> {
                 ReduceOp::Min => self.min_max(false, r.dtype, acc.clone(), v),
             };
             acc = self.accumulate(section, &format!("{name}_acc{j}"), r.dtype, &ok, step, acc);
+            // A present slot's undefined value makes the reduction undefined; a missing one's
+            // is discarded.
+            if let Some(flag) = self.undefined_flag(r.value, &inner, section) {
+                let no = self.value(ScalarValue::Bool(false));
+                let present = self.flag_ref(&ok, center_section, section);
+                slot_flags.push(self.select(present, flag, no));
+            }
         }
+        self.define_flag(name, section, slot_flags);
         Ok(acc)
     }
 
     /// Statements (into `section`) that resolve `path` from the stage's point; the position
     /// per dimension. `safe_field` is the field a load reads (a -1 entry of a masked slot or a
-    /// guarded read then stands for its origin).
+    /// guarded read then stands for its origin). A guarded path's clamped rows and replaced
+    /// entries are recorded in `undefined` (conditions that hold where the position is not a
+    /// point of the path).
+    #[allow(clippy::too_many_arguments)]
     fn resolve_path(
         &mut self,
         name: &str,
@@ -300,6 +443,7 @@ pub(crate) trait Spelling<'a> {
         section: Section,
         guarded: bool,
         safe_field: Option<(Source, &FieldInfo)>,
+        undefined: &mut Vec<Self::Code>,
     ) -> Result<BTreeMap<String, Self::Code>, String> {
         let mut pos: BTreeMap<String, Self::Code> = BTreeMap::new();
         let outer = self.walk().outer.clone();
@@ -333,6 +477,16 @@ pub(crate) trait Spelling<'a> {
                         offset: offset.clone(),
                         from: info.from.clone(),
                     };
+                    if guarded {
+                        let zero = self.value(ScalarValue::I64(0));
+                        let rows = self.table_rows(t);
+                        let below = self.compare(CmpOp::Lt, index.clone(), zero);
+                        let above = self.compare(CmpOp::Ge, index.clone(), rows);
+                        let outside = self.binary(BinaryOp::BitOr, ScalarType::Bool, below, above);
+                        let flag = format!("{row}_out");
+                        self.define(section, &flag, ScalarType::Bool, outside);
+                        undefined.push(self.name(&flag));
+                    }
                     self.neighbour_row(section, &row, index, t, guarded, row_outside);
                     let at = TableEntry {
                         table: t,
@@ -341,6 +495,15 @@ pub(crate) trait Spelling<'a> {
                         slot: slot_value,
                     };
                     self.neighbour_entry(section, &entry, at);
+                    if guarded && matches!(slot, Slot::Fixed(_)) {
+                        // A fixed slot is not masked by a reduction: its -1 makes the value
+                        // undefined.
+                        let zero = self.value(ScalarValue::I64(0));
+                        let missing = self.compare(CmpOp::Lt, self.name(&entry), zero);
+                        let flag = format!("{entry}_missing");
+                        self.define(section, &flag, ScalarType::Bool, missing);
+                        undefined.push(self.name(&flag));
+                    }
                     if matches!(slot, Slot::Var(_)) || guarded {
                         let safe = match safe_field {
                             Some((p, f)) => match f.dims.iter().position(|d| d == &info.to) {
@@ -364,6 +527,11 @@ pub(crate) trait Spelling<'a> {
         }
         Ok(pos)
     }
+}
+
+/// The name of the flag of carry component `index`.
+pub(crate) fn carry_flag(index: u32) -> String {
+    format!("c{index}_undef")
 }
 
 /// One entry of a neighbour table: `table[row * count + slot]` (tables are row-major, `count`

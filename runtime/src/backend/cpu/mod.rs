@@ -189,9 +189,31 @@ pub fn ensure_len<T: Default + Clone>(buffer: &mut Vec<T>, len: usize) {
     }
 }
 
+/// The row-major strides and element count of a temporary with `extents` points per
+/// dimension (at least one along each, where a masked-out slot reads), or `None` where they
+/// do not fit in memory's index types.
+pub fn dense_layout<const R: usize>(extents: [i64; R]) -> Option<([isize; R], usize)> {
+    let mut strides = [0isize; R];
+    let mut len: usize = 1;
+    for d in (0..R).rev() {
+        strides[d] = isize::try_from(len).ok()?;
+        len = len.checked_mul(usize::try_from(extents[d].max(1)).ok()?)?;
+    }
+    isize::try_from(len).ok()?;
+    Some((strides, len))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dense_layouts_are_counted_exactly() {
+        assert_eq!(dense_layout([3, 4]), Some(([4, 1], 12)));
+        assert_eq!(dense_layout([0, 4]), Some(([4, 1], 4)));
+        assert_eq!(dense_layout([1 << 40, 1 << 40]), None);
+        assert_eq!(dense_layout([i64::MAX, 2]), None);
+    }
 
     #[test]
     fn error_slot_keeps_the_first_error() {

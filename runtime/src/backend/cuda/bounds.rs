@@ -20,6 +20,8 @@ pub enum BoundError {
     DivisionByZero,
     /// It cannot be evaluated from what the call gives.
     Invalid(String),
+    /// The domain's start along `dim` is past its end.
+    Reversed { dim: String, start: i64, end: i64 },
 }
 
 /// Evaluates a uniform node (over program scalars and literals) of `stage`, by the scalar rules
@@ -138,7 +140,8 @@ pub fn static_defines(stages: &[Stage], statics: &[Option<ScalarValue>]) -> Vec<
     out
 }
 
-/// `(start, end)` per domain dimension of `stage` (an empty range when `end < start`).
+/// `(start, end)` per domain dimension of `stage`. A start past the end is an error, but for a
+/// reach (the rows it is taken over may hold no neighbour), which is then empty.
 pub fn stage_bounds(
     stage: &Stage,
     inputs: &BoundInputs<'_>,
@@ -149,13 +152,20 @@ pub fn stage_bounds(
         let full = origin
             .get(j)
             .zip(shape.get(j))
-            .map(|(o, n)| (*o, o + n))
+            .map(|(o, n)| (*o, o.saturating_add(*n)))
             .ok_or_else(|| {
                 BoundError::Invalid("the first output has fewer dimensions than the domain".into())
             });
         let lo = bound_value(stage, &r.dim, &r.start, false, &full, inputs)?;
-        let hi = bound_value(stage, &r.dim, &r.end, true, &full, inputs)?.max(lo);
-        out.push((lo, hi));
+        let hi = bound_value(stage, &r.dim, &r.end, true, &full, inputs)?;
+        if hi < lo && !matches!(r.start, Bound::Reach { .. }) {
+            return Err(BoundError::Reversed {
+                dim: r.dim.clone(),
+                start: lo,
+                end: hi,
+            });
+        }
+        out.push((lo, hi.max(lo)));
     }
     Ok(out)
 }
@@ -190,7 +200,7 @@ fn bound_value(
             BoundError::Invalid(format!("parameter {param} has no dimension `{field_dim}`"))
         })?;
         let (o, n) = (meta.origin[d], meta.shape[d]);
-        Ok(if end { o + n } else { o })
+        Ok(if end { o.saturating_add(n) } else { o })
     };
     let table = |offset: &str| {
         inputs
@@ -284,9 +294,15 @@ mod tests {
         };
         let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(17))])).expect("evaluates");
         assert_eq!(b, vec![(2, 15), (3, 8)]);
-        // An empty range stays empty instead of going negative.
-        let b = stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(-4))])).expect("evaluates");
-        assert_eq!(b[0], (2, 2));
+        // A start past the end is an error (every backend reports it alike).
+        assert_eq!(
+            stage_bounds(&s, &inputs(&[None, Some(ScalarValue::I32(-4))])),
+            Err(BoundError::Reversed {
+                dim: "Edge".into(),
+                start: 2,
+                end: -6
+            })
+        );
         // A missing scalar is an error, not a panic.
         assert!(stage_bounds(&s, &inputs(&[])).is_err());
     }

@@ -367,16 +367,25 @@ impl LaunchPlan {
                     program: self.name.to_string(),
                     message,
                 },
+                BoundError::Reversed { dim, start, end } => failure::failed(
+                    self.name,
+                    &Failure::ReversedDomain { dim },
+                    &[start, end],
+                    &[],
+                ),
             })?;
+            // Counted exactly: a domain too large to count cannot lie inside its outputs,
+            // which the preconditions below report.
+            let points = |d: usize| {
+                let (lo, hi) = bounds[d];
+                u64::try_from(i128::from(hi) - i128::from(lo)).unwrap_or(u64::MAX)
+            };
             let outer: u64 = info
                 .outer_dims
                 .iter()
-                .map(|&d| (bounds[d].1 - bounds[d].0) as u64)
-                .product();
-            let levels = info
-                .vertical_dim
-                .map(|d| (bounds[d].1 - bounds[d].0) as u64)
-                .unwrap_or(1);
+                .map(|&d| points(d))
+                .fold(1u64, u64::saturating_mul);
+            let levels = info.vertical_dim.map(points).unwrap_or(1);
             // Temporaries this stage writes cover its domain, row-major. An empty reach (the
             // reading rows hold no neighbour) still spans one point at its origin: a reduction
             // reads a masked-out (-1) slot there and discards the value, and that read must
@@ -392,19 +401,29 @@ impl LaunchPlan {
                     .get(t)
                     .ok_or_else(|| self.arg_error("", "temporary out of range".into()))?
                     .dtype;
-                let shape: Vec<usize> = bounds
+                let too_large = || Error::Domain {
+                    program: self.name.to_string(),
+                    message: format!(
+                        "stage {i}: the domain {bounds:?} has too many points for temporary {t}"
+                    ),
+                };
+                let mut shape: Vec<usize> = Vec::with_capacity(bounds.len());
+                for ((lo, hi), r) in bounds.iter().zip(&stage.domain) {
+                    let n = hi
+                        .checked_sub(*lo)
+                        .and_then(|n| usize::try_from(n).ok())
+                        .ok_or_else(too_large)?;
+                    shape.push(if matches!(r.start, Bound::Reach { .. }) {
+                        n.max(1)
+                    } else {
+                        n
+                    });
+                }
+                let bytes = shape
                     .iter()
-                    .zip(&stage.domain)
-                    .map(|((lo, hi), r)| {
-                        let n = (hi - lo) as usize;
-                        if matches!(r.start, Bound::Reach { .. }) {
-                            n.max(1)
-                        } else {
-                            n
-                        }
-                    })
-                    .collect();
-                let bytes = shape.iter().product::<usize>().max(1) * dtype_size(dtype);
+                    .try_fold(1usize, |acc, &n| acc.checked_mul(n.max(1)))
+                    .and_then(|n| n.checked_mul(dtype_size(dtype)))
+                    .ok_or_else(too_large)?;
                 temp_meta[t] = Some(FieldMeta {
                     address: temporary(t, bytes)?,
                     origin: bounds.iter().map(|(lo, _)| *lo).collect(),

@@ -168,7 +168,15 @@ impl<'p> Ctx<'p> {
             CartesianShift { arg, dim, offset } => {
                 let mut v = self.take_field(self.eval(scope, arg)?, "a shifted value")?;
                 if let Some(a) = v.axis(dim) {
-                    v.extents[a] = v.extents[a].shifted(offset.saturating_neg());
+                    v.extents[a] = offset
+                        .checked_neg()
+                        .and_then(|by| v.extents[a].shifted(by))
+                        .ok_or_else(|| {
+                            self.err(format!(
+                                "the shift by {offset} along {dim} moves the range of the value it shifts ({}) past the 64-bit indices",
+                                v.extents[a]
+                            ))
+                        })?;
                 }
                 Value::Field(v)
             }
@@ -450,11 +458,14 @@ impl<'p> Ctx<'p> {
                 .as_i64()
                 .ok_or_else(|| self.ir_err("a dynamic offset is not an integer"))?;
             source.copy_from_slice(point);
-            source[shift_axis] += o;
-            // Undefined rather than an error: the point may be one the call never writes.
-            if !a_extent.contains(source[shift_axis]) {
-                data.push(Elem::Missing);
-                return Ok(());
+            // Undefined rather than an error: the point may be one the call never writes. An
+            // index past i64 lies outside every field.
+            match source[shift_axis].checked_add(o) {
+                Some(i) if a_extent.contains(i) => source[shift_axis] = i,
+                _ => {
+                    data.push(Elem::Missing);
+                    return Ok(());
+                }
             }
             data.push(a.data[a_acc.offset(&source)]);
             Ok(())

@@ -6,15 +6,15 @@ use std::rc::Rc;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use gt4rs_ir::failure::{Failure, FieldName};
 use gt4rs_ir::fieldview::{
     DomainRange, ExprKind, Program, ProgramCall, ProgramParam, Role, Target,
 };
-use gt4rs_ir::{ScalarType, Type};
+use gt4rs_ir::{DimKind, ScalarType, Type};
 use ndarray::{ArrayViewD, ArrayViewMutD, Slice};
 
 use super::elem::Elem;
 use super::eval::{Ctx, Scope};
-use super::ops::fmt_point;
 use super::value::{for_each_point, Extent, FieldValue, Value};
 use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::connectivity::ConnectivityTable;
@@ -274,6 +274,7 @@ fn check_args(program: &Program, args: &[Arg<'_>]) -> Result<Vec<Value>, Error> 
                         dims.join(", "),
                     )));
                 }
+                check_local_dims(program, param, &view, dims)?;
                 to_value(&view, dims)
             }
             (Type::Scalar(t), _) => {
@@ -288,6 +289,45 @@ fn check_args(program: &Program, args: &[Arg<'_>]) -> Result<Vec<Value>, Error> 
         values.push(Value::Field(value));
     }
     Ok(values)
+}
+
+/// A field read through its local dimension must hold exactly the offset's neighbours, as the
+/// kernel backends require: a narrower one (or one with another origin) would drop terms of a
+/// reduction or shift its slots.
+fn check_local_dims(
+    program: &Program,
+    param: &ProgramParam,
+    view: &FieldView<'_>,
+    dims: &[String],
+) -> Result<(), Error> {
+    if param.role == Role::Out {
+        return Ok(());
+    }
+    let FieldValue { extents, .. } = shape_of(view, dims);
+    for (d, extent) in dims.iter().zip(extents) {
+        let is_local = program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Local);
+        let Some(offset) = program.bundle.offset(d).filter(|_| is_local) else {
+            continue;
+        };
+        let count = offset.count;
+        let (start, end) = match extent {
+            Extent::Bounded { start, end } => (start, end),
+            Extent::Unbounded => continue,
+        };
+        if start != 0 || end != i64::from(count) {
+            let failure = Failure::LocalDimension {
+                arg: param.name.clone(),
+                dim: d.clone(),
+                count,
+            };
+            return Err(arg_error(
+                program,
+                &param.name,
+                failure.message(&[start, end], &[]),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// (array dimensions, origin entries)
@@ -437,11 +477,16 @@ fn plan_writes(
             for_each_point(&extents, |point| {
                 let e = v.data[acc.offset(point)];
                 if e == Elem::Missing {
-                    return Err(ctx.err(format!(
-                        "{what} is undefined at point {} written to output `{}`: it reads a skipped neighbour (table entry -1), a neighbour outside a field or, through a dynamic shift, a point outside the shifted field",
-                        fmt_point(&field.dims, point),
-                        out.name
-                    )));
+                    let named: Vec<(&str, i64)> = field
+                        .dims
+                        .iter()
+                        .map(String::as_str)
+                        .zip(point.iter().copied())
+                        .collect();
+                    let undefined = Failure::Undefined {
+                        field: FieldName::Argument(out.name.clone()),
+                    };
+                    return Err(ctx.err(format!("{what}: {}", undefined.message(&[], &named))));
                 }
                 data.push(e);
                 Ok(())
@@ -494,8 +539,18 @@ fn write_region<'v>(
                 range.dim
             ),
         })?;
-        region[axis] =
-            ctx.eval_int(&mut scope, &range.start)?..ctx.eval_int(&mut scope, &range.end)?;
+        let start = ctx.eval_int(&mut scope, &range.start)?;
+        let end = ctx.eval_int(&mut scope, &range.end)?;
+        if end < start {
+            let reversed = Failure::ReversedDomain {
+                dim: range.dim.clone(),
+            };
+            return Err(Error::Domain {
+                program: ctx.program.name.clone(),
+                message: reversed.message(&[start, end], &[]),
+            });
+        }
+        region[axis] = start..end;
     }
     Ok((out, field, region))
 }

@@ -41,14 +41,16 @@ impl Extent {
         }
     }
 
-    pub(crate) fn shifted(self, by: i64) -> Extent {
-        match self {
+    /// This extent moved by `by`: `None` where it leaves i64 (a value's elements are laid out
+    /// by its extents, which must stay exact).
+    pub(crate) fn shifted(self, by: i64) -> Option<Extent> {
+        Some(match self {
             Extent::Bounded { start, end } => Extent::Bounded {
-                start: start.saturating_add(by),
-                end: end.saturating_add(by),
+                start: start.checked_add(by)?,
+                end: end.checked_add(by)?,
             },
             Extent::Unbounded => Extent::Unbounded,
-        }
+        })
     }
 
     /// True when every index of `start..end` lies in this extent.
@@ -60,7 +62,10 @@ impl Extent {
     }
 
     pub(crate) fn contains(self, index: i64) -> bool {
-        self.covers(index, index + 1)
+        match self {
+            Extent::Unbounded => true,
+            Extent::Bounded { start, end } => start <= index && index < end,
+        }
     }
 }
 

@@ -20,13 +20,13 @@ impl StageEmitter<'_> {
             let o = format_ident!("{}_o", prefix(c.field));
             let n = format_ident!("{}_n", prefix(c.field));
             let dim = c.dim;
-            let (origin, end) = (quote!(#o[#dim]), quote!(#o[#dim] + #n[#dim]));
+            let (origin, end) = (quote!(#o[#dim]), quote!(#o[#dim].saturating_add(#n[#dim])));
             let (violated, values) = match c.kind {
                 PreconditionKind::Covers { domain_dim, shift } => {
                     let lo = format_ident!("d{}_lo", domain_dim);
                     let hi = format_ident!("d{}_hi", domain_dim);
                     (
-                        quote!(#lo + #shift < #origin || #hi + #shift > #end),
+                        quote!(!::gt4rs::__private::ir::failure::covers(#lo, #hi, #shift, #origin, #n[#dim])),
                         vec![quote!(#lo), quote!(#hi), origin, end],
                     )
                 }

@@ -3,9 +3,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use gt4rs_ir::failure::Failure;
 use gt4rs_ir::stage::{Bound, Source};
 
 use super::StageEmitter;
+use crate::codegen::cpu::failure;
 use crate::codegen::stage_walk::{prefix, FieldInfo, Spelling};
 
 impl StageEmitter<'_> {
@@ -66,7 +68,8 @@ impl StageEmitter<'_> {
         Ok(quote!(self.connectivities[#t].reach(#lo, #hi)))
     }
 
-    /// `d<j>_lo` and `d<j>_hi` of every domain dimension (an empty range never goes negative).
+    /// `d<j>_lo` and `d<j>_hi` of every domain dimension: a start past the end is an error,
+    /// but for a reach (the rows it is taken over may hold no neighbour), which is then empty.
     pub(super) fn bounds(
         &self,
         outputs: &[(Source, FieldInfo)],
@@ -92,9 +95,21 @@ impl StageEmitter<'_> {
             }
             let start = self.bound(&r.start, quote!(#o[#j]), false)?;
             let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]), true)?;
+            if let Bound::Reach { .. } = r.start {
+                bounds.push(quote! {
+                    let #lo: i64 = #start;
+                    let #hi: i64 = (#end).max(#lo);
+                });
+                continue;
+            }
+            let reversed = Failure::ReversedDomain { dim: r.dim.clone() };
+            let error = failure::error(&reversed, &[quote!(#lo), quote!(#hi)], &Vec::new());
             bounds.push(quote! {
                 let #lo: i64 = #start;
-                let #hi: i64 = (#end).max(#lo);
+                let #hi: i64 = #end;
+                if #hi < #lo {
+                    return Err(#error);
+                }
             });
         }
         Ok(bounds)
@@ -105,40 +120,47 @@ impl StageEmitter<'_> {
     pub(super) fn temporaries(&self, outputs: &[(Source, FieldInfo)]) -> Vec<TokenStream> {
         let mut code = Vec::new();
         for (t, f) in outputs {
-            let Source::Temporary(_) = t else { continue };
+            let Source::Temporary(tn) = *t else { continue };
+            let t = *t;
             let (g, o, n, s) = (
-                format_ident!("{}", prefix(*t)),
-                format_ident!("{}_o", prefix(*t)),
-                format_ident!("{}_n", prefix(*t)),
-                format_ident!("{}_s", prefix(*t)),
+                format_ident!("{}", prefix(t)),
+                format_ident!("{}_o", prefix(t)),
+                format_ident!("{}_n", prefix(t)),
+                format_ident!("{}_s", prefix(t)),
             );
-            let buf = format_ident!("{}_buf", prefix(*t));
+            let buf = format_ident!("{}_buf", prefix(t));
             let rank = f.dims.len();
             let los: Vec<_> = (0..rank).map(|j| format_ident!("d{}_lo", j)).collect();
             let his: Vec<_> = (0..rank).map(|j| format_ident!("d{}_hi", j)).collect();
             // An empty reach still spans one point at its origin, where a reduction's
             // masked-out slot reads (and discards) a value: that read stays inside the extent.
+            let too_large = quote! {
+                ::gt4rs::Error::Domain {
+                    program: NAME.to_string(),
+                    message: ::std::format!(
+                        "the domain {:?} has too many points for temporary {}",
+                        [#((#los, #his)),*],
+                        #tn
+                    ),
+                }
+            };
             let extents: Vec<TokenStream> = (0..rank)
                 .map(|j| {
                     let (lo, hi) = (&los[j], &his[j]);
+                    let points = quote!(#hi.checked_sub(#lo).ok_or_else(|| #too_large)?);
                     match self.walk.stage.domain.get(j).map(|r| &r.start) {
-                        Some(Bound::Reach { .. }) => quote!((#hi - #lo).max(1)),
-                        _ => quote!(#hi - #lo),
+                        Some(Bound::Reach { .. }) => quote!((#points).max(1)),
+                        _ => points,
                     }
                 })
                 .collect();
             code.push(quote! {
                 #o = [#(#los),*];
                 #n = [#(#extents),*];
-                let mut stride: isize = 1;
                 // At least one element per dimension: a reduction's masked-out slot reads the
                 // temporary's origin even where the reach is empty (every slot is -1).
-                let mut len: usize = 1;
-                for d in (0..#rank).rev() {
-                    #s[d] = stride;
-                    stride *= #n[d] as isize;
-                    len *= (#n[d] as usize).max(1);
-                }
+                let (strides, len) = ::gt4rs::__private::cpu::dense_layout(#n).ok_or_else(|| #too_large)?;
+                #s = strides;
                 ::gt4rs::__private::cpu::ensure_len(&mut scratch.#buf, len);
                 #g = ::gt4rs::__private::cpu::Ptr::of_mut(scratch.#buf.as_mut_ptr());
             });

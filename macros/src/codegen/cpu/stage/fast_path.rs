@@ -60,7 +60,7 @@ impl StageEmitter<'_> {
             args.push(quote! {
                 // SAFETY: unit vertical stride, and the column's levels `lo + shift ..
                 // hi + shift` lie inside the field (checked before the loop).
-                unsafe { ::core::slice::from_raw_parts(#base.offset(#klo as isize) as *const _, #nk) }
+                unsafe { ::core::slice::from_raw_parts(#base.wrapping_offset(#klo as isize) as *const _, #nk) }
             });
             columns.insert(name.to_string(), col);
         }

@@ -71,7 +71,16 @@ impl StageEmitter<'_> {
         let f = self.walk.field(p)?;
         let kind = self.load_kinds[id as usize].unwrap_or(LoadKind::General);
         let pos_section = self.walk.position_section(id)?;
-        let pos = self.resolve_path(name, path, bind, pos_section, *guarded, Some((p, &f)))?;
+        let mut undefined = Vec::new();
+        let pos = self.resolve_path(
+            name,
+            path,
+            bind,
+            pos_section,
+            *guarded,
+            Some((p, &f)),
+            &mut undefined,
+        )?;
         let fp = format_ident!("{}", prefix(p));
         let o = format_ident!("{}_o", prefix(p));
         let n = format_ident!("{}_n", prefix(p));
@@ -100,12 +109,15 @@ impl StageEmitter<'_> {
                 .ok_or_else(|| format!("no position for `{d}`"))?;
             let pv = format_ident!("{}_p{}", name, dpos);
             if *guarded {
+                let outside = format_ident!("{}_p{}_out", name, dpos);
                 self.push(
                     pos_section,
                     quote! {
+                        let #outside: bool = #pexpr < #o[#dpos] || #pexpr >= #o[#dpos] + #n[#dpos];
                         let #pv: i64 = (#pexpr).clamp(#o[#dpos], #o[#dpos] + #n[#dpos] - 1);
                     },
                 );
+                undefined.push(quote!(#outside));
             } else if self.walk.checked_before_loop(id, dpos) {
                 // A domain index plus a constant: its range over the whole domain is checked
                 // once, before the loop.
@@ -131,13 +143,17 @@ impl StageEmitter<'_> {
             }
             terms.push(quote!((#pv - #o[#dpos]) as isize * #s[#dpos]));
         }
+        for offset in self.walk.node(id).children() {
+            undefined.extend(self.undefined_flag(offset, bind, pos_section));
+        }
+        self.define_flag(name, pos_section, undefined);
         let name_id = ident(name);
         match kind {
             LoadKind::Column { shift } => {
                 let kd = vertical_stride.ok_or("column load without a vertical dimension")?;
                 let base = format_ident!("{}_b", name);
                 self.push(Section::Column, quote! {
-                    let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)* + (#shift - #o[#kd]) as isize * #s[#kd]);
+                    let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*).wrapping_offset(((#shift as i64).wrapping_sub(#o[#kd]) as isize).wrapping_mul(#s[#kd]));
                 });
                 self.level.push((
                     Some(name_id.clone()),
@@ -145,7 +161,7 @@ impl StageEmitter<'_> {
                         // SAFETY: the horizontal position was checked above and `k + shift` lies in
                         // the field's vertical range for every level of the domain (checked before
                         // the loop), so the element is inside the buffer.
-                        let #name_id: #ty = unsafe { *#base.offset(k as isize * #s[#kd]) };
+                        let #name_id: #ty = unsafe { *#base.wrapping_offset((k as isize).wrapping_mul(#s[#kd])) };
                     },
                 ));
                 self.columns.push((name_id, base, p));

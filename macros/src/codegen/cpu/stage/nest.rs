@@ -11,7 +11,7 @@ use super::fast_path::FastParts;
 use super::load::LoadKind;
 use super::{ident, StageEmitter};
 use crate::codegen::cpu::rust_type;
-use crate::codegen::stage_walk::{prefix, Bind, FieldInfo, Section, Spelling};
+use crate::codegen::stage_walk::{carry_flag, prefix, Bind, FieldInfo, Section, Spelling};
 
 /// How the loop over the domain is laid out: the horizontal points decoded from the flat
 /// index, the levels a tile walks.
@@ -139,13 +139,15 @@ impl StageEmitter<'_> {
             .map(|(j, _)| {
                 let lo = format_ident!("d{}_lo", j);
                 let hi = format_ident!("d{}_hi", j);
-                quote!(((#hi - #lo) as usize))
+                // Counted without overflow (`hi >= lo`): a domain too large to count cannot lie
+                // inside its outputs, which the checks before the loop report.
+                quote!((#hi.wrapping_sub(#lo) as u64 as usize))
             })
             .collect();
         let n_outer = if extents.is_empty() {
             quote!(1usize)
         } else {
-            quote!(1usize #(* #extents)*)
+            quote!(1usize #(.saturating_mul(#extents))*)
         };
         let mut decode_tile = Vec::new();
         let mut decode_point = Vec::new();
@@ -190,7 +192,7 @@ impl StageEmitter<'_> {
         let (klo, khi) = self.level_range();
         let has_levels = self.walk.vertical.is_some();
         let nk = if has_levels {
-            quote!(((#khi - #klo) as usize))
+            quote!((#khi.wrapping_sub(#klo) as u64 as usize))
         } else {
             quote!(1usize)
         };
@@ -255,7 +257,9 @@ impl StageEmitter<'_> {
             for (dpos, d) in f.dims.iter().enumerate() {
                 if self.walk.is_vertical(d) {
                     kd = Some(dpos);
-                    terms.push(quote!((-#fo[#dpos]) as isize * #fs[#dpos]));
+                    terms.push(
+                        quote!((#fo[#dpos] as isize).wrapping_neg().wrapping_mul(#fs[#dpos])),
+                    );
                 } else {
                     let idx = self
                         .walk
@@ -268,7 +272,7 @@ impl StageEmitter<'_> {
                 }
             }
             stores.bases.push(quote! {
-                let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*);
+                let #base: *mut #ty = #fp.get() #(.wrapping_offset(#terms))*;
             });
             let v = self.reference(value, &Bind::new(), Section::Level);
             match kd {
@@ -277,7 +281,7 @@ impl StageEmitter<'_> {
                         // SAFETY: the domain lies inside this output (checked before the loop)
                         // and tiles cover disjoint points and levels, so no other thread
                         // touches this element.
-                        unsafe { *#base.offset(k as isize * #fs[#kd]) = #v; }
+                        unsafe { *#base.wrapping_offset((k as isize).wrapping_mul(#fs[#kd])) = #v; }
                     });
                     let fast = &mut stores.fast;
                     fast.unit_conds.push(quote!(#fs[#kd] == 1));
@@ -287,7 +291,7 @@ impl StageEmitter<'_> {
                     fast.args.push(quote! {
                         // SAFETY: unit vertical stride; the tile's levels of this column lie
                         // inside the output, and this tile alone writes them.
-                        unsafe { ::core::slice::from_raw_parts_mut(#base.offset(#tile_klo as isize), #tile_nk) }
+                        unsafe { ::core::slice::from_raw_parts_mut(#base.wrapping_offset(#tile_klo as isize), #tile_nk) }
                     });
                     fast.stores.push(quote!(#slice[lev] = #v;));
                 }
@@ -314,6 +318,10 @@ impl StageEmitter<'_> {
             let ty = rust_type(c.dtype);
             let init = ident(&format!("v{}", c.init));
             let next = self.reference(c.next, &Bind::new(), Section::Level);
+            let flag = ident(&carry_flag(ci as u32));
+            let (flag_init, flag_after) = self.carry_flags(c);
+            carries.init.push(quote!(let mut #flag: bool = #flag_init;));
+            carries.update.push(quote!(#flag = #flag_after;));
             carries.init.push(quote!(let mut #cname: #ty = #init;));
             match c.active {
                 Some(a) => {

@@ -141,7 +141,7 @@ fn slot_shift_through_a_skipped_entry_is_an_error_only_where_written() {
     drop(args);
     let message = err.to_string();
     assert!(
-        message.contains("Vertex=") && message.contains("out"),
+        message.contains("is undefined at point Vertex ") && message.contains("output `out`"),
         "{message}"
     );
     assert!(

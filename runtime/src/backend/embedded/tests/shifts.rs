@@ -104,7 +104,8 @@ fn dynamic_shift_reads_at_per_point_offsets() {
     ];
     let err = run_program(&prog, &mut args, &[]).expect_err("read outside");
     assert!(
-        err.to_string().contains(&format!("Edge=3, K={}", NK - 1)),
+        err.to_string()
+            .contains(&format!("at point Edge 3, K {}", NK - 1)),
         "{err}"
     );
     // One that leaves the field only at a point the call does not write is fine.
