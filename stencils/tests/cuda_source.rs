@@ -46,6 +46,8 @@ fn every_stencil_compiles_as_cpp_with_the_cuda_shim() {
         let text = host_source(t.source, t.kernels());
         let file = dir.path().join(format!("{name}.cpp"));
         std::fs::write(&file, &text).expect("writable");
+        // `-Wall` warns on unused variables too: the kernels declare only what they use, as
+        // NVRTC warns on the rest (#177, #550).
         let out = Command::new("g++")
             .args([
                 "-std=c++17",
@@ -53,7 +55,6 @@ fn every_stencil_compiles_as_cpp_with_the_cuda_shim() {
                 "-Wall",
                 "-Wno-unknown-pragmas",
             ])
-            .args(["-Wno-unused-variable", "-Wno-unused-but-set-variable"])
             .arg(&file)
             .output()
             .expect("g++ runs");

@@ -78,6 +78,23 @@ struct KernelEmitter<'a> {
     errors: Vec<FailureSite>,
     fields_used: BTreeSet<Source>,
     scalars_used: BTreeSet<u32>,
+    /// Per node: whether the kernel uses it. The launcher computes the domain bounds on the
+    /// host, so nodes that only compute bounds are left out (NVRTC would warn that they are
+    /// never referenced), and so is a scan's initial value inside the level loop.
+    needed: Vec<bool>,
+}
+
+/// Marks `id` and every node it reads as needed.
+fn mark_needed(stage: &gt4rs_ir::stage::Stage, id: NodeId, needed: &mut [bool]) {
+    let mut pending = vec![id];
+    while let Some(n) = pending.pop() {
+        let Some(slot) = needed.get_mut(n as usize) else {
+            continue;
+        };
+        if !std::mem::replace(slot, true) {
+            pending.extend(stage.node(n).children());
+        }
+    }
 }
 
 /// The read of a table entry.
@@ -93,7 +110,19 @@ fn table_entry(at: TableEntry<'_>) -> String {
 
 impl<'a> KernelEmitter<'a> {
     fn new(walk: StageWalk<'a>) -> Self {
+        let stage = walk.stage;
+        let mut needed = vec![false; stage.nodes.len()];
+        for o in &stage.outputs {
+            mark_needed(stage, o.value, &mut needed);
+        }
+        for c in stage.scan.iter().flat_map(|s| &s.carry) {
+            mark_needed(stage, c.next, &mut needed);
+            if let Some(active) = c.active {
+                mark_needed(stage, active, &mut needed);
+            }
+        }
         KernelEmitter {
+            needed,
             walk,
             body: Vec::new(),
             errors: Vec::new(),
@@ -214,14 +243,23 @@ impl<'a> KernelEmitter<'a> {
             let _ = write!(extent, " * (d{j}_hi - d{j}_lo)");
         }
         let _ = writeln!(text, "    if (point >= {extent}) return;");
-        let _ = writeln!(text, "    long long rem = point;");
-        for (idx, (j, _)) in self.walk.outer.iter().enumerate().rev() {
-            let _ = writeln!(
-                text,
-                "    const long long i{idx} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
-            );
+        // The point's index along each outer dimension, innermost fastest; the outermost
+        // takes what is left, which the extent check above keeps inside its range.
+        let outer = &self.walk.outer;
+        if outer.len() > 1 {
+            let _ = writeln!(text, "    long long rem = point;");
         }
-        let _ = writeln!(text, "    (void)rem;");
+        for (idx, (j, _)) in outer.iter().enumerate().rev() {
+            if idx == 0 {
+                let left = if outer.len() > 1 { "rem" } else { "point" };
+                let _ = writeln!(text, "    const long long i0 = d{j}_lo + {left};");
+            } else {
+                let _ = writeln!(
+                    text,
+                    "    const long long i{idx} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
+                );
+            }
+        }
         let body = self.body.join("\n        ");
         let stores = stores.join("\n        ");
         match (&self.walk.vertical, &stage.scan) {
@@ -305,6 +343,7 @@ impl<'a> KernelEmitter<'a> {
         let level_body = std::mem::take(&mut self.body);
         let level_emitted = std::mem::take(&mut self.walk.emitted);
         for (ci, c) in scan.carry.iter().enumerate() {
+            mark_needed(self.walk.stage, c.init, &mut self.needed);
             self.emit_uniform_tree(c.init)?;
             let ty = c_type(c.dtype);
             carry_init.push(format!("{ty} c{ci} = v{};", c.init));
@@ -397,6 +436,10 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
 
     fn name(&self, name: &str) -> String {
         name.to_string()
+    }
+
+    fn needed(&self, id: NodeId) -> bool {
+        self.needed.get(id as usize).copied().unwrap_or(true)
     }
 
     fn define(&mut self, _: Section, name: &str, dtype: ScalarType, value: String) {
