@@ -1,0 +1,196 @@
+//! Every generated kernel through NVIDIA's own compilers, without a device: NVRTC compiles each
+//! registered stencil and each test program (the sources of `cuda_source.rs`' snapshots) as
+//! `compile()` would for sm_80 and sm_90 — with no static value compiled in, and with static
+//! values compiled in — and `ptxas` assembles every PTX. A rejected source or an NVRTC or ptxas
+//! warning fails the test.
+//!
+//! Needs the `cuda` feature, NVRTC's folder on `LD_LIBRARY_PATH` and `ptxas` (`GT4RS_PTXAS` or
+//! `PATH`); `.ci/run` installs NVIDIA's wheels and runs
+//! `GT4RS_REQUIRE_NVRTC=1 cargo test --release -p gt4rs-tests --features cuda --test nvrtc_compile`.
+//! Without NVRTC the test prints why and passes, unless `GT4RS_REQUIRE_NVRTC=1` says it must run.
+
+use std::collections::BTreeMap;
+
+use gt4rs::__private::cuda_source::Translation;
+use gt4rs::__private::ir::{ScalarType, ScalarValue, Type};
+use gt4rs::cuda::offline::{self, CompiledVariant, OfflineTarget, Variant};
+use gt4rs::{CudaOptions, Field, Options};
+
+gt4rs::dimensions! {
+    pub Cell, Edge, Vertex, I, J: horizontal;
+    pub K: vertical;
+}
+gt4rs::offsets! {
+    pub E2C: Edge => Cell [2];
+    pub E2C2V: Edge => Vertex [4];
+}
+
+include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
+
+/// The test programs of `cuda_source.rs` and every registered stencil.
+fn translations() -> Vec<Translation> {
+    let mut all = vec![
+        calculate_nabla4::cuda::translation(),
+        laplacian::cuda::translation(),
+        reductions::cuda::translation(),
+        concat_select::cuda::translation(),
+        scans::cuda::translation(),
+        dynamic_and_domains::cuda::translation(),
+    ];
+    all.extend(
+        gt4rs_stencils::programs::ALL
+            .iter()
+            .map(|p| (p.translation)()),
+    );
+    all
+}
+
+/// The block size kernels are compiled for (the default).
+const BLOCK_SIZE: u32 = 128;
+
+/// Options listing, for every static argument of `translation`, one value: `false`/0 for
+/// `first`, else `true`/1, so the launcher compiles that value in. `None` when the program has
+/// no static argument.
+fn static_options(translation: &Translation, first: bool) -> Option<Options> {
+    let mut values = BTreeMap::new();
+    for p in translation.program.params.iter().filter(|p| p.is_static) {
+        let value = match &p.ty {
+            Type::Scalar(ScalarType::Bool) => ScalarValue::Bool(!first),
+            Type::Scalar(ScalarType::I32) => ScalarValue::I32(i32::from(!first)),
+            Type::Scalar(ScalarType::I64) => ScalarValue::I64(i64::from(!first)),
+            Type::Scalar(ScalarType::F32) => ScalarValue::F32(if first { 0.0 } else { 1.0 }),
+            Type::Scalar(ScalarType::F64) => ScalarValue::F64(if first { 0.0 } else { 1.0 }),
+            other => panic!("{}: static parameter of type {other}", translation.name),
+        };
+        values.insert(p.name.clone(), vec![value]);
+    }
+    if values.is_empty() {
+        return None;
+    }
+    let mut options = base_options();
+    options
+        .static_args
+        .insert(translation.name.to_string(), values);
+    Some(options)
+}
+
+fn base_options() -> Options {
+    Options::default().with_cuda(CudaOptions {
+        block_size: BLOCK_SIZE,
+        ..CudaOptions::default()
+    })
+}
+
+/// Every (variant, options) the test compiles for `translation`: the one with no value compiled
+/// in, and the ones with each set of static values compiled in.
+fn compilations(translation: &Translation) -> Vec<(Variant, Options)> {
+    let base = base_options();
+    let mut out: Vec<(Variant, Options)> = offline::variants(translation, &base)
+        .unwrap_or_else(|e| panic!("{}: {e}", translation.name))
+        .into_iter()
+        .map(|v| (v, base.clone()))
+        .collect();
+    for (first, label) in [(true, "static-false-0"), (false, "static-true-1")] {
+        let Some(options) = static_options(translation, first) else {
+            continue;
+        };
+        let statics = offline::variants(translation, &options)
+            .unwrap_or_else(|e| panic!("{}: {e}", translation.name))
+            .into_iter()
+            .filter(|v| v.label == "static");
+        out.extend(statics.map(|mut v| {
+            v.label = label.into();
+            (v, options.clone())
+        }));
+    }
+    out
+}
+
+fn required() -> bool {
+    std::env::var("GT4RS_REQUIRE_NVRTC").is_ok_and(|v| v == "1")
+}
+
+/// One line of the per-kernel table (registers, spills, PTX size).
+fn table_row(v: &CompiledVariant) -> Vec<String> {
+    v.kernels
+        .iter()
+        .map(|k| {
+            let r = k.resources.clone().unwrap_or_default();
+            format!(
+                "| {} | {} | {} | {} | {} / {} | {} |",
+                k.kernel,
+                v.arch,
+                v.variant.label,
+                r.registers,
+                r.spill_store_bytes,
+                r.spill_load_bytes,
+                k.ptx_bytes
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_kernel_compiles_and_assembles_without_warnings() {
+    if let Err(e) = offline::nvrtc_available() {
+        assert!(
+            !required(),
+            "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
+        );
+        println!("skipped: NVRTC not usable here: {e}");
+        return;
+    }
+    let ptxas = offline::find_ptxas().expect("GT4RS_PTXAS names a file");
+    let Some(ptxas) = ptxas else {
+        assert!(
+            !required(),
+            "GT4RS_REQUIRE_NVRTC=1 but no ptxas (GT4RS_PTXAS or PATH)"
+        );
+        println!("skipped: no ptxas (set GT4RS_PTXAS or put it on PATH)");
+        return;
+    };
+    let mut problems = Vec::new();
+    let mut rows = Vec::new();
+    let mut kernels = 0usize;
+    for translation in translations() {
+        assert_eq!(translation.kernels.err(), None, "{}", translation.name);
+        for arch in ["sm_80", "sm_90"] {
+            let target = OfflineTarget {
+                arch,
+                out: None,
+                ptxas: Some(&ptxas),
+            };
+            for (variant, options) in compilations(&translation) {
+                let label = format!("{} ({}) {arch}", translation.name, variant.label);
+                let compiled =
+                    match offline::compile_variant(&translation, variant, &options, &target) {
+                        Ok(c) => c,
+                        Err(e) => {
+                            problems.push(format!("{label}: {e}"));
+                            continue;
+                        }
+                    };
+                if !compiled.nvrtc_log.is_empty() {
+                    problems.push(format!("{label}: NVRTC warns:\n{}", compiled.nvrtc_log));
+                }
+                for w in &compiled.ptxas_warnings {
+                    problems.push(format!("{label}: ptxas warns: {w}"));
+                }
+                for k in &compiled.kernels {
+                    kernels += 1;
+                    if k.resources.is_none() {
+                        problems.push(format!("{label}: ptxas reported nothing on {}", k.kernel));
+                    }
+                }
+                rows.extend(table_row(&compiled));
+            }
+        }
+    }
+    println!("| kernel | arch | variant | registers | spill stores / loads (B) | PTX (B) |");
+    println!("|---|---|---|---|---|---|");
+    for row in &rows {
+        println!("{row}");
+    }
+    println!("{kernels} kernels compiled and assembled");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
