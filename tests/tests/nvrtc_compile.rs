@@ -194,3 +194,57 @@ fn every_kernel_compiles_and_assembles_without_warnings() {
     println!("{kernels} kernels compiled and assembled");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The device path's decision with the real NVRTC: for an sm_90 device under a driver of NVRTC's
+/// own version it asks for a cubin, which NVRTC makes; a driver of an older major version is
+/// refused with both versions named.
+#[cfg(feature = "cuda")]
+#[test]
+fn nvrtc_makes_the_cubin_the_device_target_asks_for() {
+    use gt4rs::cuda::launch::nvrtc_options;
+    use gt4rs::cuda::nvrtc::{self, Output};
+    use gt4rs::cuda::target::{code_target, version_number, version_text, CodeTarget, Toolchain};
+    if let Err(e) = nvrtc::probe() {
+        assert!(
+            !required(),
+            "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
+        );
+        println!("skipped: NVRTC not usable here: {e}");
+        return;
+    }
+    let (major, minor) = nvrtc::version().expect("nvrtcVersion");
+    let archs = nvrtc::supported_archs().expect("nvrtcGetSupportedArchs");
+    assert!(archs.contains(&80) && archs.contains(&90), "{archs:?}");
+    let version = version_number(major, minor);
+    let toolchain = Toolchain {
+        nvrtc: version,
+        driver: version,
+        compute_capability: (9, 0),
+        nvrtc_archs: &archs,
+    };
+    let target = code_target(&toolchain).expect("NVRTC serves its own driver version");
+    assert_eq!(
+        target,
+        CodeTarget::Cubin {
+            arch: "sm_90".into()
+        }
+    );
+    let lap = laplacian::cuda::translation();
+    let options = nvrtc_options(target.arch(), &CudaOptions::default());
+    let cubin = nvrtc::compile(lap.name, lap.source, &options, Output::Cubin).expect("compiles");
+    assert!(
+        cubin.image.starts_with(b"\x7fELF"),
+        "a cubin is an ELF image"
+    );
+    assert_eq!(cubin.log, "");
+    let old_driver = version_number(major - 1, 8);
+    let err = code_target(&Toolchain {
+        driver: old_driver,
+        ..toolchain
+    })
+    .expect_err("an older major driver");
+    assert!(
+        err.contains(&version_text(version)) && err.contains(&version_text(old_driver)),
+        "{err}"
+    );
+}

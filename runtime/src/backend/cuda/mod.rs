@@ -10,6 +10,7 @@ pub mod emulator;
 pub mod launch;
 pub mod offline;
 pub mod source;
+pub mod target;
 
 #[cfg(feature = "cuda")]
 pub mod nvrtc;
