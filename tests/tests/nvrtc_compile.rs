@@ -1,8 +1,8 @@
 //! Every generated kernel through NVIDIA's own compilers, without a device: NVRTC compiles each
 //! registered stencil and each test program (the sources of `cuda_source.rs`' snapshots) as
 //! `compile()` would for sm_80 and sm_90 — with no static value compiled in, and with static
-//! values compiled in — and `ptxas` assembles every PTX. A rejected source or an NVRTC or ptxas
-//! warning fails the test.
+//! values compiled in — and `ptxas` assembles every PTX. A rejected source, an NVRTC or ptxas
+//! warning, or a kernel over the register budget on sm_90 (with no value compiled in) fails.
 //!
 //! Needs the `cuda` feature, NVRTC's folder on `LD_LIBRARY_PATH` and `ptxas` (`GT4RS_PTXAS` or
 //! `PATH`); `.ci/run` installs NVIDIA's wheels and runs
@@ -45,8 +45,11 @@ fn translations() -> Vec<Translation> {
     all
 }
 
-/// The block size kernels are compiled for (the default).
+/// The block size kernels are compiled for (the default), which the register budget holds for.
 const BLOCK_SIZE: u32 = 128;
+/// The most registers a kernel may use on sm_90 at [`BLOCK_SIZE`] with no value compiled in (and
+/// it must not spill): 4 blocks of 128 threads fill an SM's 64 K registers.
+const REGISTER_BUDGET: u32 = 128;
 
 /// Options listing, for every static argument of `translation`, one value: `false`/0 for
 /// `first`, else `true`/1, so the launcher compiles that value in. `None` when the program has
@@ -131,7 +134,7 @@ fn table_row(v: &CompiledVariant) -> Vec<String> {
 }
 
 #[test]
-fn every_kernel_compiles_and_assembles_without_warnings() {
+fn every_kernel_compiles_and_assembles_without_warnings_within_the_register_budget() {
     if let Err(e) = offline::nvrtc_available() {
         assert!(
             !required(),
@@ -178,8 +181,17 @@ fn every_kernel_compiles_and_assembles_without_warnings() {
                 }
                 for k in &compiled.kernels {
                     kernels += 1;
-                    if k.resources.is_none() {
+                    let Some(r) = &k.resources else {
                         problems.push(format!("{label}: ptxas reported nothing on {}", k.kernel));
+                        continue;
+                    };
+                    let budgeted = arch == "sm_90" && compiled.variant.label == "dynamic";
+                    if budgeted && (r.registers > REGISTER_BUDGET || r.spills()) {
+                        problems.push(format!(
+                            "{label}: {} uses {} registers (budget {REGISTER_BUDGET}) and spills \
+                             {} B / loads {} B",
+                            k.kernel, r.registers, r.spill_store_bytes, r.spill_load_bytes
+                        ));
                     }
                 }
                 rows.extend(table_row(&compiled));

@@ -39,6 +39,11 @@ pub struct CudaSource {
 
 pub const PRELUDE: &str = include_str!("prelude.cuh");
 
+/// Statements of a level body beyond which a kernel recomputes its column work at every level
+/// instead of keeping it live across its block of levels. Measured with ptxas on sm_90: the
+/// kernels above it used 168 registers (one spilling), those below at most 118 (docs/cuda.md).
+const PER_LEVEL_COLUMN_WORK: usize = 320;
+
 /// Translates every stage of `lowered` (the lowering of `program`).
 pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource, String> {
     let used_offsets: Vec<String> = program
@@ -243,6 +248,15 @@ impl<'a> KernelEmitter<'a> {
             let _ = write!(extent, " * (d{j}_hi - d{j}_lo)");
         }
         let _ = writeln!(text, "    if (point >= {extent}) return;");
+        // A large level body keeps its column work (neighbour rows and entries, their checks,
+        // horizontal-only loads) live across the whole block of levels once NVRTC hoists it out
+        // of the unrolled level loop: over 128 registers, and spills, on sm_90 (docs/cuda.md).
+        // Such a kernel redoes that work at every level from an opaque copy of its point, which
+        // NVRTC cannot hoist, and does not unroll its level loop.
+        let per_level = stage.scan.is_none()
+            && self.walk.vertical.is_some()
+            && self.body.len() > PER_LEVEL_COLUMN_WORK;
+        let column = if per_level { "_column" } else { "" };
         // The point's index along each outer dimension, innermost fastest; the outermost
         // takes what is left, which the extent check above keeps inside its range.
         let outer = &self.walk.outer;
@@ -252,14 +266,28 @@ impl<'a> KernelEmitter<'a> {
         for (idx, (j, _)) in outer.iter().enumerate().rev() {
             if idx == 0 {
                 let left = if outer.len() > 1 { "rem" } else { "point" };
-                let _ = writeln!(text, "    const long long i0 = d{j}_lo + {left};");
+                let _ = writeln!(text, "    const long long i0{column} = d{j}_lo + {left};");
             } else {
                 let _ = writeln!(
                     text,
-                    "    const long long i{idx} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
+                    "    const long long i{idx}{column} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
                 );
             }
         }
+        let mut level_point = String::new();
+        if per_level {
+            for idx in 0..outer.len() {
+                let _ = write!(
+                    level_point,
+                    "long long i{idx} = i{idx}_column;\n        GT4RS_OPAQUE(i{idx});\n        "
+                );
+            }
+        }
+        let unroll = if per_level {
+            "#pragma unroll 1"
+        } else {
+            "#pragma unroll"
+        };
         let body = self.body.join("\n        ");
         let stores = stores.join("\n        ");
         match (&self.walk.vertical, &stage.scan) {
@@ -282,7 +310,7 @@ impl<'a> KernelEmitter<'a> {
             (Some((j, _)), None) => {
                 let _ = writeln!(
                     text,
-                    "    const long long k_begin = d{j}_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;\n#pragma unroll\n    for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {{\n        const long long k = k_begin + kk;\n        if (k >= d{j}_hi) break;\n        {body}\n        {stores}\n    }}"
+                    "    const long long k_begin = d{j}_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;\n{unroll}\n    for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {{\n        const long long k = k_begin + kk;\n        if (k >= d{j}_hi) break;\n        {level_point}{body}\n        {stores}\n    }}"
                 );
             }
         }
