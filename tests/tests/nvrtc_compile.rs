@@ -260,3 +260,27 @@ fn nvrtc_makes_the_cubin_the_device_target_asks_for() {
         "{err}"
     );
 }
+
+/// A source NVRTC rejects is an error holding NVRTC's log and the options it got.
+#[cfg(feature = "cuda")]
+#[test]
+fn a_rejected_source_is_an_error_with_nvrtcs_log() {
+    use gt4rs::cuda::nvrtc::{self, Output};
+    if let Err(e) = nvrtc::probe() {
+        assert!(
+            !required(),
+            "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
+        );
+        println!("skipped: NVRTC not usable here: {e}");
+        return;
+    }
+    let source = "extern \"C\" __global__ void k(double* out) { out[0] = undeclared_value; }";
+    let options = ["--gpu-architecture=sm_90".to_string()];
+    let err = nvrtc::compile("broken", source, &options, Output::Ptx)
+        .expect_err("an undeclared name")
+        .to_string();
+    assert!(
+        err.contains("undeclared_value") && err.contains("--gpu-architecture=sm_90"),
+        "{err}"
+    );
+}
