@@ -20,6 +20,11 @@ enum Command {
         #[command(subcommand)]
         command: CacheCommand,
     },
+    /// CUDA kernels without a device.
+    Cuda {
+        #[command(subcommand)]
+        command: CudaCommand,
+    },
     /// ICON grids.
     Grid {
         #[command(subcommand)]
@@ -64,6 +69,31 @@ enum ConfigCommand {
         /// Device architecture used when the backend resolves to CUDA (e.g. sm_90).
         #[arg(long)]
         arch: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum CudaCommand {
+    /// Compile programs' kernels with NVRTC as `compile()` would for ARCH, with no device or
+    /// driver (NVRTC's folder must be on LD_LIBRARY_PATH; build with `--features gt4rs/cuda`),
+    /// and, where ptxas is found (GT4RS_PTXAS or PATH), assemble them and print registers,
+    /// spills and PTX size per kernel; exit status 1 if a program fails.
+    Ptx {
+        /// Program names (see `gt4rs verify --list`); none or `all`: every registered program.
+        programs: Vec<String>,
+        /// The architecture, e.g. sm_80 or sm_90.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Folder for the PTX (and cubin) files.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Options file (default: the file named by GT4RS_CONFIG, if set).
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// NAME=VALUE: compile static argument NAME of every picked program that has one with
+        /// VALUE compiled in, as a single listed value makes `compile()` do (repeatable).
+        #[arg(long = "static")]
+        statics: Vec<String>,
     },
 }
 
@@ -147,6 +177,23 @@ fn main() {
             }
             .map(|()| true)
         }),
+        Command::Cuda {
+            command:
+                CudaCommand::Ptx {
+                    programs,
+                    arch,
+                    out,
+                    config,
+                    statics,
+                },
+        } => cli::cuda::ptx(
+            &programs,
+            &arch,
+            out.as_deref(),
+            config.as_deref(),
+            &statics,
+            &mut std::io::stdout(),
+        ),
         Command::Grid {
             command:
                 GridCommand::Info {

@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod cuda;
 pub mod grid;
 pub mod run;
 pub mod verify;

@@ -59,32 +59,8 @@ struct calculate_nabla4_stage0_params {
     long long d0_hi;
     long long d1_lo;
     long long d1_hi;
-    int s8;
-    int s9;
-    int s10;
-    int s11;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) calculate_nabla4_stage0(const calculate_nabla4_stage0_params p) {
-#ifdef GT4RS_STATIC_S8
-    constexpr int s8 = GT4RS_STATIC_S8;
-#else
-    const int s8 = p.s8;
-#endif
-#ifdef GT4RS_STATIC_S9
-    constexpr int s9 = GT4RS_STATIC_S9;
-#else
-    const int s9 = p.s9;
-#endif
-#ifdef GT4RS_STATIC_S10
-    constexpr int s10 = GT4RS_STATIC_S10;
-#else
-    const int s10 = p.s10;
-#endif
-#ifdef GT4RS_STATIC_S11
-    constexpr int s11 = GT4RS_STATIC_S11;
-#else
-    const int s11 = p.s11;
-#endif
 #ifdef GT4RS_S0_D0_LO
     constexpr long long d0_lo = GT4RS_S0_D0_LO;
 #else
@@ -107,23 +83,12 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) calculate_nabla4_
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
         const long long k = k_begin + kk;
         if (k >= d1_hi) break;
-        const int v0 = s8;
-        const long long v1 = ((long long)v0);
-        const int v2 = s9;
-        const long long v3 = ((long long)v2);
-        const int v4 = s10;
-        const long long v5 = ((long long)v4);
-        const int v6 = s11;
-        const long long v7 = ((long long)v6);
         const double v8 = 4e0;
         const long long v9_r0 = i0;
         if (v9_r0 < 0 || v9_r0 >= p.t0_rows) { gt4rs_fail(p.error, 1LL, v9_r0, p.t0_rows, 0LL, i0); return; }

@@ -51,10 +51,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
@@ -145,10 +142,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
@@ -237,10 +231,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {

@@ -52,10 +52,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
@@ -110,17 +107,12 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
     constexpr long long d1_hi = 1LL;
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
         const long long k = k_begin + kk;
         if (k >= d1_hi) break;
-        const long long v0 = 0LL;
-        const long long v1 = 1LL;
         const long long v2_p0 = i0;
         const long long v2_p1 = k;
         const double v2 = p.f0[(v2_p0 - p.f0_o0) * p.f0_s0 + (v2_p1 - p.f0_o1) * p.f0_s1];
@@ -150,14 +142,8 @@ struct dynamic_and_domains_stage2_params {
     long long d0_hi;
     long long d1_lo;
     long long d1_hi;
-    int s4;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domains_stage2(const dynamic_and_domains_stage2_params p) {
-#ifdef GT4RS_STATIC_S4
-    constexpr int s4 = GT4RS_STATIC_S4;
-#else
-    const int s4 = p.s4;
-#endif
 #ifdef GT4RS_S2_D0_LO
     constexpr long long d0_lo = GT4RS_S2_D0_LO;
 #else
@@ -176,18 +162,12 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) dynamic_and_domai
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
         const long long k = k_begin + kk;
         if (k >= d1_hi) break;
-        const long long v0 = 1LL;
-        const int v1 = s4;
-        const long long v2 = ((long long)v1);
         const long long v3_p0 = i0;
         const long long v3_p1 = k;
         const double v3 = p.f0[(v3_p0 - p.f0_o0) * p.f0_s0 + (v3_p1 - p.f0_o1) * p.f0_s1];

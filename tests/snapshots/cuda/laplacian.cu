@@ -66,9 +66,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) laplacian_stage0(
     long long rem = point;
     const long long i1 = d1_lo + rem % (d1_hi - d1_lo);
     rem /= (d1_hi - d1_lo);
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + rem;
     const long long k_begin = d2_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {

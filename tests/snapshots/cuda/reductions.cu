@@ -34,14 +34,8 @@ struct reductions_stage0_params {
     long long d0_hi;
     long long d1_lo;
     long long d1_hi;
-    int s4;
 };
 extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0(const reductions_stage0_params p) {
-#ifdef GT4RS_STATIC_S4
-    constexpr int s4 = GT4RS_STATIC_S4;
-#else
-    const int s4 = p.s4;
-#endif
 #ifdef GT4RS_S0_D0_LO
     constexpr long long d0_lo = GT4RS_S0_D0_LO;
 #else
@@ -60,18 +54,12 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const long long k_begin = d1_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;
 #pragma unroll
     for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {
         const long long k = k_begin + kk;
         if (k >= d1_hi) break;
-        const long long v0 = 0LL;
-        const int v1 = s4;
-        const long long v2 = ((long long)v1);
         const long long v6_row = i0;
         if (v6_row < 0 || v6_row >= p.t0_rows) { gt4rs_fail(p.error, 1LL, v6_row, p.t0_rows, 0LL, i0); return; }
         const bool v6_ok0 = p.t0[v6_row * 2LL + 0] >= 0;

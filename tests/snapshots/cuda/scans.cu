@@ -52,10 +52,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage0(cons
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const double v0 = 0e0;
     const double v1 = 1e0;
     bool c0_undef = false;
@@ -63,8 +60,6 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage0(cons
     bool c1_undef = false;
     double c1 = v1;
     for (long long k = d1_lo; k < d1_hi; ++k) {
-        const double v0 = 0e0;
-        const double v1 = 1e0;
         const double v2 = c0;
         const bool v2_undef = c0_undef;
         const double v3 = c1;
@@ -141,10 +136,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage1(cons
 #endif
     const long long point = (long long)blockIdx.x * GT4RS_BLOCK_SIZE + threadIdx.x;
     if (point >= 1LL * (d0_hi - d0_lo)) return;
-    long long rem = point;
-    const long long i0 = d0_lo + rem % (d0_hi - d0_lo);
-    rem /= (d0_hi - d0_lo);
-    (void)rem;
+    const long long i0 = d0_lo + point;
     const double v0 = 0e0;
     const double v1 = 1e0;
     bool c0_undef = false;
@@ -152,8 +144,6 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage1(cons
     bool c1_undef = false;
     double c1 = v1;
     for (long long k = d1_hi - 1; k >= d1_lo; --k) {
-        const double v0 = 0e0;
-        const double v1 = 1e0;
         const double v2 = c0;
         const bool v2_undef = c0_undef;
         const double v3 = c1;

@@ -7,6 +7,14 @@
 #ifndef GT4RS_K_BLOCK
 #define GT4RS_K_BLOCK 8
 #endif
+// Hides a value from the optimiser, so work that depends on it stays where it is written (a
+// kernel with a large level body recomputes its column work per level instead of keeping it in
+// registers across levels). Nothing on the host, where the kernels are emulated.
+#ifdef __CUDA_ARCH__
+#define GT4RS_OPAQUE(x) asm volatile("" : "+l"(x))
+#else
+#define GT4RS_OPAQUE(x) ((void)0)
+#endif
 typedef long long gt4rs_i64;
 typedef int gt4rs_i32;
 __device__ __forceinline__ gt4rs_i64 gt4rs_add(gt4rs_i64 a, gt4rs_i64 b) { return (gt4rs_i64)((unsigned long long)a + (unsigned long long)b); }

@@ -39,6 +39,11 @@ pub struct CudaSource {
 
 pub const PRELUDE: &str = include_str!("prelude.cuh");
 
+/// Statements of a level body beyond which a kernel recomputes its column work at every level
+/// instead of keeping it live across its block of levels. Measured with ptxas on sm_90: the
+/// kernels above it used 168 registers (one spilling), those below at most 118 (docs/cuda.md).
+const PER_LEVEL_COLUMN_WORK: usize = 320;
+
 /// Translates every stage of `lowered` (the lowering of `program`).
 pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource, String> {
     let used_offsets: Vec<String> = program
@@ -78,6 +83,23 @@ struct KernelEmitter<'a> {
     errors: Vec<FailureSite>,
     fields_used: BTreeSet<Source>,
     scalars_used: BTreeSet<u32>,
+    /// Per node: whether the kernel uses it. The launcher computes the domain bounds on the
+    /// host, so nodes that only compute bounds are left out (NVRTC would warn that they are
+    /// never referenced), and so is a scan's initial value inside the level loop.
+    needed: Vec<bool>,
+}
+
+/// Marks `id` and every node it reads as needed.
+fn mark_needed(stage: &gt4rs_ir::stage::Stage, id: NodeId, needed: &mut [bool]) {
+    let mut pending = vec![id];
+    while let Some(n) = pending.pop() {
+        let Some(slot) = needed.get_mut(n as usize) else {
+            continue;
+        };
+        if !std::mem::replace(slot, true) {
+            pending.extend(stage.node(n).children());
+        }
+    }
 }
 
 /// The read of a table entry.
@@ -93,7 +115,19 @@ fn table_entry(at: TableEntry<'_>) -> String {
 
 impl<'a> KernelEmitter<'a> {
     fn new(walk: StageWalk<'a>) -> Self {
+        let stage = walk.stage;
+        let mut needed = vec![false; stage.nodes.len()];
+        for o in &stage.outputs {
+            mark_needed(stage, o.value, &mut needed);
+        }
+        for c in stage.scan.iter().flat_map(|s| &s.carry) {
+            mark_needed(stage, c.next, &mut needed);
+            if let Some(active) = c.active {
+                mark_needed(stage, active, &mut needed);
+            }
+        }
         KernelEmitter {
+            needed,
             walk,
             body: Vec::new(),
             errors: Vec::new(),
@@ -232,14 +266,46 @@ impl<'a> KernelEmitter<'a> {
             let _ = write!(extent, " * (d{j}_hi - d{j}_lo)");
         }
         let _ = writeln!(text, "    if (point >= {extent}) return;");
-        let _ = writeln!(text, "    long long rem = point;");
-        for (idx, (j, _)) in self.walk.outer.iter().enumerate().rev() {
-            let _ = writeln!(
-                text,
-                "    const long long i{idx} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
-            );
+        // A large level body keeps its column work (neighbour rows and entries, their checks,
+        // horizontal-only loads) live across the whole block of levels once NVRTC hoists it out
+        // of the unrolled level loop: over 128 registers, and spills, on sm_90 (docs/cuda.md).
+        // Such a kernel redoes that work at every level from an opaque copy of its point, which
+        // NVRTC cannot hoist, and does not unroll its level loop.
+        let per_level = stage.scan.is_none()
+            && self.walk.vertical.is_some()
+            && self.body.len() > PER_LEVEL_COLUMN_WORK;
+        let column = if per_level { "_column" } else { "" };
+        // The point's index along each outer dimension, innermost fastest; the outermost
+        // takes what is left, which the extent check above keeps inside its range.
+        let outer = &self.walk.outer;
+        if outer.len() > 1 {
+            let _ = writeln!(text, "    long long rem = point;");
         }
-        let _ = writeln!(text, "    (void)rem;");
+        for (idx, (j, _)) in outer.iter().enumerate().rev() {
+            if idx == 0 {
+                let left = if outer.len() > 1 { "rem" } else { "point" };
+                let _ = writeln!(text, "    const long long i0{column} = d{j}_lo + {left};");
+            } else {
+                let _ = writeln!(
+                    text,
+                    "    const long long i{idx}{column} = d{j}_lo + rem % (d{j}_hi - d{j}_lo);\n    rem /= (d{j}_hi - d{j}_lo);"
+                );
+            }
+        }
+        let mut level_point = String::new();
+        if per_level {
+            for idx in 0..outer.len() {
+                let _ = write!(
+                    level_point,
+                    "long long i{idx} = i{idx}_column;\n        GT4RS_OPAQUE(i{idx});\n        "
+                );
+            }
+        }
+        let unroll = if per_level {
+            "#pragma unroll 1"
+        } else {
+            "#pragma unroll"
+        };
         let body = self.body.join("\n        ");
         let stores = stores.join("\n        ");
         match (&self.walk.vertical, &stage.scan) {
@@ -262,7 +328,7 @@ impl<'a> KernelEmitter<'a> {
             (Some((j, _)), None) => {
                 let _ = writeln!(
                     text,
-                    "    const long long k_begin = d{j}_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;\n#pragma unroll\n    for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {{\n        const long long k = k_begin + kk;\n        if (k >= d{j}_hi) break;\n        {body}\n        {stores}\n    }}"
+                    "    const long long k_begin = d{j}_lo + (long long)blockIdx.y * GT4RS_K_BLOCK;\n{unroll}\n    for (int kk = 0; kk < GT4RS_K_BLOCK; ++kk) {{\n        const long long k = k_begin + kk;\n        if (k >= d{j}_hi) break;\n        {level_point}{body}\n        {stores}\n    }}"
                 );
             }
         }
@@ -324,6 +390,7 @@ impl<'a> KernelEmitter<'a> {
         let level_emitted = std::mem::take(&mut self.walk.emitted);
         let level_undefined = std::mem::take(&mut self.walk.undefined);
         for (ci, c) in scan.carry.iter().enumerate() {
+            mark_needed(self.walk.stage, c.init, &mut self.needed);
             self.emit_uniform_tree(c.init)?;
             let ty = c_type(c.dtype);
             let (flag_init, _) = self.carry_flags(c);
@@ -426,6 +493,10 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
 
     fn name(&self, name: &str) -> String {
         name.to_string()
+    }
+
+    fn needed(&self, id: NodeId) -> bool {
+        self.needed.get(id as usize).copied().unwrap_or(true)
     }
 
     fn define(&mut self, _: Section, name: &str, dtype: ScalarType, value: String) {

@@ -27,6 +27,12 @@ pub(crate) trait Spelling<'a> {
         let name = self.walk().instance_name(id, bind);
         self.name(&name)
     }
+    /// Whether the code needs node `id` at all; the walk emits only those. The CPU kernels
+    /// compute their domain bounds from the stage's nodes, so every node is needed there.
+    fn needed(&self, id: NodeId) -> bool {
+        let _ = id;
+        true
+    }
     /// An instance is about to be emitted into `section`.
     fn begin_instance(&mut self, name: &str, section: Section) {
         let _ = (name, section);
@@ -129,6 +135,9 @@ pub(crate) trait Spelling<'a> {
 
     /// Emits instance (`id`, `bind`) once and, for a reduction, its unrolled body.
     fn emit_instance(&mut self, id: NodeId, bind: &Bind) -> Result<(), String> {
+        if !self.needed(id) {
+            return Ok(());
+        }
         let name = self.walk().instance_name(id, bind);
         if !self.walk_mut().emitted.insert(name.clone()) {
             return Ok(());

@@ -14,7 +14,7 @@ use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaGraph, CudaSlice, CudaStream, DevicePtr,
     DevicePtrMut,
 };
-use cudarc::nvrtc::{CompileOptions, Ptx};
+use cudarc::nvrtc::Ptx;
 
 use gt4rs_ir::kernel::ERROR_RECORD_LEN;
 use gt4rs_ir::ScalarType;
@@ -23,7 +23,9 @@ use crate::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use crate::backend::cuda::launch::{
     cache_key, dense_strides, nvrtc_options, recorded_error, CallArg, FieldMeta, LaunchPlan,
 };
+use crate::backend::cuda::nvrtc::{self, Output};
 use crate::backend::cuda::source::Translation;
+use crate::backend::cuda::target::{code_target, version_number, CodeTarget, Toolchain};
 use crate::cache::{KernelCache, Outcome};
 use crate::config::{CudaOptions, ProgramOptions};
 use crate::connectivity::ConnectivityTable;
@@ -70,6 +72,8 @@ struct Device {
     stream: Arc<CudaStream>,
     arch: String,
     driver_version: i32,
+    /// What NVRTC makes for this device and driver.
+    target: CodeTarget,
 }
 
 fn device() -> Result<&'static Device, Error> {
@@ -81,21 +85,14 @@ fn device() -> Result<&'static Device, Error> {
 }
 
 fn probe() -> Result<Device, Error> {
-    // SAFETY: these only try to open the shared libraries by name; no symbol is called.
-    let (driver_present, nvrtc_present) = unsafe {
-        (
-            cudarc::driver::sys::is_culib_present(),
-            cudarc::nvrtc::sys::is_culib_present(),
-        )
-    };
+    // SAFETY: this only tries to open the shared library by name; no symbol is called.
+    let driver_present = unsafe { cudarc::driver::sys::is_culib_present() };
     if !driver_present {
         return Err(unavailable(
             "no CUDA driver library (libcuda) on this machine",
         ));
     }
-    if !nvrtc_present {
-        return Err(unavailable("no NVRTC library (libnvrtc) on this machine"));
-    }
+    nvrtc::probe()?;
     let count = CudaContext::device_count()
         .map_err(|e| unavailable(format!("cannot count CUDA devices: {e:?}")))?;
     if count < 1 {
@@ -122,11 +119,21 @@ fn probe() -> Result<Device, Error> {
             "cannot read the driver version: {rc:?}"
         )));
     }
+    let (nvrtc_major, nvrtc_minor) = nvrtc::version()?;
+    let nvrtc_archs = nvrtc::supported_archs()?;
+    let target = code_target(&Toolchain {
+        nvrtc: version_number(nvrtc_major, nvrtc_minor),
+        driver: driver_version,
+        compute_capability: (major, minor),
+        nvrtc_archs: &nvrtc_archs,
+    })
+    .map_err(unavailable)?;
     Ok(Device {
         ctx,
         stream,
         arch: format!("sm_{major}{minor}"),
         driver_version,
+        target,
     })
 }
 
@@ -145,38 +152,41 @@ pub fn device_arch() -> Option<String> {
     device().ok().map(|d| d.arch.clone())
 }
 
-/// PTX for `source`, from the cache or NVRTC.
-fn ptx_for(
+/// A module image for `source` (a cubin or PTX, as the device's [`CodeTarget`] says), from the
+/// cache or NVRTC.
+fn image_for(
     label: &str,
     source: &str,
     options: &CudaOptions,
     defines: &[String],
     dev: &Device,
-) -> Result<(String, Outcome), Error> {
-    let mut opts = nvrtc_options(&dev.arch, options);
+) -> Result<(Ptx, Outcome), Error> {
+    let target = &dev.target;
+    let mut opts = nvrtc_options(target.arch(), options);
     opts.extend(defines.iter().cloned());
-    let key = cache_key(source, &opts, &dev.arch, dev.driver_version);
+    let key = cache_key(
+        source,
+        &opts,
+        &format!("{} {}", target.arch(), target.kind()),
+        dev.driver_version,
+    );
     let cache = KernelCache::open_default()?;
-    let (bytes, outcome) = cache.get_or_build(&key, &format!("{label} {}", dev.arch), || {
-        guarded("NVRTC", || {
-            let compiled = cudarc::nvrtc::compile_ptx_with_opts(
-                source,
-                CompileOptions {
-                    options: opts.clone(),
-                    name: Some(format!("{label}.cu")),
-                    ..CompileOptions::default()
-                },
-            )
-            .map_err(|e| Error::Execution {
-                program: label.to_string(),
-                message: format!("NVRTC rejected the generated source: {e:?}"),
-            })?;
-            Ok(compiled.to_src().into_bytes())
-        })
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Error::Io(format!("{label}: cached PTX is not text")))?;
-    Ok((text, outcome))
+    let output = match target {
+        CodeTarget::Cubin { .. } => Output::Cubin,
+        CodeTarget::Ptx { .. } => Output::Ptx,
+    };
+    let (bytes, outcome) =
+        cache.get_or_build(&key, &format!("{label} {}", target.arch()), || {
+            nvrtc::compile(label, source, &opts, output).map(|o| o.image)
+        })?;
+    let image = match target {
+        CodeTarget::Cubin { .. } => Ptx::from_binary(bytes),
+        CodeTarget::Ptx { .. } => Ptx::from_src(
+            String::from_utf8(bytes)
+                .map_err(|_| Error::Io(format!("{label}: cached PTX is not text")))?,
+        ),
+    };
+    Ok((image, outcome))
 }
 
 /// One program's translation to compile ahead of time (see [`compile_all`]).
@@ -195,7 +205,7 @@ pub fn compile_all(jobs: &[CompileJob<'_>]) -> Vec<Result<Outcome, Error>> {
         Err(e) => return jobs.iter().map(|_| Err(e.clone())).collect(),
     };
     jobs.par_iter()
-        .map(|j| ptx_for(j.name, j.source, &j.options, &[], dev).map(|(_, o)| o))
+        .map(|j| image_for(j.name, j.source, &j.options, &[], dev).map(|(_, o)| o))
         .collect()
 }
 
@@ -480,11 +490,8 @@ impl CudaProgram {
         let defines = plan.static_defines();
         let dev = device()?;
         guarded(name, || {
-            let (ptx, outcome) = ptx_for(name, source, &options.cuda, &defines, dev)?;
-            let module = dev
-                .ctx
-                .load_module(Ptx::from_src(ptx))
-                .map_err(driver(name))?;
+            let (image, outcome) = image_for(name, source, &options.cuda, &defines, dev)?;
+            let module = dev.ctx.load_module(image).map_err(driver(name))?;
             let functions = kernels
                 .iter()
                 .map(|k| module.load_function(&k.name).map_err(driver(name)))

@@ -1,13 +1,19 @@
 //! The CUDA backend. [`source`] (what the macro emits about a program's kernels), [`bounds`]
 //! (domain bounds on the host), [`launch`] (the launches of a call, parameter blocks, NVRTC
-//! options, cache keys) and [`emulator`] build everywhere; the
-//! device code needs the cargo feature `cuda`. Without it, [`cuda_available`] is false and
+//! options, cache keys), [`emulator`] and [`offline`] (kernels compiled and assembled without a
+//! device) build everywhere; NVRTC ([`nvrtc`]) and the device code need the cargo feature
+//! `cuda`. Without it, [`cuda_available`] is false and
 //! compiling for a device is a clear [`crate::Error`]; an emulator still runs the kernels.
 
 pub mod bounds;
 pub mod emulator;
 pub mod launch;
+pub mod offline;
 pub mod source;
+pub mod target;
+
+#[cfg(feature = "cuda")]
+pub mod nvrtc;
 
 #[cfg(feature = "cuda")]
 mod device;
