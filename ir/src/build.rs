@@ -441,6 +441,7 @@ pub fn dim(name: &str, kind: DimKind) -> DimInfo {
 pub fn offset(name: &str, from: &str, to: &str, count: u32) -> OffsetInfo {
     OffsetInfo {
         name: name.into(),
+        key: String::new(),
         from: from.into(),
         to: to.into(),
         count,

@@ -8,7 +8,7 @@ use syn::{bracketed, Ident, LitInt, Path, Token, Visibility};
 
 use gt4rs_ir::{DimInfo, DimKind, OffsetInfo, ScalarType};
 
-use crate::definitions::{definition_macro, item_key, Def};
+use crate::definitions::{definition_macro, item_key, offset_key, Def};
 
 struct DimGroup {
     attrs: Vec<syn::Attribute>,
@@ -129,8 +129,10 @@ pub fn offsets(input: TokenStream) -> TokenStream {
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default()
         };
+        let identity = offset_key(&name);
         let info = OffsetInfo {
             name: name.to_string(),
+            key: identity.clone(),
             from: last(&from),
             to: last(&to),
             count: n,
@@ -142,6 +144,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
                 type From = #from;
                 type To = #to;
                 const COUNT: usize = #count_usize;
+                const KEY: &'static str = #identity;
             }
         });
         let key = item_key(&name, &quote!(offset #name));

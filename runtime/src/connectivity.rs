@@ -18,6 +18,7 @@ use crate::error::Error;
 #[derive(Debug, PartialEq)]
 pub struct ConnectivityTable {
     offset: &'static str,
+    key: &'static str,
     from: &'static str,
     to: &'static str,
     table: Array2<i32>,
@@ -30,6 +31,21 @@ impl ConnectivityTable {
     /// Name of the offset (and of its local dimension).
     pub fn offset(&self) -> &'static str {
         self.offset
+    }
+    /// The offset declaration's identity ([`Offset::KEY`]): the name plus where it was
+    /// declared, or the name alone for an offset implemented by hand.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+    /// Where the offset was declared, for messages (its name where it carries no place).
+    pub fn declared_at(&self) -> &'static str {
+        match self.key.split_once('@') {
+            Some((_, place)) => place,
+            None => self.offset,
+        }
+    }
+    fn is_unkeyed(&self) -> bool {
+        self.key.is_empty() || self.key == self.offset
     }
     /// Dimension of the points owning the neighbour lists.
     pub fn from_dim(&self) -> &'static str {
@@ -145,6 +161,7 @@ impl<O: Offset> Connectivity<O> {
         }
         let table = ConnectivityTable {
             offset: O::NAME,
+            key: O::KEY,
             from: <O::From as Dimension>::NAME,
             to: <O::To as Dimension>::NAME,
             table,
@@ -189,7 +206,8 @@ impl<O: Offset> std::ops::Deref for Connectivity<O> {
     }
 }
 
-/// The connectivities a set of programs may use, by offset name.
+/// The connectivities a set of programs may use, by offset declaration ([`Offset::KEY`]): two
+/// offsets named alike in different modules each keep their own table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Connectivities {
     tables: BTreeMap<&'static str, Arc<ConnectivityTable>>,
@@ -199,20 +217,68 @@ impl Connectivities {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Adds (or replaces) the table of `O`.
+    /// Adds (or replaces) the table of `O`; an offset of another declaration keeps its table
+    /// even where it has the same name.
     pub fn insert<O: Offset>(&mut self, conn: &Connectivity<O>) -> &mut Self {
-        self.tables.insert(O::NAME, conn.shared());
+        self.tables.insert(O::KEY, conn.shared());
         self
     }
     pub fn with<O: Offset>(mut self, conn: &Connectivity<O>) -> Self {
         self.insert(conn);
         self
     }
-    pub fn get(&self, offset: &str) -> Option<&Arc<ConnectivityTable>> {
-        self.tables.get(offset)
+    /// The table of the offset declared as `key` ([`Offset::KEY`]).
+    pub fn get(&self, key: &str) -> Option<&Arc<ConnectivityTable>> {
+        self.tables.get(key)
     }
+    /// The offset names of the tables held (a name twice where two declarations share it).
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tables.keys().copied()
+        self.tables.values().map(|t| t.offset)
+    }
+
+    /// The table for `info`: the one of its declaration, or, where either side carries no
+    /// declaration (an offset implemented or an IR built by hand), the one table of that name.
+    fn find(
+        &self,
+        info: &gt4rs_ir::OffsetInfo,
+        program: &str,
+    ) -> Result<&Arc<ConnectivityTable>, Error> {
+        if let Some(table) = self.tables.get(info.key.as_str()) {
+            return Ok(table);
+        }
+        let same_name: Vec<&Arc<ConnectivityTable>> = self
+            .tables
+            .values()
+            .filter(|t| t.offset == info.name)
+            .collect();
+        let by_name: Vec<&Arc<ConnectivityTable>> = same_name
+            .iter()
+            .copied()
+            .filter(|t| info.is_unkeyed() || t.is_unkeyed())
+            .collect();
+        let err = |message: String| Error::Connectivity {
+            offset: info.name.clone(),
+            message,
+        };
+        match (by_name.as_slice(), same_name.as_slice()) {
+            ([table], _) => Ok(table),
+            ([], []) => Err(err(format!(
+                "program `{program}` needs it, but the options hold no table for it (they hold: {})",
+                self.names().collect::<Vec<_>>().join(", ")
+            ))),
+            ([], others) => Err(err(format!(
+                "program `{program}` needs the offset declared at {}, but the options hold tables \
+                 only for other offsets of that name (declared at {})",
+                info.declared_at(),
+                others.iter().map(|t| t.declared_at()).collect::<Vec<_>>().join(", ")
+            ))),
+            (several, _) => Err(err(format!(
+                "program `{program}` names it without saying which declaration it means, and the \
+                 options hold tables for {} of that name (declared at {})",
+                several.len(),
+                several.iter().map(|t| t.declared_at()).collect::<Vec<_>>().join(", ")
+            ))),
+        }
     }
 
     /// The tables `program` needs, in the order of `program.used_offsets()`, each checked
@@ -225,14 +291,7 @@ impl Connectivities {
             .used_offsets()
             .into_iter()
             .map(|info| {
-                let table = self.get(&info.name).ok_or_else(|| Error::Connectivity {
-                    offset: info.name.clone(),
-                    message: format!(
-                        "program `{}` needs it, but the options hold no table for it (they hold: {})",
-                        program.name,
-                        self.names().collect::<Vec<_>>().join(", ")
-                    ),
-                })?;
+                let table = self.find(info, &program.name)?;
                 if table.from != info.from || table.to != info.to || table.count() != info.count as usize {
                     return Err(Error::Connectivity {
                         offset: info.name.clone(),
