@@ -175,19 +175,25 @@ impl<O: Offset> Connectivity<O> {
         })
     }
 
-    /// Builds from a flat row-major vector of `n_from * O::COUNT` entries.
-    pub fn from_vec(entries: Vec<i32>, target_size: usize) -> Result<Self, Error> {
-        if !entries.len().is_multiple_of(O::COUNT) {
+    /// Builds from a flat row-major vector of `rows` rows of `O::COUNT` entries each. The row
+    /// count is given, not inferred, so a vector of another width (say a 4-wide table handed
+    /// to a 2-wide offset, which would read as twice the rows) is an error instead of a
+    /// silently reshaped table.
+    pub fn from_vec(entries: Vec<i32>, rows: usize, target_size: usize) -> Result<Self, Error> {
+        let expected = rows.checked_mul(O::COUNT);
+        if expected != Some(entries.len()) {
             return Err(Error::Connectivity {
                 offset: O::NAME.to_string(),
                 message: format!(
-                    "{} entries is not a multiple of {}",
+                    "{} entries given, but {rows} rows of {} neighbours per {} need {}",
                     entries.len(),
-                    O::COUNT
+                    O::COUNT,
+                    <O::From as Dimension>::NAME,
+                    expected
+                        .map_or_else(|| "more than fit in memory".to_string(), |n| n.to_string())
                 ),
             });
         }
-        let rows = entries.len() / O::COUNT;
         let table = Array2::from_shape_vec((rows, O::COUNT), entries)
             .map_err(|e| Error::Shape(e.to_string()))?;
         Self::new(table, target_size)
@@ -267,10 +273,25 @@ impl Connectivities {
                 self.names().collect::<Vec<_>>().join(", ")
             ))),
             ([], others) => Err(err(format!(
-                "program `{program}` needs the offset declared at {}, but the options hold tables \
-                 only for other offsets of that name (declared at {})",
+                "program `{program}` needs `{}: {} => {} [{}]` declared at {}, but the options hold \
+                 tables only for other offsets of that name ({})",
+                info.name,
+                info.from,
+                info.to,
+                info.count,
                 info.declared_at(),
-                others.iter().map(|t| t.declared_at()).collect::<Vec<_>>().join(", ")
+                others
+                    .iter()
+                    .map(|t| format!(
+                        "`{}: {} => {} [{}]` declared at {}",
+                        t.offset,
+                        t.from,
+                        t.to,
+                        t.count(),
+                        t.declared_at()
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
             (several, _) => Err(err(format!(
                 "program `{program}` names it without saying which declaration it means, and the \

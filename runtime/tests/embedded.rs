@@ -29,7 +29,7 @@ fn generated_program_runs_on_the_embedded_backend() {
             *e = -1;
         }
     }
-    let v2e = Connectivity::<V2E>::from_vec(entries.clone(), NE).expect("valid table");
+    let v2e = Connectivity::<V2E>::from_vec(entries.clone(), NV, NE).expect("valid table");
     let edge =
         Field::<(Edge, K), f64>::from_fn(&[0..NE as i64, 0..NK as i64], Layout::default(), |_| {
             rng.random::<f64>() - 0.5

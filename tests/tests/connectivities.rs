@@ -5,6 +5,7 @@ use gt4rs::prelude::*;
 use gt4rs_tests::{
     at, expect_error, expect_field, for_each_backend, poisoned, random_field, rng, Cell, Edge,
 };
+use rand::RngExt;
 
 /// A coarse and a fine grid: each module declares its own `E2C`, with its own table.
 mod coarse {
@@ -58,10 +59,10 @@ fn tables() -> (Vec<i32>, Vec<i32>) {
 #[test]
 fn offsets_named_alike_in_two_modules_bind_their_own_tables() {
     let (coarse_table, fine_table) = tables();
-    let coarse_conn =
-        Connectivity::<coarse::E2C>::from_vec(coarse_table.clone(), N_CELLS).expect("valid");
+    let coarse_conn = Connectivity::<coarse::E2C>::from_vec(coarse_table.clone(), N_EDGES, N_CELLS)
+        .expect("valid");
     let fine_conn =
-        Connectivity::<fine::E2C>::from_vec(fine_table.clone(), N_CELLS).expect("valid");
+        Connectivity::<fine::E2C>::from_vec(fine_table.clone(), N_EDGES, N_CELLS).expect("valid");
     let connectivities = Connectivities::new().with(&coarse_conn).with(&fine_conn);
     assert_eq!(connectivities.names().count(), 2, "both tables are held");
     let mut r = rng(77);
@@ -95,7 +96,8 @@ fn offsets_named_alike_in_two_modules_bind_their_own_tables() {
 #[test]
 fn a_table_of_another_offset_with_the_same_name_is_not_bound() {
     let (coarse_table, _) = tables();
-    let coarse_conn = Connectivity::<coarse::E2C>::from_vec(coarse_table, N_CELLS).expect("valid");
+    let coarse_conn =
+        Connectivity::<coarse::E2C>::from_vec(coarse_table, N_EDGES, N_CELLS).expect("valid");
     let options = Options::new(Backend::Embedded)
         .with_connectivities(Connectivities::new().with(&coarse_conn));
     expect_error(
@@ -106,4 +108,24 @@ fn a_table_of_another_offset_with_the_same_name_is_not_bound() {
             "connectivities.rs",
         ],
     );
+}
+
+#[test]
+fn a_flat_table_of_another_width_is_not_reshaped() {
+    // Ten rows of a 4-wide table would read as twenty rows of a 2-wide one.
+    let mut r = rng(78);
+    let four_wide: Vec<i32> = (0..10 * 4)
+        .map(|_| r.random_range(0..N_CELLS as i32))
+        .collect();
+    expect_error(
+        Connectivity::<coarse::E2C>::from_vec(four_wide.clone(), 10, N_CELLS),
+        &[
+            "E2C",
+            "40 entries",
+            "10 rows of 2 neighbours per Edge need 20",
+        ],
+    );
+    // The same entries as what they are, twenty rows of two, are a table.
+    let table = Connectivity::<coarse::E2C>::from_vec(four_wide, 20, N_CELLS).expect("valid");
+    assert_eq!((table.rows(), table.count()), (20, 2));
 }
