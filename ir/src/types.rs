@@ -33,6 +33,11 @@ pub struct OffsetInfo {
     /// Dimension of the neighbours (the field that is read).
     pub to: String,
     pub count: u32,
+    /// Declared `with skip_values`: its tables may hold -1 (no neighbour), which reductions
+    /// skip. Without it a -1 in a bound table is an error (GT4Py's `skip_value`: none declared
+    /// means a -1 is an error).
+    #[serde(default)]
+    pub skip_values: bool,
 }
 
 impl OffsetInfo {

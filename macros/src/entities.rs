@@ -72,6 +72,7 @@ struct OffsetDecl {
     from: Path,
     to: Path,
     count: LitInt,
+    skip_values: bool,
 }
 
 impl Parse for OffsetDecl {
@@ -86,6 +87,7 @@ impl Parse for OffsetDecl {
         let content;
         bracketed!(content in input);
         let count = content.parse()?;
+        let skip_values = parse_skip_values(input)?;
         Ok(OffsetDecl {
             attrs,
             vis,
@@ -93,11 +95,46 @@ impl Parse for OffsetDecl {
             from,
             to,
             count,
+            skip_values,
         })
     }
 }
 
-/// `offsets! { pub E2C2V: Edge => Vertex [4]; }`
+/// The optional `with skip_values` after the neighbour count.
+fn parse_skip_values(input: ParseStream) -> syn::Result<bool> {
+    const USAGE: &str = "`E2C: Edge => Cell [2] with skip_values` declares that its tables may hold -1 (no neighbour)";
+    if input.is_empty() || input.peek(Token![;]) {
+        return Ok(false);
+    }
+    let with: Ident = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected `;` or `with skip_values` after the neighbour count: {USAGE}"),
+        )
+    })?;
+    if with != "with" {
+        return Err(syn::Error::new(
+            with.span(),
+            format!("expected `;` or `with skip_values` after the neighbour count, found `{with}`: {USAGE}"),
+        ));
+    }
+    if input.is_empty() || input.peek(Token![;]) {
+        return Err(syn::Error::new(
+            with.span(),
+            format!("`with` needs `skip_values` after it: {USAGE}"),
+        ));
+    }
+    let what: Ident = input.parse()?;
+    if what != "skip_values" {
+        return Err(syn::Error::new(
+            what.span(),
+            format!("expected `skip_values` after `with`, found `{what}`: {USAGE}"),
+        ));
+    }
+    Ok(true)
+}
+
+/// `offsets! { pub E2C2V: Edge => Vertex [4]; pub V2E: Vertex => Edge [6] with skip_values; }`
 pub fn offsets(input: TokenStream) -> TokenStream {
     let decls = match Parser::parse2(Punctuated::<OffsetDecl, Token![;]>::parse_terminated, input) {
         Ok(d) => d,
@@ -111,6 +148,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
         from,
         to,
         count,
+        skip_values,
     } in decls
     {
         let n: u32 = match count.base10_parse() {
@@ -136,6 +174,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
             from: last(&from),
             to: last(&to),
             count: n,
+            skip_values,
         };
         out.extend(marker_type(&attrs, &vis, &name, DimKind::Local));
         let count_usize = n as usize;
@@ -145,6 +184,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
                 type To = #to;
                 const COUNT: usize = #count_usize;
                 const KEY: &'static str = #identity;
+                const SKIP_VALUES: bool = #skip_values;
             }
         });
         let key = item_key(&name, &quote!(offset #name));

@@ -116,6 +116,22 @@ fn table_reach(table: &[i32], count: usize, lo: i64, hi: i64) -> (i64, i64) {
     }
 }
 
+/// The message of a -1 in a table of an offset declared without skip values.
+fn no_skip_values_declared(
+    offset: &str,
+    from: &str,
+    to: &str,
+    count: usize,
+    row: usize,
+    slot: usize,
+) -> String {
+    format!(
+        "row {row}, slot {slot} holds -1 (no neighbour), but {offset} is declared without skip \
+         values; declare `{offset}: {from} => {to} [{count}] with skip_values` if its tables may \
+         miss neighbours"
+    )
+}
+
 /// The neighbour table of offset `O`: one row per `O::From` point, `O::COUNT` columns, each
 /// entry an index of an `O::To` point or -1 (no neighbour: the skip value).
 #[derive(Clone, Debug)]
@@ -149,6 +165,16 @@ impl<O: Offset> Connectivity<O> {
         let mut max_entry = -1;
         let mut has_skip_values = false;
         for ((row, col), &v) in table.indexed_iter() {
+            if v == -1 && !O::SKIP_VALUES {
+                return Err(err(no_skip_values_declared(
+                    O::NAME,
+                    <O::From as Dimension>::NAME,
+                    <O::To as Dimension>::NAME,
+                    O::COUNT,
+                    row,
+                    col,
+                )));
+            }
             if v == -1 {
                 has_skip_values = true;
             } else if v < -1 || v as i64 >= target_size as i64 {
@@ -313,6 +339,17 @@ impl Connectivities {
             .into_iter()
             .map(|info| {
                 let table = self.find(info, &program.name)?;
+                if table.has_skip_values && !info.skip_values {
+                    let (row, slot) = first_skip_value(table.as_slice(), table.count());
+                    return Err(Error::Connectivity {
+                        offset: info.name.clone(),
+                        message: format!(
+                            "program `{}`: {}",
+                            program.name,
+                            no_skip_values_declared(&info.name, &info.from, &info.to, info.count as usize, row, slot)
+                        ),
+                    });
+                }
                 if table.from != info.from || table.to != info.to || table.count() != info.count as usize {
                     return Err(Error::Connectivity {
                         offset: info.name.clone(),
@@ -328,9 +365,27 @@ impl Connectivities {
     }
 }
 
+/// The row and slot of the first -1 of a row-major table with `count` entries per row.
+fn first_skip_value(table: &[i32], count: usize) -> (usize, usize) {
+    let at = table.iter().position(|&v| v == -1).unwrap_or(0);
+    (at / count.max(1), at % count.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_skip_value_is_named_by_row_and_slot() {
+        assert_eq!(first_skip_value(&[4, 2, 7, -1, -1, 3], 2), (1, 1));
+        assert_eq!(first_skip_value(&[4, 2, 7, 5, 1, -1], 3), (1, 2));
+        let message = no_skip_values_declared("E2C", "Edge", "Cell", 2, 1, 1);
+        assert!(
+            message.contains("row 1, slot 1")
+                && message.contains("`E2C: Edge => Cell [2] with skip_values`"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn table_reach_skips_missing_neighbours() {

@@ -39,7 +39,7 @@ gt4rs::offsets! {
     /// The four edges of a cell.
     pub C2E: Cell => Edge [4];
     /// The edges of a vertex of the skip-value mesh: up to five, -1 where there are fewer.
-    pub V2E5: Vertex => Edge [5];
+    pub V2E5: Vertex => Edge [5] with skip_values;
 }
 
 /// Sizes of GT4Py's `cartesian_case`.

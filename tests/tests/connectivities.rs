@@ -129,3 +129,74 @@ fn a_flat_table_of_another_width_is_not_reshaped() {
     let table = Connectivity::<coarse::E2C>::from_vec(four_wide, 20, N_CELLS).expect("valid");
     assert_eq!((table.rows(), table.count()), (20, 2));
 }
+
+/// A regional grid's edges: boundary edges miss their outer cell, and the offset says so.
+mod boundary {
+    use gt4rs::prelude::*;
+    use gt4rs_tests::{Cell, Edge};
+
+    gt4rs::offsets! { pub E2C: Edge => Cell [2] with skip_values; }
+
+    #[field_operator]
+    fn summed_cells(cell: Field<Cell, f64>) -> Field<Edge, f64> {
+        neighbor_sum(cell.at(E2C), E2C)
+    }
+
+    #[program]
+    pub fn edge_from_cells(cell: &Field<Cell, f64>, out: &mut Field<Edge, f64>) {
+        summed_cells(cell).write_to(out);
+    }
+}
+
+/// `tables().1` with -1 in some slots (both slots of one row).
+fn table_with_skip_values() -> Vec<i32> {
+    let mut table = tables().1;
+    for (i, entry) in table.iter_mut().enumerate() {
+        if i % 7 == 3 || i == 2 * 11 || i == 2 * 11 + 1 {
+            *entry = -1;
+        }
+    }
+    table
+}
+
+#[test]
+fn a_skip_value_in_a_table_of_an_offset_declared_without_them_is_an_error() {
+    let table = table_with_skip_values();
+    let first = table.iter().position(|&v| v == -1).expect("a -1");
+    expect_error(
+        Connectivity::<coarse::E2C>::from_vec(table, N_EDGES, N_CELLS),
+        &[
+            "E2C",
+            &format!("row {}, slot {}", first / 2, first % 2),
+            "without skip values",
+            "with skip_values",
+        ],
+    );
+}
+
+#[test]
+fn reductions_over_an_offset_declared_with_skip_values_skip_them() {
+    let table = table_with_skip_values();
+    let conn =
+        Connectivity::<boundary::E2C>::from_vec(table.clone(), N_EDGES, N_CELLS).expect("valid");
+    let mut r = rng(79);
+    let cell: Field<Cell, f64> = random_field(&mut r, &[0..N_CELLS as i64]);
+    let domain = [0..N_EDGES as i64];
+    for_each_backend(|backend| {
+        let options = backend.options_with(Connectivities::new().with(&conn));
+        let mut out: Field<Edge, f64> = poisoned(&domain);
+        boundary::edge_from_cells::compile(&options)?.call(boundary::edge_from_cells::Args {
+            cell: &cell,
+            out: &mut out,
+        })?;
+        expect_field("E2C with skip values", &out, &domain, |p| {
+            let row = p[0] as usize * 2;
+            table[row..row + 2]
+                .iter()
+                .filter(|&&c| c >= 0)
+                .map(|&c| at(&cell, &[c as i64]))
+                .sum()
+        });
+        Ok(())
+    });
+}

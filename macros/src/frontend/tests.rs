@@ -28,6 +28,7 @@ fn offset(env: &mut Env, name: &str, from: &str, to: &str, count: u32) {
         from: from.into(),
         to: to.into(),
         count,
+        skip_values: true,
     };
     env.bundle.offsets.push(info.clone());
     env.names.insert(name.into(), Def::Offset(info));
