@@ -14,8 +14,9 @@ fn mesh(operators: Vec<Operator>) -> Bundle {
         &["Cell", "Edge", "Vertex", "I", "J"],
         &["K"],
         &[
-            offset("E2C", "Edge", "Cell", 2),
-            offset("E2C2V", "Edge", "Vertex", 4),
+            // The cases put -1 in both (skip values in reductions, errors in plain shifts).
+            offset_with_skip_values("E2C", "Edge", "Cell", 2),
+            offset_with_skip_values("E2C2V", "Edge", "Vertex", 4),
             offset("C2E", "Cell", "Edge", 3),
         ],
     )

@@ -55,7 +55,7 @@ fn nabla4_point(
 
 fn main() -> Result<(), Error> {
     let (n_vertices, n_edges) = (4usize, 1usize);
-    let conn = Connectivity::<E2C2V>::from_vec(vec![0, 1, 2, 3], n_vertices)?;
+    let conn = Connectivity::<E2C2V>::from_vec(vec![0, 1, 2, 3], n_edges, n_vertices)?;
     let field = |n: usize, m: usize, seed: f64| {
         Field::<(Vertex, K), f64>::from_fn(&[0..n as i64, 0..m as i64], Layout::default(), |i| {
             seed + i[0] as f64 * 0.1

@@ -441,9 +441,19 @@ pub fn dim(name: &str, kind: DimKind) -> DimInfo {
 pub fn offset(name: &str, from: &str, to: &str, count: u32) -> OffsetInfo {
     OffsetInfo {
         name: name.into(),
+        key: String::new(),
         from: from.into(),
         to: to.into(),
         count,
+        skip_values: false,
+    }
+}
+
+/// A neighbour offset `name: from => to [count] with skip_values`: its tables may hold -1.
+pub fn offset_with_skip_values(name: &str, from: &str, to: &str, count: u32) -> OffsetInfo {
+    OffsetInfo {
+        skip_values: true,
+        ..offset(name, from, to, count)
     }
 }
 

@@ -440,6 +440,13 @@ impl Bundle {
     pub fn offset(&self, name: &str) -> Option<&OffsetInfo> {
         self.offsets.iter().find(|o| o.name == name)
     }
+    /// An offset here named like `offset` but declared elsewhere: the two cannot share one
+    /// name inside one item, whose IR names offsets by name.
+    pub fn conflicting_offset(&self, offset: &OffsetInfo) -> Option<&OffsetInfo> {
+        self.offsets
+            .iter()
+            .find(|o| o.name == offset.name && !o.same_declaration(offset))
+    }
     /// Adds what `other` has and `self` lacks (keys and names are identities).
     pub fn merge(&mut self, other: &Bundle) {
         for o in &other.operators {

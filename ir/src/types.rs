@@ -23,11 +23,45 @@ pub struct DimInfo {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct OffsetInfo {
     pub name: String,
+    /// The declaration's identity: the name plus where it was declared, so two offsets named
+    /// alike in different modules or crates are told apart when their tables are bound. Empty
+    /// (or equal to `name`) for offsets built by hand, which are identified by name alone.
+    #[serde(default)]
+    pub key: String,
     /// Dimension of the points that own the neighbour list (the result of a shift).
     pub from: String,
     /// Dimension of the neighbours (the field that is read).
     pub to: String,
     pub count: u32,
+    /// Declared `with skip_values`: its tables may hold -1 (no neighbour), which reductions
+    /// skip. Without it a -1 in a bound table is an error (GT4Py's `skip_value`: none declared
+    /// means a -1 is an error).
+    #[serde(default)]
+    pub skip_values: bool,
+}
+
+impl OffsetInfo {
+    /// Whether this offset carries no identity beyond its name (built by hand, not declared by
+    /// `offsets!`).
+    pub fn is_unkeyed(&self) -> bool {
+        self.key.is_empty() || self.key == self.name
+    }
+
+    /// Whether `self` and `other` are the same declaration (equal names are not enough once
+    /// both carry keys).
+    pub fn same_declaration(&self, other: &OffsetInfo) -> bool {
+        self.name == other.name
+            && (self.is_unkeyed() || other.is_unkeyed() || self.key == other.key)
+    }
+
+    /// Where the offset was declared, for messages: `file:line:column in crate name`, or its name
+    /// where it carries no key.
+    pub fn declared_at(&self) -> &str {
+        match self.key.split_once('@') {
+            Some((_, place)) => place,
+            None => &self.name,
+        }
+    }
 }
 
 /// Element types of fields and scalars.

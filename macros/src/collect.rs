@@ -122,6 +122,17 @@ impl State {
                 }
             }
         }
+        if let Some((name, one, other)) = env.offset_conflicts.first() {
+            return syn::Error::new(
+                func.sig.ident.span(),
+                format!(
+                    "two different offsets named `{name}` meet in `{}` (declared at {one} and at {other}): \
+                     one item names each offset once, so it cannot tell them apart; rename one of them",
+                    func.sig.ident
+                ),
+            )
+            .to_compile_error();
+        }
         self.key = key_with_scalar_aliases(&self.key, &env);
         match self.kind {
             ItemKind::FieldOperator | ItemKind::ScanOperator => {

@@ -79,6 +79,9 @@ pub struct Env {
     pub names: HashMap<String, Def>,
     /// Union of all collected bundles, dimensions and offsets.
     pub bundle: Bundle,
+    /// Two different offset declarations sharing one name, each as `(name, one place, the
+    /// other place)`: the item's IR names offsets by name, so it could not tell them apart.
+    pub offset_conflicts: Vec<(String, String, String)>,
 }
 
 impl Env {
@@ -87,6 +90,23 @@ impl Env {
     }
 
     pub fn add(&mut self, key: String, def: Def) {
+        let incoming: &[OffsetInfo] = match &def {
+            Def::Offset(o) => std::slice::from_ref(o),
+            Def::Operator { bundle, .. } => &bundle.offsets,
+            _ => &[],
+        };
+        for o in incoming {
+            if let Some(present) = self.bundle.conflicting_offset(o) {
+                let conflict = (
+                    o.name.clone(),
+                    present.declared_at().to_string(),
+                    o.declared_at().to_string(),
+                );
+                if !self.offset_conflicts.contains(&conflict) {
+                    self.offset_conflicts.push(conflict);
+                }
+            }
+        }
         match &def {
             Def::Dim(d) => {
                 if self.bundle.dim(&d.name).is_none() {
@@ -134,6 +154,23 @@ pub fn location_hash(text: &str) -> u64 {
     }
     text.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The identity of an offset declaration: its name, the crate and the place of the
+/// `offsets!` call (`E2C@src/grid.rs:12:5 in crate my_crate`). Readable, since messages about tables
+/// bound to the wrong declaration show it; the crate tells apart equal paths in two crates.
+pub fn offset_key(name: &Ident) -> String {
+    if !proc_macro::is_available() {
+        return name.to_string();
+    }
+    let span = name.span().unwrap();
+    let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+    format!(
+        "{name}@{}:{}:{} in crate {krate}",
+        span.file(),
+        span.line(),
+        span.column()
+    )
 }
 
 /// A key unique to this item: its name plus a hash of its location and tokens.

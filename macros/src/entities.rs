@@ -8,7 +8,7 @@ use syn::{bracketed, Ident, LitInt, Path, Token, Visibility};
 
 use gt4rs_ir::{DimInfo, DimKind, OffsetInfo, ScalarType};
 
-use crate::definitions::{definition_macro, item_key, Def};
+use crate::definitions::{definition_macro, item_key, offset_key, Def};
 
 struct DimGroup {
     attrs: Vec<syn::Attribute>,
@@ -72,6 +72,7 @@ struct OffsetDecl {
     from: Path,
     to: Path,
     count: LitInt,
+    skip_values: bool,
 }
 
 impl Parse for OffsetDecl {
@@ -86,6 +87,7 @@ impl Parse for OffsetDecl {
         let content;
         bracketed!(content in input);
         let count = content.parse()?;
+        let skip_values = parse_skip_values(input)?;
         Ok(OffsetDecl {
             attrs,
             vis,
@@ -93,11 +95,46 @@ impl Parse for OffsetDecl {
             from,
             to,
             count,
+            skip_values,
         })
     }
 }
 
-/// `offsets! { pub E2C2V: Edge => Vertex [4]; }`
+/// The optional `with skip_values` after the neighbour count.
+fn parse_skip_values(input: ParseStream) -> syn::Result<bool> {
+    const USAGE: &str = "`E2C: Edge => Cell [2] with skip_values` declares that its tables may hold -1 (no neighbour)";
+    if input.is_empty() || input.peek(Token![;]) {
+        return Ok(false);
+    }
+    let with: Ident = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected `;` or `with skip_values` after the neighbour count: {USAGE}"),
+        )
+    })?;
+    if with != "with" {
+        return Err(syn::Error::new(
+            with.span(),
+            format!("expected `;` or `with skip_values` after the neighbour count, found `{with}`: {USAGE}"),
+        ));
+    }
+    if input.is_empty() || input.peek(Token![;]) {
+        return Err(syn::Error::new(
+            with.span(),
+            format!("`with` needs `skip_values` after it: {USAGE}"),
+        ));
+    }
+    let what: Ident = input.parse()?;
+    if what != "skip_values" {
+        return Err(syn::Error::new(
+            what.span(),
+            format!("expected `skip_values` after `with`, found `{what}`: {USAGE}"),
+        ));
+    }
+    Ok(true)
+}
+
+/// `offsets! { pub E2C2V: Edge => Vertex [4]; pub V2E: Vertex => Edge [6] with skip_values; }`
 pub fn offsets(input: TokenStream) -> TokenStream {
     let decls = match Parser::parse2(Punctuated::<OffsetDecl, Token![;]>::parse_terminated, input) {
         Ok(d) => d,
@@ -111,6 +148,7 @@ pub fn offsets(input: TokenStream) -> TokenStream {
         from,
         to,
         count,
+        skip_values,
     } in decls
     {
         let n: u32 = match count.base10_parse() {
@@ -129,11 +167,14 @@ pub fn offsets(input: TokenStream) -> TokenStream {
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default()
         };
+        let identity = offset_key(&name);
         let info = OffsetInfo {
             name: name.to_string(),
+            key: identity.clone(),
             from: last(&from),
             to: last(&to),
             count: n,
+            skip_values,
         };
         out.extend(marker_type(&attrs, &vis, &name, DimKind::Local));
         let count_usize = n as usize;
@@ -142,6 +183,8 @@ pub fn offsets(input: TokenStream) -> TokenStream {
                 type From = #from;
                 type To = #to;
                 const COUNT: usize = #count_usize;
+                const KEY: &'static str = #identity;
+                const SKIP_VALUES: bool = #skip_values;
             }
         });
         let key = item_key(&name, &quote!(offset #name));

@@ -17,8 +17,13 @@
 //! option set in code for all programs, the file's `program.P.arch.A`, `program.P`, `arch.A`,
 //! `default`, then the built-in default. The architecture is `cpu` for the CPU and embedded
 //! backends and `sm_XY` for CUDA devices.
+//!
+//! A `[program.NAME]` section naming no program is an error wherever the known programs are
+//! given (`Options::with_programs` at `compile()`, [`Config::check_programs`], `gt4rs config
+//! show`), naming the nearest known program: the file alone cannot tell a misspelt name from a
+//! program it has not heard of.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -189,6 +194,34 @@ impl Config {
         &self.path
     }
 
+    /// The programs the file's `[program.NAME]` and `[program.NAME.arch.A]` sections name.
+    pub fn program_names(&self) -> BTreeSet<&str> {
+        self.program
+            .keys()
+            .map(String::as_str)
+            .chain(
+                self.program_arch
+                    .keys()
+                    .map(|(program, _)| program.as_str()),
+            )
+            .collect()
+    }
+
+    /// Fails on a `[program.NAME]` section naming none of `known`, with the nearest known name:
+    /// the file cannot tell a misspelt program from one it does not know of, so the caller
+    /// hands it every program it may configure.
+    pub fn check_programs(&self, known: &[&str]) -> Result<(), Error> {
+        for name in self.program_names() {
+            if let Some(hint) = unknown_program(name, known) {
+                return Err(Error::Config(format!(
+                    "{}: section `[program.{name}]` names no program{hint}",
+                    self.path.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The file layers that apply to `program` on `arch`, highest precedence first.
     fn layers(&self, program: &str, arch: Option<&str>) -> Vec<(String, &Settings)> {
         let mut out = Vec::new();
@@ -211,6 +244,39 @@ impl Config {
         out.push(("default".to_string(), &self.default));
         out
     }
+}
+
+/// `None` where `name` is one of `known`; else what to add to the error: the nearest known
+/// name (fewest single-character edits) and the whole list.
+pub(crate) fn unknown_program(name: &str, known: &[&str]) -> Option<String> {
+    if known.contains(&name) {
+        return None;
+    }
+    let nearest = known
+        .iter()
+        .min_by_key(|candidate| (edit_distance(name, candidate), **candidate));
+    Some(match nearest {
+        Some(nearest) => format!(
+            "; did you mean `{nearest}`? (known programs: {})",
+            known.join(", ")
+        ),
+        None => " (no programs are known)".to_string(),
+    })
+}
+
+/// The Levenshtein distance between `a` and `b`, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
 }
 
 fn table<'a>(value: &'a toml::Value, section: &str, path: &Path) -> Result<&'a toml::Table, Error> {
@@ -425,6 +491,42 @@ mod tests {
             .expect("listed");
         assert_eq!(src.to_string(), "gt4rs.toml [default]");
         assert!(p.to_string().contains("cpu.parallel_threshold"));
+    }
+
+    #[test]
+    fn edit_distance_counts_single_character_edits() {
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("scale_k", "scale_k"), 0);
+        assert_eq!(edit_distance("scale_kk", "scale_k"), 1);
+        assert_eq!(edit_distance("sclae_k", "scale_k"), 2);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn a_section_naming_no_program_is_an_error_with_the_nearest_name() {
+        let c = config();
+        c.check_programs(&["p", "q", "r"])
+            .expect("p and q are known");
+        let err = c.check_programs(&["p", "zzzz"]).unwrap_err().to_string();
+        assert!(
+            err.contains("gt4rs.toml")
+                && err.contains("[program.q]")
+                && err.contains("did you mean `p`?"),
+            "{err}"
+        );
+        let arch_only = Config::parse(
+            "[program.scale_kk.arch.sm_90]\ncuda.k_block = 2\n",
+            Path::new("x.toml"),
+        )
+        .expect("valid");
+        let err = arch_only
+            .check_programs(&["scale_k", "calculate_nabla4"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("[program.scale_kk]") && err.contains("did you mean `scale_k`?"),
+            "{err}"
+        );
     }
 
     #[test]

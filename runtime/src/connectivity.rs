@@ -18,6 +18,7 @@ use crate::error::Error;
 #[derive(Debug, PartialEq)]
 pub struct ConnectivityTable {
     offset: &'static str,
+    key: &'static str,
     from: &'static str,
     to: &'static str,
     table: Array2<i32>,
@@ -30,6 +31,21 @@ impl ConnectivityTable {
     /// Name of the offset (and of its local dimension).
     pub fn offset(&self) -> &'static str {
         self.offset
+    }
+    /// The offset declaration's identity ([`Offset::KEY`]): the name plus where it was
+    /// declared, or the name alone for an offset implemented by hand.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+    /// Where the offset was declared, for messages (its name where it carries no place).
+    pub fn declared_at(&self) -> &'static str {
+        match self.key.split_once('@') {
+            Some((_, place)) => place,
+            None => self.offset,
+        }
+    }
+    fn is_unkeyed(&self) -> bool {
+        self.key.is_empty() || self.key == self.offset
     }
     /// Dimension of the points owning the neighbour lists.
     pub fn from_dim(&self) -> &'static str {
@@ -100,6 +116,22 @@ fn table_reach(table: &[i32], count: usize, lo: i64, hi: i64) -> (i64, i64) {
     }
 }
 
+/// The message of a -1 in a table of an offset declared without skip values.
+fn no_skip_values_declared(
+    offset: &str,
+    from: &str,
+    to: &str,
+    count: usize,
+    row: usize,
+    slot: usize,
+) -> String {
+    format!(
+        "row {row}, slot {slot} holds -1 (no neighbour), but {offset} is declared without skip \
+         values; declare `{offset}: {from} => {to} [{count}] with skip_values` if its tables may \
+         miss neighbours"
+    )
+}
+
 /// The neighbour table of offset `O`: one row per `O::From` point, `O::COUNT` columns, each
 /// entry an index of an `O::To` point or -1 (no neighbour: the skip value).
 #[derive(Clone, Debug)]
@@ -133,6 +165,16 @@ impl<O: Offset> Connectivity<O> {
         let mut max_entry = -1;
         let mut has_skip_values = false;
         for ((row, col), &v) in table.indexed_iter() {
+            if v == -1 && !O::SKIP_VALUES {
+                return Err(err(no_skip_values_declared(
+                    O::NAME,
+                    <O::From as Dimension>::NAME,
+                    <O::To as Dimension>::NAME,
+                    O::COUNT,
+                    row,
+                    col,
+                )));
+            }
             if v == -1 {
                 has_skip_values = true;
             } else if v < -1 || v as i64 >= target_size as i64 {
@@ -145,6 +187,7 @@ impl<O: Offset> Connectivity<O> {
         }
         let table = ConnectivityTable {
             offset: O::NAME,
+            key: O::KEY,
             from: <O::From as Dimension>::NAME,
             to: <O::To as Dimension>::NAME,
             table,
@@ -158,19 +201,25 @@ impl<O: Offset> Connectivity<O> {
         })
     }
 
-    /// Builds from a flat row-major vector of `n_from * O::COUNT` entries.
-    pub fn from_vec(entries: Vec<i32>, target_size: usize) -> Result<Self, Error> {
-        if !entries.len().is_multiple_of(O::COUNT) {
+    /// Builds from a flat row-major vector of `rows` rows of `O::COUNT` entries each. The row
+    /// count is given, not inferred, so a vector of another width (say a 4-wide table handed
+    /// to a 2-wide offset, which would read as twice the rows) is an error instead of a
+    /// silently reshaped table.
+    pub fn from_vec(entries: Vec<i32>, rows: usize, target_size: usize) -> Result<Self, Error> {
+        let expected = rows.checked_mul(O::COUNT);
+        if expected != Some(entries.len()) {
             return Err(Error::Connectivity {
                 offset: O::NAME.to_string(),
                 message: format!(
-                    "{} entries is not a multiple of {}",
+                    "{} entries given, but {rows} rows of {} neighbours per {} need {}",
                     entries.len(),
-                    O::COUNT
+                    O::COUNT,
+                    <O::From as Dimension>::NAME,
+                    expected
+                        .map_or_else(|| "more than fit in memory".to_string(), |n| n.to_string())
                 ),
             });
         }
-        let rows = entries.len() / O::COUNT;
         let table = Array2::from_shape_vec((rows, O::COUNT), entries)
             .map_err(|e| Error::Shape(e.to_string()))?;
         Self::new(table, target_size)
@@ -189,7 +238,8 @@ impl<O: Offset> std::ops::Deref for Connectivity<O> {
     }
 }
 
-/// The connectivities a set of programs may use, by offset name.
+/// The connectivities a set of programs may use, by offset declaration ([`Offset::KEY`]): two
+/// offsets named alike in different modules each keep their own table.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Connectivities {
     tables: BTreeMap<&'static str, Arc<ConnectivityTable>>,
@@ -199,20 +249,83 @@ impl Connectivities {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Adds (or replaces) the table of `O`.
+    /// Adds (or replaces) the table of `O`; an offset of another declaration keeps its table
+    /// even where it has the same name.
     pub fn insert<O: Offset>(&mut self, conn: &Connectivity<O>) -> &mut Self {
-        self.tables.insert(O::NAME, conn.shared());
+        self.tables.insert(O::KEY, conn.shared());
         self
     }
     pub fn with<O: Offset>(mut self, conn: &Connectivity<O>) -> Self {
         self.insert(conn);
         self
     }
-    pub fn get(&self, offset: &str) -> Option<&Arc<ConnectivityTable>> {
-        self.tables.get(offset)
+    /// The table of the offset declared as `key` ([`Offset::KEY`]).
+    pub fn get(&self, key: &str) -> Option<&Arc<ConnectivityTable>> {
+        self.tables.get(key)
     }
+    /// The offset names of the tables held (a name twice where two declarations share it).
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tables.keys().copied()
+        self.tables.values().map(|t| t.offset)
+    }
+
+    /// The table for `info`: the one of its declaration, or, where either side carries no
+    /// declaration (an offset implemented or an IR built by hand), the one table of that name.
+    fn find(
+        &self,
+        info: &gt4rs_ir::OffsetInfo,
+        program: &str,
+    ) -> Result<&Arc<ConnectivityTable>, Error> {
+        if let Some(table) = self.tables.get(info.key.as_str()) {
+            return Ok(table);
+        }
+        let same_name: Vec<&Arc<ConnectivityTable>> = self
+            .tables
+            .values()
+            .filter(|t| t.offset == info.name)
+            .collect();
+        let by_name: Vec<&Arc<ConnectivityTable>> = same_name
+            .iter()
+            .copied()
+            .filter(|t| info.is_unkeyed() || t.is_unkeyed())
+            .collect();
+        let err = |message: String| Error::Connectivity {
+            offset: info.name.clone(),
+            message,
+        };
+        match (by_name.as_slice(), same_name.as_slice()) {
+            ([table], _) => Ok(table),
+            ([], []) => Err(err(format!(
+                "program `{program}` needs it, but the options hold no table for it (they hold: {})",
+                self.names().collect::<Vec<_>>().join(", ")
+            ))),
+            ([], others) => Err(err(format!(
+                "program `{program}` needs `{}: {} => {} [{}]` declared at {}, but the options hold \
+                 tables only for other offsets of that name ({})",
+                info.name,
+                info.from,
+                info.to,
+                info.count,
+                info.declared_at(),
+                others
+                    .iter()
+                    .map(|t| format!(
+                        "`{}: {} => {} [{}]` declared at {}",
+                        t.offset,
+                        t.from,
+                        t.to,
+                        t.count(),
+                        t.declared_at()
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            (several, _) => Err(err(format!(
+                "program `{program}` names it without saying which declaration it means, and the \
+                 options hold tables for {} of that name (declared at {})",
+                several.len(),
+                several.iter().map(|t| t.declared_at()).collect::<Vec<_>>().join(", ")
+            ))),
+        }
     }
 
     /// The tables `program` needs, in the order of `program.used_offsets()`, each checked
@@ -225,14 +338,18 @@ impl Connectivities {
             .used_offsets()
             .into_iter()
             .map(|info| {
-                let table = self.get(&info.name).ok_or_else(|| Error::Connectivity {
-                    offset: info.name.clone(),
-                    message: format!(
-                        "program `{}` needs it, but the options hold no table for it (they hold: {})",
-                        program.name,
-                        self.names().collect::<Vec<_>>().join(", ")
-                    ),
-                })?;
+                let table = self.find(info, &program.name)?;
+                if table.has_skip_values && !info.skip_values {
+                    let (row, slot) = first_skip_value(table.as_slice(), table.count());
+                    return Err(Error::Connectivity {
+                        offset: info.name.clone(),
+                        message: format!(
+                            "program `{}`: {}",
+                            program.name,
+                            no_skip_values_declared(&info.name, &info.from, &info.to, info.count as usize, row, slot)
+                        ),
+                    });
+                }
                 if table.from != info.from || table.to != info.to || table.count() != info.count as usize {
                     return Err(Error::Connectivity {
                         offset: info.name.clone(),
@@ -248,9 +365,27 @@ impl Connectivities {
     }
 }
 
+/// The row and slot of the first -1 of a row-major table with `count` entries per row.
+fn first_skip_value(table: &[i32], count: usize) -> (usize, usize) {
+    let at = table.iter().position(|&v| v == -1).unwrap_or(0);
+    (at / count.max(1), at % count.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_skip_value_is_named_by_row_and_slot() {
+        assert_eq!(first_skip_value(&[4, 2, 7, -1, -1, 3], 2), (1, 1));
+        assert_eq!(first_skip_value(&[4, 2, 7, 5, 1, -1], 3), (1, 2));
+        let message = no_skip_values_declared("E2C", "Edge", "Cell", 2, 1, 1);
+        assert!(
+            message.contains("row 1, slot 1")
+                && message.contains("`E2C: Edge => Cell [2] with skip_values`"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn table_reach_skips_missing_neighbours() {

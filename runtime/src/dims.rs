@@ -20,6 +20,13 @@ pub trait Offset: Dimension {
     /// The dimension of the neighbours.
     type To: Dimension;
     const COUNT: usize;
+    /// The declaration's identity (`offsets!` writes the name plus the place of the
+    /// declaration), so tables of two offsets named alike in different modules bind apart.
+    /// Offsets implemented by hand are identified by their name.
+    const KEY: &'static str = <Self as Dimension>::NAME;
+    /// Declared `with skip_values`: its tables may hold -1 (no neighbour), which reductions
+    /// skip. Without it, a table holding -1 is an error when it is built.
+    const SKIP_VALUES: bool = false;
 }
 
 /// A tuple of dimensions (or a single dimension), naming a field's axes in canonical order.

@@ -119,6 +119,10 @@ pub struct Options {
     pub cuda_emulator: Option<CudaEmulatorRef>,
     /// Checks after every call (`None`: from `GT4RS_DEBUG` at `compile()`).
     pub debug: Option<DebugChecks>,
+    /// Every program these options may configure (`None`: not given). Where given,
+    /// `compile()` rejects a program name in `per_program`, `static_args` or the options file
+    /// that is none of them (nor the program being compiled), naming the nearest one.
+    pub known_programs: Option<Vec<String>>,
 }
 
 impl Options {
@@ -206,6 +210,53 @@ impl Options {
         }
         Ok(self)
     }
+    /// Names every program these options may configure: from then on `compile()` rejects
+    /// options keyed by any other program name (a misspelt name would otherwise be ignored).
+    /// Each program module has its name as `NAME` (`calculate_nabla4::NAME`).
+    pub fn with_programs(mut self, known: &[&str]) -> Self {
+        self.known_programs = Some(known.iter().map(|name| name.to_string()).collect());
+        self
+    }
+
+    /// Fails on a program name in these options (set in code per program, static argument
+    /// variants, `[program.NAME]` sections of the options file) that is none of `known`,
+    /// naming the nearest known one.
+    pub fn check_programs(&self, known: &[&str]) -> Result<(), crate::Error> {
+        let keyed_in_code = self
+            .per_program
+            .keys()
+            .map(|name| ("Options::with_program", name))
+            .chain(
+                self.static_args
+                    .keys()
+                    .map(|name| ("Options::with_static_variants", name)),
+            );
+        for (setter, name) in keyed_in_code {
+            if let Some(hint) = crate::config::unknown_program(name, known) {
+                return Err(crate::Error::Config(format!(
+                    "`{setter}` names program `{name}`, which is no program{hint}"
+                )));
+            }
+        }
+        match &self.config {
+            Some(config) => config.check_programs(known),
+            None => Ok(()),
+        }
+    }
+
+    /// What `compile()` of `program` checks: where [`Options::known_programs`] is given, every
+    /// program name in these options is one of them or `program` itself.
+    pub fn check_program_names(&self, program: &str) -> Result<(), crate::Error> {
+        let Some(known) = &self.known_programs else {
+            return Ok(());
+        };
+        let mut names: Vec<&str> = known.iter().map(String::as_str).collect();
+        if !names.contains(&program) {
+            names.push(program);
+        }
+        self.check_programs(&names)
+    }
+
     /// The options `program` runs with.
     pub fn resolve(&self, program: &str, device_arch: Option<&str>) -> ProgramOptions {
         crate::config::resolve(

@@ -234,7 +234,8 @@ pub fn poisoned<D: Dims, T: TestScalar>(domain: &[Range<i64>]) -> Result<Field<D
 }
 
 /// A table of `rows` rows for offset `O`, each entry drawn uniformly from `0..target_size`,
-/// and each `-1` (a missing neighbour) with probability `missing` (0 for none).
+/// and each `-1` (a missing neighbour) with probability `missing` (0 for none; above 0 only for
+/// an offset declared `with skip_values`, else building the table is an error).
 pub fn random_table<O: Offset>(
     rng: &mut TestRng,
     rows: usize,

@@ -6,12 +6,12 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 gt4rs::dimensions! { pub Edge, Vertex: horizontal; pub K: vertical; }
-gt4rs::offsets! { pub V2E: Vertex => Edge [3]; }
+gt4rs::offsets! { pub V2E: Vertex => Edge [3] with skip_values; }
 
 // out = neighbor_sum(edge(V2E), V2E) over Vertex h0..h1 (IR built by hand, as the checker would).
 gt4rs::__private::__program_from_ir! {
     fn vertex_sum(edge: &Field<(Edge, K), f64>, out: &mut Field<(Vertex, K), f64>, h0: i32, h1: i32) {},
-    r#"{"name":"vertex_sum","params":[{"name":"edge","ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}},"role":"In","is_static":false},{"name":"out","ty":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"role":"Out","is_static":false},{"name":"h0","ty":{"Scalar":"I32"},"role":"In","is_static":false},{"name":"h1","ty":{"Scalar":"I32"},"role":"In","is_static":false}],"calls":[{"value":{"ty":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"kind":{"Call":{"callee":"vsum","args":[{"ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}},"kind":{"Param":0}}]}}},"target":{"Field":{"param":1,"domain":[{"dim":"Vertex","start":{"ty":{"Scalar":"I32"},"kind":{"Param":2}},"end":{"ty":{"Scalar":"I32"},"kind":{"Param":3}}}]}}}],"bundle":{"operators":[{"key":"vsum","name":"vsum","params":[{"name":"p0","ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}}}],"ret":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"body":{"ty":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"kind":{"Reduce":{"op":"Sum","local":"V2E","arg":{"ty":{"Field":{"dims":["Vertex","V2E","K"],"dtype":"F64"}},"kind":{"NeighborShift":{"arg":{"ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}},"kind":{"Param":0}},"offset":"V2E","slot":null}}}}}},"kind":"Field"}],"dims":[{"name":"Edge","kind":"Horizontal"},{"name":"Vertex","kind":"Horizontal"},{"name":"V2E","kind":"Local"},{"name":"K","kind":"Vertical"}],"offsets":[{"name":"V2E","from":"Vertex","to":"Edge","count":3}]}}"#
+    r#"{"name":"vertex_sum","params":[{"name":"edge","ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}},"role":"In","is_static":false},{"name":"out","ty":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"role":"Out","is_static":false},{"name":"h0","ty":{"Scalar":"I32"},"role":"In","is_static":false},{"name":"h1","ty":{"Scalar":"I32"},"role":"In","is_static":false}],"calls":[{"value":{"ty":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"kind":{"Call":{"callee":"vsum","args":[{"ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}},"kind":{"Param":0}}]}}},"target":{"Field":{"param":1,"domain":[{"dim":"Vertex","start":{"ty":{"Scalar":"I32"},"kind":{"Param":2}},"end":{"ty":{"Scalar":"I32"},"kind":{"Param":3}}}]}}}],"bundle":{"operators":[{"key":"vsum","name":"vsum","params":[{"name":"p0","ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}}}],"ret":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"body":{"ty":{"Field":{"dims":["Vertex","K"],"dtype":"F64"}},"kind":{"Reduce":{"op":"Sum","local":"V2E","arg":{"ty":{"Field":{"dims":["Vertex","V2E","K"],"dtype":"F64"}},"kind":{"NeighborShift":{"arg":{"ty":{"Field":{"dims":["Edge","K"],"dtype":"F64"}},"kind":{"Param":0}},"offset":"V2E","slot":null}}}}}},"kind":"Field"}],"dims":[{"name":"Edge","kind":"Horizontal"},{"name":"Vertex","kind":"Horizontal"},{"name":"V2E","kind":"Local"},{"name":"K","kind":"Vertical"}],"offsets":[{"name":"V2E","from":"Vertex","to":"Edge","count":3,"skip_values":true}]}}"#
 }
 
 const NV: usize = 9;
@@ -29,7 +29,7 @@ fn generated_program_runs_on_the_embedded_backend() {
             *e = -1;
         }
     }
-    let v2e = Connectivity::<V2E>::from_vec(entries.clone(), NE).expect("valid table");
+    let v2e = Connectivity::<V2E>::from_vec(entries.clone(), NV, NE).expect("valid table");
     let edge =
         Field::<(Edge, K), f64>::from_fn(&[0..NE as i64, 0..NK as i64], Layout::default(), |_| {
             rng.random::<f64>() - 0.5

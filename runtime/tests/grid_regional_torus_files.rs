@@ -3,7 +3,11 @@
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone};
 
 gt4rs::dimensions! { pub Cell, Edge, Vertex: horizontal; }
-gt4rs::offsets! { pub E2C2V: Edge => Vertex [4]; pub C2E: Cell => Edge [3]; pub V2E: Vertex => Edge [6]; }
+gt4rs::offsets! {
+    pub E2C2V: Edge => Vertex [4] with skip_values;
+    pub C2E: Cell => Edge [3];
+    pub V2E: Vertex => Edge [6] with skip_values;
+}
 
 /// R2B4 and a limited-area cut of it, built once for all tests of this file.
 fn regional() -> &'static (Grid, Grid) {

@@ -66,6 +66,12 @@ registry! {
     cartesian::vadv,
 }
 
+/// Every program's name, for checking options keyed by program name
+/// ([`Options::check_programs`]).
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|p| p.name).collect()
+}
+
 /// The program called `name`.
 pub fn find(name: &str) -> Option<&'static ProgramEntry> {
     ALL.iter().find(|p| p.name == name)

@@ -128,12 +128,15 @@ fn connectivity_errors_at_compile() {
     });
     // Invalid tables are rejected when built.
     expect_error(
-        Connectivity::<V2E>::from_vec(vec![0, 1, 2, 99], 18),
+        Connectivity::<V2E>::from_vec(vec![0, 1, 2, 99], 1, 18),
         &["V2E", "99"],
     );
-    expect_error(Connectivity::<V2E>::from_vec(vec![0, 1, 2], 18), &["V2E"]);
     expect_error(
-        Connectivity::<E2V>::from_vec(vec![0, -2], 9),
+        Connectivity::<V2E>::from_vec(vec![0, 1, 2], 1, 18),
+        &["V2E"],
+    );
+    expect_error(
+        Connectivity::<E2V>::from_vec(vec![0, -2], 1, 9),
         &["E2V", "-2"],
     );
 }

@@ -46,7 +46,7 @@ gt4rs::offsets! {
     /// The four edges of a cell.
     pub C2E: Cell => Edge [4];
     /// The edges of a vertex of the skip-value mesh: up to five, -1 where there are fewer.
-    pub V2E5: Vertex => Edge [5];
+    pub V2E5: Vertex => Edge [5] with skip_values;
 }
 
 /// Sizes of GT4Py's `cartesian_case`.
@@ -430,10 +430,10 @@ impl SimpleMesh {
             n_vertices,
             n_edges,
             n_cells,
-            v2e: Connectivity::from_vec(v2e, n_edges).expect("valid V2E"),
-            e2v: Connectivity::from_vec(e2v, n_vertices).expect("valid E2V"),
-            c2v: Connectivity::from_vec(c2v, n_vertices).expect("valid C2V"),
-            c2e: Connectivity::from_vec(c2e, n_edges).expect("valid C2E"),
+            v2e: Connectivity::from_vec(v2e, n_vertices, n_edges).expect("valid V2E"),
+            e2v: Connectivity::from_vec(e2v, n_edges, n_vertices).expect("valid E2V"),
+            c2v: Connectivity::from_vec(c2v, n_cells, n_vertices).expect("valid C2V"),
+            c2e: Connectivity::from_vec(c2e, n_cells, n_edges).expect("valid C2E"),
         }
     }
 
@@ -495,8 +495,9 @@ impl SkipValueMesh {
         SkipValueMesh {
             n_vertices,
             n_edges: EDGES.len(),
-            v2e: Connectivity::from_vec(v2e, EDGES.len()).expect("valid V2E5"),
-            e2v: Connectivity::from_vec(EDGES.concat(), n_vertices).expect("valid E2V"),
+            v2e: Connectivity::from_vec(v2e, n_vertices, EDGES.len()).expect("valid V2E5"),
+            e2v: Connectivity::from_vec(EDGES.concat(), EDGES.len(), n_vertices)
+                .expect("valid E2V"),
         }
     }
 

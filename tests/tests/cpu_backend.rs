@@ -14,8 +14,9 @@ gt4rs::dimensions! {
     pub K: vertical;
 }
 gt4rs::offsets! {
-    pub E2C: Edge => Cell [2];
-    pub E2C2V: Edge => Vertex [4];
+    // Both as `tests/build.rs` declares them: the cases put -1 in their tables.
+    pub E2C: Edge => Cell [2] with skip_values;
+    pub E2C2V: Edge => Vertex [4] with skip_values;
     pub C2E: Cell => Edge [3];
 }
 
@@ -96,7 +97,8 @@ fn cpu_nabla4_matches_hand_loop_both_layouts_and_paths() {
     ] {
         let (ne, nv, nk) = (61, 23, 9);
         let c = nabla4_case(7, ne, nv, nk, layout);
-        let e2c2v = Connectivity::<E2C2V>::from_vec(c.table.clone(), nv as usize).unwrap();
+        let e2c2v =
+            Connectivity::<E2C2V>::from_vec(c.table.clone(), ne as usize, nv as usize).unwrap();
         let prog =
             calculate_nabla4::compile(&options(parallel, Connectivities::new().with(&e2c2v)))
                 .unwrap();
@@ -140,7 +142,7 @@ fn cpu_nabla4_reports_skip_values_and_bad_domains() {
     let (ne, nv, nk) = (20, 9, 4);
     let mut c = nabla4_case(3, ne, nv, nk, Layout::LastContiguous);
     c.table[5 * 4 + 2] = -1;
-    let e2c2v = Connectivity::<E2C2V>::from_vec(c.table.clone(), nv as usize).unwrap();
+    let e2c2v = Connectivity::<E2C2V>::from_vec(c.table.clone(), ne as usize, nv as usize).unwrap();
     let prog =
         calculate_nabla4::compile(&options(false, Connectivities::new().with(&e2c2v))).unwrap();
     let mut out: Field<(Edge, K), f64> =
@@ -234,7 +236,7 @@ fn cpu_reductions_skip_missing_neighbours() {
             }
         })
         .collect();
-    let e2c = Connectivity::<E2C>::from_vec(table.clone(), nc as usize).unwrap();
+    let e2c = Connectivity::<E2C>::from_vec(table.clone(), ne as usize, nc as usize).unwrap();
     for layout in [Layout::LastContiguous, Layout::FirstContiguous] {
         let f: Field<(Cell, K), f64> = random(&mut r, &[0..nc, 0..nk], layout);
         let w: Field<(Edge, E2C), f64> = random(&mut r, &[0..ne, 0..2], layout);
@@ -431,8 +433,8 @@ fn cpu_gathers_read_through_neighbour_shifts_are_materialised() {
         .collect();
     let c2e: Vec<i32> = (0..nc * 3).map(|_| r.random_range(0..ne as i32)).collect();
     let conns = Connectivities::new()
-        .with(&Connectivity::<E2C>::from_vec(e2c.clone(), nc as usize).unwrap())
-        .with(&Connectivity::<C2E>::from_vec(c2e.clone(), ne as usize).unwrap());
+        .with(&Connectivity::<E2C>::from_vec(e2c.clone(), ne as usize, nc as usize).unwrap())
+        .with(&Connectivity::<C2E>::from_vec(c2e.clone(), nc as usize, ne as usize).unwrap());
     for (layout, parallel) in [
         (Layout::LastContiguous, true),
         (Layout::FirstContiguous, false),
@@ -494,8 +496,9 @@ fn cpu_reports_tables_and_sparse_fields_that_do_not_fit() {
     let (ne, nv, nk) = (20, 9, 4);
     let c = nabla4_case(31, ne, nv, nk, Layout::LastContiguous);
     // A table with fewer rows than the domain's edges.
-    let short = Connectivity::<E2C2V>::from_vec(c.table[..(10 * 4) as usize].to_vec(), nv as usize)
-        .unwrap();
+    let short =
+        Connectivity::<E2C2V>::from_vec(c.table[..(10 * 4) as usize].to_vec(), 10, nv as usize)
+            .unwrap();
     let prog =
         calculate_nabla4::compile(&options(false, Connectivities::new().with(&short))).unwrap();
     let mut out: Field<(Edge, K), f64> =
@@ -521,7 +524,7 @@ fn cpu_reports_tables_and_sparse_fields_that_do_not_fit() {
         "{e}"
     );
     // A sparse field whose local dimension does not hold the offset's 4 slots.
-    let full = Connectivity::<E2C2V>::from_vec(c.table.clone(), nv as usize).unwrap();
+    let full = Connectivity::<E2C2V>::from_vec(c.table.clone(), ne as usize, nv as usize).unwrap();
     let prog =
         calculate_nabla4::compile(&options(false, Connectivities::new().with(&full))).unwrap();
     let mut r = rng(37);

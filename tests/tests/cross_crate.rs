@@ -42,7 +42,7 @@ fn scaled_nabla4_program(
 fn a_program_calls_an_operator_of_another_crate() -> Result<(), Error> {
     let (nv, ne, nk) = (23usize, 41usize, 6usize);
     let table: Vec<i32> = (0..ne * 4).map(|i| ((i * 7 + i / 4) % nv) as i32).collect();
-    let conn = Connectivity::<E2C2V>::from_vec(table, nv)?;
+    let conn = Connectivity::<E2C2V>::from_vec(table, ne, nv)?;
     let mut r = rng(2024);
     let u = random_field(&mut r, &[0..nv as i64, 0..nk as i64]);
     let v = random_field(&mut r, &[0..nv as i64, 0..nk as i64]);

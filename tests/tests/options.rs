@@ -110,3 +110,68 @@ fn cuda_without_a_gpu_is_a_clear_error() {
         .expect("no GPU here");
     assert!(err.to_string().contains("double_a"), "{err}");
 }
+
+/// Every program of this file, as a model lists its own.
+const PROGRAMS: &[&str] = &[double_a::NAME, double_b::NAME];
+
+#[test]
+fn options_in_code_for_a_misspelt_program_are_an_error() {
+    let options = Options::new(Backend::Cpu)
+        .with_programs(PROGRAMS)
+        .with_program(
+            "double_bb",
+            Settings {
+                backend: Some(Backend::Embedded),
+                ..Settings::default()
+            },
+        );
+    let message = double_a::compile(&options)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("`double_bb`") && message.contains("did you mean `double_b`?"),
+        "compiling with options for an unknown program: `{message}`"
+    );
+    let options = Options::new(Backend::Cpu)
+        .with_programs(PROGRAMS)
+        .with_static_variants("doubel_a", "flip", [true]);
+    let message = double_b::compile(&options)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("with_static_variants")
+            && message.contains("`doubel_a`")
+            && message.contains("did you mean `double_a`?"),
+        "{message}"
+    );
+    // The program being compiled counts as known even where the list leaves it out.
+    let own = Options::new(Backend::Cpu)
+        .with_programs(&[double_b::NAME])
+        .with_program("double_a", Settings::default());
+    assert!(double_a::compile(&own).is_ok());
+}
+
+#[test]
+fn a_file_section_for_a_misspelt_program_is_an_error() -> Result<(), Error> {
+    let file = Config::parse(
+        "[program.double_a]\nbackend = \"embedded\"\n[program.dubble_b.arch.sm_90]\ncuda.k_block = 2\n",
+        std::path::Path::new("misspelt.toml"),
+    )?;
+    let options = Options::default().with_config(file).with_programs(PROGRAMS);
+    let message = double_a::compile(&options)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("misspelt.toml")
+            && message.contains("[program.dubble_b]")
+            && message.contains("did you mean `double_b`?"),
+        "{message}"
+    );
+    // Checked against a list without compiling, as `gt4rs config show` does.
+    assert!(options.check_programs(PROGRAMS).is_err());
+    assert!(options.check_programs(&["double_a", "dubble_b"]).is_ok());
+    Ok(())
+}

@@ -70,7 +70,7 @@ pub fn ring_mesh(n: usize) -> Result<(Connectivity<EdgeToCell>, Connectivity<Cel
         .flat_map(|c| [((c + n - 1) % n) as i32, c as i32])
         .collect();
     Ok((
-        Connectivity::from_vec(e2c, n)?,
-        Connectivity::from_vec(c2e, n)?,
+        Connectivity::from_vec(e2c, n, n)?,
+        Connectivity::from_vec(c2e, n, n)?,
     ))
 }

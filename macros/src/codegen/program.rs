@@ -219,6 +219,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
             /// Resolves the backend and binds the connectivities from `options`.
             pub fn compile(options: &::gt4rs::Options) -> ::core::result::Result<Compiled, ::gt4rs::Error> {
+                options.check_program_names(NAME)?;
                 let resolved = options.resolve(NAME, None);
                 let backend = ::gt4rs::__private::resolve_backend(
                     resolved.backend, NAME, options.cuda_emulator.is_some())?;

@@ -24,9 +24,11 @@ fn dim(env: &mut Env, name: &str, kind: DimKind) {
 fn offset(env: &mut Env, name: &str, from: &str, to: &str, count: u32) {
     let info = OffsetInfo {
         name: name.into(),
+        key: String::new(),
         from: from.into(),
         to: to.into(),
         count,
+        skip_values: true,
     };
     env.bundle.offsets.push(info.clone());
     env.names.insert(name.into(), Def::Offset(info));

@@ -17,6 +17,7 @@ pub fn show(program: &str, config: Option<&Path>, arch: Option<&str>) -> Result<
         Some(path) => Options::default().with_config(Config::load(path)?),
         None => Options::default().with_config_from_env()?,
     };
+    options.check_programs(&programs::names())?;
     print!("{}", options.resolve(program, arch));
     Ok(true)
 }
@@ -41,6 +42,14 @@ mod tests {
         );
         std::fs::write(&file, "[program.calculate_nabla4]\ncpu.chunk = 4\n").expect("write");
         assert!(show("calculate_nabla4", Some(&file), Some("sm_90")).expect("valid"));
+        // A section for a misspelt program fails even where another program is shown.
+        std::fs::write(&file, "[program.calculate_nabla44]\ncpu.chunk = 4\n").expect("write");
+        let err = show("scale_k", Some(&file), None).unwrap_err().to_string();
+        assert!(
+            err.contains("[program.calculate_nabla44]")
+                && err.contains("did you mean `calculate_nabla4`?"),
+            "{err}"
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 }

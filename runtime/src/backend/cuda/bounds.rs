@@ -334,6 +334,7 @@ mod tests {
             type From = Edge;
             type To = Cell;
             const COUNT: usize = 2;
+            const SKIP_VALUES: bool = true;
         }
         // Row 0 (a boundary edge outside the reading rows) holds a -1 and cell 0.
         let table = ndarray::arr2(&[[-1, 0], [3, 5], [4, -1], [7, 2], [9, 8]]);

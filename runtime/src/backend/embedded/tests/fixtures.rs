@@ -43,11 +43,13 @@ impl Offset for E2E {
     type From = Edge;
     type To = Edge;
     const COUNT: usize = 2;
+    const SKIP_VALUES: bool = true;
 }
 impl Offset for V2E {
     type From = Vertex;
     type To = Edge;
     const COUNT: usize = 3;
+    const SKIP_VALUES: bool = true;
 }
 impl Offset for E2V {
     type From = Edge;
@@ -77,9 +79,9 @@ pub(super) fn test_program(
             &["Cell", "Edge", "Vertex", "I"],
             &["K"],
             &[
-                offset("V2E", "Vertex", "Edge", 3),
+                offset_with_skip_values("V2E", "Vertex", "Edge", 3),
                 offset("E2V", "Edge", "Vertex", 2),
-                offset("E2E", "Edge", "Edge", 2),
+                offset_with_skip_values("E2E", "Edge", "Edge", 2),
                 offset("E2C2V", "Edge", "Vertex", 4),
             ],
         ),

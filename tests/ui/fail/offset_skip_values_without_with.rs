@@ -1,0 +1,4 @@
+gt4rs::dimensions! { pub Cell, Edge: horizontal; }
+gt4rs::offsets! { pub E2C: Edge => Cell [2] skip_values; }
+
+fn main() {}
