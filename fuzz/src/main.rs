@@ -74,7 +74,7 @@ fn run_batch(programs: &[Program]) -> Result<Vec<(u64, Verdict)>, String> {
     let manifest = format!(
         "[package]\nname = \"gt4rs-fuzz-scratch\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\ngt4rs = {{ path = \"{r}/runtime\" }}\ngt4rs-tests = {{ path = \"{r}/tests\" }}\nndarray = \"0.17\"\n\n\
-         [workspace]\n\n[profile.release]\ndebug = false\n",
+         [workspace]\n\n# The workspace's release profile, so the build reuses its dependencies.\n[profile.release]\ndebug = 1\n\n[profile.release.package.gt4rs-tests]\ndebug = false\n",
         r = root.display()
     );
     let write = |name: &str, text: &str| {
