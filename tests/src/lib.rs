@@ -7,6 +7,7 @@
 //! and checks each output with [`expect_field`] against a reference written as plain loops.
 
 pub mod cuda_host;
+pub mod fuzz;
 pub mod refs;
 
 /// The user's guide: every Rust block of docs/guide.md runs as a doctest of this crate, so the
