@@ -1046,8 +1046,9 @@ pub fn preamble() -> String {
     let mut s = String::from(
         "gt4rs::dimensions! {\n    pub Cell, Edge, Vertex: horizontal;\n    pub I, J: horizontal;\n    pub K: vertical;\n}\n\ngt4rs::offsets! {\n",
     );
-    for (name, from, to, count, _) in mesh::OFFSETS {
-        let _ = writeln!(s, "    pub {name}: {from} => {to} [{count}];");
+    for (name, from, to, count, skips) in mesh::OFFSETS {
+        let skip_values = if skips { " with skip_values" } else { "" };
+        let _ = writeln!(s, "    pub {name}: {from} => {to} [{count}]{skip_values};");
     }
     s.push_str(
         "}\n\n/// The harness's tables bound to this file's offsets.\npub fn connectivities(tables: &gt4rs_tests::fuzz::Tables) -> Result<Connectivities, Error> {\n    Ok(Connectivities::new()\n",

@@ -9,7 +9,7 @@ gt4rs::dimensions! {
 gt4rs::offsets! {
     pub E2C: Edge => Cell [2];
     pub C2E3: Cell => Edge [3];
-    pub V2E6: Vertex => Edge [6];
+    pub V2E6: Vertex => Edge [6] with skip_values;
 }
 
 /// The harness's tables bound to this file's offsets.
