@@ -1168,7 +1168,7 @@ impl<'p> Lowering<'p> {
                 let init = self.lower(init, &init_env, &Ctx::default())?;
                 let mut init_leaves = Vec::new();
                 init.leaves(&mut init_leaves);
-                let first = self.b.carry_count();
+                let first = self.b.reserve_carries(&init_leaves);
                 let mut next_index = first;
                 let carry = self.carry_value(&init, &mut next_index);
                 let mut params = vec![Binding::Value(carry)];
@@ -1196,8 +1196,8 @@ impl<'p> Lowering<'p> {
                 // The scan runs in the regions it is written in: outside them its carry restarts
                 // from `init`, so in a region it starts at the region's first level.
                 let active = self.regions_hold(&ctx.regions)?;
-                for (init, next) in init_leaves.into_iter().zip(next_leaves) {
-                    self.b.push_carry(init, next, active);
+                for (index, next) in (first..).zip(next_leaves) {
+                    self.b.set_carry(index, next, active);
                 }
                 Ok(result)
             }

@@ -15,8 +15,6 @@ include!("fuzz/preamble.rs");
 /// Seeds of the programs that disagree today, each described in docs/reliability.md (*Open
 /// disagreements*). They still run: the test fails when one of them starts to agree.
 const OPEN_DISAGREEMENTS: &[u64] = &[
-    // A scan's result passed to another scan: the CPU backend's values differ.
-    20_260_152, 20_260_255, 20_260_269, 20_260_293,
     // `max_over` of +0.0 and -0.0: the emulated CUDA kernels give the other zero.
     20_260_244,
     // A temporary read through a vertical shift: the CPU backend's false reach error.

@@ -94,15 +94,37 @@ impl StageBuilder {
         self.scan.as_ref().map_or(0, |s| s.carry.len() as u32)
     }
 
-    pub fn push_carry(&mut self, init: NodeId, next: NodeId, active: Option<NodeId>) {
-        let dtype = self.dtype(init);
-        if let Some(scan) = &mut self.scan {
-            scan.carry.push(CarryComponent {
-                init,
-                next,
-                dtype,
-                active,
-            });
+    /// Reserves one carry component per `inits` entry and returns the index of the first. The
+    /// indices are taken before the scan's body is lowered: a scan called in that body (a scan
+    /// of a scan, in the same direction and stage) then takes the next ones instead of the same.
+    pub fn reserve_carries(&mut self, inits: &[NodeId]) -> u32 {
+        let dtypes: Vec<ScalarType> = inits.iter().map(|i| self.dtype(*i)).collect();
+        match &mut self.scan {
+            Some(scan) => {
+                let first = scan.carry.len() as u32;
+                for (init, dtype) in inits.iter().zip(dtypes) {
+                    scan.carry.push(CarryComponent {
+                        init: *init,
+                        next: *init,
+                        dtype,
+                        active: None,
+                    });
+                }
+                first
+            }
+            None => 0,
+        }
+    }
+
+    /// Sets what the reserved carry component `index` becomes at the next level.
+    pub fn set_carry(&mut self, index: u32, next: NodeId, active: Option<NodeId>) {
+        if let Some(component) = self
+            .scan
+            .as_mut()
+            .and_then(|s| s.carry.get_mut(index as usize))
+        {
+            component.next = next;
+            component.active = active;
         }
     }
 
