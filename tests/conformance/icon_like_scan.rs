@@ -126,12 +126,12 @@ fn stencil_52_like_scan_from_level_one() {
         for p in points(&dom) {
             let (zq, ww) = &columns[p[0] as usize];
             assert!(
-                at(&z_q, &p).close(zq[p[1] as usize]),
+                close_to(at(&z_q, &p), zq[p[1] as usize]),
                 "z_q at {p:?}: {} vs {}",
                 at(&z_q, &p),
                 zq[p[1] as usize]
             );
-            assert!(at(&w, &p).close(ww[p[1] as usize]), "w at {p:?}");
+            assert!(close_to(at(&w, &p), ww[p[1] as usize]), "w at {p:?}");
         }
 
         let (mut z_q, mut w, mut flag) = (poisoned(&dom), poisoned(&dom), poisoned(&dom));

@@ -136,7 +136,7 @@ fn in_place_update_and_calls_in_order() {
             shifted: &mut shifted,
         })?;
         for p in points(&dom) {
-            assert!(at(&state, &p).close(updated(&p)), "state at {p:?}");
+            assert!(close_to(at(&state, &p), updated(&p)), "state at {p:?}");
         }
         expect_field("shifted", &shifted, &[0..ni - 1, 0..nj], |p| {
             updated(&[p[0] + 1, p[1]])

@@ -223,32 +223,13 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
     testing::rng(seed)
 }
 
-/// Element types the helpers can draw, poison and compare: `gt4rs::testing::TestScalar`, with
-/// `close` comparing within the type's rounding (the conformance references are hand-written
-/// loops that may compute in another order).
-pub trait TestScalar: testing::TestScalar {
-    /// A random value that is never zero (see `gt4rs::testing::TestScalar::random`).
-    fn random(rng: &mut ChaCha8Rng) -> Self;
-    /// The value outputs are filled with before a run, to catch points never written.
-    fn poison() -> Self;
-    fn is_poison(self) -> bool;
-    /// Equal within the dtype's rounding (NaN equals NaN, infinities must match).
-    fn close(self, want: Self) -> bool;
-}
+/// Element types the helpers can draw, poison and compare.
+pub use gt4rs::testing::TestScalar;
 
-impl<T: testing::TestScalar> TestScalar for T {
-    fn random(rng: &mut ChaCha8Rng) -> Self {
-        <T as testing::TestScalar>::random(rng)
-    }
-    fn poison() -> Self {
-        <T as testing::TestScalar>::poison()
-    }
-    fn is_poison(self) -> bool {
-        <T as testing::TestScalar>::is_poison(self)
-    }
-    fn close(self, want: Self) -> bool {
-        <T as testing::TestScalar>::close(self, want, T::ROUNDING)
-    }
+/// `got` equals `want` within the type's rounding (`TestScalar::ROUNDING`): the conformance
+/// references are hand-written loops that may compute in another order.
+pub fn close_to<T: TestScalar>(got: T, want: T) -> bool {
+    got.close(want, T::ROUNDING)
 }
 
 /// A field over `domain` (one half-open range per dimension, any start) of random values.
@@ -325,10 +306,10 @@ pub fn expect_field<D: Dims, T: TestScalar>(
         let value = got.get(&point).expect("a point of the field's own domain");
         if inside(&point, written) {
             let expected = want(&point);
-            if !TestScalar::close(value, expected) {
+            if !close_to(value, expected) {
                 wrong.push(format!("{point:?}: got {value:?}, want {expected:?}"));
             }
-        } else if !TestScalar::is_poison(value) {
+        } else if !value.is_poison() {
             wrong.push(format!(
                 "{point:?} is outside {written:?} but was written: {value:?}"
             ));

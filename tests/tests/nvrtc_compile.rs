@@ -113,6 +113,22 @@ fn required() -> bool {
     std::env::var("GT4RS_REQUIRE_NVRTC").is_ok_and(|v| v == "1")
 }
 
+/// Whether NVRTC loads here; when it does not, the test skips (and says so), unless
+/// `GT4RS_REQUIRE_NVRTC=1`, which turns the skip into a failure.
+fn nvrtc_usable() -> bool {
+    match offline::nvrtc_available() {
+        Ok(()) => true,
+        Err(e) => {
+            assert!(
+                !required(),
+                "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
+            );
+            println!("skipped: NVRTC not usable here: {e}");
+            false
+        }
+    }
+}
+
 /// One line of the per-kernel table (registers, spills, PTX size).
 fn table_row(v: &CompiledVariant) -> Vec<String> {
     v.kernels
@@ -135,12 +151,7 @@ fn table_row(v: &CompiledVariant) -> Vec<String> {
 
 #[test]
 fn every_kernel_compiles_and_assembles_without_warnings_within_the_register_budget() {
-    if let Err(e) = offline::nvrtc_available() {
-        assert!(
-            !required(),
-            "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
-        );
-        println!("skipped: NVRTC not usable here: {e}");
+    if !nvrtc_usable() {
         return;
     }
     let ptxas = offline::find_ptxas().expect("GT4RS_PTXAS names a file");
@@ -216,12 +227,7 @@ fn nvrtc_makes_the_cubin_the_device_target_asks_for() {
     use gt4rs::cuda::launch::nvrtc_options;
     use gt4rs::cuda::nvrtc::{self, Output};
     use gt4rs::cuda::target::{code_target, version_number, version_text, CodeTarget, Toolchain};
-    if let Err(e) = nvrtc::probe() {
-        assert!(
-            !required(),
-            "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
-        );
-        println!("skipped: NVRTC not usable here: {e}");
+    if !nvrtc_usable() {
         return;
     }
     let (major, minor) = nvrtc::version().expect("nvrtcVersion");
@@ -266,12 +272,7 @@ fn nvrtc_makes_the_cubin_the_device_target_asks_for() {
 #[test]
 fn a_rejected_source_is_an_error_with_nvrtcs_log() {
     use gt4rs::cuda::nvrtc::{self, Output};
-    if let Err(e) = nvrtc::probe() {
-        assert!(
-            !required(),
-            "GT4RS_REQUIRE_NVRTC=1 but NVRTC is unusable: {e}"
-        );
-        println!("skipped: NVRTC not usable here: {e}");
+    if !nvrtc_usable() {
         return;
     }
     let source = "extern \"C\" __global__ void k(double* out) { out[0] = undeclared_value; }";
