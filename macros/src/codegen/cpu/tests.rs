@@ -102,3 +102,16 @@ fn branch_reads_take_the_fast_path_and_update_in_place() {
     // The general loop runs the column again to report where.
     assert!(code.contains("if stage0_levels ("), "{code}");
 }
+
+/// A developer's tool, not a check: prints the CPU code emitted for the fieldview IR (a
+/// program module's `ir().to_json()`) in the file named by `GT4RS_CPU_IR`, to read what the
+/// emitter makes of a program (`cargo test -p gt4rs-macros --lib print_cpu_code -- --ignored
+/// --nocapture | rustfmt`).
+#[test]
+#[ignore]
+fn print_cpu_code() {
+    let path = std::env::var("GT4RS_CPU_IR").expect("GT4RS_CPU_IR names an IR file");
+    let json = std::fs::read_to_string(&path).expect("the IR file reads");
+    let program = Program::from_json(&json).expect("the IR file parses");
+    println!("fn program() {{ {} }}", emit(&program));
+}
