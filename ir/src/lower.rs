@@ -700,7 +700,7 @@ impl<'p> Lowering<'p> {
         let Type::Field { dims, dtype } = &arg.ty else {
             return Ok(None);
         };
-        if ctx.guarded || !dims.contains(&info.to) {
+        if !dims.contains(&info.to) {
             return Ok(None);
         }
         let is_vertical =
@@ -758,22 +758,76 @@ impl<'p> Lowering<'p> {
             // Not expressible as a temporary (e.g. it reads a scan's carry): recompute.
             return Ok(None);
         };
+        let mut builder = builder;
         let t = self.temporaries.len() as u32;
+        let mut outputs = vec![Output {
+            target: Source::Temporary(t),
+            value,
+        }];
+        // Its reads are guarded: where one fails, the value is undefined, and the mask says so.
+        let mask = builder.reads_fields(value).then(|| {
+            let m = t + 1;
+            let flag = builder.add(Node::Undefined { value });
+            outputs.push(Output {
+                target: Source::Temporary(m),
+                value: flag,
+            });
+            m
+        });
         self.temporaries.push(Temporary {
             dims: dims.clone(),
             dtype: *dtype,
+            mask,
         });
-        let stage = builder.finish(
-            domain,
-            vec![Output {
-                target: Source::Temporary(t),
-                value,
-            }],
-        );
+        if mask.is_some() {
+            self.temporaries.push(Temporary {
+                dims: dims.clone(),
+                dtype: ScalarType::Bool,
+                mask: None,
+            });
+        }
+        let stage = builder.finish(domain, outputs);
+        // The same value reached through another inlining of its operator (another
+        // environment) builds the same stage: read the temporary that stage already writes.
+        if let Some(existing) = self.same_temporary_stage(&stage) {
+            self.temporaries.truncate(t as usize);
+            self.widen_unless_same_reach(existing, &reach_offset);
+            self.memo.insert(key, (env.clone(), existing));
+            return Ok(Some(existing));
+        }
         self.reach.insert(t, (self.pre_stages.len(), reach_offset));
         self.pre_stages.push(stage);
         self.memo.insert(key, (env.clone(), t));
         Ok(Some(t))
+    }
+
+    /// The temporary written by a stage before this one that computes what `stage` (just built,
+    /// writing the last temporaries) does: the same domain, nodes and output values into
+    /// temporaries of the same types.
+    fn same_temporary_stage(&self, stage: &Stage) -> Option<u32> {
+        let temporary = |target: Source| match target {
+            Source::Temporary(t) => self.temporaries.get(t as usize),
+            Source::Param(_) => None,
+        };
+        self.pre_stages.iter().find_map(|earlier| {
+            let same = earlier.domain == stage.domain
+                && earlier.nodes == stage.nodes
+                && earlier.scan.is_none()
+                && earlier.outputs.len() == stage.outputs.len()
+                && earlier.outputs.iter().zip(&stage.outputs).all(|(a, b)| {
+                    a.value == b.value
+                        && temporary(a.target).is_some()
+                        && temporary(a.target).map(|t| (&t.dims, t.dtype))
+                            == temporary(b.target).map(|t| (&t.dims, t.dtype))
+                });
+            match earlier.outputs.first() {
+                Some(Output {
+                    target: Source::Temporary(t),
+                    ..
+                }) if same => Some(*t),
+                _ => None,
+            }
+        })
     }
 
     /// Makes temporary `t` cover its whole dimension unless it is already bounded by the
@@ -840,6 +894,7 @@ impl<'p> Lowering<'p> {
             self.temporaries.push(Temporary {
                 dims: dims.clone(),
                 dtype,
+                mask: None,
             });
             outputs.push(Output {
                 target: Source::Temporary(t),
@@ -992,7 +1047,13 @@ impl<'p> Lowering<'p> {
                 end,
             });
         }
-        let value = self.lower(arg, env, &Ctx::default())?.node()?;
+        // Guarded as in a branch: the stage covers the reach of its readers, which may hold
+        // points no reader takes, so a failing read there is not an error (see `Temporary`).
+        let guarded = Ctx {
+            guarded: true,
+            ..Ctx::default()
+        };
+        let value = self.lower(arg, env, &guarded)?.node()?;
         if self.b.has_scan() {
             return err("a temporary of a scan");
         }

@@ -92,6 +92,12 @@ pub enum Node {
         /// valid point for a -1 neighbour) instead of reporting an error.
         guarded: bool,
     },
+    /// Whether `value` is undefined at the point (a Bool): what the stage of a temporary
+    /// writes into the temporary's mask.
+    Undefined {
+        /// The node whose undefinedness this is.
+        value: NodeId,
+    },
     /// The index along `dim` of the point reached by `path` (for `concat_where` conditions).
     Index {
         dim: String,
@@ -169,8 +175,23 @@ impl Node {
             | Node::Reduce { dtype, .. }
             | Node::Carry { dtype, .. } => *dtype,
             Node::Index { .. } => ScalarType::I64,
-            Node::Compare { .. } => ScalarType::Bool,
+            Node::Compare { .. } | Node::Undefined { .. } => ScalarType::Bool,
             Node::Cast { to, .. } => *to,
+        }
+    }
+
+    /// The nodes of this node's access path: the offsets of its dynamic shifts.
+    pub fn path_children(&self) -> Vec<NodeId> {
+        match self {
+            Node::Load { path, .. } | Node::Index { path, .. } => path
+                .steps
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Dynamic { offset, .. } => Some(*offset),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -187,6 +208,7 @@ impl Node {
         };
         match self {
             Node::Load { path, .. } | Node::Index { path, .. } => path_nodes(path),
+            Node::Undefined { value } => vec![*value],
             Node::Scalar { .. } | Node::Literal { .. } | Node::Carry { .. } => vec![],
             Node::Unary { arg, .. } | Node::Cast { arg, .. } => vec![*arg],
             Node::Binary { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
@@ -329,10 +351,19 @@ impl Stage {
 
 /// A buffer the program allocates between stages. Exactly one stage writes it, over its whole
 /// extent (that stage's domain), before any stage reads it.
+///
+/// A temporary's stage computes it with its reads guarded (as in a branch): a point whose value
+/// reads through a -1 entry or outside a field is not an error there, since no reader may take
+/// it. The same stage then writes the value's [`Node::Undefined`] flag into a Bool temporary of
+/// the same layout, the one `mask` names, and emitters read the mask wherever they read the
+/// value (at the same element), so a reader that takes an undefined point sees it undefined.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Temporary {
     pub dims: Vec<String>,
     pub dtype: ScalarType,
+    /// The temporary that holds where this one is undefined, if its value can be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask: Option<u32>,
 }
 
 /// A lowered program.

@@ -412,14 +412,10 @@ fn cpu_dynamic_shift_and_per_element_domains() {
 
 #[test]
 fn cpu_gathers_read_through_neighbour_shifts_are_materialised() {
-    // The lowering decides on a temporary over all cells for `cell_sum`.
-    assert_eq!(
-        gt4rs::__private::ir::lower::lower(nested_gather::ir())
-            .unwrap()
-            .temporaries
-            .len(),
-        1
-    );
+    // The lowering decides on a temporary over all cells for `cell_sum`, and its mask.
+    let lowered = gt4rs::__private::ir::lower::lower(nested_gather::ir()).unwrap();
+    assert_eq!(lowered.temporaries.len(), 2);
+    assert_eq!(lowered.temporaries[0].mask, Some(1));
     let (ne, nc, nk) = (30i64, 12i64, 5i64);
     let mut r = rng(23);
     let e2c: Vec<i32> = (0..ne * 2)

@@ -90,6 +90,26 @@ impl StageBuilder {
         self.scan.is_some()
     }
 
+    /// Whether `value` depends on a load (of a field or a temporary), the only nodes whose
+    /// value can be undefined.
+    pub fn reads_fields(&self, value: NodeId) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![value];
+        while let Some(n) = stack.pop() {
+            let Some(node) = self.nodes.get(n as usize) else {
+                continue;
+            };
+            if std::mem::replace(&mut seen[n as usize], true) {
+                continue;
+            }
+            if matches!(node, Node::Load { .. }) {
+                return true;
+            }
+            stack.extend(node.children());
+        }
+        false
+    }
+
     pub fn carry_count(&self) -> u32 {
         self.scan.as_ref().map_or(0, |s| s.carry.len() as u32)
     }
@@ -307,6 +327,7 @@ fn remap(node: Node, map: &[u32]) -> Node {
             dtype,
             guarded,
         },
+        Node::Undefined { value } => Node::Undefined { value: m(value) },
         Node::Index { dim, path } => Node::Index {
             dim,
             path: remap_path(path, map),

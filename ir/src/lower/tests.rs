@@ -4,8 +4,8 @@
 use super::*;
 use crate::build::{
     self, add, bundle, call, cartesian_shift, concat_where, field_operator, field_target, float,
-    index_cmp, int, let_, literal_domain, mul, neighbor_shift, offset, operator_param, param,
-    positional_params, program_param, reduce, scan_operator, tuple, var, whole_field, write,
+    index_cmp, int, let_, literal, literal_domain, mul, neighbor_shift, offset, operator_param,
+    param, positional_params, program_param, reduce, scan_operator, tuple, var, whole_field, write,
 };
 use crate::fieldview::{Literal, Operator, ProgramCall, ReduceOp, Role};
 use crate::stage::{Node, Slot, Step};
@@ -300,17 +300,47 @@ fn read_through(offset: &str, gather: bool) -> Program {
     )
 }
 
+/// The temporary and its mask (see `Temporary`): the producer writes the value and where it
+/// is undefined, with its reads guarded, and the reader reads the value.
+fn assert_masked_temporary(lowered: &StageProgram) {
+    assert_eq!(lowered.temporaries.len(), 2, "a value and its mask");
+    let cell_k = vec!["Cell".to_string(), "K".to_string()];
+    assert_eq!(lowered.temporaries[0].dims, cell_k);
+    assert_eq!(lowered.temporaries[0].mask, Some(1));
+    assert_eq!(lowered.temporaries[1].dims, cell_k);
+    assert_eq!(lowered.temporaries[1].dtype, ScalarType::Bool);
+    assert_eq!(lowered.stages.len(), 2, "the temporary's stage runs first");
+    let producer = &lowered.stages[0];
+    let targets: Vec<Source> = producer.outputs.iter().map(|o| o.target).collect();
+    assert_eq!(targets, [Source::Temporary(0), Source::Temporary(1)]);
+    let flag = producer.node(producer.outputs[1].value);
+    assert_eq!(
+        flag,
+        &Node::Undefined {
+            value: producer.outputs[0].value
+        }
+    );
+    assert!(
+        producer
+            .nodes
+            .iter()
+            .all(|n| !matches!(n, Node::Load { guarded: false, .. })),
+        "the producer's reads are guarded"
+    );
+    assert!(lowered.stages[1].nodes.iter().any(|n| matches!(
+        n,
+        Node::Load {
+            source: Source::Temporary(0),
+            ..
+        }
+    )));
+}
+
 #[test]
 fn gathers_read_through_fan_out_shifts_become_temporaries() {
     let lowered = lower(&read_through("E2C", true)).unwrap();
-    assert_eq!(lowered.temporaries.len(), 1);
-    assert_eq!(
-        lowered.temporaries[0].dims,
-        vec!["Cell".to_string(), "K".to_string()]
-    );
-    assert_eq!(lowered.stages.len(), 2, "the temporary's stage runs first");
+    assert_masked_temporary(&lowered);
     let producer = &lowered.stages[0];
-    assert_eq!(producer.outputs[0].target, Source::Temporary(0));
     // Over the cells the written edges (all of `out`) reach through E2C, not all cells.
     let reach = Bound::Reach {
         offset: "E2C".into(),
@@ -332,6 +362,38 @@ fn gathers_read_through_fan_out_shifts_become_temporaries() {
             ..
         }
     )));
+}
+
+/// The same gather read in a `concat_where` branch: a temporary too, since its mask keeps the
+/// points no reader takes from being errors (it used to be recomputed at every neighbour).
+#[test]
+fn gathers_read_in_a_branch_become_temporaries_with_a_mask() {
+    let sum_over_e2c = reduce(
+        ReduceOp::Sum,
+        "E2C",
+        neighbor_shift(
+            cell_gather(),
+            "E2C",
+            None,
+            Type::field(&["Edge", "E2C", "K"], F),
+        ),
+    );
+    let value = concat_where(
+        index_cmp("K", CmpOp::Gt, literal(Literal::Int(0), ScalarType::I32)),
+        sum_over_e2c,
+        param(0, ek()),
+        ek(),
+    );
+    let prog = program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("out", ek(), Role::Out),
+        ],
+        vec![write(value, whole_field(2))],
+        vec![],
+    );
+    assert_masked_temporary(&lower(&prog).unwrap());
 }
 
 #[test]

@@ -159,6 +159,20 @@ impl<'a> StageWalk<'a> {
         &self.stage.nodes[id as usize]
     }
 
+    /// The mask of temporary `source` (where its value is undefined, in the same layout), if
+    /// it has one.
+    pub fn mask_of(&self, source: Source) -> Option<Source> {
+        match source {
+            Source::Temporary(t) => self
+                .lowered
+                .temporaries
+                .get(t as usize)?
+                .mask
+                .map(Source::Temporary),
+            Source::Param(_) => None,
+        }
+    }
+
     pub fn field(&self, source: Source) -> Result<FieldInfo, String> {
         let p = match source {
             Source::Param(p) => p,

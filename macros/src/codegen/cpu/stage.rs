@@ -90,6 +90,9 @@ struct ColumnRead {
     /// The base pointer of the column, at level 0 of the read (the shift included).
     base: syn::Ident,
     field: Source,
+    /// For a temporary with a mask: the mask's instance and base pointer (the same column of
+    /// the mask, which has the temporary's layout).
+    mask: Option<(syn::Ident, syn::Ident)>,
     /// For a read in a branch: its static vertical shift and the flag set where `k + shift`
     /// is outside the field. The fast path takes a column only where its levels are all
     /// inside (checked per column), and the flag is then false.

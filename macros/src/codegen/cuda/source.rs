@@ -40,9 +40,11 @@ pub struct CudaSource {
 pub const PRELUDE: &str = include_str!("prelude.cuh");
 
 /// Statements of a level body beyond which a kernel recomputes its column work at every level
-/// instead of keeping it live across its block of levels. Measured with ptxas on sm_90: the
-/// kernels above it used 168 registers (one spilling), those below at most 118 (docs/cuda.md).
-const PER_LEVEL_COLUMN_WORK: usize = 320;
+/// instead of keeping it live across its block of levels. Measured with ptxas on sm_90: at 320,
+/// the kernels above it used 168 registers (one spilling), those below at most 118; since the
+/// temporaries' masks, a kernel of about 250 statements unrolled took 134, and at 200 every
+/// kernel stays within 128 (docs/cuda.md).
+const PER_LEVEL_COLUMN_WORK: usize = 200;
 
 /// Translates every stage of `lowered` (the lowering of `program`).
 pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource, String> {
@@ -224,15 +226,26 @@ impl<'a> KernelEmitter<'a> {
             }
             terms.push(format!("({pv} - p.{pf}_o{dpos}) * p.{pf}_s{dpos}"));
         }
-        for offset in self.walk.node(id).children() {
+        // The nodes of the path's dynamic shifts.
+        for offset in self.walk.node(id).path_children() {
             undefined.extend(self.undefined_flag(offset, bind, section));
         }
-        self.define_flag(name, section, undefined);
         let offset = if terms.is_empty() {
             "0".to_string()
         } else {
             terms.join(" + ")
         };
+        // A temporary's mask has the temporary's layout: it is read at the same element.
+        if let Some(mask) = self.walk.mask_of(*source) {
+            self.fields_used.insert(mask);
+            let mask_name = format!("{name}_mask");
+            self.body.push(format!(
+                "const bool {mask_name} = p.{}[{offset}];",
+                prefix(mask)
+            ));
+            undefined.push(mask_name);
+        }
+        self.define_flag(name, section, undefined);
         Ok(format!("p.{pf}[{offset}]"))
     }
 

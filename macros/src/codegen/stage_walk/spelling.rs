@@ -217,6 +217,10 @@ pub(crate) trait Spelling<'a> {
                 self.select(c, t, f)
             }
             Node::Carry { index, .. } => self.carry(*index),
+            Node::Undefined { value } => match self.undefined_flag(*value, bind, section) {
+                Some(flag) => flag,
+                None => self.value(ScalarValue::Bool(false)),
+            },
             Node::Reduce {
                 op,
                 offset,

@@ -90,6 +90,16 @@ impl StageEmitter<'_> {
                 // read in a branch).
                 unsafe { ::core::slice::from_raw_parts(#base.wrapping_offset(#klo as isize) as *const _, #nk) }
             });
+            if let Some((_, mask_base)) = &column.mask {
+                let mask_col = format_ident!("{}_mcol", column.name);
+                params.push(quote!(#mask_col: &[bool]));
+                reslice.push(quote!(let #mask_col = &#mask_col[..n];));
+                args.push(quote! {
+                    // SAFETY: the mask has the temporary's layout, so its column's levels are
+                    // the value's, inside its buffer.
+                    unsafe { ::core::slice::from_raw_parts(#mask_base.wrapping_offset(#klo as isize) as *const _, #nk) }
+                });
+            }
             slices.push(col);
         }
         let mut body = Vec::new();
@@ -101,6 +111,10 @@ impl StageEmitter<'_> {
                     let (column, col) = (&self.columns[*i], &slices[*i]);
                     let name = &column.name;
                     body.push(quote!(let #name = #col[lev];));
+                    if let Some((mask_name, _)) = &column.mask {
+                        let mask_col = format_ident!("{}_mcol", column.name);
+                        body.push(quote!(let #mask_name: bool = #mask_col[lev];));
+                    }
                     if let Some((_, out)) = &column.guard {
                         body.push(quote!(let #out: bool = false;));
                     }

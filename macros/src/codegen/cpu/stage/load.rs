@@ -68,6 +68,7 @@ impl StageEmitter<'_> {
             local,
             dtype,
             guarded,
+            ..
         } = self.walk.node(id)
         else {
             return Ok(());
@@ -148,42 +149,73 @@ impl StageEmitter<'_> {
             }
             terms.push(quote!((#pv - #o[#dpos]) as isize * #s[#dpos]));
         }
-        for offset in self.walk.node(id).children() {
+        // The nodes of the path's dynamic shifts.
+        for offset in self.walk.node(id).path_children() {
             undefined.extend(self.undefined_flag(offset, bind, pos_section));
         }
+        // A temporary's mask has the temporary's layout: it is read at the same element.
+        let mask = self.walk.mask_of(p).map(|m| {
+            (
+                format_ident!("{}", prefix(m)),
+                format_ident!("{}_mask", name),
+            )
+        });
         let name_id = ident(name);
         match kind {
             LoadKind::Column { shift } => {
                 let kd = vertical_stride.ok_or("column load without a vertical dimension")?;
                 let base = format_ident!("{}_b", name);
-                self.push(Section::Column, quote! {
-                    let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*).wrapping_offset(((#shift as i64).wrapping_sub(#o[#kd]) as isize).wrapping_mul(#s[#kd]));
+                let column_base = |pointer: &syn::Ident| {
+                    quote! {
+                        #pointer.get().wrapping_offset(0isize #(+ #terms)*).wrapping_offset(((#shift as i64).wrapping_sub(#o[#kd]) as isize).wrapping_mul(#s[#kd]))
+                    }
+                };
+                let value_base = column_base(&fp);
+                self.push(Section::Column, quote!(let #base: *mut #ty = #value_base;));
+                let mask_base = mask.as_ref().map(|(mp, _)| {
+                    let mask_base = format_ident!("{}_mb", name);
+                    let at = column_base(mp);
+                    self.push(Section::Column, quote!(let #mask_base: *mut bool = #at;));
+                    mask_base
                 });
                 let guard = guarded.then(|| (shift, format_ident!("{}_kout", name)));
-                let code = match &guard {
-                    None => quote! {
-                        // SAFETY: the horizontal position was checked above and `k + shift` lies in
-                        // the field's vertical range for every level of the domain (checked before
-                        // the loop), so the element is inside the buffer.
-                        let #name_id: #ty = unsafe { *#base.wrapping_offset((k as isize).wrapping_mul(#s[#kd])) };
-                    },
+                // The level read: `k` itself, or clamped into the field for a read in a branch.
+                let (level_index, level_check) = match &guard {
+                    None => (quote!(k), quote!()),
                     Some((_, out)) => {
                         let level = format_ident!("{}_k", name);
-                        quote! {
-                            let #level: i64 = k.wrapping_add(#shift);
-                            let #out: bool = #level < #o[#kd] || #level >= #o[#kd] + #n[#kd];
-                            // SAFETY: the horizontal position was clamped into the field above and
-                            // the level is clamped into it here (the base pointer is at level
-                            // `shift`), so the element is inside the buffer.
-                            let #name_id: #ty = unsafe { *#base.wrapping_offset(((#level.clamp(#o[#kd], #o[#kd] + #n[#kd] - 1)).wrapping_sub(#shift) as isize).wrapping_mul(#s[#kd])) };
-                        }
+                        (
+                            quote!(((#level.clamp(#o[#kd], #o[#kd] + #n[#kd] - 1)).wrapping_sub(#shift))),
+                            quote! {
+                                let #level: i64 = k.wrapping_add(#shift);
+                                let #out: bool = #level < #o[#kd] || #level >= #o[#kd] + #n[#kd];
+                            },
+                        )
                     }
+                };
+                let mask_read = match (&mask, &mask_base) {
+                    (Some((_, mask_name)), Some(mask_base)) => quote! {
+                        // SAFETY: the mask has the temporary's layout, so its element is the
+                        // value's, inside its buffer.
+                        let #mask_name: bool = unsafe { *#mask_base.wrapping_offset((#level_index as isize).wrapping_mul(#s[#kd])) };
+                    },
+                    _ => quote!(),
+                };
+                let code = quote! {
+                    #level_check
+                    // SAFETY: the horizontal position was checked (or clamped) above, and `k +
+                    // shift` lies in the field's vertical range for every level of the domain
+                    // (checked before the loop), or is clamped into it here for a read in a
+                    // branch (the base pointer is at level `shift`): the element is inside the
+                    // buffer.
+                    let #name_id: #ty = unsafe { *#base.wrapping_offset((#level_index as isize).wrapping_mul(#s[#kd])) };
+                    #mask_read
                 };
                 self.level.push(LevelStatement {
                     code,
                     fast: FastForm::ColumnRead(self.columns.len()),
                 });
-                if let Some((_, out)) = &guard {
+                if guard.is_some() || mask.is_some() {
                     // The horizontal conditions once per column, the level's at every level.
                     let mut conditions = Vec::new();
                     if !undefined.is_empty() {
@@ -192,7 +224,12 @@ impl StageEmitter<'_> {
                         self.define(pos_section, &horizontal, ScalarType::Bool, any);
                         conditions.push(self.flag_ref(&horizontal, pos_section, Section::Level));
                     }
-                    conditions.push(quote!(#out));
+                    if let Some((_, out)) = &guard {
+                        conditions.push(quote!(#out));
+                    }
+                    if let Some((_, mask_name)) = &mask {
+                        conditions.push(quote!(#mask_name));
+                    }
                     self.define_flag(name, Section::Level, conditions);
                 } else {
                     self.define_flag(name, pos_section, undefined);
@@ -200,12 +237,12 @@ impl StageEmitter<'_> {
                 self.columns.push(ColumnRead {
                     name: name_id,
                     base,
+                    mask: mask.map(|(_, mask_name)| mask_name).zip(mask_base),
                     field: p,
                     guard,
                 });
             }
             _ => {
-                self.define_flag(name, pos_section, undefined);
                 let section = if kind == LoadKind::General {
                     Section::Level
                 } else {
@@ -219,6 +256,28 @@ impl StageEmitter<'_> {
                         let #name_id: #ty = unsafe { *#fp.get().offset(0isize #(+ #terms)*) };
                     },
                 );
+                match mask {
+                    Some((mp, mask_name)) => {
+                        self.push(
+                            section,
+                            quote! {
+                                // SAFETY: the mask has the temporary's layout, so its element
+                                // is the value's, inside its buffer.
+                                let #mask_name: bool = unsafe { *#mp.get().offset(0isize #(+ #terms)*) };
+                            },
+                        );
+                        let mut conditions = Vec::new();
+                        if !undefined.is_empty() {
+                            let position = format!("{name}_pos");
+                            let any = self.any_of(undefined);
+                            self.define(pos_section, &position, ScalarType::Bool, any);
+                            conditions.push(self.flag_ref(&position, pos_section, section));
+                        }
+                        conditions.push(quote!(#mask_name));
+                        self.define_flag(name, section.max(pos_section), conditions);
+                    }
+                    None => self.define_flag(name, pos_section, undefined),
+                }
             }
         }
         Ok(())
