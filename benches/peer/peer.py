@@ -1,14 +1,16 @@
 """The ICON4Py side of the peer benchmark (run by `benches/peer/run`, inside the environment of
 `tools/icon4py/setup`).
 
-`peer.py icon4py`: for each program, seeded random inputs on the grid, ICON4Py's own program
-compiled for GT4Py's `gtfn_cpu` the way ICON4Py's granules do it (`model_options.setup_program`:
-every int32 and bool scalar compiled in, float scalars passed per call), one call whose outputs
-are recorded (it also waits for the compilation, timed apart), then the timed calls. Writes
+`peer.py run`: for each program, seeded random inputs on the grid, ICON4Py's own program compiled
+for GT4Py's `gtfn_cpu` the way ICON4Py's granules do it (`model_options.setup_program`: every
+int32 and bool scalar compiled in, float scalars passed per call), one call whose outputs are
+recorded (it also waits for the compilation, timed apart), then the timed calls. Writes
 `PROGRAM.npz` in the refs convention (refs/icon4py/README.md: inputs, `out__` outputs and the
 tables ICON4Py used), which `gt4rs time` and `gt4rs verify` read, and `PROGRAM.json` beside it.
+With `--gt4rs BIN`, right after each program: `gt4rs time` on that file (one thread, then every
+core) and the check of gt4rs's outputs against ICON4Py's (`PROGRAM.check.json`).
 
-`peer.py report`: compares gt4rs's outputs with ICON4Py's and prints the table.
+`peer.py report`: the table of a folder `run` wrote.
 """
 
 from __future__ import annotations
@@ -41,10 +43,15 @@ def main() -> int:
     run.add_argument(
         "--gt4rs", help="the gt4rs binary: `gt4rs time` each call right after ICON4Py's"
     )
+    run.add_argument("--rtol", type=float, default=1e-12, help="accepted error (see `compare`)")
+    run.add_argument(
+        "--discard",
+        action="store_true",
+        help="delete each program's .npz files once checked (R2B5 ones take up to 1 GB each)",
+    )
     run.add_argument("programs", nargs="*", help="program names (default: every one)")
     report = sub.add_parser("report", help="compare the outputs and print the table")
     report.add_argument("--dir", required=True, help="the folder `icon4py` wrote")
-    report.add_argument("--rtol", type=float, default=1e-12)
     report.add_argument("--title", default="")
     report.add_argument("programs", nargs="*")
     args = parser.parse_args()
@@ -86,7 +93,8 @@ def run_icon4py(args: argparse.Namespace) -> int:
     for name in program_names(args.programs):
         started = time.perf_counter()
         record = run_program(name, grid, args)
-        np.savez(out / f"{name}.npz", **record.pop("arrays"))
+        arrays = record.pop("arrays")
+        np.savez(out / f"{name}.npz", **arrays)
         (out / f"{name}.json").write_text(json.dumps(record, indent=1))
         timing = record["timing"]
         print(
@@ -94,19 +102,33 @@ def run_icon4py(args: argparse.Namespace) -> int:
             f"(compile and first call {timing['compile_s']:.1f} s)",
             flush=True,
         )
-        if args.gt4rs:
-            time_gt4rs(args.gt4rs, name, out, args.calls)
+        if args.gt4rs and time_gt4rs(args.gt4rs, name, out, args.calls):
+            check = check_outputs(out / f"{name}.gt4rs-out.npz", arrays, record["outputs"])
+            check["rtol"] = args.rtol
+            check["ok"] = all(e <= args.rtol for e in check["errors"].values())
+            (out / f"{name}.check.json").write_text(json.dumps(check, indent=1))
+            verdict = "agree" if check["ok"] else "DIFFER"
+            print(f"  outputs {verdict}: largest error {check['worst']:.1e}", flush=True)
+        if args.discard:
+            for name_of_file in (f"{name}.npz", f"{name}.gt4rs-out.npz"):
+                (out / name_of_file).unlink(missing_ok=True)
         print(f"  ({time.perf_counter() - started:.1f} s)", flush=True)
     return 0
 
 
-def time_gt4rs(binary: str, name: str, folder: pathlib.Path, calls: int) -> None:
+def time_gt4rs(binary: str, name: str, folder: pathlib.Path, calls: int) -> bool:
     """`gt4rs time` on the call just written: one thread, then the CPU backend's default (every
     core). A failure is kept in PROGRAM.gt4rs-error.txt for the report."""
     import subprocess
 
     error_file = folder / f"{name}.gt4rs-error.txt"
-    for stale in ("gt4rs-error.txt", "gt4rs-1.json", "gt4rs-all.json", "gt4rs-out.npz"):
+    for stale in (
+        "gt4rs-error.txt",
+        "gt4rs-1.json",
+        "gt4rs-all.json",
+        "gt4rs-out.npz",
+        "check.json",
+    ):
         (folder / f"{name}.{stale}").unlink(missing_ok=True)
     inputs = folder / f"{name}.npz"
     for threads, tag in (("1", "1"), (None, "all")):
@@ -121,8 +143,9 @@ def time_gt4rs(binary: str, name: str, folder: pathlib.Path, calls: int) -> None
         if done.returncode != 0:
             error_file.write_text(done.stdout + done.stderr)
             print(f"  gt4rs failed: {(done.stderr or done.stdout).strip()}", flush=True)
-            return
-        print(f"  {done.stdout.strip()}", flush=True)
+            return False
+        print(f"  gt4rs: {done.stdout.strip()}", flush=True)
+    return True
 
 
 def past_roles(program) -> tuple[set[str], set[str]]:
@@ -345,19 +368,26 @@ def draw(rng: np.random.Generator, how, shape):
 # The report
 
 
-def compare(got: np.ndarray, want: np.ndarray) -> tuple[float, bool]:
-    """The largest error relative to the output's largest magnitude (NaN where both are NaN
-    counts as equal; a NaN on one side only is an infinite error)."""
+def compare(got: np.ndarray, want: np.ndarray) -> float:
+    """The largest difference relative to the largest magnitude of the expected output (the
+    outputs hold values of very different sizes, some near zero, so an element's own relative
+    error says little); a NaN on both sides is equal, on one side an infinite error."""
     both_nan = np.isnan(got) & np.isnan(want)
-    one_nan = np.isnan(got) ^ np.isnan(want)
-    if one_nan.any():
-        return math.inf, False
-    diff = np.where(both_nan, 0.0, np.abs(got - want))
-    scale = np.max(np.abs(np.where(np.isnan(want), 0.0, want)), initial=0.0)
-    worst = float(diff.max(initial=0.0))
+    if (np.isnan(got) ^ np.isnan(want)).any():
+        return math.inf
+    worst = float(np.where(both_nan, 0.0, np.abs(got - want)).max(initial=0.0))
     if worst == 0.0:
-        return 0.0, True
-    return worst / scale if scale > 0 else math.inf, True
+        return 0.0
+    scale = float(np.abs(np.where(np.isnan(want), 0.0, want)).max(initial=0.0))
+    return worst / scale if scale > 0 else math.inf
+
+
+def check_outputs(path: pathlib.Path, arrays: dict, outputs: list[str]) -> dict:
+    got = np.load(path)
+    errors = {
+        o: compare(got[o], arrays[f"out__{o}"]) if o in got.files else math.inf for o in outputs
+    }
+    return {"errors": errors, "worst": max(errors.values(), default=0.0)}
 
 
 def load_json(path: pathlib.Path) -> dict | None:
@@ -365,40 +395,34 @@ def load_json(path: pathlib.Path) -> dict | None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    """The table of one folder: ICON4Py's median, gt4rs's on one thread and on every core, the
+    ratios (ICON4Py's time over gt4rs's), compile times and the check of the outputs."""
     folder = pathlib.Path(args.dir)
     names = args.programs or [p for p in program_names([]) if (folder / f"{p}.json").exists()]
     rows = []
     failures = 0
-    threads = None
+    threads = "all"
+    rtol = None
     for name in names:
         icon = load_json(folder / f"{name}.json")
+        if icon is None:
+            rows.append((name, "not run", "", "", "", "", "", ""))
+            failures += 1
+            continue
         one = load_json(folder / f"{name}.gt4rs-1.json")
         every = load_json(folder / f"{name}.gt4rs-all.json")
-        error_file = folder / f"{name}.gt4rs-error.txt"
-        if icon is None:
-            continue
+        check = load_json(folder / f"{name}.check.json")
         icon_ms = icon["timing"]["median_ms"]
-        if one is None or every is None:
-            why = (
-                error_file.read_text().strip().splitlines()[-1]
-                if error_file.exists()
-                else "no timing"
-            )
-            rows.append((name, f"{icon_ms:.2f}", "-", "-", "-", "-", "-", f"gt4rs: {why}"))
+        if one is None or every is None or check is None:
+            error_file = folder / f"{name}.gt4rs-error.txt"
+            why = error_file.read_text().strip() if error_file.exists() else "not run"
+            rows.append((name, f"{icon_ms:.2f}", "", "", "", "", "", f"gt4rs: {why}"))
             failures += 1
             continue
         threads = every["threads"]
-        expected = np.load(folder / f"{name}.npz")
-        got = np.load(folder / f"{name}.gt4rs-out.npz")
-        worst, verdict = 0.0, True
-        for output in icon["outputs"]:
-            if output not in got.files:
-                worst, verdict = math.inf, False
-                continue
-            err, ok = compare(got[output], expected[f"out__{output}"])
-            worst = max(worst, err)
-            verdict &= ok and err <= args.rtol
-        failures += not verdict
+        rtol = check["rtol"]
+        failures += not check["ok"]
+        verdict = "equal" if check["worst"] == 0.0 else f"{check['worst']:.1e}"
         rows.append(
             (
                 name,
@@ -407,31 +431,28 @@ def run_report(args: argparse.Namespace) -> int:
                 f"{every['median_ms']:.2f}",
                 f"{icon_ms / one['median_ms']:.1f}",
                 f"{icon_ms / every['median_ms']:.1f}",
-                f"{icon['timing']['compile_s']:.1f} s / {one['compile_ms']:.1f} ms",
-                f"{'ok' if verdict else 'DIFFERENT'} ({worst:.1e})",
+                f"{icon['timing']['compile_s']:.1f} s / {one['compile_ms']:.2f} ms",
+                verdict if check["ok"] else f"DIFFER: {verdict}",
             )
         )
     header = (
         "program",
-        "ICON4Py gtfn_cpu, 1 thread, ms",
-        "gt4rs 1 thread, ms",
-        f"gt4rs {threads} threads, ms",
-        "speed-up 1 thread",
-        f"speed-up {threads} threads",
+        "ICON4Py gtfn_cpu 1 thread ms",
+        "gt4rs 1 thread ms",
+        f"gt4rs {threads} threads ms",
+        "ratio 1 thread",
+        f"ratio {threads} threads",
         "compile ICON4Py / gt4rs",
-        f"outputs (max err / max value ≤ {args.rtol:g})",
+        "outputs" + (f" (error ≤ {rtol:g})" if rtol is not None else ""),
     )
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),
         *("| " + " | ".join(row) + " |" for row in rows),
     ]
-    if args.title:
-        print(args.title)
-    print("\n".join(lines))
-    (folder / "report.md").write_text(
-        (args.title + "\n\n" if args.title else "") + "\n".join(lines) + "\n"
-    )
+    text = "\n".join(([args.title, ""] if args.title else []) + lines) + "\n"
+    print(text, end="")
+    (folder / "report.md").write_text(text)
     return 1 if failures else 0
 
 
