@@ -2,6 +2,8 @@
 //! command line, foreign callers). The typed `Args` path stays the fast one; this path builds
 //! typed fields from named arrays once per call.
 
+use std::time::{Duration, Instant};
+
 use ndarray::ArrayD;
 
 use crate::args::ScalarValue;
@@ -161,5 +163,33 @@ pub fn give_field<D: Dims, T: DynScalar>(
 pub trait DynProgram: Send + Sync {
     fn name(&self) -> &'static str;
     fn signature(&self) -> crate::Signature;
-    fn call_dynamic(&self, source: &mut dyn ArgSource) -> Result<(), Error>;
+    /// Takes every argument from `source` by name once, calls the program `calls` times with
+    /// them, and hands the outputs back; the time of each call, without the conversion of its
+    /// arguments (what a benchmark reports). Every call updates the fields it writes in place,
+    /// so a later call reads what an earlier one wrote. The first failing call ends the run
+    /// with its error, and nothing is handed back.
+    fn call_dynamic_timed(
+        &self,
+        source: &mut dyn ArgSource,
+        calls: usize,
+    ) -> Result<Vec<Duration>, Error>;
+
+    /// Takes every argument from `source` by name, calls once, and hands the outputs back.
+    fn call_dynamic(&self, source: &mut dyn ArgSource) -> Result<(), Error> {
+        self.call_dynamic_timed(source, 1).map(drop)
+    }
+}
+
+/// Runs `call` `calls` times and times each run; stops at the first error.
+pub fn timed_calls(
+    calls: usize,
+    mut call: impl FnMut() -> Result<(), Error>,
+) -> Result<Vec<Duration>, Error> {
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls {
+        let start = Instant::now();
+        call()?;
+        times.push(start.elapsed());
+    }
+    Ok(times)
 }

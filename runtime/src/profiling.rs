@@ -106,6 +106,15 @@ impl Profiler {
         }
     }
 
+    /// Every name recorded so far, in first-seen order.
+    pub fn names(&self) -> Vec<String> {
+        let records = self
+            .records
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        records.order.clone()
+    }
+
     pub fn stats(&self, name: &str, phase: Phase) -> Option<Stats> {
         let records = self
             .records

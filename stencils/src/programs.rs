@@ -19,19 +19,27 @@ pub struct ProgramEntry {
 }
 
 macro_rules! registry {
-    ($($module:ident :: $program:ident),* $(,)?) => {
-        /// All programs, in a fixed order.
-        pub const ALL: &[ProgramEntry] = &[$(
+    ($(#[$doc:meta])* $all:ident: $($module:ident :: $program:ident),* $(,)?) => {
+        registry!(@entries $(#[$doc])* $all: $(($module; $program)),*);
+    };
+    ($(#[$doc:meta])* $all:ident: $($module:ident :: $precision:ident :: $program:ident),* $(,)?) => {
+        registry!(@entries $(#[$doc])* $all: $(($module::$precision; $program)),*);
+    };
+    (@entries $(#[$doc:meta])* $all:ident: $(($($module:ident)::+; $program:ident)),*) => {
+        $(#[$doc])*
+        pub const $all: &[ProgramEntry] = &[$(
             ProgramEntry {
                 name: stringify!($program),
-                compile: |options| Ok(Box::new($module::$program::compile(options)?)),
-                translation: $module::$program::cuda::translation,
+                compile: |options| Ok(Box::new($($module::)+$program::compile(options)?)),
+                translation: $($module::)+$program::cuda::translation,
             },
         )*];
     };
 }
 
 registry! {
+    /// All programs, in a fixed order (the ICON ones in ICON4Py's `double` precision).
+    ALL:
     interpolation::mo_intp_rbf_rbf_vec_interpol_vertex,
     diffusion_utils::setup_fields_for_initial_step,
     diffusion_utils::scale_k,
@@ -64,6 +72,40 @@ registry! {
     cartesian::laplap,
     cartesian::hdiff,
     cartesian::vadv,
+}
+
+registry! {
+    /// The ICON programs of [`ALL`] in ICON4Py's `mixed` precision (`vpfloat = f32`), in the
+    /// same order and under the same names.
+    MIXED:
+    interpolation::mixed::mo_intp_rbf_rbf_vec_interpol_vertex,
+    diffusion_utils::mixed::setup_fields_for_initial_step,
+    diffusion_utils::mixed::scale_k,
+    diffusion::mixed::calculate_nabla4,
+    diffusion::mixed::calculate_nabla2_and_smag_coefficients_for_vn,
+    diffusion::mixed::apply_nabla2_and_nabla4_to_vn,
+    diffusion::mixed::apply_nabla2_and_nabla4_global_to_vn,
+    diffusion::mixed::apply_nabla2_to_vn_in_lateral_boundary,
+    diffusion::mixed::apply_diffusion_to_vn,
+    diffusion::mixed::temporary_fields_for_turbulence_diagnostics,
+    diffusion::mixed::calculate_diagnostic_quantities_for_turbulence,
+    diffusion::mixed::calculate_nabla2_for_w,
+    diffusion::mixed::apply_nabla2_to_w,
+    diffusion::mixed::apply_nabla2_to_w_in_upper_damping_layer,
+    diffusion::mixed::apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence,
+    diffusion::mixed::calculate_enhanced_diffusion_coefficients_for_grid_point_cold_pools,
+    diffusion::mixed::calculate_nabla2_for_z,
+    diffusion::mixed::calculate_nabla2_of_theta,
+    diffusion::mixed::calculate_nabla2_for_theta,
+    diffusion::mixed::truly_horizontal_diffusion_nabla_of_theta_over_steep_points,
+    diffusion::mixed::update_theta_and_exner,
+    diffusion::mixed::apply_diffusion_to_theta_and_exner,
+    velocity_advection::mixed::compute_tangential_wind,
+    velocity_advection::mixed::compute_horizontal_kinetic_energy,
+    velocity_advection::mixed::interpolate_vn_to_half_levels_and_compute_kinetic_energy_on_edges,
+    velocity_advection::mixed::compute_diagnostics_from_normal_wind,
+    solver::mixed::solve_tridiagonal_matrix_for_w_forward_sweep,
+    solver::mixed::solve_tridiagonal_matrix_for_w_back_substitution,
 }
 
 /// Every program's name, for checking options keyed by program name

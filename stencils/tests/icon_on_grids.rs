@@ -12,7 +12,7 @@
 //! `static_variants.rs` and `mixed_precision.rs`). On the limited-area grid, programs that only
 //! reduce over neighbours also run over the whole grid, so that their reductions skip boundary
 //! -1 entries. Every static argument takes each of its values. Inputs are seeded uniform random
-//! numbers (in [-1, 1) unless ICON's ranges are needed, `support::Draw`); pure outputs are
+//! numbers (in [-1, 1) unless ICON's ranges are needed, `gt4rs_stencils::icon::calls::Draw`); pure outputs are
 //! poisoned with NaN before the run, and whole arrays are compared, so values outside the
 //! domain must survive. Both backends and the references agree bit for bit today; the bound is
 //! `RTOL`.

@@ -325,15 +325,19 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 fn signature(&self) -> ::gt4rs::Signature {
                     signature()
                 }
-                /// Takes every argument from `source` by name, calls, and hands the outputs back.
-                fn call_dynamic(
+                /// Takes every argument from `source` by name once, calls `calls` times (timing
+                /// each call), and hands the outputs back.
+                fn call_dynamic_timed(
                     &self,
                     source: &mut dyn ::gt4rs::__private::dynamic::ArgSource,
-                ) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    calls: usize,
+                ) -> ::core::result::Result<::std::vec::Vec<::std::time::Duration>, ::gt4rs::Error> {
                     #( #dyn_takes )*
-                    self.call(Args { #( #dyn_args, )* })?;
+                    let times = ::gt4rs::__private::dynamic::timed_calls(calls, || {
+                        self.call(Args { #( #dyn_args, )* })
+                    })?;
                     #( #dyn_gives )*
-                    Ok(())
+                    Ok(times)
                 }
             }
 

@@ -661,6 +661,13 @@ impl Diffusion {
     pub fn metric(&self) -> &MetricState {
         &self.metric
     }
+    /// The cells and levels the truly horizontal θ diffusion runs over (the box around the
+    /// steep points; empty ranges where there is none).
+    pub fn zdiffusion_box(&self) -> ((i32, i32), (i32, i32)) {
+        let cells = (self.bounds.cell_start_nudging, self.bounds.cell_end_local);
+        zdiffusion_box(&self.metric, cells)
+    }
+
     /// Whether the truly horizontal θ diffusion runs: configured and the terrain has steep
     /// points.
     pub fn zdiffusion_active(&self) -> bool {

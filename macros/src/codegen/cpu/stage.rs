@@ -52,17 +52,48 @@ struct StageEmitter<'a> {
     load_kinds: Vec<Option<LoadKind>>,
     uniform: Vec<TokenStream>,
     column: Vec<TokenStream>,
-    /// Statements of the vertical loop; a column read carries its instance name, so the
-    /// fast path can replace it by a slice read.
-    level: Vec<(Option<syn::Ident>, TokenStream)>,
-    /// Some statement of the vertical loop may report an error (and leave the point).
+    /// Statements of the vertical loop, each with how the fast path spells it.
+    level: Vec<LevelStatement>,
+    /// Some statement of the vertical loop may report an error (and leave the point) other
+    /// than an undefined write, which the fast path detects without leaving its loop.
     level_can_fail: bool,
-    /// Column reads of the fast path: (instance name, base pointer name, field param).
-    columns: Vec<(syn::Ident, syn::Ident, Source)>,
+    /// Column reads, which the fast path turns into slice reads.
+    columns: Vec<ColumnRead>,
     /// Values computed outside the vertical loop that the vertical loop reads.
     level_inputs: BTreeMap<String, ScalarType>,
     level_names: HashSet<String>,
     read_fields: BTreeSet<Source>,
+}
+
+/// A statement of the vertical loop: `code` in the general loop, `fast` in the fast path's.
+struct LevelStatement {
+    code: TokenStream,
+    fast: FastForm,
+}
+
+/// How the fast path spells a statement of the vertical loop.
+enum FastForm {
+    /// As the general loop does.
+    Same,
+    /// The read of column read `columns[i]`: an element of its slice.
+    ColumnRead(usize),
+    /// A report of an undefined value written (`cond` holds there): the fast path notes that
+    /// one happened and the general loop, run again over the column, reports where.
+    UndefinedWrite(TokenStream),
+}
+
+/// A load reached through a column base pointer (`base + k * stride`).
+#[derive(Clone)]
+struct ColumnRead {
+    /// The instance the load defines.
+    name: syn::Ident,
+    /// The base pointer of the column, at level 0 of the read (the shift included).
+    base: syn::Ident,
+    field: Source,
+    /// For a read in a branch: its static vertical shift and the flag set where `k + shift`
+    /// is outside the field. The fast path takes a column only where its levels are all
+    /// inside (checked per column), and the flag is then false.
+    guard: Option<(i64, syn::Ident)>,
 }
 
 fn ident(s: &str) -> syn::Ident {
@@ -97,7 +128,10 @@ impl<'a> StageEmitter<'a> {
         match section {
             Section::Uniform => self.uniform.push(ts),
             Section::Column => self.column.push(ts),
-            Section::Level => self.level.push((None, ts)),
+            Section::Level => self.level.push(LevelStatement {
+                code: ts,
+                fast: FastForm::Same,
+            }),
         }
     }
 
@@ -306,6 +340,18 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
     fn report_if(&mut self, section: Section, cond: TokenStream, failure: Failure) {
         // The uniform section runs before the loop, where no point is known.
         let section = section.max(Section::Column);
+        if section == Section::Level {
+            // Not `fail`: an undefined write leaves the fast path open (see `FastForm`).
+            let error = failure::error(&failure, &[], &self.walk.point(section));
+            self.level.push(LevelStatement {
+                code: quote!(if #cond {
+                    err.record(|| #error);
+                    continue 'points;
+                }),
+                fast: FastForm::UndefinedWrite(cond),
+            });
+            return;
+        }
         let fail = self.fail(section, &failure, &[]);
         self.push(section, quote!(if #cond #fail));
     }

@@ -28,20 +28,27 @@ fn emitted(json: &str) -> String {
     code
 }
 
-/// The text of the fast-path level function of stage 0 (empty if there is none).
+/// The text of the fast-path level function of stage 0 (empty if there is none): from `fn`
+/// to the brace that closes its body (it holds no string literals).
 fn fast_path(code: &str) -> &str {
-    match code.find("fn stage0_levels") {
-        Some(start) => {
-            let rest = &code[start..];
-            // The function ends where it is called.
-            let name_len = "fn stage0_levels".len();
-            let end = rest[name_len..]
-                .find("stage0_levels (")
-                .map_or(rest.len(), |e| e + name_len);
-            &rest[..end]
+    let Some(start) = code.find("fn stage0_levels") else {
+        return "";
+    };
+    let rest = &code[start..];
+    let mut depth = 0usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &rest[..=i];
+                }
+            }
+            _ => {}
         }
-        None => "",
     }
+    rest
 }
 
 #[test]
@@ -77,4 +84,34 @@ fn lowering_failures_become_a_reason_compile_reports() {
     let code = emit(&program).to_string();
     assert!(!code.contains("compile_error"), "{code}");
     assert!(code.contains("CPU_UNSUPPORTED : :: core :: option :: Option < & str > = :: core :: option :: Option :: Some"), "{code}");
+}
+
+/// ICON's `apply_diffusion_to_vn` (its `IR_JSON`): an update of `vn` in place whose values are
+/// all read inside `concat_where` branches, some through `E2C2V`.
+#[test]
+fn branch_reads_take_the_fast_path_and_update_in_place() {
+    let code = emitted(include_str!("apply_diffusion_to_vn.json"));
+    let fast = fast_path(&code);
+    assert!(!fast.is_empty(), "no fast path: {code}");
+    // The neighbour table is read per column, not per level; `vn` is read from the output's
+    // own slice; no error exit inside, only the note that an undefined value was written.
+    assert!(!fast.contains("get_unchecked"), "{fast}");
+    assert!(fast.contains("out0 [lev] ;"), "{fast}");
+    assert!(!fast.contains("continue 'points"), "{fast}");
+    assert!(fast.contains("undefined_written |="), "{fast}");
+    // The general loop runs the column again to report where.
+    assert!(code.contains("if stage0_levels ("), "{code}");
+}
+
+/// A developer's tool, not a check: prints the CPU code emitted for the fieldview IR (a
+/// program module's `ir().to_json()`) in the file named by `GT4RS_CPU_IR`, to read what the
+/// emitter makes of a program (`cargo test -p gt4rs-macros --lib print_cpu_code -- --ignored
+/// --nocapture | rustfmt`).
+#[test]
+#[ignore]
+fn print_cpu_code() {
+    let path = std::env::var("GT4RS_CPU_IR").expect("GT4RS_CPU_IR names an IR file");
+    let json = std::fs::read_to_string(&path).expect("the IR file reads");
+    let program = Program::from_json(&json).expect("the IR file parses");
+    println!("fn program() {{ {} }}", emit(&program));
 }

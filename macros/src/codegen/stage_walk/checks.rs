@@ -44,10 +44,21 @@ impl StageWalk<'_> {
     }
 
     /// Where the position of load `id` is resolved (and its failures name the point of): per
-    /// column for a read at the level plus a static shift whose horizontal position does not
-    /// depend on the level, at the level for any other read of a field with a vertical
-    /// dimension, where the load's value lives otherwise.
+    /// column for an unguarded read at the level plus a static shift whose horizontal position
+    /// does not depend on the level, at the level for any other read of a field with a
+    /// vertical dimension, where the load's value lives otherwise.
     pub fn position_section(&self, id: NodeId) -> Result<Section, String> {
+        self.load_section(id, false)
+    }
+
+    /// As [`Self::position_section`], but a guarded read (in a branch) of that shape too is
+    /// resolved per column: for an emitter that checks and clamps its level at every level
+    /// itself, through the column's base pointer.
+    pub fn column_position_section(&self, id: NodeId) -> Result<Section, String> {
+        self.load_section(id, true)
+    }
+
+    fn load_section(&self, id: NodeId, guarded_per_column: bool) -> Result<Section, String> {
         let Node::Load {
             source,
             path,
@@ -70,7 +81,9 @@ impl StageWalk<'_> {
             .max()
             .unwrap_or(Section::Uniform);
         Ok(match shift {
-            Some(_) if !*guarded && horizontal < Section::Level => Section::Column,
+            Some(_) if (guarded_per_column || !*guarded) && horizontal < Section::Level => {
+                Section::Column
+            }
             _ => Section::Level,
         })
     }

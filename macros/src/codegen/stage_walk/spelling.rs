@@ -253,15 +253,24 @@ pub(crate) trait Spelling<'a> {
         Some(self.flag_ref(&flag, defined, from))
     }
 
+    /// The disjunction of `conditions` (at least one).
+    fn any_of(&self, conditions: Vec<Self::Code>) -> Self::Code {
+        let mut conditions = conditions.into_iter();
+        let first = conditions
+            .next()
+            .unwrap_or_else(|| self.value(ScalarValue::Bool(false)));
+        conditions.fold(first, |acc, c| {
+            self.binary(BinaryOp::BitOr, ScalarType::Bool, acc, c)
+        })
+    }
+
     /// Defines `name`'s flag as the disjunction of `conditions` in `section`, when there are
     /// any.
     fn define_flag(&mut self, name: &str, section: Section, conditions: Vec<Self::Code>) {
-        let Some(first) = conditions.first().cloned() else {
+        if conditions.is_empty() {
             return;
-        };
-        let any = conditions[1..].iter().fold(first, |acc, c| {
-            self.binary(BinaryOp::BitOr, ScalarType::Bool, acc, c.clone())
-        });
+        }
+        let any = self.any_of(conditions);
         let flag = format!("{name}_undef");
         self.define(section, &flag, ScalarType::Bool, any);
         self.walk_mut()

@@ -1,13 +1,14 @@
 //! The fast path: the vertical loop as a function over slices, which the compiler knows do not
 //! alias, so it vectorises; taken where every column it touches has unit vertical stride.
 
-use std::collections::BTreeMap;
-
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{ident, StageEmitter};
+use super::{ident, FastForm, StageEmitter};
 use crate::codegen::cpu::rust_type;
+use gt4rs_ir::stage::{Node, Source};
+
+use super::load::LoadKind;
 use crate::codegen::stage_walk::prefix;
 
 /// The output side of the fast path, gathered while the outputs are emitted.
@@ -23,16 +24,21 @@ pub(super) struct FastParts {
     pub stores: Vec<TokenStream>,
     /// `let name = &mut name[..n];`
     pub reslice: Vec<TokenStream>,
+    /// Each output with a vertical dimension and its slice.
+    pub outputs: Vec<(Source, syn::Ident)>,
 }
 
 impl StageEmitter<'_> {
     /// The vertical loop over slices, behind a run-time check that every column it touches has
-    /// unit vertical stride; `general` otherwise.
+    /// unit vertical stride; `general(lo, hi)` (the loop over levels `lo..hi`) otherwise, and
+    /// for the levels at either end where a read in a branch leaves its field (there its value
+    /// is clamped and flagged per level, which a slice cannot do). `nk` is the number of levels
+    /// from `klo` to `khi`.
     pub(super) fn fast_path(
         &mut self,
-        general: TokenStream,
+        general: &dyn Fn(&syn::Ident, &syn::Ident) -> TokenStream,
         fast: FastParts,
-        klo: &syn::Ident,
+        (klo, khi): (&syn::Ident, &syn::Ident),
         nk: &TokenStream,
     ) -> Result<TokenStream, String> {
         let func = format_ident!("stage{}_levels", self.walk.index);
@@ -42,36 +48,67 @@ impl StageEmitter<'_> {
             mut args,
             stores,
             mut reslice,
+            outputs,
         } = fast;
-        let mut columns = BTreeMap::new();
-        for (name, base, p) in self.columns.clone() {
-            let f = self.walk.field(p)?;
+        let mut slices = Vec::with_capacity(self.columns.len());
+        // Per read in a branch, the levels `lo..hi` where it lies inside its field.
+        let mut inside = Vec::new();
+        for column in self.columns.clone() {
+            if let Some((_, slice)) = outputs.iter().find(|(p, _)| *p == column.field) {
+                // An update in place (see `read_in_place`): the output's own slice.
+                slices.push(slice.clone());
+                continue;
+            }
+            let f = self.walk.field(column.field)?;
             let kd = f
                 .dims
                 .iter()
                 .position(|d| self.walk.is_vertical(d))
                 .ok_or("column without a vertical dimension")?;
-            let s = format_ident!("{}_s", prefix(p));
+            let s = format_ident!("{}_s", prefix(column.field));
             unit_conds.push(quote!(#s[#kd] == 1));
+            if let Some((shift, _)) = &column.guard {
+                // A read in a branch is not checked before the loop: the fast levels are those
+                // where its slice lies inside the field.
+                let (o, n) = (
+                    format_ident!("{}_o", prefix(column.field)),
+                    format_ident!("{}_n", prefix(column.field)),
+                );
+                inside.push((
+                    quote!(#o[#kd].saturating_sub(#shift)),
+                    quote!((#o[#kd] + #n[#kd]).saturating_sub(#shift)),
+                ));
+            }
             let ty = rust_type(f.dtype);
-            let col = format_ident!("{}_col", name);
+            let col = format_ident!("{}_col", column.name);
             params.push(quote!(#col: &[#ty]));
             reslice.push(quote!(let #col = &#col[..n];));
+            let base = &column.base;
             args.push(quote! {
                 // SAFETY: unit vertical stride, and the column's levels `lo + shift ..
-                // hi + shift` lie inside the field (checked before the loop).
+                // hi + shift` lie inside the field (checked before the loop, or above for a
+                // read in a branch).
                 unsafe { ::core::slice::from_raw_parts(#base.wrapping_offset(#klo as isize) as *const _, #nk) }
             });
-            columns.insert(name.to_string(), col);
+            slices.push(col);
         }
         let mut body = Vec::new();
-        for (column, ts) in &self.level {
-            match column
-                .as_ref()
-                .and_then(|c| columns.get(&c.to_string()).map(|col| (c, col)))
-            {
-                Some((name, col)) => body.push(quote!(let #name = #col[lev];)),
-                None => body.push(ts.clone()),
+        let mut reports_undefined = false;
+        for statement in &self.level {
+            match &statement.fast {
+                FastForm::Same => body.push(statement.code.clone()),
+                FastForm::ColumnRead(i) => {
+                    let (column, col) = (&self.columns[*i], &slices[*i]);
+                    let name = &column.name;
+                    body.push(quote!(let #name = #col[lev];));
+                    if let Some((_, out)) = &column.guard {
+                        body.push(quote!(let #out: bool = false;));
+                    }
+                }
+                FastForm::UndefinedWrite(cond) => {
+                    body.push(quote!(undefined_written |= #cond;));
+                    reports_undefined = true;
+                }
             }
         }
         for (name, dtype) in &self.level_inputs {
@@ -83,24 +120,101 @@ impl StageEmitter<'_> {
             params.push(quote!(#i: #ty));
             args.push(quote!(#i));
         }
-        Ok(quote! {
-            if #(#unit_conds)&&* {
-                // A function of its own: its slice arguments tell the compiler that the
-                // columns do not alias, so the level loop vectorises.
-                #[inline(always)]
-                fn #func(n: usize, k0: i64, #(#params),*) {
-                    // Re-slicing to `n` lets the compiler drop the bounds checks below.
-                    #(#reslice)*
-                    for lev in 0..n {
-                        let k: i64 = k0 + lev as i64;
-                        #(#body)*
-                        #(#stores)*
+        let call = quote!(#func(#nk, #klo, #(#args),*));
+        let (function, run) = if !reports_undefined {
+            (
+                quote! {
+                    // A function of its own: its slice arguments tell the compiler that the
+                    // columns do not alias, so the level loop vectorises.
+                    #[inline(always)]
+                    fn #func(n: usize, k0: i64, #(#params),*) {
+                        // Re-slicing to `n` lets the compiler drop the bounds checks below.
+                        #(#reslice)*
+                        for lev in 0..n {
+                            let k: i64 = k0 + lev as i64;
+                            #(#body)*
+                            #(#stores)*
+                        }
                     }
+                },
+                quote!(#call;),
+            )
+        } else {
+            // It also says whether it wrote an undefined value (a branch that read outside a
+            // field or through a missing neighbour was taken); the general loop then runs the
+            // same levels again to report the first such point.
+            let again = general(klo, khi);
+            (
+                quote! {
+                    #[inline(always)]
+                    fn #func(n: usize, k0: i64, #(#params),*) -> bool {
+                        #(#reslice)*
+                        let mut undefined_written = false;
+                        for lev in 0..n {
+                            let k: i64 = k0 + lev as i64;
+                            #(#body)*
+                            #(#stores)*
+                        }
+                        undefined_written
+                    }
+                },
+                quote! {
+                    if #call {
+                        #again
+                    }
+                },
+            )
+        };
+        let everywhere = general(klo, khi);
+        if unit_conds.is_empty() {
+            unit_conds.push(quote!(true));
+        }
+        if inside.is_empty() {
+            return Ok(quote! {
+                if #(#unit_conds)&&* {
+                    #function
+                    #run
+                } else {
+                    #everywhere
                 }
-                #func(#nk, #klo, #(#args),*);
+            });
+        }
+        let (fast_lo, fast_hi) = (format_ident!("fast_k_lo"), format_ident!("fast_k_hi"));
+        let (los, his): (Vec<_>, Vec<_>) = inside.into_iter().unzip();
+        let (below, above) = (general(klo, &fast_lo), general(&fast_hi, khi));
+        unit_conds.push(quote!(#fast_lo < #fast_hi));
+        Ok(quote! {
+            #function
+            let #fast_lo: i64 = #klo #(.max(#los))*;
+            let #fast_hi: i64 = #khi #(.min(#his))*;
+            if #(#unit_conds)&&* {
+                #below
+                {
+                    let #klo: i64 = #fast_lo;
+                    let #khi: i64 = #fast_hi;
+                    #run
+                }
+                #above
             } else {
-                #general
+                #everywhere
             }
         })
+    }
+
+    /// Whether every read of field `p` (an output) is at the point the stage writes, through
+    /// its column: the fast path then reads it from the output's slice, before the store.
+    pub(super) fn read_in_place(&self, p: Source) -> bool {
+        self.walk
+            .stage
+            .nodes
+            .iter()
+            .enumerate()
+            .all(|(id, node)| match node {
+                Node::Load { source, path, .. } if *source == p => {
+                    path.steps.is_empty()
+                        && self.load_kinds[id] == Some(LoadKind::Column { shift: 0 })
+                }
+                _ => true,
+            })
     }
 }

@@ -10,9 +10,10 @@ use quote::{format_ident, quote};
 use gt4rs_ir::failure::Failure;
 use gt4rs_ir::stage::{Node, NodeId, Source};
 
-use super::{ident, StageEmitter};
+use super::{ident, ColumnRead, FastForm, LevelStatement, StageEmitter};
 use crate::codegen::cpu::rust_type;
 use crate::codegen::stage_walk::{prefix, Bind, Section, Spelling, StageWalk};
+use gt4rs_ir::ScalarType;
 
 /// How a load reaches memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +46,11 @@ pub(super) fn classify(
             .any(|d| walk.is_vertical(d));
         let (_, shift) = walk.path_deps(path)?;
         kinds.push(Some(
-            match (walk.position_section(id as NodeId)?, has_vertical, shift) {
+            match (
+                walk.column_position_section(id as NodeId)?,
+                has_vertical,
+                shift,
+            ) {
                 (Section::Column, true, Some(shift)) => LoadKind::Column { shift },
                 (Section::Level, _, _) | (_, true, _) => LoadKind::General,
                 _ => LoadKind::Hoisted,
@@ -70,7 +75,7 @@ impl StageEmitter<'_> {
         let p = *source;
         let f = self.walk.field(p)?;
         let kind = self.load_kinds[id as usize].unwrap_or(LoadKind::General);
-        let pos_section = self.walk.position_section(id)?;
+        let pos_section = self.walk.column_position_section(id)?;
         let mut undefined = Vec::new();
         let pos = self.resolve_path(
             name,
@@ -146,7 +151,6 @@ impl StageEmitter<'_> {
         for offset in self.walk.node(id).children() {
             undefined.extend(self.undefined_flag(offset, bind, pos_section));
         }
-        self.define_flag(name, pos_section, undefined);
         let name_id = ident(name);
         match kind {
             LoadKind::Column { shift } => {
@@ -155,18 +159,53 @@ impl StageEmitter<'_> {
                 self.push(Section::Column, quote! {
                     let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*).wrapping_offset(((#shift as i64).wrapping_sub(#o[#kd]) as isize).wrapping_mul(#s[#kd]));
                 });
-                self.level.push((
-                    Some(name_id.clone()),
-                    quote! {
+                let guard = guarded.then(|| (shift, format_ident!("{}_kout", name)));
+                let code = match &guard {
+                    None => quote! {
                         // SAFETY: the horizontal position was checked above and `k + shift` lies in
                         // the field's vertical range for every level of the domain (checked before
                         // the loop), so the element is inside the buffer.
                         let #name_id: #ty = unsafe { *#base.wrapping_offset((k as isize).wrapping_mul(#s[#kd])) };
                     },
-                ));
-                self.columns.push((name_id, base, p));
+                    Some((_, out)) => {
+                        let level = format_ident!("{}_k", name);
+                        quote! {
+                            let #level: i64 = k.wrapping_add(#shift);
+                            let #out: bool = #level < #o[#kd] || #level >= #o[#kd] + #n[#kd];
+                            // SAFETY: the horizontal position was clamped into the field above and
+                            // the level is clamped into it here (the base pointer is at level
+                            // `shift`), so the element is inside the buffer.
+                            let #name_id: #ty = unsafe { *#base.wrapping_offset(((#level.clamp(#o[#kd], #o[#kd] + #n[#kd] - 1)).wrapping_sub(#shift) as isize).wrapping_mul(#s[#kd])) };
+                        }
+                    }
+                };
+                self.level.push(LevelStatement {
+                    code,
+                    fast: FastForm::ColumnRead(self.columns.len()),
+                });
+                if let Some((_, out)) = &guard {
+                    // The horizontal conditions once per column, the level's at every level.
+                    let mut conditions = Vec::new();
+                    if !undefined.is_empty() {
+                        let horizontal = format!("{name}_hout");
+                        let any = self.any_of(undefined);
+                        self.define(pos_section, &horizontal, ScalarType::Bool, any);
+                        conditions.push(self.flag_ref(&horizontal, pos_section, Section::Level));
+                    }
+                    conditions.push(quote!(#out));
+                    self.define_flag(name, Section::Level, conditions);
+                } else {
+                    self.define_flag(name, pos_section, undefined);
+                }
+                self.columns.push(ColumnRead {
+                    name: name_id,
+                    base,
+                    field: p,
+                    guard,
+                });
             }
             _ => {
+                self.define_flag(name, pos_section, undefined);
                 let section = if kind == LoadKind::General {
                     Section::Level
                 } else {

@@ -294,6 +294,7 @@ impl StageEmitter<'_> {
                         unsafe { ::core::slice::from_raw_parts_mut(#base.wrapping_offset(#tile_klo as isize), #tile_nk) }
                     });
                     fast.stores.push(quote!(#slice[lev] = #v;));
+                    fast.outputs.push((*p, slice));
                 }
                 None => stores.at_level.push(quote! {
                     // SAFETY: the domain lies inside this output (checked before the loop) and
@@ -346,7 +347,7 @@ impl StageEmitter<'_> {
         fast: FastParts,
         carries: Carries,
     ) -> Result<TokenStream, String> {
-        let level: Vec<TokenStream> = self.level.iter().map(|(_, t)| t.clone()).collect();
+        let level: Vec<TokenStream> = self.level.iter().map(|l| l.code.clone()).collect();
         let (klo, khi) = (&shape.klo, &shape.khi);
         let (tile_klo, tile_khi) = (&shape.tile_klo, &shape.tile_khi);
         Ok(match (&self.walk.vertical, &self.walk.stage.scan) {
@@ -371,27 +372,30 @@ impl StageEmitter<'_> {
                 }
             }
             (Some(_), None) => {
-                let general = quote! {
-                    for k in #tile_klo..#tile_khi {
-                        #(#level)*
-                        #(#stores)*
+                let general = |lo: &syn::Ident, hi: &syn::Ident| {
+                    quote! {
+                        for k in #lo..#hi {
+                            #(#level)*
+                            #(#stores)*
+                        }
                     }
                 };
                 let has_general = self.load_kinds.contains(&Some(LoadKind::General));
                 // Reads of outputs and outputs written twice would alias the fast path's
-                // slices.
+                // slices; an output read at the point it is written (an update in place)
+                // is read from its own slice.
                 let reads_outputs = self
                     .read_fields
                     .iter()
-                    .any(|p| outputs.iter().any(|(q, _)| q == p))
+                    .any(|p| outputs.iter().any(|(q, _)| q == p) && !self.read_in_place(*p))
                     || outputs
                         .iter()
                         .enumerate()
                         .any(|(i, (p, _))| outputs[..i].iter().any(|(q, _)| q == p));
                 if !has_general && !reads_outputs && !self.level_can_fail {
-                    self.fast_path(general, fast, tile_klo, &shape.tile_nk)?
+                    self.fast_path(&general, fast, (tile_klo, tile_khi), &shape.tile_nk)?
                 } else {
-                    general
+                    general(tile_klo, tile_khi)
                 }
             }
         })
