@@ -3,8 +3,8 @@ static values and the value ranges its inputs need.
 
 The domains are those of ICON's diffusion step and velocity advection (the same as gt4rs's own
 ICON tests, `stencils/tests/support/mod.rs`, with its levels scaled to the benchmark's); the
-static values are the main job's (`gt4rs run diffusion`: a global grid, `limited_area` false,
-turbulence shear type 0, vertical θ diffusion on). Inputs not named in `draws` are uniform in
+static values are the main job's (`gt4rs run diffusion`: turbulence shear type 0, vertical θ
+diffusion on; `limited_area` is the grid's). Inputs not named in `draws` are uniform in
 [-1, 1).
 """
 
@@ -38,17 +38,18 @@ class Fixed:
 @dataclasses.dataclass(frozen=True)
 class Call:
     """One program call. `horizontal` is (dimension, zone, zone): from the start of the first
-    ICON4Py zone to the end of the second, or None for a program without horizontal bounds;
-    `vertical(nlev)` gives the K range, or None for a program without vertical bounds. An int in
-    `ints` is a value or a function of the grid's zone bounds (`start(dim, zone)`,
-    `end(dim, zone)`)."""
+    ICON4Py zone to the end of the second, a function of the grid giving the range, or None for
+    a program without horizontal bounds;
+    `vertical(nlev)` gives the K range, or None for a program without vertical bounds. A value
+    in `ints` or `flags` is a constant or a function of the grid (`start(dim, zone)`,
+    `end(dim, zone)`, `limited_area`)."""
 
     module: str
-    horizontal: tuple[str, str, str] | None
+    horizontal: tuple[str, str, str] | Callable[[Any], tuple[int, int]] | None
     vertical: Callable[[int], tuple[int, int]] | None
     half_levels: tuple[str, ...] = ()
     ints: dict[str, int | Callable[[Any], int]] = dataclasses.field(default_factory=dict)
-    flags: dict[str, bool] = dataclasses.field(default_factory=dict)
+    flags: dict[str, bool | Callable[[Any], bool]] = dataclasses.field(default_factory=dict)
     draws: dict[str, Uniform | Fixed] = dataclasses.field(default_factory=dict)
 
 
@@ -89,6 +90,9 @@ FORWARD_SWEEP = {
 EDGES_LB5 = ("Edge", "LATERAL_BOUNDARY_LEVEL_5", "LOCAL")
 CELLS_NUDGING = ("Cell", "NUDGING", "LOCAL")
 CELLS_INTERIOR = ("Cell", "INTERIOR", "LOCAL")
+# Where w is diffused: from the nudging zone (the interior on a global grid, where the nudging
+# zone is empty at its start).
+CELLS_W_DIFFUSION = CELLS_NUDGING
 
 CALLS: dict[str, Call] = {
     "mo_intp_rbf_rbf_vec_interpol_vertex": Call(
@@ -120,14 +124,20 @@ CALLS: dict[str, Call] = {
     ),
     # A global grid has no lateral boundary: the stencil runs on every edge there.
     "apply_nabla2_to_vn_in_lateral_boundary": Call(
-        DIFFUSION + "apply_nabla2_to_vn_in_lateral_boundary", ("Edge", "LOCAL", "LOCAL"), full
+        DIFFUSION + "apply_nabla2_to_vn_in_lateral_boundary",
+        lambda g: (
+            (g.start("Edge", "LATERAL_BOUNDARY_LEVEL_5"), g.start("Edge", "NUDGING_LEVEL_2"))
+            if g.limited_area
+            else (0, g.size("Edge"))
+        ),
+        full,
     ),
     "apply_diffusion_to_vn": Call(
         DIFFUSION + "apply_diffusion_to_vn",
         EDGES_LB5,
         full,
         ints={"start_2nd_nudge_line_idx_e": lambda b: b.start("Edge", "NUDGING_LEVEL_2")},
-        flags={"limited_area": False},
+        flags={"limited_area": lambda g: g.limited_area},
     ),
     "temporary_fields_for_turbulence_diagnostics": Call(
         DIFFUSION + "temporary_fields_for_turbulence_diagnostics",
@@ -143,7 +153,10 @@ CALLS: dict[str, Call] = {
         draws={"diff_multfac_smag": Uniform(0.5, 1.5)},
     ),
     "calculate_nabla2_for_w": Call(
-        DIFFUSION + "calculate_nabla2_for_w", CELLS_INTERIOR, half, half_levels=("w", "z_nabla2_c")
+        DIFFUSION + "calculate_nabla2_for_w",
+        CELLS_W_DIFFUSION,
+        half,
+        half_levels=("w", "z_nabla2_c"),
     ),
     "apply_nabla2_to_w": Call(DIFFUSION + "apply_nabla2_to_w", CELLS_INTERIOR, full),
     "apply_nabla2_to_w_in_upper_damping_layer": Call(
@@ -153,7 +166,7 @@ CALLS: dict[str, Call] = {
     ),
     "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence": Call(
         DIFFUSION + "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence",
-        CELLS_INTERIOR,
+        CELLS_W_DIFFUSION,
         full,
         half_levels=("w_old", "w", "dwdx", "dwdy"),
         ints={

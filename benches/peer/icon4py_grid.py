@@ -3,7 +3,9 @@
 ICON4Py's grid manager reads ICON's netCDF grid files; this takes the same steps on the .npz
 file instead: the eight basic neighbour tables, ICON4Py's own derivation of the others (E2C2V,
 C2E2CO, E2C2E, ...), a single-rank decomposition, and the zone bounds ICON4Py computes from the
-refinement-control fields (`refin_*_ctrl`).
+refinement-control fields (`refin_*_ctrl`). As ICON4Py's stencil tests and benchmarks load
+grids (`keep_skip_values=False`), the -1 entries of a limited-area grid's tables are replaced by
+a valid neighbour of the same row; a global grid keeps those of its pentagons (V2E, V2C, V2E2V).
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ class Grid:
     def end(self, dim: str, zone: str) -> int:
         return int(self.icon.end_index(h_grid.domain(HORIZONTAL[dim])(h_grid.Zone[zone])))
 
+    @property
+    def limited_area(self) -> bool:
+        return self.icon.limited_area
+
     def size(self, dim: str) -> int:
         return {"Cell": self.icon.num_cells, "Edge": self.icon.num_edges}.get(
             dim, self.icon.num_vertices
@@ -66,6 +72,7 @@ def load(path: str, num_levels: int) -> Grid:
     basic = {getattr(dims, name): np.asarray(data[name], dtype=np.int32) for name in BASIC_TABLES}
     neighbor_tables = dict(basic)
     neighbor_tables.update(grid_manager._get_derived_connectivities(basic))
+    # Compared before ICON4Py replaces any -1 (in place).
     differences = [
         offset.value
         for offset, table in neighbor_tables.items()
@@ -92,7 +99,7 @@ def load(path: str, num_levels: int) -> Grid:
         horizontal_config=size,
         vertical_size=num_levels,
         limited_area=limited_area,
-        keep_skip_values=True,
+        keep_skip_values=False,
     )
     kind = meta.get("kind", {})
     shape = kind.get("Icosahedral") if isinstance(kind, dict) else None
@@ -107,5 +114,8 @@ def load(path: str, num_levels: int) -> Grid:
         grid_params=icon.GridParams(),
         refinement_control=refinement_fields,
     )
-    tables = {offset.value: np.asarray(t, dtype=np.int32) for offset, t in neighbor_tables.items()}
+    tables = {
+        name: np.asarray(connectivity.ndarray, dtype=np.int32)
+        for name, connectivity in grid.connectivities.items()
+    }
     return Grid(icon=grid, tables=tables, derived_differences=differences, label=label)

@@ -43,6 +43,11 @@ def main() -> int:
     run.add_argument(
         "--gt4rs", help="the gt4rs binary: `gt4rs time` each call right after ICON4Py's"
     )
+    run.add_argument(
+        "--one-point",
+        action="store_true",
+        help="shrink each domain to its first point and level: the cost of a call",
+    )
     run.add_argument("--rtol", type=float, default=1e-12, help="accepted error (see `compare`)")
     run.add_argument(
         "--discard",
@@ -203,12 +208,18 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
     nlev = args.levels
 
     domain: dict[str, int] = {}
-    if spec.horizontal is not None:
+    if callable(spec.horizontal):
+        domain["horizontal_start"], domain["horizontal_end"] = spec.horizontal(grid)
+    elif spec.horizontal is not None:
         dim, first, last = spec.horizontal
         domain["horizontal_start"] = grid.start(dim, first)
         domain["horizontal_end"] = grid.end(dim, last)
     if spec.vertical is not None:
         domain["vertical_start"], domain["vertical_end"] = spec.vertical(nlev)
+    if args.one_point:
+        for start in ("horizontal_start", "vertical_start"):
+            if start in domain:
+                domain[start.replace("start", "end")] = domain[start] + 1
 
     arrays: dict[str, np.ndarray] = {}
     described = []
@@ -275,7 +286,8 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
         elif kind == ts.ScalarKind.BOOL:
             if pname not in spec.flags:
                 raise SystemExit(f"{name}: no value for bool scalar `{pname}` in calls.py")
-            value = bool(spec.flags[pname])
+            flag = spec.flags[pname]
+            value = bool(flag(grid) if callable(flag) else flag)
             static_scalars[pname] = value
             arrays[pname] = np.array(value, dtype=np.bool_)
         else:
