@@ -16,15 +16,18 @@ core) and the check of gt4rs's outputs against ICON4Py's (`PROGRAM.check.json`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import math
 import os
 import pathlib
 import statistics
+import subprocess
 import sys
 import time
 import zlib
+from importlib.metadata import version
 
 import numpy as np
 
@@ -55,8 +58,8 @@ def main() -> int:
         help="delete each program's .npz files once checked (R2B5 ones take up to 1 GB each)",
     )
     run.add_argument("programs", nargs="*", help="program names (default: every one)")
-    report = sub.add_parser("report", help="compare the outputs and print the table")
-    report.add_argument("--dir", required=True, help="the folder `icon4py` wrote")
+    report = sub.add_parser("report", help="print the table of a folder `run` wrote")
+    report.add_argument("--dir", required=True, help="the folder `run` wrote")
     report.add_argument("--title", default="")
     report.add_argument("programs", nargs="*")
     args = parser.parse_args()
@@ -124,8 +127,6 @@ def run_icon4py(args: argparse.Namespace) -> int:
 def time_gt4rs(binary: str, name: str, folder: pathlib.Path, calls: int) -> bool:
     """`gt4rs time` on the call just written: one thread, then the CPU backend's default (every
     core). A failure is kept in PROGRAM.gt4rs-error.txt for the report."""
-    import subprocess
-
     error_file = folder / f"{name}.gt4rs-error.txt"
     for stale in (
         "gt4rs-error.txt",
@@ -195,18 +196,19 @@ def vertical_offsets(shape: tuple[int, ...], rng: np.random.Generator) -> np.nda
     return np.where(deepest >= 0, down, up).astype(np.int32)
 
 
-def run_program(name: str, grid, args: argparse.Namespace) -> dict:
-    import gt4py.next as gtx
-    from gt4py.next.type_system import type_specifications as ts
-    from icon4py.model.common import model_options
+@dataclasses.dataclass
+class Arguments:
+    """A program's arguments: as GT4Py fields and scalars for the call, as arrays for the file,
+    and described for its sidecar."""
 
-    spec = call_specs.CALLS[name]
-    program = getattr(importlib.import_module(spec.module), name)
-    params = program.past_stage.past_node.type.definition.pos_or_kw_args
-    written, read = past_roles(program)
-    rng = np.random.default_rng(seed_of(name, args.seed))
-    nlev = args.levels
+    arrays: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    described: list[dict] = dataclasses.field(default_factory=list)
+    fields: dict = dataclasses.field(default_factory=dict)
+    runtime_scalars: dict = dataclasses.field(default_factory=dict)
+    static_scalars: dict = dataclasses.field(default_factory=dict)
 
+
+def domain_of(spec, grid, args: argparse.Namespace) -> dict[str, int]:
     domain: dict[str, int] = {}
     if callable(spec.horizontal):
         domain["horizontal_start"], domain["horizontal_end"] = spec.horizontal(grid)
@@ -215,17 +217,27 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
         domain["horizontal_start"] = grid.start(dim, first)
         domain["horizontal_end"] = grid.end(dim, last)
     if spec.vertical is not None:
-        domain["vertical_start"], domain["vertical_end"] = spec.vertical(nlev)
+        domain["vertical_start"], domain["vertical_end"] = spec.vertical(args.levels)
     if args.one_point:
         for start in ("horizontal_start", "vertical_start"):
             if start in domain:
                 domain[start.replace("start", "end")] = domain[start] + 1
+    return domain
 
-    arrays: dict[str, np.ndarray] = {}
-    described = []
-    fields = {}
-    runtime_scalars = {}
-    static_scalars = {}
+
+def make_arguments(name: str, program, grid, domain: dict[str, int], args) -> Arguments:
+    """Seeded random inputs (pure outputs NaN), the domain, and the static values of calls.py."""
+    import gt4py.next as gtx
+    from gt4py.next.type_system import type_specifications as ts
+
+    spec = call_specs.CALLS[name]
+    params = program.past_stage.past_node.type.definition.pos_or_kw_args
+    written, read = past_roles(program)
+    rng = np.random.default_rng(seed_of(name, args.seed))
+    nlev = args.levels
+    made = Arguments()
+    arrays, described, fields = made.arrays, made.described, made.fields
+    runtime_scalars, static_scalars = made.runtime_scalars, made.static_scalars
     for pname, ptype in params.items():
         role = (
             "inout" if pname in written and pname in read else "out" if pname in written else "in"
@@ -302,7 +314,22 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
             }
         )
 
+    return made
+
+
+def run_program(name: str, grid, args: argparse.Namespace) -> dict:
+    import gt4py.next as gtx
+    from icon4py.model.common import model_options
+
+    spec = call_specs.CALLS[name]
+    program = getattr(importlib.import_module(spec.module), name)
+    domain = domain_of(spec, grid, args)
+    made = make_arguments(name, program, grid, domain, args)
+    arrays, described, fields = made.arrays, made.described, made.fields
+    runtime_scalars, static_scalars = made.runtime_scalars, made.static_scalars
     outputs = [p["name"] for p in described if p["role"] in ("out", "inout")]
+
+    # ICON4Py's way: compile (GT4Py builds in the background), then the first call waits for it.
     compile_started = time.perf_counter()
     call = model_options.setup_program(
         program=program,
@@ -324,7 +351,6 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
     used = sorted(o for o in grid.tables if o in offsets_read(program))
     for offset in used:
         arrays[offset] = grid.tables[offset]
-    from importlib.metadata import version
 
     return {
         "name": name,
@@ -335,7 +361,7 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
             "num_cells": grid.size("Cell"),
             "num_edges": grid.size("Edge"),
             "num_vertices": grid.size("Vertex"),
-            "num_levels": nlev,
+            "num_levels": args.levels,
         },
         "domain": domain,
         "offsets": {o: list(grid.tables[o].shape) for o in used},
