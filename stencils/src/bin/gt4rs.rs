@@ -40,6 +40,28 @@ enum Command {
         #[command(subcommand)]
         command: RunCommand,
     },
+    /// Time a program on the arguments of a recorded call (.npz, the refs convention): compile
+    /// once, call once (the outputs `--out` writes), then time CALLS calls with the arguments
+    /// taken from the file once. Threads: RAYON_NUM_THREADS (default: every core).
+    Time {
+        /// A program name (see `gt4rs verify --list`); the file must hold a call of it.
+        program: String,
+        /// The recorded call (`PROGRAM.npz`, optionally with a `PROGRAM.json` sidecar).
+        #[arg(long)]
+        inputs: std::path::PathBuf,
+        /// Timed calls after the first.
+        #[arg(long, default_value_t = 20)]
+        calls: usize,
+        /// Backend to run on: embedded, cpu or cuda.
+        #[arg(long, default_value = "cpu")]
+        backend: gt4rs::Backend,
+        /// Write the outputs of the first call to this .npz, each under its parameter name.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Write the timings to this .json file.
+        #[arg(long)]
+        report: Option<std::path::PathBuf>,
+    },
     /// Run recorded program calls (.npz, the refs convention) and compare every output with the
     /// recorded one; exit status 1 if any file fails or cannot be run.
     Verify {
@@ -242,6 +264,21 @@ fn main() {
                     arch,
                 },
         } => cli::config::show(&program, config.as_deref(), arch.as_deref()),
+        Command::Time {
+            program,
+            inputs,
+            calls,
+            backend,
+            out,
+            report,
+        } => cli::time::run(&cli::time::Request {
+            program: &program,
+            inputs: &inputs,
+            calls,
+            backend,
+            out: out.as_deref(),
+            report: report.as_deref(),
+        }),
         Command::Verify {
             files,
             backend,

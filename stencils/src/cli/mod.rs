@@ -5,4 +5,5 @@ pub mod config;
 pub mod cuda;
 pub mod grid;
 pub mod run;
+pub mod time;
 pub mod verify;

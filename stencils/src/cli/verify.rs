@@ -87,18 +87,9 @@ fn try_verify(path: &Path, backend: Backend, rtol: f64) -> Result<FileOutcome, S
             programs::ALL.len()
         )
     })?;
-    let mut connectivities = Connectivities::new();
-    for (name, table) in &data.tables {
-        let target = target_size(&data, name, &table.table)?;
-        insert_by_name(&mut connectivities, name, table.table.clone(), target)
-            .map_err(|e| format!("table `{name}`: {e}"))?;
-    }
-    let options = Options::new(backend).with_connectivities(connectivities);
+    let options = Options::new(backend).with_connectivities(connectivities_of(&data)?);
     let program = (entry.compile)(&options).map_err(|e| e.to_string())?;
-    let mut source = FileArgs {
-        data: &data,
-        outputs: BTreeMap::new(),
-    };
+    let mut source = FileArgs::new(&data);
     program
         .call_dynamic(&mut source)
         .map_err(|e| e.to_string())?;
@@ -117,6 +108,17 @@ fn try_verify(path: &Path, backend: Backend, rtol: f64) -> Result<FileOutcome, S
         program: data.program.clone(),
         outputs,
     })
+}
+
+/// The connectivities of every table in the file.
+pub(crate) fn connectivities_of(data: &ReferenceData) -> Result<Connectivities, String> {
+    let mut connectivities = Connectivities::new();
+    for (name, table) in &data.tables {
+        let target = target_size(data, name, &table.table)?;
+        insert_by_name(&mut connectivities, name, table.table.clone(), target)
+            .map_err(|e| format!("table `{name}`: {e}"))?;
+    }
+    Ok(connectivities)
 }
 
 /// The number of points a table's entries index: from the sidecar's grid sizes when present,
@@ -189,9 +191,18 @@ fn compare(name: &str, got: &DynField, want: &RefArray, rtol: f64) -> Result<Out
 }
 
 /// Arguments from a reference file; outputs collected for comparison.
-struct FileArgs<'a> {
+pub(crate) struct FileArgs<'a> {
     data: &'a ReferenceData,
-    outputs: BTreeMap<String, DynField>,
+    pub(crate) outputs: BTreeMap<String, DynField>,
+}
+
+impl<'a> FileArgs<'a> {
+    pub(crate) fn new(data: &'a ReferenceData) -> Self {
+        FileArgs {
+            data,
+            outputs: BTreeMap::new(),
+        }
+    }
 }
 
 impl ArgSource for FileArgs<'_> {
