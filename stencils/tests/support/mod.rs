@@ -12,6 +12,10 @@
 //!   fed to `call_dynamic` by [`CallArgs`], which hands f64 values to f32 parameters rounded
 //!   (they are rounded when drawn, so the reference sees exactly what the program gets), and
 //!   run by [`run_dynamic`] / [`outputs`], which hand back the written outputs widened to f64.
+//!
+//! Random values, poisoned outputs and bit-equality come from `gt4rs::testing`, as in a model's
+//! own tests; this module adds what only ICON's calls need (value ranges per parameter, ICON's
+//! vertical offsets, the calls' domains).
 
 #![allow(dead_code)]
 
@@ -24,13 +28,13 @@ use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::dynamic::{ArgSource, DynArray, DynField, DynProgram};
 use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone, TABLE_WIDTHS};
+use gt4rs::testing::{self, TestRng, Tolerance};
 use gt4rs::{Connectivities, Error, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::icon::connectivities::{insert_by_name, target_dim};
 use gt4rs_stencils::icon::reference::Call;
 use gt4rs_stencils::reference_data::{NeighborTable, RefArray};
 use ndarray::{ArrayD, IxDyn};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 
 /// Full levels of every generated call; half-level fields have one more.
 pub const NLEV: usize = 6;
@@ -504,7 +508,7 @@ pub fn extent(grid: &Grid, dim: &str, nlev: usize) -> usize {
 /// `zd_vertoffset` (Cell, C2E2C, K): ICON's offsets point down the column (0, 1 or 2 levels)
 /// where both levels read, `k + off` and `k + off + 1`, stay inside it; on the lowest level,
 /// where no such offset exists, one that points up (as ICON4Py's stencil test draws them).
-fn vertical_offsets(shape: &[usize], rng: &mut ChaCha8Rng) -> ArrayD<i32> {
+fn vertical_offsets(shape: &[usize], rng: &mut TestRng) -> ArrayD<i32> {
     let nlev = shape[2] as i32;
     ArrayD::from_shape_fn(IxDyn(shape), |ix| {
         let k = ix[2] as i32;
@@ -527,7 +531,7 @@ fn as_stored(value: f64, dtype: ScalarType) -> f64 {
 }
 
 fn draw_array(
-    rng: &mut ChaCha8Rng,
+    rng: &mut TestRng,
     call: &Call,
     shape: &[usize],
     draw: Draw,
@@ -535,7 +539,7 @@ fn draw_array(
 ) -> ArrayD<f64> {
     let array = match draw {
         Draw::Uniform(low, high) => {
-            ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(low..high))
+            testing::random_array_in(rng, shape, low..high).expect("a finite, non-empty range")
         }
         Draw::Fixed(value) => ArrayD::from_elem(IxDyn(shape), value),
         Draw::FallingHeights { spacing, jitter } => {
@@ -558,7 +562,7 @@ fn draw_array(
 /// `zd_diffcoef` is 0 at some points, so that both sides of the steep-point selection run.
 pub fn random_call(signature: &Signature, grid: &Grid, setup: &Setup, seed: u64) -> Call {
     let program = signature.program.as_str();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = testing::rng(seed);
     let mut call = Call::new();
     call.tables = tables_of(grid);
     let domain = [
@@ -581,7 +585,7 @@ pub fn random_call(signature: &Signature, grid: &Grid, setup: &Setup, seed: u64)
                 let nlev = NLEV + usize::from(setup.half_levels.contains(&name));
                 let shape: Vec<usize> = dims.iter().map(|d| extent(grid, d, nlev)).collect();
                 let array = if p.role == Role::Out {
-                    ArrayD::from_elem(IxDyn(&shape), f64::NAN)
+                    testing::poisoned_array(&shape)
                 } else {
                     draw_array(&mut rng, &call, &shape, draw_of(name), dtype)
                 };
@@ -759,9 +763,10 @@ pub fn float_param<'c>(call: &'c Call, name: &str) -> &'c ArrayD<f64> {
     }
 }
 
-/// Equal shapes and bits (so NaN equals NaN of the same payload).
+/// Equal shapes and bits (NaN equal to NaN): `gt4rs::testing`'s bit-equality, which every
+/// backend promises for the same inputs.
 pub fn bit_equal(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
-    a.shape() == b.shape() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    testing::compare_arrays(a.view(), b.view(), Tolerance::BitEqual).is_ok()
 }
 
 /// ICON's Smagorinsky enhancement profile (`nshift = 0`) at full-level height `zf`, written out
