@@ -13,6 +13,11 @@
 //! two smallest sizes of each shape only). The generated crates and their target directory are
 //! under `target/build-size`. They build without debuginfo: with it, LLVM overflows its stack on
 //! kernels of several thousand `let`s (docs/reliability.md).
+//!
+//! Unlike the other benchmarks this one is not timed with criterion: each figure is one build
+//! of a generated crate (seconds to minutes) and rustc's own account of it, while criterion
+//! repeats a closure at least ten times per case and measures wall time only. What matters here
+//! is the growth over doubling sizes, fitted across the sizes of one run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,16 +1,18 @@
 //! What a program call costs beyond its arithmetic: `calculate_nabla4` compiled for the CPU
 //! backend, called on a 1-point domain (1 edge × 1 level) — with every argument passed, and with
 //! all metric fields and the domain bound at `compile()` (`gt4rs::bind!`, as ICON binds them) —
-//! next to the same arithmetic as a plain Rust function, in the same run. Each sample times a
-//! batch of calls; the figure is the median time per call.
+//! next to the same arithmetic as a plain Rust function, in the same run. Timed with criterion
+//! (group `call_overhead`), which times batches of calls; the table after its report gives the
+//! median per call of each, and the overhead, from the estimates of this run.
 //!
 //! `cargo bench -p gt4rs-benches --bench call_overhead`
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gt4rs::prelude::*;
+use gt4rs_benches::figures::Run;
 use gt4rs_stencils::icon::dims::{Edge, Vertex, E2C2V, K};
 use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla4;
 
@@ -22,20 +24,8 @@ gt4rs::bind! {
     );
 }
 
-const BATCH: u32 = 10_000;
-
-fn median_per_call(mut batch: impl FnMut()) -> Duration {
-    batch();
-    let mut samples: Vec<Duration> = (0..31)
-        .map(|_| {
-            let t = Instant::now();
-            batch();
-            t.elapsed() / BATCH
-        })
-        .collect();
-    samples.sort();
-    samples[samples.len() / 2]
-}
+/// The criterion group of this benchmark.
+const GROUP: &str = "call_overhead";
 
 /// The same point computation, written by hand.
 #[inline(never)]
@@ -77,25 +67,6 @@ fn main() -> Result<(), Error> {
     let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&conn));
     let program = calculate_nabla4::compile(&options)?;
 
-    let generated = median_per_call(|| {
-        for _ in 0..BATCH {
-            let result = program.call(calculate_nabla4::Args {
-                u_vert: black_box(&u),
-                v_vert: &v,
-                primal_normal_vert_v1: &pn1,
-                primal_normal_vert_v2: &pn2,
-                z_nabla2_e: &z,
-                inv_vert_vert_length: &ivv,
-                inv_primal_edge_length: &ipe,
-                z_nabla4_e2: &mut out,
-                horizontal_start: 0,
-                horizontal_end: 1,
-                vertical_start: 0,
-                vertical_end: 1,
-            });
-            black_box(result).expect("in range");
-        }
-    });
     let bound = nabla4_bound::compile(
         &options,
         nabla4_bound::Bound {
@@ -113,14 +84,26 @@ fn main() -> Result<(), Error> {
         },
     )?;
     let mut out_bound = out.clone();
-    let generated_bound = median_per_call(|| {
-        for _ in 0..BATCH {
-            let result = bound.call(nabla4_bound::Args {
-                z_nabla4_e2: black_box(&mut out_bound),
-            });
-            black_box(result).expect("in range");
-        }
-    });
+    let call = |out: &mut Field<(Edge, K), f64>| {
+        program.call(calculate_nabla4::Args {
+            u_vert: black_box(&u),
+            v_vert: &v,
+            primal_normal_vert_v1: &pn1,
+            primal_normal_vert_v2: &pn2,
+            z_nabla2_e: &z,
+            inv_vert_vert_length: &ivv,
+            inv_primal_edge_length: &ipe,
+            z_nabla4_e2: out,
+            horizontal_start: 0,
+            horizontal_end: 1,
+            vertical_start: 0,
+            vertical_end: 1,
+        })
+    };
+    call(&mut out)?;
+    bound.call(nabla4_bound::Args {
+        z_nabla4_e2: &mut out_bound,
+    })?;
     assert_eq!(
         out_bound.get(&[0, 0]),
         out.get(&[0, 0]),
@@ -142,21 +125,49 @@ fn main() -> Result<(), Error> {
 
     let (us, vs, nb) = (u.as_array(), v.as_array(), conn.as_slice());
     let (p1, p2) = (pn1.as_array(), pn2.as_array());
-    let mut sink = 0.0;
-    let direct = median_per_call(|| {
-        for _ in 0..BATCH {
-            sink += nabla4_point(
-                black_box(us.as_slice().expect("row-major")),
-                vs.as_slice().expect("row-major"),
-                nb,
-                p1.as_slice().expect("row-major"),
-                p2.as_slice().expect("row-major"),
-                [0.125, 2.0, 3.0],
-            );
-        }
-    });
-    black_box(sink);
-    println!("calculate_nabla4 on 1 edge x 1 level, CPU backend, sequential path:");
+    let mut run = Run::start();
+    {
+        let mut group = run.criterion.benchmark_group(GROUP);
+        group
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3));
+        group.bench_function("program_call", |b| {
+            b.iter(|| black_box(call(&mut out)).expect("in range"))
+        });
+        group.bench_function("bound_call", |b| {
+            b.iter(|| {
+                let result = bound.call(nabla4_bound::Args {
+                    z_nabla4_e2: black_box(&mut out_bound),
+                });
+                black_box(result).expect("in range")
+            })
+        });
+        group.bench_function("plain_function", |b| {
+            b.iter(|| {
+                nabla4_point(
+                    black_box(us.as_slice().expect("row-major")),
+                    vs.as_slice().expect("row-major"),
+                    nb,
+                    p1.as_slice().expect("row-major"),
+                    p2.as_slice().expect("row-major"),
+                    [0.125, 2.0, 3.0],
+                )
+            })
+        });
+        group.finish();
+    }
+    let estimates = run.finish();
+    let [generated, generated_bound, direct] =
+        match estimates.medians(GROUP, ["program_call", "bound_call", "plain_function"]) {
+            Ok(medians) => medians,
+            Err(why) => {
+                println!("no same-run table: {why}");
+                return Ok(());
+            }
+        };
+    println!(
+        "calculate_nabla4 on 1 edge x 1 level, CPU backend, sequential path (medians of this run):"
+    );
     println!(
         "  program call (validation + kernel)  {:>8.1} ns",
         generated.as_secs_f64() * 1e9

@@ -3,16 +3,23 @@
 //! tables of MCH R04B09's size and on the generated R2B4 grid, and `calculate_nabla2_for_theta`
 //! (an edge-flux temporary, then a cell sum) on the generated R2B5 grid.
 //!
-//! `cargo bench -p gt4rs-benches --bench core`
+//! Timed with criterion (group `core`: `triad`, then `<case>/gt4rs` and `<case>/hand` per case);
+//! the table after criterion's report takes every ratio and bandwidth from the estimates of this
+//! run (`gt4rs_benches::figures`).
+//!
+//! `cargo bench -p gt4rs-benches --bench core` (`-- laplacian` runs the cases matching a filter;
+//! the table then lists what this run measured)
 
 use std::time::Duration;
 
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Throughput};
 use gt4rs::grid::IcosahedralGrid;
 use gt4rs::prelude::*;
 use gt4rs_benches::baselines::{self, Nabla2ForThetaInputs, Nabla4Inputs};
-use gt4rs_benches::harness::{median_time, print_table, Row};
+use gt4rs_benches::figures::{gbps, Estimates, Run};
 use gt4rs_benches::inputs::random_field;
-use gt4rs_benches::stream::triad_gbps;
+use gt4rs_benches::stream::Triad;
 use gt4rs_stencils::cartesian::dims::{I, J, K};
 use gt4rs_stencils::icon::dims::{Cell, Edge, Vertex, C2E, E2C, E2C2V};
 use gt4rs_stencils::icon::dsl::diffusion::{calculate_nabla2_for_theta, calculate_nabla4};
@@ -29,7 +36,26 @@ fn laplacian_3d(f: &Field<(I, J, K), f64>, out: &mut Field<(I, J, K), f64>, ni: 
     laplacian(f).write_to(out, domain![I: 1..ni - 1, J: 1..nj - 1]);
 }
 
-const MIN_TIME: Duration = Duration::from_millis(1500);
+/// The criterion group every case of this benchmark belongs to.
+const GROUP: &str = "core";
+
+type Group<'a> = BenchmarkGroup<'a, WallTime>;
+
+/// One row of the table: a case timed as `<id>/gt4rs` and `<id>/hand`.
+struct Case {
+    id: &'static str,
+    label: &'static str,
+    /// Bytes moved by one call (each input and output once, tables included).
+    bytes: usize,
+}
+
+/// Times `generated` and `hand_written` as `<case.id>/gt4rs` and `<case.id>/hand`.
+fn time_pair(group: &mut Group<'_>, case: &Case, generated: impl FnMut(), hand: impl FnMut()) {
+    let (mut generated, mut hand) = (generated, hand);
+    group.throughput(Throughput::Bytes(case.bytes as u64));
+    group.bench_function(format!("{}/gt4rs", case.id), |b| b.iter(&mut generated));
+    group.bench_function(format!("{}/hand", case.id), |b| b.iter(&mut hand));
+}
 
 fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
@@ -38,7 +64,7 @@ fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn bench_laplacian(rng: &mut ChaCha8Rng) -> Row {
+fn bench_laplacian(group: &mut Group<'_>, rng: &mut ChaCha8Rng) -> Case {
     let (ni, nj, nk) = (512usize, 512usize, 80usize);
     let domain = [0..ni as i64, 0..nj as i64, 0..nk as i64];
     let f: Field<(I, J, K), f64> = random_field(&domain, rng);
@@ -76,25 +102,28 @@ fn bench_laplacian(rng: &mut ChaCha8Rng) -> Row {
         diff < 1e-12,
         "laplacian: generated and hand-written differ by {diff}"
     );
-    let generated = median_time(10, MIN_TIME, || run(&mut out));
-    let hand_written = median_time(10, MIN_TIME, || {
-        baselines::laplacian(input, &mut hand, ni, nj, nk)
-    });
-    Row {
-        case: "laplacian 512x512x80".into(),
-        generated,
-        hand_written,
+    let case = Case {
+        id: "laplacian",
+        label: "laplacian 512x512x80",
         bytes: 8 * (ni * nj * nk + (ni - 2) * (nj - 2) * nk),
-    }
+    };
+    time_pair(
+        group,
+        &case,
+        || run(&mut out),
+        || baselines::laplacian(input, &mut hand, ni, nj, nk),
+    );
+    case
 }
 
 fn bench_nabla4(
-    case: &str,
+    group: &mut Group<'_>,
+    (id, label): (&'static str, &'static str),
     e2c2v: ndarray::Array2<i32>,
     n_vertices: usize,
     nk: usize,
     rng: &mut ChaCha8Rng,
-) -> Row {
+) -> Case {
     let n_edges = e2c2v.nrows();
     let conn = Connectivity::<E2C2V>::new(e2c2v, n_vertices).expect("valid table");
     let u: Field<(Vertex, K), f64> = random_field(&[0..n_vertices as i64, 0..nk as i64], rng);
@@ -131,8 +160,6 @@ fn bench_nabla4(
             })
             .expect("in range");
     };
-    let slice = |f: &dyn Fn() -> ndarray::ArrayViewD<'static, f64>| f();
-    let _ = slice;
     let (ua, va, p1, p2, za, ia, pa) = (
         u.as_array(),
         v.as_array(),
@@ -160,23 +187,23 @@ fn bench_nabla4(
     let scale = hand.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     assert!(
         diff <= 1e-12 * scale,
-        "{case}: generated and hand-written differ by {diff}"
+        "{label}: generated and hand-written differ by {diff}"
     );
-    let generated = median_time(10, MIN_TIME, || run(&mut out));
-    let hand_written = median_time(10, MIN_TIME, || baselines::nabla4(&inputs, &mut hand));
     let bytes = 8 * (2 * n_vertices * nk + 2 * 4 * n_edges + 2 * n_edges * nk + 2 * n_edges)
         + 4 * 4 * n_edges;
-    Row {
-        case: case.into(),
-        generated,
-        hand_written,
-        bytes,
-    }
+    let case = Case { id, label, bytes };
+    time_pair(
+        group,
+        &case,
+        || run(&mut out),
+        || baselines::nabla4(&inputs, &mut hand),
+    );
+    case
 }
 
 /// `calculate_nabla2_for_theta` on the whole generated R2B5 grid: the CPU lowering keeps the edge
 /// flux as a temporary (it gathers from cells and is read through C2E) and fuses the rest.
-fn bench_nabla2_for_theta(rng: &mut ChaCha8Rng) -> Row {
+fn bench_nabla2_for_theta(group: &mut Group<'_>, rng: &mut ChaCha8Rng) -> Case {
     let nk = 65usize;
     let grid = IcosahedralGrid::generate(2, 5).expect("R2B5 builds");
     let (nc, ne) = (grid.num_cells, grid.num_edges);
@@ -233,46 +260,100 @@ fn bench_nabla2_for_theta(rng: &mut ChaCha8Rng) -> Row {
         diff <= 1e-12 * scale,
         "calculate_nabla2_for_theta: generated and hand-written differ by {diff}"
     );
-    let generated = median_time(10, MIN_TIME, || run(&mut z_temp));
-    let hand_written = median_time(10, MIN_TIME, || {
-        baselines::nabla2_for_theta(&inputs, &mut flux, &mut hand)
-    });
-    Row {
-        case: "calculate_nabla2_for_theta R2B5 x65".into(),
-        generated,
-        hand_written,
+    let case = Case {
+        id: "nabla2_for_theta_r2b5",
+        label: "calculate_nabla2_for_theta R2B5 x65",
         // Inputs and the output once each, tables included; the flux temporary is not counted.
         bytes: 8 * (2 * ne * nk + ne + 2 * nc * nk + 3 * nc) + 4 * (2 * ne + 3 * nc),
+    };
+    time_pair(
+        group,
+        &case,
+        || run(&mut z_temp),
+        || baselines::nabla2_for_theta(&inputs, &mut flux, &mut hand),
+    );
+    case
+}
+
+/// The table of this run: each case's median times, their ratio, and GB/s against the triad.
+fn print_table(estimates: &Estimates, triad_bytes: usize, cases: &[Case]) {
+    let triad = match estimates.medians(GROUP, ["triad"]) {
+        Ok([t]) => gbps(triad_bytes, t),
+        Err(why) => {
+            println!("no same-run table: {why}");
+            return;
+        }
+    };
+    println!("\nSTREAM triad in this run: {triad:.2} GB/s (criterion medians below)");
+    println!(
+        "{:<44} {:>10} {:>10} {:>7} {:>10} {:>9} {:>8}",
+        "case", "gt4rs ms", "hand ms", "ratio", "gt4rs GB/s", "hand GB/s", "% triad"
+    );
+    for case in cases {
+        let gt4rs_id = format!("{}/gt4rs", case.id);
+        let hand_id = format!("{}/hand", case.id);
+        match estimates.medians(GROUP, [gt4rs_id.as_str(), hand_id.as_str()]) {
+            Ok([g, h]) => println!(
+                "{:<44} {:>10.3} {:>10.3} {:>7.3} {:>10.2} {:>9.2} {:>7.1}%",
+                case.label,
+                g.as_secs_f64() * 1e3,
+                h.as_secs_f64() * 1e3,
+                g.as_secs_f64() / h.as_secs_f64(),
+                gbps(case.bytes, g),
+                gbps(case.bytes, h),
+                100.0 * gbps(case.bytes, g) / triad
+            ),
+            Err(why) => println!("{:<44} {why}", case.label),
+        }
     }
 }
 
 fn main() {
+    let mut run = Run::start();
     let mut rng = ChaCha8Rng::seed_from_u64(20261122);
     println!("rayon threads: {}", rayon::current_num_threads());
-    let triad = triad_gbps(1 << 25);
-    println!("STREAM triad: {triad:.2} GB/s");
-    let mut rows = vec![bench_laplacian(&mut rng)];
+    let mut triad = Triad::new(1 << 25);
+    let triad_bytes = triad.bytes();
+    let mut cases = Vec::new();
+    {
+        let mut group = run.criterion.benchmark_group(GROUP);
+        // Calls of 1–20 ms: 20 samples within about 3 s per function.
+        group
+            .sample_size(20)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3));
+        group.throughput(Throughput::Bytes(triad_bytes as u64));
+        group.bench_function("triad", |b| b.iter(|| triad.run()));
+        cases.push(bench_laplacian(&mut group, &mut rng));
 
-    let (n_edges, n_vertices, nk) = (31_558usize, 10_663usize, 65usize);
-    let random_table =
-        ndarray::Array2::from_shape_fn((n_edges, 4), |_| rng.random_range(0..n_vertices as i32));
-    rows.push(bench_nabla4(
-        "calculate_nabla4 random MCH R04B09 x65",
-        random_table,
-        n_vertices,
-        nk,
-        &mut rng,
-    ));
+        let (n_edges, n_vertices, nk) = (31_558usize, 10_663usize, 65usize);
+        let random_table = ndarray::Array2::from_shape_fn((n_edges, 4), |_| {
+            rng.random_range(0..n_vertices as i32)
+        });
+        cases.push(bench_nabla4(
+            &mut group,
+            (
+                "nabla4_random_r04b09",
+                "calculate_nabla4 random MCH R04B09 x65",
+            ),
+            random_table,
+            n_vertices,
+            nk,
+            &mut rng,
+        ));
 
-    let grid = IcosahedralGrid::generate(2, 4).expect("R2B4 builds");
-    let e2c2v = grid.table("E2C2V").expect("generated").to_owned();
-    rows.push(bench_nabla4(
-        "calculate_nabla4 R2B4 x65",
-        e2c2v,
-        grid.num_vertices,
-        nk,
-        &mut rng,
-    ));
-    rows.push(bench_nabla2_for_theta(&mut rng));
-    print_table(&rows, triad);
+        let grid = IcosahedralGrid::generate(2, 4).expect("R2B4 builds");
+        let e2c2v = grid.table("E2C2V").expect("generated").to_owned();
+        cases.push(bench_nabla4(
+            &mut group,
+            ("nabla4_r2b4", "calculate_nabla4 R2B4 x65"),
+            e2c2v,
+            grid.num_vertices,
+            nk,
+            &mut rng,
+        ));
+        cases.push(bench_nabla2_for_theta(&mut group, &mut rng));
+        group.finish();
+    }
+    print_table(&run.finish(), triad_bytes, &cases);
 }

@@ -5,7 +5,9 @@
 //! then one diffusion step of the main job (mountains) over the bytes of all its programs.
 //!
 //! Bytes of a call: each field parameter's whole array once (twice for a field read and
-//! written), each neighbour table the program uses once; scalars are not counted. A call takes
+//! written), each neighbour table the program uses once; scalars are not counted. A call whose
+//! domain covers less than 95 % of its output says so (`[domain N%]`): it moves less than that
+//! count, so its GB/s overstate. A call takes
 //! ICON's domain on the grid (`gt4rs_stencils::icon::calls::icon_calls`, every value of each
 //! static argument) with seeded random inputs, and its time is the median of `--calls` calls
 //! after one warm-up call, its arguments converted once (`DynProgram::call_dynamic_timed`).
@@ -142,6 +144,24 @@ fn traffic(signature: &Signature, call: &Call) -> Result<usize, String> {
     Ok(bytes)
 }
 
+/// The fraction of its first output's points a call's domain covers (levels, and the
+/// horizontal range where the call has one).
+fn coverage(signature: &Signature, grid: &Grid, setup: &Setup) -> f64 {
+    let levels = (setup.vertical.1 - setup.vertical.0) as f64 / setup.nlev as f64;
+    let horizontal_dim = signature.params.iter().find_map(|p| match (&p.kind, p.role) {
+        (ParamKind::Field { dims }, role) if role != gt4rs::__private::ir::fieldview::Role::In => {
+            dims.first().cloned()
+        }
+        _ => None,
+    });
+    let points = horizontal_dim.and_then(|d| calls::extent(grid, &d, setup.nlev).ok());
+    let horizontal = match (setup.horizontal, points) {
+        ((0, 0), _) | (_, None) => 1.0,
+        ((start, end), Some(n)) => (end - start) as f64 / n as f64,
+    };
+    (levels * horizontal).min(1.0)
+}
+
 /// The static values of a setup, for the row's label (`flag=true`).
 fn static_label(signature: &Signature, setup: &Setup) -> String {
     let values: Vec<String> = signature
@@ -256,11 +276,16 @@ fn programs_on(
                     .one_thread
                     .install(|| time_program(entry, &options, &call, settings.calls));
                 let statics = static_label(&signature, setup);
-                let label = if statics.is_empty() {
+                let mut label = if statics.is_empty() {
                     entry.name.to_string()
                 } else {
                     format!("{} ({statics})", entry.name)
                 };
+                let covered = coverage(&signature, grid, setup);
+                if covered < 0.95 {
+                    // Whole arrays are counted; the call moves less.
+                    label = format!("{label} [domain {:.0}%]", 100.0 * covered);
+                }
                 row(&label, precision, bytes, all, one, machine);
             }
         }

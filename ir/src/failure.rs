@@ -39,48 +39,82 @@ pub enum Failure {
     /// The domain of stage `stage` along `dim` is not inside an output. Values: the domain's
     /// start and end, the output's start and end along `dim`.
     OutputTooSmall {
+        /// The stage whose domain is checked.
         stage: usize,
+        /// The output the stage writes.
         field: FieldName,
+        /// The dimension along which the domain leaves the output.
         dim: String,
     },
     /// A read shifted by `shift` along `dim` leaves its field somewhere in the domain of stage
     /// `stage`. Values: the domain's start and end, the field's start and end along `dim`.
     ShiftedReadOutside {
+        /// The stage whose domain is checked.
         stage: usize,
+        /// The field read.
         field: FieldName,
+        /// The dimension of the shift.
         dim: String,
+        /// The static shift of the read along `dim`.
         shift: i64,
     },
     /// A sparse argument's local dimension does not hold the offset's `count` neighbours.
     /// Values: the argument's start and end along `dim`.
     LocalDimension {
+        /// The sparse argument's parameter name.
         arg: String,
+        /// Its local dimension (the offset's name).
         dim: String,
+        /// The number of neighbours the offset declares.
         count: u32,
     },
     /// An argument that is read has no point along `dim`. No values.
-    EmptyArgument { arg: String, dim: String },
+    EmptyArgument {
+        /// The argument's parameter name.
+        arg: String,
+        /// The dimension along which it is empty.
+        dim: String,
+    },
     /// A read at a point outside its field. Values: the index read, the field's start and end
     /// along `dim`.
-    ReadOutside { field: FieldName, dim: String },
+    ReadOutside {
+        /// The field read.
+        field: FieldName,
+        /// The dimension along which the index falls outside.
+        dim: String,
+    },
     /// A neighbour step or a reduction from an index along `from` outside the rows of the table
     /// of `offset`. Values: the index, the table's rows.
-    RowOutside { offset: String, from: String },
+    RowOutside {
+        /// The offset whose table is indexed.
+        offset: String,
+        /// The offset's source dimension (the table's rows).
+        from: String,
+    },
     /// Slot `slot` of the table of `offset` is -1 where a neighbour is needed. Values: the
     /// table's row.
     MissingNeighbour {
+        /// The offset whose table holds the -1.
         offset: String,
+        /// The offset's source dimension (the table's rows).
         from: String,
+        /// The column of the table that was read.
         slot: u32,
     },
     /// An integer division or remainder by zero. No values.
     DivisionByZero,
     /// A domain whose start along `dim` is past its end. Values: the start and the end.
-    ReversedDomain { dim: String },
+    ReversedDomain {
+        /// The dimension whose range is reversed.
+        dim: String,
+    },
     /// The value `field` needs at a point reads a skipped neighbour (a -1 entry) or a point
     /// outside a field or a table, where that read sits in a branch (`concat_where`, `if`) or
     /// a reduction slot that is taken there. No values.
-    Undefined { field: FieldName },
+    Undefined {
+        /// The output (or temporary) whose value is undefined.
+        field: FieldName,
+    },
 }
 
 /// Which error of the runtime a failure is.
@@ -89,7 +123,10 @@ pub enum FailureClass {
     /// The domain of a call does not fit its fields.
     Domain,
     /// An argument is unfit for the program, whatever the domain.
-    Argument { arg: String },
+    Argument {
+        /// The argument's parameter name.
+        arg: String,
+    },
     /// A value met at a point of the domain.
     Execution,
 }
@@ -104,6 +141,8 @@ pub fn format_point(point: &Point<'_>) -> String {
 }
 
 impl Failure {
+    /// Which runtime error this failure becomes: a domain error, an argument error naming the
+    /// argument, or an error met while executing.
     pub fn class(&self) -> FailureClass {
         match self {
             Failure::OutputTooSmall { .. }
@@ -189,7 +228,9 @@ impl Failure {
 /// with it (those its check depends on, outer to inner).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct FailureSite {
+    /// The failure reported.
     pub failure: Failure,
+    /// The names of the dimensions of the recorded coordinates, outer to inner.
     pub point: Vec<String>,
 }
 
@@ -199,21 +240,32 @@ pub struct FailureSite {
 pub struct Precondition {
     /// The field checked, and the position of the checked dimension among its dimensions.
     pub field: Source,
+    /// The position of the checked dimension among the field's dimensions.
     pub dim: usize,
+    /// What is checked along that dimension.
     pub kind: PreconditionKind,
     /// What is reported when the condition does not hold.
     pub failure: Failure,
 }
 
+/// What a [`Precondition`] checks along one dimension of a field.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PreconditionKind {
     /// The domain along its dimension `domain_dim`, shifted by `shift`, lies inside the field
     /// (an output: shift 0; a read with a static shift).
-    Covers { domain_dim: usize, shift: i64 },
+    Covers {
+        /// The position of the checked dimension in the stage's domain.
+        domain_dim: usize,
+        /// The static shift of the read (0 for an output).
+        shift: i64,
+    },
     /// The field has a point along the dimension (clamped and masked reads need one).
     NotEmpty,
     /// The field spans exactly `0..count` along the dimension (a local dimension).
-    Spans { count: i64 },
+    Spans {
+        /// The number of neighbours of the offset (the local dimension's width).
+        count: i64,
+    },
 }
 
 impl Precondition {

@@ -17,7 +17,9 @@ use crate::types::{CmpOp, DimInfo, OffsetInfo, ScalarType, Type};
 /// (serde, `Clone`, `PartialEq`, `Debug`) are written out to grow the stack at each level
 /// ([`stack::grow`]) and otherwise behave as derived (the JSON is `{"ty": …, "kind": …}`).
 pub struct Expr {
+    /// The expression's type (dimensions and element type, or a tuple of them).
     pub ty: Type,
+    /// What the expression computes.
     pub kind: ExprKind,
 }
 
@@ -82,16 +84,20 @@ impl std::fmt::Debug for Expr {
 /// A literal value. Floats are kept as bit patterns so NaN and infinities survive serialisation.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
 pub enum Literal {
+    /// `true` or `false`.
     Bool(bool),
+    /// An integer literal, of the type the checker gave its expression.
     Int(i64),
     /// `f64::to_bits` of the value (an `f32` literal is stored widened).
     Float(u64),
 }
 
 impl Literal {
+    /// A float literal of `value` (any bits, NaN included).
     pub fn float(value: f64) -> Literal {
         Literal::Float(value.to_bits())
     }
+    /// The value as an `f64` (bool as 0 or 1).
     pub fn as_f64(self) -> f64 {
         match self {
             Literal::Bool(b) => b as i64 as f64,
@@ -101,6 +107,7 @@ impl Literal {
     }
 }
 
+/// Unary operators.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
     /// `-x`
@@ -109,11 +116,16 @@ pub enum UnaryOp {
     Not,
 }
 
+/// Binary arithmetic and bitwise operators; both operands have one element type.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
+    /// `+` (wrapping on integers).
     Add,
+    /// `-` (wrapping on integers).
     Sub,
+    /// `*` (wrapping on integers).
     Mul,
+    /// `/`: truncating on integers, where a zero divisor is an error.
     Div,
     /// Rust's `%`: truncated remainder on integers, `fmod` on floats.
     Rem,
@@ -128,45 +140,73 @@ pub enum BinaryOp {
 /// Elementwise math builtins, spelled as Rust's own methods (`x.sqrt()`, `a.max(b)`, …).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFun {
+    /// `x.abs()`: floats and integers (wrapping: `abs(MIN)` is `MIN`).
     Abs,
+    /// `x.sqrt()`
     Sqrt,
+    /// `x.cbrt()`: the real cube root.
     Cbrt,
+    /// `x.exp()`
     Exp,
     /// Natural logarithm (`x.ln()`).
     Ln,
+    /// `x.log10()`
     Log10,
+    /// `x.log2()`
     Log2,
+    /// `x.sin()` (radians).
     Sin,
+    /// `x.cos()` (radians).
     Cos,
+    /// `x.tan()` (radians).
     Tan,
+    /// `x.asin()`
     Asin,
+    /// `x.acos()`
     Acos,
+    /// `x.atan()`
     Atan,
+    /// `x.sinh()`
     Sinh,
+    /// `x.cosh()`
     Cosh,
+    /// `x.tanh()`
     Tanh,
+    /// `x.asinh()`
     Asinh,
+    /// `x.acosh()`
     Acosh,
+    /// `x.atanh()`
     Atanh,
     /// The gamma function (`gamma(x)`).
     Gamma,
+    /// `x.floor()`
     Floor,
+    /// `x.ceil()`
     Ceil,
+    /// `x.trunc()`: rounds towards zero.
     Trunc,
+    /// `x.round()`: half-way cases away from zero.
     Round,
-    /// Predicates returning bool.
+    /// `x.is_nan()`, a bool.
     IsNan,
+    /// `x.is_finite()`, a bool.
     IsFinite,
+    /// `x.is_infinite()`, a bool.
     IsInfinite,
-    /// Binary: `a.min(b)`, `a.max(b)` (GT4Py `minimum`/`maximum`).
+    /// `a.min(b)` (GT4Py `minimum`).
     Min,
+    /// `a.max(b)` (GT4Py `maximum`).
     Max,
-    /// `a.powf(b)` (floats), `a.powi(n)` (float base, i32 exponent), `a.pow(n)` (integer base).
+    /// `a.powf(b)`: float base and exponent.
     Powf,
+    /// `a.powi(n)` (float base, i32 exponent) or `a.pow(n)` (integer base).
     Powi,
-    /// Euclidean division and remainder (`a.div_euclid(b)`, `a.rem_euclid(b)`): floor semantics,
-    /// as Python's `//` and `%` for positive divisors.
+    /// `a.div_euclid(b)`: the Euclidean quotient (floor semantics, as Python's `//` for a
+    /// positive divisor).
     DivEuclid,
+    /// `a.rem_euclid(b)`: the remainder that is never negative (Python's `%` for a positive
+    /// divisor).
     RemEuclid,
     /// `a.atan2(b)`
     Atan2,
@@ -175,6 +215,7 @@ pub enum MathFun {
 }
 
 impl MathFun {
+    /// How many arguments the function takes (1 or 2).
     pub fn arity(self) -> usize {
         use MathFun::*;
         match self {
@@ -196,6 +237,7 @@ impl MathFun {
     }
 }
 
+/// Reductions over a local dimension.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceOp {
     /// `neighbor_sum`: starts from 0.
@@ -211,14 +253,20 @@ pub enum ReduceOp {
 pub enum DomainCond {
     /// `index(dim) op value`; `value` is a scalar integer expression.
     Cmp {
+        /// The dimension whose index is compared.
         dim: String,
+        /// The comparison.
         op: CmpOp,
+        /// The right-hand side.
         value: Box<Expr>,
     },
+    /// Both conditions hold (`a & b`).
     And(Box<DomainCond>, Box<DomainCond>),
+    /// Either condition holds (`a | b`).
     Or(Box<DomainCond>, Box<DomainCond>),
 }
 
+/// What an [`Expr`] computes.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// Parameter `n` of the enclosing operator or program.
@@ -227,103 +275,156 @@ pub enum ExprKind {
     Var(u32),
     /// `let var = value; body`
     Let {
+        /// The variable's number.
         var: u32,
+        /// The bound value.
         value: Box<Expr>,
+        /// The expression that may read `var`.
         body: Box<Expr>,
     },
+    /// A constant.
     Literal(Literal),
     /// `arg.at(dim + offset)`: `result[i] = arg[i + offset]` along `dim`.
     CartesianShift {
+        /// The field shifted.
         arg: Box<Expr>,
+        /// The Cartesian dimension of the shift.
         dim: String,
+        /// The static shift (may be negative).
         offset: i64,
     },
     /// `arg.at(dim + off)` with `off` an integer field or scalar (GT4Py `as_offset`).
     DynamicShift {
+        /// The field shifted.
         arg: Box<Expr>,
+        /// The Cartesian dimension of the shift.
         dim: String,
+        /// The integer shift, per point or one scalar.
         offset: Box<Expr>,
     },
     /// `arg.at(O)` (slot `None`: adds the local dimension `O`) or `arg.at(O[slot])`.
     /// The argument lives on `O.to`; the result on `O.from`.
     NeighborShift {
+        /// The field read through the offset.
         arg: Box<Expr>,
+        /// The offset's name.
         offset: String,
+        /// The neighbour taken; `None` for all of them, as a new local dimension.
         slot: Option<u32>,
     },
     /// `arg[O(slot)]`: picks one slot of the local dimension `local`.
     LocalIndex {
+        /// A sparse field.
         arg: Box<Expr>,
+        /// Its local dimension (an offset's name).
         local: String,
+        /// The slot picked.
         slot: u32,
     },
+    /// `op arg`.
     Unary {
+        /// The operator.
         op: UnaryOp,
+        /// The operand.
         arg: Box<Expr>,
     },
+    /// `lhs op rhs`, elementwise with broadcasting.
     Binary {
+        /// The operator.
         op: BinaryOp,
+        /// The left operand.
         lhs: Box<Expr>,
+        /// The right operand.
         rhs: Box<Expr>,
     },
+    /// `lhs op rhs` as a bool, elementwise with broadcasting.
     Compare {
+        /// The comparison.
         op: CmpOp,
+        /// The left operand.
         lhs: Box<Expr>,
+        /// The right operand.
         rhs: Box<Expr>,
     },
+    /// A math builtin, elementwise.
     Math {
+        /// The function.
         fun: MathFun,
+        /// Its arguments ([`MathFun::arity`] of them).
         args: Vec<Expr>,
     },
     /// `x as T`
     Cast {
+        /// The value converted.
         arg: Box<Expr>,
+        /// The element type converted to.
         to: ScalarType,
     },
     /// `select(cond, a, b)`: elementwise, `cond` a bool field or scalar; tuples map elementwise.
     Select {
+        /// The condition.
         cond: Box<Expr>,
+        /// The value where it holds.
         if_true: Box<Expr>,
+        /// The value where it does not.
         if_false: Box<Expr>,
     },
     /// `if cond { a } else { b }` with a scalar bool condition: only one branch is evaluated.
     IfElse {
+        /// A scalar bool.
         cond: Box<Expr>,
+        /// The value when it holds.
         then: Box<Expr>,
+        /// The value when it does not.
         otherwise: Box<Expr>,
     },
     /// `neighbor_sum(arg, O)`, `max_over`, `min_over`: removes the local dimension `local`,
     /// skipping slots whose connectivity entry is -1.
     Reduce {
+        /// Sum, maximum or minimum.
         op: ReduceOp,
+        /// The local dimension removed (an offset's name).
         local: String,
+        /// A field with that local dimension.
         arg: Box<Expr>,
     },
     /// `broadcast(arg, (D1, D2, …))`
     Broadcast {
+        /// The value broadcast.
         arg: Box<Expr>,
+        /// The dimensions of the result, in canonical order.
         dims: Vec<String>,
     },
     /// `concat_where(cond, a, b)`: `a` where the point's indices satisfy `cond`, else `b`.
     ConcatWhere {
+        /// The condition on the point's indices.
         cond: DomainCond,
+        /// The value where it holds.
         if_true: Box<Expr>,
+        /// The value where it does not.
         if_false: Box<Expr>,
     },
+    /// A tuple of values (an operator returning several fields).
     Tuple(Vec<Expr>),
+    /// Element `index` of a tuple.
     TupleGet {
+        /// The tuple.
         arg: Box<Expr>,
+        /// The element's position.
         index: u32,
     },
     /// A call of another field or scan operator, by its [`Operator::key`]. For a scan
     /// operator `args` are the values for its parameters after the carry.
     Call {
+        /// The callee's [`Operator::key`], found in the enclosing [`Bundle`].
         callee: String,
+        /// The arguments, one per parameter (after the carry, for a scan).
         args: Vec<Expr>,
     },
 }
 
 impl Expr {
+    /// An expression of type `ty` computing `kind`.
     pub fn new(ty: Type, kind: ExprKind) -> Expr {
         Expr { ty, kind }
     }
@@ -390,20 +491,28 @@ impl Expr {
     }
 }
 
+/// A parameter of a field or scan operator.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Param {
+    /// Its name in the source.
     pub name: String,
+    /// Its type.
     pub ty: Type,
 }
 
+/// Whether an operator is a field operator or a scan.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub enum OperatorKind {
+    /// A `#[field_operator]`: a pure function over fields.
     Field,
     /// A scan: `params[0]` is the carry, whose type equals the return type and `init`'s type;
     /// the other parameters are per-level scalars. The body is a scalar expression.
     Scan {
+        /// The vertical dimension scanned along.
         axis: String,
+        /// `true`: from the first level up; `false`: from the last down.
         forward: bool,
+        /// The carry's value before the first level.
         init: Expr,
     },
 }
@@ -413,10 +522,15 @@ pub enum OperatorKind {
 pub struct Operator {
     /// Unique across crates: the name plus a hash of where and what it is.
     pub key: String,
+    /// Its name in the source.
     pub name: String,
+    /// Its parameters, in order.
     pub params: Vec<Param>,
+    /// Its return type.
     pub ret: Type,
+    /// Its body, in operator scope ([`ExprKind::Param`] refers to `params`).
     pub body: Expr,
+    /// Field operator or scan.
     pub kind: OperatorKind,
 }
 
@@ -425,18 +539,24 @@ pub struct Operator {
 /// operator's hidden definition macro hands to whoever calls it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
 pub struct Bundle {
+    /// The operator itself and every operator it calls.
     pub operators: Vec<Operator>,
+    /// Every dimension they mention.
     pub dims: Vec<DimInfo>,
+    /// Every offset they mention.
     pub offsets: Vec<OffsetInfo>,
 }
 
 impl Bundle {
+    /// The operator with [`Operator::key`] `key`.
     pub fn operator(&self, key: &str) -> Option<&Operator> {
         self.operators.iter().find(|o| o.key == key)
     }
+    /// The dimension named `name`.
     pub fn dim(&self, name: &str) -> Option<&DimInfo> {
         self.dims.iter().find(|d| d.name == name)
     }
+    /// The offset named `name`.
     pub fn offset(&self, name: &str) -> Option<&OffsetInfo> {
         self.offsets.iter().find(|o| o.name == name)
     }
@@ -478,10 +598,14 @@ pub enum Role {
     InOut,
 }
 
+/// A parameter of a program.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct ProgramParam {
+    /// Its name (also the field's name in the generated `Args`).
     pub name: String,
+    /// Its type: a field or a scalar.
     pub ty: Type,
+    /// Read, written, or both.
     pub role: Role,
     /// Declared `#[static_arg]`: a scalar that `compile()` may specialise on.
     pub is_static: bool,
@@ -490,8 +614,11 @@ pub struct ProgramParam {
 /// `start..end` along `dim`; both are scalar integer expressions over program parameters.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct DomainRange {
+    /// The dimension.
     pub dim: String,
+    /// The first index.
     pub start: Expr,
+    /// One past the last index.
     pub end: Expr,
 }
 
@@ -501,7 +628,9 @@ pub enum Target {
     /// Program parameter `param` (a field), over `domain`. Dimensions of the field that the
     /// domain does not list take the field's whole range; an empty domain is the whole field.
     Field {
+        /// The output parameter's position.
         param: u32,
+        /// The ranges written; dimensions not listed are written whole.
         domain: Vec<DomainRange>,
     },
     /// A tuple result, element by element (each element with its own domain).
@@ -513,15 +642,20 @@ pub enum Target {
 pub struct ProgramCall {
     /// Evaluated in program scope (`Param` refers to program parameters); usually a `Call`.
     pub value: Expr,
+    /// Where it is written.
     pub target: Target,
 }
 
 /// A checked program, with everything it calls.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Program {
+    /// Its name (also the name of the generated module).
     pub name: String,
+    /// Its parameters, in order.
     pub params: Vec<ProgramParam>,
+    /// Its statements, in order.
     pub calls: Vec<ProgramCall>,
+    /// Every operator, dimension and offset the statements use.
     pub bundle: Bundle,
 }
 
@@ -552,11 +686,16 @@ impl Program {
             .collect()
     }
 
+    /// The JSON form embedded in the generated program (read back by [`Program::from_json`]).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self)
             .expect("the IR serialises: it holds no maps with non-string keys")
     }
 
+    /// Reads the JSON form written by [`Program::to_json`], however deeply its expressions nest.
+    ///
+    /// # Errors
+    /// A JSON error where `json` is not such a document.
     pub fn from_json(json: &str) -> Result<Program, serde_json::Error> {
         stack::from_json(json)
     }

@@ -24,6 +24,7 @@ pub enum ParamType {
     Table,
     /// `long long*` (the kernel's error record, [`ERROR_RECORD_LEN`] words).
     ErrorSlot,
+    /// A scalar passed by value (`double`, `int`, …).
     Scalar(ScalarType),
 }
 
@@ -73,35 +74,50 @@ impl ParamType {
 pub enum FieldRole {
     /// Device pointer of the field.
     Data {
+        /// The field whose data pointer it is.
         field: Source,
     },
     /// Origin, extent or stride (in elements) of the field along its dimension `dim`.
     Origin {
+        /// The field.
         field: Source,
+        /// The position of the dimension among the field's dimensions.
         dim: usize,
     },
+    /// Number of points of the field along its dimension `dim`.
     Extent {
+        /// The field.
         field: Source,
+        /// The position of the dimension among the field's dimensions.
         dim: usize,
     },
+    /// Distance in elements between neighbouring points along the field's dimension `dim`.
     Stride {
+        /// The field.
         field: Source,
+        /// The position of the dimension among the field's dimensions.
         dim: usize,
     },
     /// Connectivity table `index` (in `Program::used_offsets` order) and its row count.
     Table {
+        /// The table's position in `Program::used_offsets`.
         index: usize,
     },
+    /// Number of rows of connectivity table `index`.
     TableRows {
+        /// The table's position in `Program::used_offsets`.
         index: usize,
     },
     /// Scalar program parameter `param`.
     Scalar {
+        /// The program parameter's position.
         param: u32,
     },
     /// Start (`end == false`) or exclusive end of the stage's domain dimension `dim`.
     Bound {
+        /// The position of the dimension in the stage's domain.
         dim: usize,
+        /// `false` for the start, `true` for the exclusive end.
         end: bool,
     },
     /// The kernel's error record in device memory (see [`ERROR_RECORD_LEN`]).
@@ -111,10 +127,13 @@ pub enum FieldRole {
 /// One field of a kernel's parameter struct, in declaration order.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct ParamField {
+    /// The field's name in the C struct.
     pub name: String,
+    /// Its C type.
     pub ty: ParamType,
     /// Byte offset in the C struct (see [`KernelInfo::lay_out`]).
     pub offset: usize,
+    /// What the host puts there.
     pub role: FieldRole,
 }
 
@@ -129,16 +148,20 @@ pub const ERROR_VALUES: usize = 3;
 /// the failures it may record and the conditions its launcher checks first.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct KernelInfo {
+    /// The kernel's name in the CUDA source.
     pub name: String,
+    /// The index of the stage it runs.
     pub stage: usize,
     /// A scan: one thread per column walks every level; otherwise `blockIdx.y` picks a block
     /// of `GT4RS_K_BLOCK` levels.
     pub scan: bool,
     /// Domain dimensions linearised over threads (the last one fastest).
     pub outer_dims: Vec<usize>,
+    /// The position of the vertical dimension in the stage's domain, if it has one.
     pub vertical_dim: Option<usize>,
     /// Size in bytes of the C parameter struct.
     pub size: usize,
+    /// The fields of the parameter struct, in declaration order.
     pub fields: Vec<ParamField>,
     /// The failure of error code `i + 1`.
     pub errors: Vec<FailureSite>,
@@ -222,14 +245,21 @@ impl KernelInfo {
 /// each, in order) and the kernels' launch metadata.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct KernelProgram {
+    /// The lowered program, one stage per kernel.
     pub stages: StageProgram,
+    /// Launch metadata of each kernel, in stage order.
     pub kernels: Vec<KernelInfo>,
 }
 
 impl KernelProgram {
+    /// The JSON form embedded in a generated program.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("kernel programs serialise")
     }
+    /// Reads the JSON form written by [`KernelProgram::to_json`].
+    ///
+    /// # Errors
+    /// A JSON error where `s` is not such a document.
     pub fn from_json(s: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(s)
     }

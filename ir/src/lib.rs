@@ -12,6 +12,8 @@
 //!
 //! [`build`] constructs fieldview IR by hand, for tests and generators that bypass the macro.
 
+#![warn(missing_docs)]
+
 pub mod build;
 pub mod failure;
 pub mod fieldview;

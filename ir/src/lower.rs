@@ -58,6 +58,7 @@ use builder::StageBuilder;
 /// Why a program could not be lowered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LowerError {
+    /// What the lowering found, for the program's compile error.
     pub message: String,
 }
 
@@ -82,7 +83,9 @@ type TargetLeaf<'p> = (Vec<u32>, u32, &'p [crate::fieldview::DomainRange]);
 /// A lowered value: one node, or a tuple of values.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// One stage node.
     Node(NodeId),
+    /// A tuple, element by element.
     Tuple(Vec<Value>),
 }
 

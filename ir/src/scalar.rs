@@ -24,10 +24,15 @@ pub use rules::{cast, Arithmetic, CastTo};
 /// A scalar of one of the element types: a program argument, a static value, a folded constant.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
 pub enum ScalarValue {
+    /// A `bool`.
     Bool(bool),
+    /// An `i32`.
     I32(i32),
+    /// An `i64`.
     I64(i64),
+    /// An `f32`.
     F32(f32),
+    /// An `f64`.
     F64(f64),
 }
 

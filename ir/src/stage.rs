@@ -23,6 +23,7 @@ pub type NodeId = u32;
 /// A neighbour slot: fixed (`x[O(n)]`, `f.at(O[n])`) or the variable of an enclosing reduction.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Slot {
+    /// A fixed column of the table (`x[O(n)]`, `f.at(O[n])`).
     Fixed(u32),
     /// The slot variable of the [`Node::Reduce`] with this `var`.
     Var(u32),
@@ -32,16 +33,32 @@ pub enum Slot {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Step {
     /// `index(dim) += offset`.
-    Cartesian { dim: String, offset: i64 },
+    Cartesian {
+        /// The dimension moved along.
+        dim: String,
+        /// The static shift (may be negative).
+        offset: i64,
+    },
     /// `index(dim) += value of node` (an integer node evaluated at the stage's point).
-    Dynamic { dim: String, offset: NodeId },
+    Dynamic {
+        /// The dimension moved along.
+        dim: String,
+        /// The integer node whose value is the shift.
+        offset: NodeId,
+    },
     /// `index(to) = table[index(from)][slot]`; the index along `from` is dropped.
-    Neighbor { offset: String, slot: Slot },
+    Neighbor {
+        /// The offset whose connectivity table is followed.
+        offset: String,
+        /// The column of the table read.
+        slot: Slot,
+    },
 }
 
 /// Where a point is read from the stage's point.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct AccessPath {
+    /// The steps, applied in order from the stage's point.
     pub steps: Vec<Step>,
 }
 
@@ -59,11 +76,13 @@ impl AccessPath {
         }
     }
 
+    /// This path followed by one more `step`.
     pub fn then(&self, step: Step) -> AccessPath {
         let mut steps = self.steps.clone();
         steps.push(step);
         AccessPath { steps }
     }
+    /// Whether the path reads the stage's own point.
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
@@ -83,9 +102,13 @@ pub enum Source {
 pub enum Node {
     /// The element of `source` at `path` (and, for a sparse field, at `local` slot).
     Load {
+        /// The field read.
         source: Source,
+        /// How to reach the point read from the stage's point.
         path: AccessPath,
+        /// The slot of the local dimension, for a sparse field; `None` for a dense one.
         local: Option<Slot>,
+        /// The field's element type.
         dtype: ScalarType,
         /// True when the load sits in a `concat_where` or `if`/`else` branch: it is only
         /// meaningful where the branch is taken, so emitters clamp its position (and read a
@@ -100,69 +123,110 @@ pub enum Node {
     },
     /// The index along `dim` of the point reached by `path` (for `concat_where` conditions).
     Index {
+        /// The dimension whose index is taken.
         dim: String,
+        /// How to reach the point from the stage's point.
         path: AccessPath,
     },
     /// Scalar program parameter `n`.
     Scalar {
+        /// The program parameter's position.
         param: u32,
+        /// Its element type.
         dtype: ScalarType,
     },
+    /// A constant.
     Literal {
+        /// The value.
         value: Literal,
+        /// Its element type (an integer literal may be of any integer or float type).
         dtype: ScalarType,
     },
+    /// `op arg`.
     Unary {
+        /// The operator.
         op: UnaryOp,
+        /// The operand.
         arg: NodeId,
+        /// The result's element type (the operand's).
         dtype: ScalarType,
     },
+    /// `lhs op rhs`, both operands of `dtype`.
     Binary {
+        /// The operator.
         op: BinaryOp,
+        /// The left operand.
         lhs: NodeId,
+        /// The right operand.
         rhs: NodeId,
+        /// The element type of the operands and the result.
         dtype: ScalarType,
     },
+    /// `lhs op rhs` as a bool, both operands of one element type.
     Compare {
+        /// The comparison.
         op: CmpOp,
+        /// The left operand.
         lhs: NodeId,
+        /// The right operand.
         rhs: NodeId,
     },
+    /// A math builtin applied to `args` ([`MathFun::arity`] of them).
     Math {
+        /// The function.
         fun: MathFun,
+        /// Its arguments, in order.
         args: Vec<NodeId>,
+        /// The result's element type (`bool` for the predicates).
         dtype: ScalarType,
     },
+    /// `arg as to`, by the rules of [`crate::scalar::cast`].
     Cast {
+        /// The value converted.
         arg: NodeId,
+        /// The element type converted to.
         to: ScalarType,
     },
     /// `if cond { if_true } else { if_false }`, both sides evaluated (they are pure).
     Select {
+        /// A bool node.
         cond: NodeId,
+        /// The value where `cond` holds.
         if_true: NodeId,
+        /// The value where it does not.
         if_false: NodeId,
+        /// The element type of both values.
         dtype: ScalarType,
     },
     /// Reduction of `value` over the slots of `offset` at the point reached by `center`, slots
     /// whose entry is -1 skipped. `body` lists (in arena order) the nodes that depend on `var`.
     Reduce {
+        /// Sum, maximum or minimum.
         op: ReduceOp,
+        /// The offset whose neighbours are reduced over (also the local dimension's name).
         offset: String,
+        /// Where the point whose neighbours are taken lies, from the stage's point.
         center: AccessPath,
+        /// The slot variable ([`Slot::Var`]) the body's loads use.
         var: u32,
+        /// The nodes evaluated once per slot, in arena order.
         body: Vec<NodeId>,
+        /// The node whose per-slot values are reduced.
         value: NodeId,
+        /// The element type of the result.
         dtype: ScalarType,
     },
     /// Component `n` of the stage's scan carry, as it was before the current level.
     Carry {
+        /// The component's position in [`Scan::carry`].
         index: u32,
+        /// Its element type.
         dtype: ScalarType,
     },
 }
 
 impl Node {
+    /// The element type of the node's value.
     pub fn dtype(&self) -> ScalarType {
         match self {
             Node::Load { dtype, .. }
@@ -263,18 +327,34 @@ pub enum Bound {
     /// The first (start) or one-past-last (end) index of the first output's field.
     OutputFull,
     /// The first index of program parameter `param` (a field) along `dim`.
-    FieldStart { param: u32, dim: String },
+    FieldStart {
+        /// The program parameter (a field).
+        param: u32,
+        /// The dimension.
+        dim: String,
+    },
     /// One past the last index of program parameter `param` along `dim`.
-    FieldEnd { param: u32, dim: String },
+    FieldEnd {
+        /// The program parameter (a field).
+        param: u32,
+        /// The dimension.
+        dim: String,
+    },
     /// The number of `to` points of the connectivity of `offset` (its `target_size`).
-    TargetSize { offset: String },
+    TargetSize {
+        /// The offset whose connectivity is asked.
+        offset: String,
+    },
     /// The reach of the table of `offset` over its rows `rows_start..rows_end` (clamped to the
     /// table): the least entry (start) or one past the greatest (end), -1 entries skipped; an
     /// empty range where the rows hold no entry. A temporary read through `offset` from a stage
     /// over those rows is computed over this range only (see [`crate::lower`]).
     Reach {
+        /// The offset whose table is read.
         offset: String,
+        /// The first row considered.
         rows_start: Box<Bound>,
+        /// One past the last row considered.
         rows_end: Box<Bound>,
     },
 }
@@ -301,15 +381,20 @@ impl Bound {
 /// `start..end` along `dim`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct StageRange {
+    /// The dimension.
     pub dim: String,
+    /// The first index.
     pub start: Bound,
+    /// One past the last index.
     pub end: Bound,
 }
 
 /// `target ← value` at every point of the domain.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Output {
+    /// The field written (a program output or a temporary).
     pub target: Source,
+    /// The node whose value is stored.
     pub value: NodeId,
 }
 
@@ -319,17 +404,24 @@ pub struct Output {
 /// (from `init`) at the region's first level in scan direction.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct CarryComponent {
+    /// The value before the first level (a node evaluated at the column's point).
     pub init: NodeId,
+    /// The value after a level, computed from the [`Node::Carry`] values of the level before.
     pub next: NodeId,
+    /// The component's element type.
     pub dtype: ScalarType,
+    /// A bool node saying where the scan runs; `None`: at every level.
     pub active: Option<NodeId>,
 }
 
 /// A stage that walks its vertical `axis` sequentially in one direction, carrying state.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Scan {
+    /// The vertical dimension walked.
     pub axis: String,
+    /// `true`: from the first level up; `false`: from the last down.
     pub forward: bool,
+    /// The carry, one component per scalar of the scan operator's carry.
     pub carry: Vec<CarryComponent>,
 }
 
@@ -338,12 +430,19 @@ pub struct Scan {
 pub struct Stage {
     /// One range per dimension of the outputs, in canonical order.
     pub domain: Vec<StageRange>,
+    /// The expression DAG, children before parents.
     pub nodes: Vec<Node>,
+    /// What the stage stores at each point.
     pub outputs: Vec<Output>,
+    /// `Some` for a scan stage, which walks its vertical axis in order.
     pub scan: Option<Scan>,
 }
 
 impl Stage {
+    /// The node `id` of this stage.
+    ///
+    /// # Panics
+    /// Where `id` is not a node of this stage (the lowering only makes ids of existing nodes).
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id as usize]
     }
@@ -359,7 +458,9 @@ impl Stage {
 /// value (at the same element), so a reader that takes an undefined point sees it undefined.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Temporary {
+    /// Its dimensions, in canonical order.
     pub dims: Vec<String>,
+    /// Its element type.
     pub dtype: ScalarType,
     /// The temporary that holds where this one is undefined, if its value can be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -369,17 +470,24 @@ pub struct Temporary {
 /// A lowered program.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct StageProgram {
+    /// The program's name.
     pub name: String,
+    /// The stages, in execution order.
     pub stages: Vec<Stage>,
+    /// The temporaries the stages pass values through ([`Source::Temporary`] indices).
     pub temporaries: Vec<Temporary>,
+    /// Every dimension the stages mention.
     pub dims: Vec<DimInfo>,
+    /// Every offset the stages mention.
     pub offsets: Vec<OffsetInfo>,
 }
 
 impl StageProgram {
+    /// The dimension named `name`, if the program mentions it.
     pub fn dim(&self, name: &str) -> Option<&DimInfo> {
         self.dims.iter().find(|d| d.name == name)
     }
+    /// The offset named `name`, if the program mentions it.
     pub fn offset(&self, name: &str) -> Option<&OffsetInfo> {
         self.offsets.iter().find(|o| o.name == name)
     }

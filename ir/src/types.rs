@@ -6,15 +6,20 @@ use serde::{Deserialize, Serialize};
 /// field type: horizontal, then local, then vertical (GT4Py's rule), then by name.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DimKind {
+    /// A horizontal dimension (cells, edges, vertices; `I`, `J`).
     Horizontal,
+    /// A local dimension: the neighbours of a point, named after its offset.
     Local,
+    /// A vertical dimension (levels); scans run along it.
     Vertical,
 }
 
 /// A declared dimension. Within one program every dimension name is unique.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DimInfo {
+    /// The dimension's name, as declared.
     pub name: String,
+    /// What it indexes.
     pub kind: DimKind,
 }
 
@@ -22,6 +27,7 @@ pub struct DimInfo {
 /// dimension (same name) that indexes the `count` neighbours of each `from` point.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct OffsetInfo {
+    /// The offset's name (also the name of its local dimension).
     pub name: String,
     /// The declaration's identity: the name plus where it was declared, so two offsets named
     /// alike in different modules or crates are told apart when their tables are bound. Empty
@@ -32,6 +38,7 @@ pub struct OffsetInfo {
     pub from: String,
     /// Dimension of the neighbours (the field that is read).
     pub to: String,
+    /// The number of neighbours per `from` point (the table's width).
     pub count: u32,
     /// Declared `with skip_values`: its tables may hold -1 (no neighbour), which reductions
     /// skip. Without it a -1 in a bound table is an error (GT4Py's `skip_value`: none declared
@@ -67,20 +74,28 @@ impl OffsetInfo {
 /// Element types of fields and scalars.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
+    /// `bool`
     Bool,
+    /// `i32`
     I32,
+    /// `i64`
     I64,
+    /// `f32`
     F32,
+    /// `f64`
     F64,
 }
 
 impl ScalarType {
+    /// `f32` or `f64`.
     pub fn is_float(self) -> bool {
         matches!(self, ScalarType::F32 | ScalarType::F64)
     }
+    /// `i32` or `i64`.
     pub fn is_int(self) -> bool {
         matches!(self, ScalarType::I32 | ScalarType::I64)
     }
+    /// A float or an integer (not `bool`).
     pub fn is_arithmetic(self) -> bool {
         self.is_float() || self.is_int()
     }
@@ -94,6 +109,7 @@ impl ScalarType {
             ScalarType::F64 => "f64",
         }
     }
+    /// The type of a Rust spelling (`"f64"`, …); `None` for any other name.
     pub fn from_rust_name(name: &str) -> Option<Self> {
         Some(match name {
             "bool" => ScalarType::Bool,
@@ -112,15 +128,21 @@ impl ScalarType {
 /// canonical order (see [`DimKind`]).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
+    /// A scalar of this element type.
     Scalar(ScalarType),
+    /// A field over `dims`.
     Field {
+        /// Dimension names in canonical order.
         dims: Vec<String>,
+        /// The element type.
         dtype: ScalarType,
     },
+    /// A tuple of values of these types (operators that return several fields).
     Tuple(Vec<Type>),
 }
 
 impl Type {
+    /// A field type over `dims` (given in canonical order) of `dtype`.
     pub fn field(dims: &[&str], dtype: ScalarType) -> Type {
         Type::Field {
             dims: dims.iter().map(|d| d.to_string()).collect(),
@@ -142,6 +164,7 @@ impl Type {
             Type::Tuple(_) => None,
         }
     }
+    /// Whether this is a field type (0-d fields included).
     pub fn is_field(&self) -> bool {
         matches!(self, Type::Field { .. })
     }
@@ -174,11 +197,17 @@ impl std::fmt::Display for Type {
 /// Comparison operators, used both in expressions and in `concat_where` domain conditions.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
+    /// `==`
     Eq,
+    /// `!=`
     Ne,
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
 }
 

@@ -36,6 +36,7 @@ impl CacheKey {
         }
         CacheKey(h.finalize().into())
     }
+    /// The key as 64 lowercase hexadecimal digits (the entry's file name).
     pub fn hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
     }
@@ -44,7 +45,9 @@ impl CacheKey {
 /// How an artifact was obtained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// Found in the cache and valid.
     Hit,
+    /// Not in the cache: built and stored.
     Built,
     /// The stored entry was damaged and has been rebuilt.
     Rebuilt,
@@ -53,9 +56,13 @@ pub enum Outcome {
 /// One entry as listed by [`KernelCache::list`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// The entry's key, in hexadecimal.
     pub key: String,
+    /// What it holds (the program's name).
     pub label: String,
+    /// Its size on disk.
     pub bytes: u64,
+    /// Whether it decodes as an entry of its key (a damaged entry is rebuilt on use).
     pub valid: bool,
 }
 
@@ -98,10 +105,15 @@ impl KernelCache {
         std::env::temp_dir().join("gt4rs-cache")
     }
 
+    /// The cache in [`KernelCache::default_dir`] (created if missing).
+    ///
+    /// # Errors
+    /// [`Error::Io`] where the directory cannot be created.
     pub fn open_default() -> Result<Self, Error> {
         Self::open(Self::default_dir())
     }
 
+    /// The directory holding the entries.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -54,12 +54,19 @@ impl Default for CudaOptions {
 /// A partial set of options: what one layer (code or a file section) sets.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
+    /// `backend = "cpu"`: the backend (`embedded`, `cpu`, `cuda` or `auto`).
     pub backend: Option<Backend>,
+    /// `cpu.parallel_threshold`: see [`CpuOptions::parallel_threshold`].
     pub cpu_parallel_threshold: Option<usize>,
+    /// `cpu.chunk`: see [`CpuOptions::chunk`].
     pub cpu_chunk: Option<usize>,
+    /// `cpu.k_block`: see [`CpuOptions::k_block`].
     pub cpu_k_block: Option<usize>,
+    /// `cuda.block_size`: see [`CudaOptions::block_size`].
     pub cuda_block_size: Option<u32>,
+    /// `cuda.k_block`: see [`CudaOptions::k_block`].
     pub cuda_k_block: Option<u32>,
+    /// `cuda.max_registers`: see [`CudaOptions::max_registers`].
     pub cuda_max_registers: Option<u32>,
 }
 
@@ -77,10 +84,19 @@ pub const KEYS: &[&str] = &[
 /// Where a resolved value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
+    /// No layer set it: gt4rs's default.
     BuiltIn,
+    /// Set in code for every program ([`Options::new`](crate::Options::new), `with_cpu`, …).
     Explicit,
+    /// Set in code for this program ([`Options::with_program`](crate::Options::with_program)).
     ExplicitForProgram,
-    File { path: PathBuf, section: String },
+    /// A section of an options file.
+    File {
+        /// The options file.
+        path: PathBuf,
+        /// The section that set the value (`program.NAME`, `arch.sm_90`, `default`, …).
+        section: String,
+    },
 }
 
 impl fmt::Display for Source {
@@ -97,10 +113,17 @@ impl fmt::Display for Source {
 /// The options one program runs with, and where each came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProgramOptions {
+    /// The program's name.
     pub program: String,
+    /// The architecture the file's `arch.A` sections were matched with: `cpu` for the CPU and
+    /// embedded backends, the device's `sm_XY` for CUDA.
     pub arch: String,
+    /// The backend asked for (`Auto` is resolved by `compile()`: CUDA where a device is usable, else
+    /// CPU).
     pub backend: Backend,
+    /// The CPU kernels' tuning.
     pub cpu: CpuOptions,
+    /// The CUDA kernels' tuning.
     pub cuda: CudaOptions,
     /// `(key, value as text, source)` for every key of [`KEYS`].
     pub sources: Vec<(String, String, Source)>,
@@ -190,6 +213,7 @@ impl Config {
         Ok(config)
     }
 
+    /// The file this configuration was read from (named in its error messages).
     pub fn path(&self) -> &Path {
         &self.path
     }

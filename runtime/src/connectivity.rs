@@ -55,6 +55,7 @@ impl ConnectivityTable {
     pub fn to_dim(&self) -> &'static str {
         self.to
     }
+    /// The table: one row per `from` point, [`ConnectivityTable::count`] columns.
     pub fn table(&self) -> ArrayView2<'_, i32> {
         self.table.view()
     }
@@ -74,6 +75,7 @@ impl ConnectivityTable {
     pub fn max_entry(&self) -> i32 {
         self.max_entry
     }
+    /// Whether any entry is -1 (possible only for offsets declared `with skip_values`).
     pub fn has_skip_values(&self) -> bool {
         self.has_skip_values
     }
@@ -134,6 +136,46 @@ fn no_skip_values_declared(
 
 /// The neighbour table of offset `O`: one row per `O::From` point, `O::COUNT` columns, each
 /// entry an index of an `O::To` point or -1 (no neighbour: the skip value).
+///
+/// The table is validated once, when it is built: its width must be the offset's neighbour
+/// count, every entry must lie in `0..target_size` (`target_size` is the number of `O::To`
+/// points, the extent of the fields read through the offset), and a -1 is allowed only for an
+/// offset declared `with skip_values` (reductions skip it; a direct neighbour read through it
+/// inside a call's domain is an error naming the point). Programs bind tables at `compile()`
+/// through [`Options::with_connectivities`](crate::Options::with_connectivities), so calls never
+/// check them again. Cloning is cheap (the table is shared).
+///
+/// ```
+/// use gt4rs::prelude::*;
+///
+/// gt4rs::dimensions! { pub Cell, Edge: horizontal; }
+/// gt4rs::offsets! {
+///     pub E2C: Edge => Cell [2];
+///     pub C2E: Cell => Edge [3] with skip_values;
+/// }
+///
+/// # fn main() -> Result<(), gt4rs::Error> {
+/// // Rows flattened row by row: 3 edges × 2 cells each, entries among 2 cells.
+/// let e2c = Connectivity::<E2C>::from_vec(vec![0, 1, 1, 0, 0, 1], 3, 2)?;
+/// assert_eq!((e2c.rows(), e2c.count(), e2c.target_size()), (3, 2, 2));
+///
+/// // From an `ndarray::Array2`; cell 1 has only two edges (-1: no neighbour).
+/// let table = ndarray::array![[0, 1, 2], [1, 2, -1]];
+/// let c2e = Connectivity::<C2E>::new(table, 3)?;
+/// assert!(c2e.has_skip_values());
+///
+/// // Mistakes are errors naming the offset: an entry outside the target dimension, a vector
+/// // that is not rows × width, a -1 for an offset declared without skip values.
+/// assert!(Connectivity::<E2C>::from_vec(vec![0, 5], 1, 2).is_err());
+/// assert!(Connectivity::<E2C>::from_vec(vec![0, 1, 1], 2, 2).is_err());
+/// assert!(Connectivity::<E2C>::from_vec(vec![0, -1], 1, 2).is_err());
+///
+/// // The tables every program compiled with these options may use.
+/// let options = Options::default().with_connectivities(Connectivities::new().with(&e2c).with(&c2e));
+/// # let _ = options;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Connectivity<O: Offset> {
     table: Arc<ConnectivityTable>,
@@ -141,8 +183,12 @@ pub struct Connectivity<O: Offset> {
 }
 
 impl<O: Offset> Connectivity<O> {
-    /// Validates `table` (`[n_from, O::COUNT]`, entries in `-1..target_size`), where
-    /// `target_size` is the number of `O::To` points.
+    /// Validates `table` (`[n_from, O::COUNT]`, entries in `0..target_size`, or -1 where `O`
+    /// is declared `with skip_values`), where `target_size` is the number of `O::To` points.
+    /// Any memory order is accepted (the table is stored row-major).
+    ///
+    /// # Errors
+    /// [`Error::Connectivity`] naming the offset and the first bad row and slot.
     pub fn new(table: Array2<i32>, target_size: usize) -> Result<Self, Error> {
         let err = |message: String| Error::Connectivity {
             offset: O::NAME.to_string(),
@@ -205,6 +251,10 @@ impl<O: Offset> Connectivity<O> {
     /// count is given, not inferred, so a vector of another width (say a 4-wide table handed
     /// to a 2-wide offset, which would read as twice the rows) is an error instead of a
     /// silently reshaped table.
+    ///
+    /// # Errors
+    /// [`Error::Connectivity`] where `entries` is not `rows × O::COUNT` long, or as
+    /// [`Connectivity::new`].
     pub fn from_vec(entries: Vec<i32>, rows: usize, target_size: usize) -> Result<Self, Error> {
         let expected = rows.checked_mul(O::COUNT);
         if expected != Some(entries.len()) {
@@ -246,6 +296,7 @@ pub struct Connectivities {
 }
 
 impl Connectivities {
+    /// An empty set.
     pub fn new() -> Self {
         Self::default()
     }
@@ -255,6 +306,8 @@ impl Connectivities {
         self.tables.insert(O::KEY, conn.shared());
         self
     }
+    /// This set with the table of `O` added (or replaced): the builder form of
+    /// [`Connectivities::insert`].
     pub fn with<O: Offset>(mut self, conn: &Connectivity<O>) -> Self {
         self.insert(conn);
         self

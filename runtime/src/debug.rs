@@ -17,19 +17,25 @@ use crate::dims::Dims;
 use crate::error::Error;
 use crate::field::{Field, Scalar};
 
+/// Which checks run after each call of a program (see the module's documentation). Off by
+/// default; [`DebugChecks::parse`] reads `GT4RS_DEBUG`'s syntax.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DebugChecks {
+    /// Fails a call whose written points hold a NaN, naming the field and the first point.
     pub nan: bool,
+    /// Prints a line on standard error after each call, naming the program.
     pub progress: bool,
     /// Fields that must never hold negative values (e.g. tracers, temperature).
     pub non_negative: Vec<String>,
 }
 
 impl DebugChecks {
+    /// No checks.
     pub fn off() -> Self {
         Self::default()
     }
 
+    /// Whether any check is on (a call with none pays a single branch).
     pub fn is_on(&self) -> bool {
         self.nan || self.progress || !self.non_negative.is_empty()
     }
@@ -203,7 +209,9 @@ fn first_bad<T: CheckedScalar>(
 
 /// Element types the checks understand.
 pub trait CheckedScalar: Scalar {
+    /// Whether the value is a NaN (never, for integers).
     fn is_nan(self) -> bool;
+    /// Whether the value is below zero.
     fn is_negative(self) -> bool;
 }
 impl CheckedScalar for f64 {

@@ -8,7 +8,9 @@ use gt4rs_ir::DimKind;
 
 /// A dimension marker type.
 pub trait Dimension: Copy + Default + Send + Sync + 'static {
+    /// The dimension's name, as declared (`"Edge"`).
     const NAME: &'static str;
+    /// Horizontal, vertical, or local (an offset).
     const KIND: DimKind;
 }
 
@@ -19,6 +21,7 @@ pub trait Offset: Dimension {
     type From: Dimension;
     /// The dimension of the neighbours.
     type To: Dimension;
+    /// The number of neighbours per `From` point (the table's width).
     const COUNT: usize;
     /// The declaration's identity (`offsets!` writes the name plus the place of the
     /// declaration), so tables of two offsets named alike in different modules bind apart.
@@ -31,6 +34,7 @@ pub trait Offset: Dimension {
 
 /// A tuple of dimensions (or a single dimension), naming a field's axes in canonical order.
 pub trait Dims: Send + Sync + 'static {
+    /// The number of dimensions (0 for `()`).
     const RANK: usize;
     /// The dimension names, in order.
     fn names() -> &'static [&'static str];

@@ -15,14 +15,20 @@ use crate::ScalarType;
 /// An owned n-dimensional array of any field dtype.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DynArray {
+    /// A `bool` array.
     Bool(ArrayD<bool>),
+    /// An `i32` array.
     I32(ArrayD<i32>),
+    /// An `i64` array.
     I64(ArrayD<i64>),
+    /// An `f32` array.
     F32(ArrayD<f32>),
+    /// An `f64` array.
     F64(ArrayD<f64>),
 }
 
 impl DynArray {
+    /// The element type.
     pub fn dtype(&self) -> ScalarType {
         match self {
             DynArray::Bool(_) => ScalarType::Bool,
@@ -32,6 +38,7 @@ impl DynArray {
             DynArray::F64(_) => ScalarType::F64,
         }
     }
+    /// The number of points per dimension.
     pub fn shape(&self) -> &[usize] {
         match self {
             DynArray::Bool(a) => a.shape(),
@@ -47,14 +54,19 @@ impl DynArray {
 /// dimension.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DynField {
+    /// The elements.
     pub data: DynArray,
+    /// The index of the first element per dimension.
     pub origin: Vec<i64>,
 }
 
 /// Element types convertible to and from [`DynArray`].
 pub trait DynScalar: Scalar {
+    /// Wraps a typed array.
     fn wrap(array: ArrayD<Self>) -> DynArray;
+    /// The typed array, or `None` where `array` holds another element type.
     fn unwrap(array: DynArray) -> Option<ArrayD<Self>>;
+    /// The value, or `None` where `value` is of another element type.
     fn from_value(value: ScalarValue) -> Option<Self>;
 }
 
@@ -161,20 +173,29 @@ pub fn give_field<D: Dims, T: DynScalar>(
 
 /// A compiled program behind a trait object, for tools that pick programs by name.
 pub trait DynProgram: Send + Sync {
+    /// The program's name.
     fn name(&self) -> &'static str;
+    /// Its parameters: names, dimensions, element types and roles.
     fn signature(&self) -> crate::Signature;
     /// Takes every argument from `source` by name once, calls the program `calls` times with
     /// them, and hands the outputs back; the time of each call, without the conversion of its
     /// arguments (what a benchmark reports). Every call updates the fields it writes in place,
     /// so a later call reads what an earlier one wrote. The first failing call ends the run
     /// with its error, and nothing is handed back.
+    ///
+    /// # Errors
+    /// A missing or mistyped argument, or any error of a call.
     fn call_dynamic_timed(
         &self,
         source: &mut dyn ArgSource,
         calls: usize,
     ) -> Result<Vec<Duration>, Error>;
 
-    /// Takes every argument from `source` by name, calls once, and hands the outputs back.
+    /// Takes every argument from `source` by name, calls the program, and hands each written
+    /// field back through [`ArgSource::output`].
+    ///
+    /// # Errors
+    /// A missing or mistyped argument, or any error of the call itself.
     fn call_dynamic(&self, source: &mut dyn ArgSource) -> Result<(), Error> {
         self.call_dynamic_timed(source, 1).map(drop)
     }

@@ -15,6 +15,7 @@ use crate::error::Error;
 pub trait Scalar:
     Copy + Default + PartialEq + PartialOrd + std::fmt::Debug + Send + Sync + 'static
 {
+    /// The element type as the IR names it.
     const DTYPE: ScalarType;
     /// The value as a [`ScalarValue`] (a static argument, a dynamic call's scalar).
     fn into_value(self) -> ScalarValue;
@@ -58,8 +59,50 @@ pub enum Layout {
 
 /// A field over the dimensions `D` (a tuple of dimension types) with elements `T`.
 ///
-/// `origin[d]` is the index of the first element along dimension `d`, so a field may cover
-/// `[1, nlev)` or a halo-extended Cartesian range `[-2, n + 2)`.
+/// A field owns an n-dimensional array ([`ndarray::ArrayD`]) and, per dimension, the index of
+/// its first element (its *origin*), so a field may cover the half levels `1..nlev + 1` or a
+/// halo-extended Cartesian range `-2..n + 2`. Indices in [`Field::get`], [`Field::set`] and
+/// [`Field::from_fn`] are these domain indices, not positions in the array. `D` lists the
+/// dimensions in canonical order (horizontal, then local, then vertical): `Field<(Edge, K), f64>`,
+/// a sparse field `Field<(Edge, E2C), f64>` (one value per edge and neighbour slot), or a
+/// single dimension `Field<Edge, f64>`. `T` is `f64`, `f32`, `i32`, `i64` or `bool`.
+///
+/// Every constructor checks its input: a wrong number of ranges, an origin of another rank or a
+/// range whose end an `i64` cannot hold is an [`Error::Shape`], never a panic.
+///
+/// ```
+/// use gt4rs::prelude::*;
+/// use ndarray::{ArrayD, IxDyn};
+///
+/// gt4rs::dimensions! { pub Cell: horizontal; pub K: vertical; }
+///
+/// # fn main() -> Result<(), gt4rs::Error> {
+/// // 10 cells × levels 1..6 (origin 1 along K), filled with one value.
+/// let w = Field::<(Cell, K), f64>::filled(&[0..10, 1..6], 0.0, Layout::default())?;
+/// assert_eq!((w.origin(), w.shape()), (&[0, 1][..], &[10, 5][..]));
+/// assert_eq!(w.get(&[3, 0]), None); // level 0 is outside the field
+///
+/// // A value per domain index.
+/// let mut q = Field::<(Cell, K), f64>::from_fn(&[0..10, 0..5], Layout::default(), |i| {
+///     i[0] as f64 + 0.1 * i[1] as f64
+/// })?;
+/// q.set(&[2, 4], -1.0)?;
+/// assert_eq!(q.get(&[2, 4]), Some(-1.0));
+///
+/// // An array you already own, moved in without a copy; index 0 of the array is `origin`.
+/// let data = ArrayD::from_shape_fn(IxDyn(&[10, 5]), |ix| ix[1] as f64);
+/// let z = Field::<(Cell, K), f64>::from_array(data, &[0, 1])?;
+/// assert_eq!(z.get(&[0, 1]), Some(0.0));
+///
+/// // Column-major memory (the horizontal index fastest, as Fortran ICON stores fields).
+/// let f = Field::<(Cell, K), f64>::filled(&[0..10, 0..5], 0.0, Layout::FirstContiguous)?;
+/// assert_eq!(f.strides(), &[1, 10]);
+///
+/// // A wrong rank is an error.
+/// assert!(Field::<(Cell, K), f64>::filled(&[0..10], 0.0, Layout::default()).is_err());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Field<D: Dims, T: Scalar> {
     data: ArrayD<T>,
@@ -68,7 +111,12 @@ pub struct Field<D: Dims, T: Scalar> {
 }
 
 impl<D: Dims, T: Scalar> Field<D, T> {
-    /// A field over `domain` (one half-open range per dimension) filled with `value`.
+    /// A field over `domain` (one half-open range per dimension, any start) filled with
+    /// `value`, its memory in `layout` order.
+    ///
+    /// # Errors
+    /// [`Error::Shape`] where `domain` has another number of ranges than `D` has dimensions,
+    /// or a range more points than an index can count.
     pub fn filled(domain: &[Range<i64>], value: T, layout: Layout) -> Result<Self, Error> {
         check_rank::<D>(domain.len())?;
         let mut shape = Vec::with_capacity(domain.len());
@@ -103,7 +151,11 @@ impl<D: Dims, T: Scalar> Field<D, T> {
         Self::filled(&domain, T::default(), Layout::default())
     }
 
-    /// A field whose element at (domain) index `idx` is `f(idx)`.
+    /// A field over `domain` whose element at domain index `idx` is `f(idx)` (`f` is called
+    /// once per point, in memory order).
+    ///
+    /// # Errors
+    /// As [`Field::filled`].
     pub fn from_fn(
         domain: &[Range<i64>],
         layout: Layout,
@@ -121,7 +173,12 @@ impl<D: Dims, T: Scalar> Field<D, T> {
         Ok(field)
     }
 
-    /// Wraps an array whose first element along each dimension has index `origin`.
+    /// Wraps an array (moved in, not copied) whose first element along each dimension has
+    /// index `origin`. Any memory order works on every backend.
+    ///
+    /// # Errors
+    /// [`Error::Shape`] where the array's rank or `origin`'s length is not `D`'s, or where an
+    /// end (`origin + length`) is past `i64::MAX`.
     pub fn from_array(data: ArrayD<T>, origin: &[i64]) -> Result<Self, Error> {
         check_rank::<D>(data.ndim())?;
         if origin.len() != data.ndim() {
@@ -154,9 +211,11 @@ impl<D: Dims, T: Scalar> Field<D, T> {
             .collect()
     }
 
+    /// The index of the first element per dimension.
     pub fn origin(&self) -> &[i64] {
         &self.origin
     }
+    /// The number of points per dimension.
     pub fn shape(&self) -> &[usize] {
         self.data.shape()
     }
@@ -164,9 +223,12 @@ impl<D: Dims, T: Scalar> Field<D, T> {
     pub fn strides(&self) -> &[isize] {
         self.data.strides()
     }
+    /// A view of the data; element `[0, 0, …]` of the view is the point at [`Field::origin`].
     pub fn as_array(&self) -> ArrayViewD<'_, T> {
         self.data.view()
     }
+    /// A writable view of the data; element `[0, 0, …]` of the view is the point at
+    /// [`Field::origin`].
     pub fn as_array_mut(&mut self) -> ArrayViewMutD<'_, T> {
         self.data.view_mut()
     }
@@ -174,9 +236,11 @@ impl<D: Dims, T: Scalar> Field<D, T> {
     pub fn parts_mut(&mut self) -> (ArrayViewMutD<'_, T>, &[i64]) {
         (self.data.view_mut(), &self.origin)
     }
+    /// The data, without its origin.
     pub fn into_array(self) -> ArrayD<T> {
         self.data
     }
+    /// The names of the field's dimensions, in order (`["Edge", "K"]`).
     pub fn dim_names(&self) -> &'static [&'static str] {
         D::names()
     }
@@ -185,6 +249,7 @@ impl<D: Dims, T: Scalar> Field<D, T> {
     pub fn as_ptr(&self) -> *const T {
         self.data.as_ptr()
     }
+    /// Pointer to the element at the origin, for writing (FFI, device copies).
     pub fn as_mut_ptr(&mut self) -> *mut T {
         self.data.as_mut_ptr()
     }

@@ -25,6 +25,7 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The name used in options files, `GT4RS_*` variables and messages (`"cpu"`).
     pub fn name(self) -> &'static str {
         match self {
             Backend::Embedded => "embedded",
@@ -96,6 +97,44 @@ impl std::fmt::Debug for CudaEmulatorRef {
 
 /// What `compile()` needs to know: explicit settings (for all programs, or per program), an
 /// optional options file, and the neighbour tables. See [`crate::config`] for precedence.
+///
+/// Settings come from three layers, highest first: code (per program, then for every
+/// program), the options file, the built-in defaults. [`Options::new`] sets the backend in
+/// code, so a file cannot change it; start from [`Options::default`] to let the file decide.
+/// One `Options` usually serves every program of a model: build it once, at initialisation.
+///
+/// ```
+/// use std::path::Path;
+///
+/// use gt4rs::config::Config;
+/// use gt4rs::prelude::*;
+/// use gt4rs::{CpuOptions, Settings};
+///
+/// gt4rs::dimensions! { pub Cell, Edge: horizontal; }
+/// gt4rs::offsets! { pub E2C: Edge => Cell [2]; }
+///
+/// # fn main() -> Result<(), gt4rs::Error> {
+/// let e2c = Connectivity::<E2C>::from_vec(vec![0, 1, 1, 0], 2, 2)?;
+///
+/// // Every program on the CPU with small parallel chunks, one program on the reference
+/// // backend, and the tables the programs read.
+/// let options = Options::new(Backend::Cpu)
+///     .with_cpu(CpuOptions { chunk: 64, ..CpuOptions::default() })
+///     .with_program("check_me", Settings { backend: Some(Backend::Embedded), ..Settings::default() })
+///     .with_connectivities(Connectivities::new().with(&e2c));
+/// assert_eq!(options.resolve("any", None).cpu.chunk, 64);
+/// assert_eq!(options.resolve("check_me", None).backend, Backend::Embedded);
+///
+/// // Let an options file (here parsed from text; `GT4RS_CONFIG` names one) pick the backend.
+/// let file = Config::parse("[default]\nbackend = \"embedded\"\n", Path::new("gt4rs.toml"))?;
+/// let from_file = Options::default().with_config(file.clone());
+/// assert_eq!(from_file.resolve("any", None).backend, Backend::Embedded);
+/// // Set in code, the backend wins over the file.
+/// let from_code = Options::new(Backend::Cpu).with_config(file);
+/// assert_eq!(from_code.resolve("any", None).backend, Backend::Cpu);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Options {
     /// Set in code, for every program.
@@ -132,6 +171,8 @@ impl Options {
         options.settings.backend = Some(backend);
         options
     }
+    /// Binds these neighbour tables: every program compiled with these options takes the tables of
+    /// the offsets it uses from them (a table it needs and does not find is a `compile()` error).
     pub fn with_connectivities(mut self, connectivities: Connectivities) -> Self {
         self.connectivities = connectivities;
         self
@@ -199,6 +240,8 @@ impl Options {
         self.per_program.insert(program.to_string(), settings);
         self
     }
+    /// Reads options from `config` (a file loaded with [`Config::load`]); settings made in code win
+    /// over it.
     pub fn with_config(mut self, config: Config) -> Self {
         self.config = Some(Arc::new(config));
         self
@@ -257,7 +300,9 @@ impl Options {
         self.check_programs(&names)
     }
 
-    /// The options `program` runs with.
+    /// The options `program` runs with on a device of architecture `device_arch` (`None`:
+    /// no device, the `cpu` sections), and where each came from; see [`crate::config`] for the
+    /// precedence. [`Options::program_options`] answers for this machine, as `compile()` does.
     pub fn resolve(&self, program: &str, device_arch: Option<&str>) -> ProgramOptions {
         crate::config::resolve(
             program,
@@ -266,6 +311,55 @@ impl Options {
             self.config.as_deref(),
             device_arch,
         )
+    }
+
+    /// The options `program` runs with on this machine, resolved as its `compile()` resolves
+    /// them, and where each setting came from. Its `Display` is what `gt4rs config show`
+    /// prints; each program module has it as `options(&Options)`, so a model's binary can show
+    /// any of its programs:
+    ///
+    /// ```
+    /// use std::path::Path;
+    ///
+    /// use gt4rs::config::Config;
+    /// use gt4rs::{Backend, Options, Settings};
+    ///
+    /// # fn main() -> Result<(), gt4rs::Error> {
+    /// let file = Config::parse("[program.smooth]\ncpu.chunk = 64\n", Path::new("model.toml"))?;
+    /// let settings = Settings { backend: Some(Backend::Embedded), ..Settings::default() };
+    /// let options = Options::default().with_config(file).with_program("smooth", settings);
+    /// let shown = options.program_options("smooth")?;
+    /// assert_eq!((shown.backend, shown.cpu.chunk), (Backend::Embedded, 64));
+    /// let text = shown.to_string();
+    /// assert!(text.contains("set in code (this program)"), "{text}");
+    /// assert!(text.contains("model.toml [program.smooth]"), "{text}");
+    ///
+    /// // Where the programs are named, a section for a misspelt one is an error, as at
+    /// // `compile()`.
+    /// let file = Config::parse("[program.smoth]\ncpu.chunk = 64\n", Path::new("model.toml"))?;
+    /// let options = Options::default().with_config(file).with_programs(&["smooth"]);
+    /// assert!(options.program_options("smooth").is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// A CUDA program (or `Auto` where a device is usable) takes the `arch.sm_XY` sections of
+    /// the device it would run on; the CPU and embedded backends take `cpu`'s.
+    ///
+    /// # Errors
+    /// [`Error::Config`](crate::Error::Config) for a program name in these options that
+    /// [`Options::with_programs`] does not list (nor `program`).
+    pub fn program_options(&self, program: &str) -> Result<ProgramOptions, crate::Error> {
+        self.check_program_names(program)?;
+        let without_device = self.resolve(program, None);
+        let on_device = matches!(without_device.backend, Backend::Cuda | Backend::Auto)
+            && self.cuda_emulator.is_none();
+        // Only a program that may run on a device asks the driver for one.
+        let arch = on_device.then(crate::backend::cuda::device_arch).flatten();
+        Ok(match arch {
+            Some(arch) => self.resolve(program, Some(&arch)),
+            None => without_device,
+        })
     }
 }
 

@@ -11,9 +11,13 @@ use crate::error::Error;
 /// Durations of one program's calls of one phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {
+    /// How many calls were recorded.
     pub calls: u64,
+    /// Their summed duration.
     pub total: Duration,
+    /// The shortest.
     pub min: Duration,
+    /// The longest.
     pub max: Duration,
 }
 
@@ -26,6 +30,7 @@ impl Stats {
         self.calls += 1;
         self.total += d;
     }
+    /// The mean duration ([`Duration::ZERO`] where there was no call).
     pub fn mean(&self) -> Duration {
         if self.calls == 0 {
             Duration::ZERO
@@ -35,9 +40,12 @@ impl Stats {
     }
 }
 
+/// Which part of a program's life a timing belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Phase {
+    /// Set-up: `compile()`, first uploads, initial steps.
     Init,
+    /// Calls of a time step.
     Run,
 }
 
@@ -115,6 +123,7 @@ impl Profiler {
         records.order.clone()
     }
 
+    /// The durations recorded for `name` in `phase`, if any.
     pub fn stats(&self, name: &str, phase: Phase) -> Option<Stats> {
         let records = self
             .records

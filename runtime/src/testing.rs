@@ -1,6 +1,8 @@
 //! Helpers for a model's own `cargo test` (feature `testing`): seeded random fields and tables,
 //! poisoned outputs that show the points a call did not write, the backends this machine can
-//! run, and a comparison of two fields that says where they differ.
+//! run, and a comparison of two fields that says where they differ. Data held as plain
+//! `ndarray`s (the arrays of a call by name, a reference's inputs) has the same helpers:
+//! [`random_array`], [`random_array_in`], [`poisoned_array`] and [`compare_arrays`].
 //!
 //! A test runs a program on every backend on the same random inputs and compares each result
 //! with the embedded backend's, which runs the program as written, one operation at a time:
@@ -44,7 +46,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use ndarray::Dimension;
+use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -218,14 +220,45 @@ pub fn random_field_in<D: Dims>(
     domain: &[Range<i64>],
     range: Range<f64>,
 ) -> Result<Field<D, f64>, Error> {
+    check_value_range(&range)?;
+    Field::from_fn(domain, Layout::default(), |_| uniform(rng, &range))
+}
+
+/// An array of `shape` of random values ([`TestScalar::random`]), for data held as plain
+/// `ndarray`s: the arrays of a call by name (`DynProgram`), a reference's own inputs.
+pub fn random_array<T: TestScalar>(rng: &mut TestRng, shape: &[usize]) -> ArrayD<T> {
+    ArrayD::from_shape_fn(IxDyn(shape), |_| T::random(rng))
+}
+
+/// An array of `shape` of floats drawn uniformly from `range`, drawn as [`random_field_in`]
+/// draws.
+pub fn random_array_in(
+    rng: &mut TestRng,
+    shape: &[usize],
+    range: Range<f64>,
+) -> Result<ArrayD<f64>, Error> {
+    check_value_range(&range)?;
+    Ok(ArrayD::from_shape_fn(IxDyn(shape), |_| {
+        uniform(rng, &range)
+    }))
+}
+
+/// An array of `shape` filled with the poison value ([`TestScalar::poison`]).
+pub fn poisoned_array<T: TestScalar>(shape: &[usize]) -> ArrayD<T> {
+    ArrayD::from_elem(IxDyn(shape), T::poison())
+}
+
+fn check_value_range(range: &Range<f64>) -> Result<(), Error> {
     if range.is_empty() || !range.start.is_finite() || !range.end.is_finite() {
         return Err(Error::Shape(format!(
             "an empty or unbounded value range {range:?}"
         )));
     }
-    Field::from_fn(domain, Layout::default(), |_| {
-        range.start + (range.end - range.start) * rng.random::<f64>()
-    })
+    Ok(())
+}
+
+fn uniform(rng: &mut TestRng, range: &Range<f64>) -> f64 {
+    range.start + (range.end - range.start) * rng.random::<f64>()
 }
 
 /// An output field over `domain` filled with the poison value ([`TestScalar::poison`]).
@@ -339,10 +372,35 @@ pub fn compare<D: Dims, T: TestScalar>(
             )],
         });
     }
-    let origin = want.origin().to_vec();
+    compare_views(want.as_array(), got.as_array(), want.origin(), tolerance)
+}
+
+/// [`compare`] for plain arrays (same shape required; points are named by their array index).
+pub fn compare_arrays<T: TestScalar>(
+    want: ArrayViewD<'_, T>,
+    got: ArrayViewD<'_, T>,
+    tolerance: Tolerance,
+) -> Result<(), Mismatch> {
+    if want.shape() != got.shape() {
+        return Err(Mismatch {
+            count: 1,
+            first: vec![format!("shape {:?}, want {:?}", got.shape(), want.shape())],
+        });
+    }
+    let origin = vec![0; want.ndim()];
+    compare_views(want, got, &origin, tolerance)
+}
+
+/// Arrays of one shape, point by point; a point's index is its position plus `origin`.
+fn compare_views<T: TestScalar>(
+    want: ArrayViewD<'_, T>,
+    got: ArrayViewD<'_, T>,
+    origin: &[i64],
+    tolerance: Tolerance,
+) -> Result<(), Mismatch> {
     let mut first = Vec::new();
     let mut count = 0;
-    for ((position, w), g) in want.as_array().indexed_iter().zip(got.as_array().iter()) {
+    for ((position, w), g) in want.indexed_iter().zip(got.iter()) {
         if g.close(*w, tolerance) {
             continue;
         }
@@ -351,7 +409,7 @@ pub fn compare<D: Dims, T: TestScalar>(
             let index: Vec<i64> = position
                 .as_array_view()
                 .iter()
-                .zip(&origin)
+                .zip(origin)
                 .map(|(i, o)| *i as i64 + o)
                 .collect();
             first.push(format!("{index:?}: got {g:?}, want {w:?}"));
@@ -361,5 +419,56 @@ pub fn compare<D: Dims, T: TestScalar>(
         Ok(())
     } else {
         Err(Mismatch { count, first })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_are_drawn_as_fields_are_and_compared_alike() {
+        gt4rs_macros::dimensions! { Cell: horizontal; K: vertical; }
+        let field: Field<(Cell, K), f64> =
+            random_field_in(&mut rng(3), &[0..4, 0..5], -1.0..1.0).expect("valid");
+        let array = random_array_in(&mut rng(3), &[4, 5], -1.0..1.0).expect("valid");
+        assert_eq!(field.as_array(), array.view());
+        assert!(array.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(random_array_in(&mut rng(3), &[2], 1.0..1.0).is_err());
+
+        let drawn: ArrayD<i32> = random_array(&mut rng(4), &[3, 3]);
+        assert!(drawn.iter().all(|&v| v != 0 && (-9..=9).contains(&v)));
+
+        let mut got = array.clone();
+        assert_eq!(
+            compare_arrays(array.view(), got.view(), Tolerance::BitEqual),
+            Ok(())
+        );
+        got[[2, 3]] += 1e-9;
+        let mismatch = compare_arrays(array.view(), got.view(), Tolerance::BitEqual)
+            .expect_err("one point differs");
+        assert_eq!(mismatch.count, 1);
+        assert!(mismatch.first[0].starts_with("[2, 3]:"), "{mismatch}");
+        assert_eq!(
+            compare_arrays(array.view(), got.view(), Tolerance::Relative(1e-6)),
+            Ok(())
+        );
+        // A point left poisoned where the reference was written is a difference.
+        let poisoned: ArrayD<f64> = poisoned_array(&[4, 5]);
+        assert_eq!(
+            compare_arrays(array.view(), poisoned.view(), Tolerance::Relative(1.0))
+                .map_err(|m| m.count),
+            Err(20)
+        );
+        assert!(compare_arrays(
+            array.view(),
+            poisoned
+                .view()
+                .into_shape_with_order(vec![5, 4])
+                .expect("reshape")
+                .view(),
+            Tolerance::BitEqual
+        )
+        .is_err());
     }
 }

@@ -11,11 +11,10 @@ use std::cell::Cell as StdCell;
 
 use gt4rs::grid::{Grid, GridDim, Zone};
 use gt4rs::prelude::*;
+use gt4rs::testing::{self, Tolerance};
 use gt4rs::{Backend, CpuOptions, Options};
 use gt4rs_stencils::icon::dims::{Cell, Edge, C2E, K};
 use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla2_for_theta;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// Counts the allocations of the calling thread while it is counting.
 struct CountingAllocator;
@@ -85,12 +84,12 @@ struct Inputs {
 }
 
 fn random_inputs(grid: &Grid, seed: u64) -> Inputs {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = testing::rng(seed);
     fn random<D: gt4rs::Dims>(
-        rng: &mut ChaCha8Rng,
+        rng: &mut testing::TestRng,
         domain: &[std::ops::Range<i64>],
     ) -> Field<D, f64> {
-        Field::from_fn(domain, Default::default(), |_| rng.random_range(-1.0..1.0)).expect("field")
+        testing::random_field_in(rng, domain, -1.0..1.0).expect("field")
     }
     let (nc, ne) = (
         grid.size(GridDim::Cell) as i64,
@@ -109,7 +108,7 @@ fn random_inputs(grid: &Grid, seed: u64) -> Inputs {
 
 fn poisoned(grid: &Grid) -> Field<(Cell, K), f64> {
     let nc = grid.size(GridDim::Cell) as i64;
-    Field::from_fn(&[0..nc, 0..NLEV], Default::default(), |_| f64::NAN).expect("field")
+    testing::poisoned(&[0..nc, 0..NLEV]).expect("field")
 }
 
 fn run(
@@ -130,12 +129,9 @@ fn run(
     })
 }
 
-/// Equal, NaN (outside the domain) included.
+/// Equal within 1e-12 relative to `a`, the poison (outside the domain) in the same places.
 fn same(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>) -> bool {
-    a.as_array()
-        .iter()
-        .zip(b.as_array().iter())
-        .all(|(x, y)| x.to_bits() == y.to_bits() || (x - y).abs() <= 1e-12 * x.abs().max(1.0))
+    testing::compare(a, b, Tolerance::Relative(1e-12)).is_ok()
 }
 
 fn compile(grid: &Grid, backend: Backend, cpu: CpuOptions) -> calculate_nabla2_for_theta::Compiled {

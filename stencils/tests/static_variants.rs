@@ -35,6 +35,7 @@ use std::collections::BTreeMap;
 
 use gt4rs::__private::dynamic::{ArgSource, DynProgram};
 use gt4rs::__private::ir::fieldview::Role;
+use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
 use gt4rs_stencils::icon::dsl::{
@@ -42,9 +43,8 @@ use gt4rs_stencils::icon::dsl::{
 };
 use gt4rs_stencils::icon::reference::Call;
 use gt4rs_stencils::programs;
-use ndarray::{ArrayD, IxDyn};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use ndarray::ArrayD;
+use rand::RngExt;
 use support::{
     assert_static_values_covered, bit_equal, connectivities_of, float_param, global_grid,
     icon_calls, limited_area_grid_with_skips_replaced, outputs, random_call, written_by, CallArgs,
@@ -407,7 +407,7 @@ fn cartesian_call(
     (ni, nj, nk): (usize, usize, usize),
     seed: u64,
 ) -> Call {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = testing::rng(seed);
     let mut call = Call::new();
     for p in &signature.params {
         let name = p.name.as_str();
@@ -423,9 +423,9 @@ fn cartesian_call(
                     })
                     .collect();
                 let array = if p.role == Role::Out {
-                    ArrayD::from_elem(IxDyn(&shape), f64::NAN)
+                    testing::poisoned_array(&shape)
                 } else {
-                    ArrayD::from_shape_fn(IxDyn(&shape), |_| rng.random_range(-1.0..1.0))
+                    testing::random_array_in(&mut rng, &shape, -1.0..1.0).expect("a valid range")
                 };
                 call = call.with_field(name, array);
             }

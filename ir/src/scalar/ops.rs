@@ -19,11 +19,18 @@ pub enum ScalarError {
     DivisionByZero,
     /// The operation is not defined for operands of these types.
     Undefined {
+        /// The operation, as its IR variant is spelled (`Add`, `Sqrt`, …).
         op: String,
+        /// The element types of the operands it was given.
         operands: Vec<ScalarType>,
     },
     /// A math function given the wrong number of arguments.
-    Arity { fun: MathFun, given: usize },
+    Arity {
+        /// The function.
+        fun: MathFun,
+        /// How many arguments it was given.
+        given: usize,
+    },
 }
 
 impl ScalarError {
@@ -54,8 +61,13 @@ impl fmt::Display for ScalarError {
 
 impl std::error::Error for ScalarError {}
 
+/// The value of an operation on scalar values, or why it has none.
 pub type ScalarResult = Result<ScalarValue, ScalarError>;
 
+/// `-a` or `!a` (logical on bool, bitwise on integers).
+///
+/// # Errors
+/// [`ScalarError::Undefined`] for `-` on a bool and `!` on a float.
 pub fn unary(op: UnaryOp, a: ScalarValue) -> ScalarResult {
     use ScalarValue::*;
     Ok(match (op, a) {
@@ -96,6 +108,12 @@ where
     }
 }
 
+/// `a op b` for operands of one element type: arithmetic on integers and floats (integers wrap),
+/// bitwise operators on integers and bools.
+///
+/// # Errors
+/// [`ScalarError::DivisionByZero`] for an integer division or remainder by zero,
+/// [`ScalarError::Undefined`] for operands of different types or an operator the type lacks.
 pub fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> ScalarResult {
     use ScalarValue::*;
     let undefined = || ScalarError::undefined(op, &[a, b]);
@@ -117,6 +135,11 @@ pub fn binary(op: BinaryOp, a: ScalarValue, b: ScalarValue) -> ScalarResult {
     }
 }
 
+/// `a op b` as a bool, for operands of one element type (floats compare as IEEE 754: any
+/// comparison with NaN but `Ne` is false).
+///
+/// # Errors
+/// [`ScalarError::Undefined`] for operands of different types.
 pub fn compare(op: CmpOp, a: ScalarValue, b: ScalarValue) -> ScalarResult {
     use ScalarValue::*;
     fn apply<T: PartialOrd>(op: CmpOp, x: T, y: T) -> bool {

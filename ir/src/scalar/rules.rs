@@ -12,10 +12,15 @@
 /// Call the methods by path (`Arithmetic::abs(x)`): several share a name with an inherent or
 /// `Ord` method of a different meaning (`i32::abs` panics on overflow in debug builds).
 pub trait Arithmetic: Copy {
+    /// `self + rhs` (wrapping on integers).
     fn add(self, rhs: Self) -> Self;
+    /// `self - rhs` (wrapping on integers).
     fn sub(self, rhs: Self) -> Self;
+    /// `self * rhs` (wrapping on integers).
     fn mul(self, rhs: Self) -> Self;
+    /// `-self` (wrapping on integers: `-MIN` is `MIN`).
     fn neg(self) -> Self;
+    /// `|self|` (wrapping on integers: `abs(MIN)` is `MIN`).
     fn abs(self) -> Self;
     /// `None` for an integer division by zero.
     fn div(self, rhs: Self) -> Option<Self>;
@@ -150,6 +155,7 @@ float_arithmetic!(f32, f64);
 /// A conversion between element types: Rust's `as` between numbers (floats to integers
 /// saturate, NaN gives 0), `false`/`true` as 0/1, and a number as a bool where it is not 0.
 pub trait CastTo<T>: Copy {
+    /// `self` converted to `T`.
     fn cast_to(self) -> T;
 }
 

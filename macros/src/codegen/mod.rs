@@ -7,4 +7,5 @@ pub mod cpu;
 pub mod cuda;
 pub mod operator;
 pub mod program;
+pub mod program_doc;
 pub mod stage_walk;

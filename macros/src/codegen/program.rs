@@ -153,9 +153,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
         },
     );
     let cuda_impl = cuda::emit(program, lowered);
-    let mod_doc =
-        format!("The gt4rs program `{name_str}`: see [`compile`] and [`Compiled::call`].");
+    let user_docs = crate::codegen::program_doc::user_docs(func);
+    let mod_doc = crate::codegen::program_doc::usage(program);
     quote! {
+        #( #user_docs )*
         #[doc = #mod_doc]
         #[allow(non_snake_case, unused_imports, clippy::all)]
         #vis mod #name {
@@ -215,6 +216,13 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 debug: ::gt4rs::debug::DebugChecks,
                 /// The CPU kernel's temporaries, kept between calls.
                 cpu_scratch: ::gt4rs::__private::cpu::ScratchPool<CpuScratch>,
+            }
+
+            /// The options this program runs with under `options`, as [`compile`] resolves
+            /// them, and where each setting came from: `print!("{}", options(&o)?)` shows what
+            /// `gt4rs config show` shows for the library's own programs.
+            pub fn options(options: &::gt4rs::Options) -> ::core::result::Result<::gt4rs::ProgramOptions, ::gt4rs::Error> {
+                options.program_options(NAME)
             }
 
             /// Resolves the backend and binds the connectivities from `options`.

@@ -21,8 +21,11 @@ use crate::options::Backend;
 /// The backend a compiled program actually runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resolved {
+    /// The embedded interpreter.
     Embedded,
+    /// The fused CPU kernels.
     Cpu,
+    /// The CUDA kernels, on a device or an emulator.
     Cuda,
 }
 

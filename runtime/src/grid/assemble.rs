@@ -16,12 +16,17 @@ pub const BASIC_TABLES: &[&str] = &["C2V", "C2E", "C2E2C", "E2V", "E2C", "V2C", 
 
 /// What a grid file holds, read into memory.
 pub struct GridParts {
+    /// How the grid was made (a file's grid: [`GridKind::File`]).
     pub kind: GridKind,
+    /// Cells.
     pub num_cells: usize,
+    /// Edges.
     pub num_edges: usize,
+    /// Vertices.
     pub num_vertices: usize,
     /// At least [`BASIC_TABLES`], 0-based with -1 for a missing neighbour.
     pub tables: Tables,
+    /// The surface the positions lie on.
     pub surface: Surface,
     /// `[vertex, xyz]`, metres.
     pub vertex_position: Array2<f64>,

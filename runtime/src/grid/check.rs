@@ -9,11 +9,14 @@ use super::{Grid, GridDim, GridKind, TABLE_WIDTHS};
 /// The outcome of [`Grid::check`]: one line per check, passed or failed.
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
+    /// The checks that held, one line each.
     pub passed: Vec<String>,
+    /// The checks that failed, one line each saying where.
     pub failed: Vec<String>,
 }
 
 impl CheckReport {
+    /// Whether every check held.
     pub fn is_ok(&self) -> bool {
         self.failed.is_empty()
     }

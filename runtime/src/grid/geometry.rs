@@ -13,11 +13,13 @@ use crate::error::Error;
 
 /// One named geometry array, for generic handling (files, regional cuts).
 pub struct GeometryArray<'a> {
+    /// The ICON4Py name of the array (`"cell_area"`).
     pub name: &'static str,
     /// The dimension of the array's first axis.
     pub dim: GridDim,
     /// The neighbour table indexing the second axis, if the array has one per neighbour.
     pub table: Option<&'static str>,
+    /// The values.
     pub data: ArrayViewD<'a, f64>,
 }
 
@@ -28,6 +30,7 @@ macro_rules! geometry_fields {
         /// without a neighbour hold 0.
         #[derive(Clone, Debug, PartialEq)]
         pub struct Geometry {
+            /// The surface the positions lie on.
             pub surface: Surface,
             $( $(#[$doc])* pub $name: $ty<f64>, )*
         }
@@ -70,15 +73,19 @@ geometry_fields! {
     cell_center: Array2 @ Cell,
     /// Edge midpoints, `[edge, xyz]`.
     edge_center: Array2 @ Edge,
+    /// Length of the edge (between its two vertices), metres.
     primal_edge_length: Array1 @ Edge,
+    /// `1 / primal_edge_length`.
     inv_primal_edge_length: Array1 @ Edge,
     /// Distance between the centres of the edge's two cells.
     dual_edge_length: Array1 @ Edge,
+    /// `1 / dual_edge_length`.
     inv_dual_edge_length: Array1 @ Edge,
     /// Distance from the edge midpoint to the centre of each E2C cell.
     edge_cell_length: Array2 @ Edge / "E2C",
     /// Distance from the edge midpoint to each E2V vertex.
     edge_vert_length: Array2 @ Edge / "E2V",
+    /// Area of the cell, square metres.
     cell_area: Array1 @ Cell,
     /// Area of the dual (Voronoi) cell around the vertex.
     dual_area: Array1 @ Vertex,
@@ -86,10 +93,13 @@ geometry_fields! {
     primal_normal: Array2 @ Edge,
     /// Unit vector along the edge, `up x primal_normal`, `[edge, xyz]`.
     dual_normal: Array2 @ Edge,
-    /// Normal components in the local east/north frame at the edge midpoint.
+    /// East component of `primal_normal` in the local frame at the edge midpoint.
     primal_normal_x: Array1 @ Edge,
+    /// North component of `primal_normal` in the local frame at the edge midpoint.
     primal_normal_y: Array1 @ Edge,
+    /// East component of `dual_normal` in the local frame at the edge midpoint.
     dual_normal_x: Array1 @ Edge,
+    /// North component of `dual_normal` in the local frame at the edge midpoint.
     dual_normal_y: Array1 @ Edge,
     /// +1 if `E2V[0] -> E2V[1]` runs along `dual_normal`, else -1.
     tangent_orientation: Array1 @ Edge,
@@ -97,22 +107,36 @@ geometry_fields! {
     cell_edge_orientation: Array2 @ Cell / "C2E",
     /// +1 if the edge normal points counter-clockwise around the vertex.
     vertex_edge_orientation: Array2 @ Vertex / "V2E",
-    /// The edge normal / tangent in the east/north frame of each E2C2V vertex.
+    /// East component of the edge normal in the local frame of each E2C2V vertex.
     primal_normal_vert_x: Array2 @ Edge / "E2C2V",
+    /// North component of the edge normal in the local frame of each E2C2V vertex.
     primal_normal_vert_y: Array2 @ Edge / "E2C2V",
+    /// East component of the edge tangent in the local frame of each E2C2V vertex.
     dual_normal_vert_x: Array2 @ Edge / "E2C2V",
+    /// North component of the edge tangent in the local frame of each E2C2V vertex.
     dual_normal_vert_y: Array2 @ Edge / "E2C2V",
-    /// The edge normal / tangent in the east/north frame of each E2C cell centre.
+    /// East component of the edge normal in the local frame of each E2C cell centre.
     primal_normal_cell_x: Array2 @ Edge / "E2C",
+    /// North component of the edge normal in the local frame of each E2C cell centre.
     primal_normal_cell_y: Array2 @ Edge / "E2C",
+    /// East component of the edge tangent in the local frame of each E2C cell centre.
     dual_normal_cell_x: Array2 @ Edge / "E2C",
+    /// North component of the edge tangent in the local frame of each E2C cell centre.
     dual_normal_cell_y: Array2 @ Edge / "E2C",
     /// 1 / distance between the two far vertices `E2C2V[2]` and `E2C2V[3]`.
     inv_vert_vert_length: Array1 @ Edge,
+    /// Divergence weights: the divergence at a cell is `Σ geofac_div · v_n` over its C2E
+    /// edges (edge length × orientation / cell area).
     geofac_div: Array2 @ Cell / "C2E",
+    /// Curl weights: the vorticity at a vertex is `Σ geofac_rot · v_n` over its V2E edges
+    /// (dual edge length × orientation / dual area).
     geofac_rot: Array2 @ Vertex / "V2E",
+    /// Laplacian weights of a cell scalar from the cell itself and its C2E2C neighbours
+    /// (slot 0 is the cell).
     geofac_n2s: Array2 @ Cell / "C2E2CO",
+    /// Green-Gauss gradient weights, east component, over the cell and its C2E2C neighbours.
     geofac_grg_x: Array2 @ Cell / "C2E2CO",
+    /// Green-Gauss gradient weights, north component, over the cell and its C2E2C neighbours.
     geofac_grg_y: Array2 @ Cell / "C2E2CO",
     /// Linear interpolation weights cell -> edge.
     c_lin_e: Array2 @ Edge / "E2C",

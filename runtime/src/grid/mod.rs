@@ -40,13 +40,18 @@ use crate::error::Error;
 /// The three horizontal dimensions of an ICON grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GridDim {
+    /// Cells (triangles).
     Cell,
+    /// Edges.
     Edge,
+    /// Vertices.
     Vertex,
 }
 
 impl GridDim {
+    /// The three dimensions.
     pub const ALL: [GridDim; 3] = [GridDim::Cell, GridDim::Edge, GridDim::Vertex];
+    /// The name, as the stencils' dimensions are named (`"Cell"`).
     pub fn name(self) -> &'static str {
         match self {
             GridDim::Cell => "Cell",
@@ -70,26 +75,41 @@ impl GridDim {
 /// How a grid was made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum GridKind {
+    /// ICON's icosahedral grid `R{root}B{bisections}` (generated).
     Icosahedral {
+        /// The root division `n` of each icosahedron edge.
         root: u32,
+        /// The number of bisections `k` after it.
         bisections: u32,
     },
+    /// A limited-area cut of another grid.
     Regional {
+        /// The grid it was cut from.
         parent: Box<GridKind>,
+        /// The region kept.
         region: RegionSpec,
     },
+    /// A doubly periodic plane of equilateral triangles ([`Grid::torus`]).
     Torus {
+        /// Rhombi along x.
         nx: usize,
+        /// Rhombi along y.
         ny: usize,
+        /// The triangles' side, metres.
         edge_length: f64,
     },
+    /// Read from a file (ICON NetCDF or npz).
     File {
+        /// The file's path.
         path: String,
     },
     /// One rank's part (owned points and halo) of a decomposed grid.
     Part {
+        /// The whole grid.
         parent: Box<GridKind>,
+        /// This part's rank.
         rank: usize,
+        /// The number of ranks.
         ranks: usize,
     },
 }
@@ -114,12 +134,20 @@ impl GridKind {
 /// A horizontal grid: sizes, neighbour tables (by offset name), geometry and zones.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grid {
+    /// How it was made.
     pub kind: GridKind,
+    /// Cells (triangles).
     pub num_cells: usize,
+    /// Edges.
     pub num_edges: usize,
+    /// Vertices.
     pub num_vertices: usize,
+    /// Every neighbour table of [`TABLE_WIDTHS`], by offset name, 0-based with -1 where a
+    /// neighbour is missing (pentagons, the boundary of a limited area).
     pub tables: Tables,
+    /// Coordinates, metric terms and interpolation coefficients.
     pub geometry: Geometry,
+    /// ICON's horizontal zones per dimension.
     pub zones: Zones,
 }
 
@@ -153,6 +181,7 @@ impl Grid {
         torus::generate(nx, ny, edge_length)
     }
 
+    /// The number of points of `dim`.
     pub fn size(&self, dim: GridDim) -> usize {
         match dim {
             GridDim::Cell => self.num_cells,

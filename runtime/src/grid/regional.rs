@@ -30,7 +30,9 @@ use crate::error::Error;
 /// A circular region on the sphere.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegionSpec {
+    /// Latitude of the centre, degrees north.
     pub center_lat_deg: f64,
+    /// Longitude of the centre, degrees east.
     pub center_lon_deg: f64,
     /// Great-circle radius, metres.
     pub radius: f64,

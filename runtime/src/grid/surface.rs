@@ -10,12 +10,21 @@ use super::vec3::{add, cross, dot, norm, normalize, scale, sub, tangential, Vec3
 /// Earth's radius as ICON uses it (`EARTH_RADIUS`, metres).
 pub const EARTH_RADIUS: f64 = 6.371229e6;
 
+/// The surface a grid covers, which decides how its points are stored and measured.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Surface {
     /// Points are stored as 3-D positions on the sphere of this radius (metres).
-    Sphere { radius: f64 },
+    Sphere {
+        /// The radius, metres ([`EARTH_RADIUS`] for ICON's grids).
+        radius: f64,
+    },
     /// Points are stored as `(x, y, 0)` with `0 <= x < length_x`, `0 <= y < length_y`.
-    Torus { length_x: f64, length_y: f64 },
+    Torus {
+        /// The period along x, metres.
+        length_x: f64,
+        /// The period along y, metres.
+        length_y: f64,
+    },
 }
 
 impl Surface {

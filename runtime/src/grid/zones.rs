@@ -13,24 +13,40 @@ pub const BOUNDARY_ROWS: usize = 4;
 /// ICON's zone names (`icon4py.model.common.grid.horizontal.Zone`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Zone {
+    /// The outermost row of a limited area (on a global grid: empty at 0).
     LateralBoundaryLevel1,
+    /// The second row from the boundary.
     LateralBoundaryLevel2,
+    /// The third row from the boundary.
     LateralBoundaryLevel3,
+    /// The fourth row from the boundary.
     LateralBoundaryLevel4,
+    /// The fifth row of edges from the boundary (edges only).
     LateralBoundaryLevel5,
+    /// The sixth row of edges from the boundary (edges only).
     LateralBoundaryLevel6,
+    /// The seventh row of edges from the boundary (edges only).
     LateralBoundaryLevel7,
+    /// The eighth row of edges from the boundary (edges only).
     LateralBoundaryLevel8,
+    /// The nudging zone after the boundary rows.
     Nudging,
+    /// The second row of the nudging zone (edges only).
     NudgingLevel2,
+    /// The owned points after the boundary and nudging rows.
     Interior,
+    /// The first halo row of a rank's part (empty on a whole grid).
     Halo,
+    /// The second halo row of a rank's part (empty on a whole grid).
     HaloLevel2,
+    /// Every owned point: `0..` the first halo point.
     Local,
+    /// The empty range at the end of all points (its start is the number of points).
     End,
 }
 
 impl Zone {
+    /// Every zone, in ICON's order.
     pub const ALL: [Zone; 15] = [
         Zone::LateralBoundaryLevel1,
         Zone::LateralBoundaryLevel2,
@@ -184,12 +200,17 @@ impl DimZones {
 /// Zones of all three dimensions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Zones {
+    /// The cells' zones.
     pub cell: DimZones,
+    /// The edges' zones.
     pub edge: DimZones,
+    /// The vertices' zones.
     pub vertex: DimZones,
 }
 
 impl Zones {
+    /// The zones of a grid without boundary or halo: every zone before the interior is empty
+    /// at 0, the interior is every point.
     pub fn global(num_cells: usize, num_edges: usize, num_vertices: usize) -> Self {
         Zones {
             cell: DimZones::global(GridDim::Cell, num_cells),
@@ -198,6 +219,7 @@ impl Zones {
         }
     }
 
+    /// The zones of `dim`.
     pub fn of(&self, dim: GridDim) -> &DimZones {
         match dim {
             GridDim::Cell => &self.cell,

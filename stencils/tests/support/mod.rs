@@ -11,6 +11,8 @@
 //!   `gt4rs_stencils::icon::calls` (which the roofline benchmark uses too), fed to
 //!   `call_dynamic` by [`CallArgs`] and run by [`run_dynamic`] / [`outputs`], which hand back
 //!   the written outputs widened to f64.
+//!
+//! Bit-equality comes from `gt4rs::testing`, as in a model's own tests.
 
 #![allow(dead_code)]
 
@@ -21,6 +23,7 @@ use std::sync::OnceLock;
 
 use gt4rs::__private::dynamic::{DynArray, DynProgram};
 use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, TABLE_WIDTHS};
+use gt4rs::testing::{self, Tolerance};
 use gt4rs::{Connectivities, Error, Signature};
 use gt4rs_stencils::icon::calls;
 // Each test that includes this module uses some of them.
@@ -251,9 +254,10 @@ pub fn float_param<'c>(call: &'c Call, name: &str) -> &'c ArrayD<f64> {
     }
 }
 
-/// Equal shapes and bits (so NaN equals NaN of the same payload).
+/// Equal shapes and bits (NaN equal to NaN): `gt4rs::testing`'s bit-equality, which every
+/// backend promises for the same inputs.
 pub fn bit_equal(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
-    a.shape() == b.shape() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    testing::compare_arrays(a.view(), b.view(), Tolerance::BitEqual).is_ok()
 }
 
 /// ICON's Smagorinsky enhancement profile (`nshift = 0`) at full-level height `zf`, written out

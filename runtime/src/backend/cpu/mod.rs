@@ -22,9 +22,11 @@ unsafe impl<T: Send> Send for Ptr<T> {}
 unsafe impl<T: Sync> Sync for Ptr<T> {}
 
 impl<T> Ptr<T> {
+    /// Wraps a pointer to an input buffer (never written through).
     pub fn of_const(p: *const T) -> Self {
         Ptr(p as *mut T)
     }
+    /// Wraps a pointer to an output buffer.
     pub fn of_mut(p: *mut T) -> Self {
         Ptr(p)
     }
@@ -43,6 +45,7 @@ pub struct ErrorSlot {
 }
 
 impl ErrorSlot {
+    /// An empty slot.
     pub fn new() -> Self {
         Self::default()
     }

@@ -41,6 +41,7 @@ pub fn device_arch() -> Option<String> {
 pub enum CudaProgram {}
 
 impl CudaProgram {
+    /// Always [`Error::BackendUnavailable`]: this build has no `cuda` feature.
     pub fn compile(
         translation: &Translation,
         _options: &ProgramOptions,
@@ -50,10 +51,12 @@ impl CudaProgram {
         Err(unavailable(translation.name))
     }
 
+    /// Never called: no `CudaProgram` exists without the `cuda` feature.
     pub fn call_host(&self, _args: &mut [Arg<'_>]) -> Result<(), Error> {
         match *self {}
     }
 
+    /// Never called: no `CudaProgram` exists without the `cuda` feature.
     pub fn sync(&self) -> Result<(), Error> {
         match *self {}
     }

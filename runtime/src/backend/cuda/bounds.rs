@@ -21,7 +21,14 @@ pub enum BoundError {
     /// It cannot be evaluated from what the call gives.
     Invalid(String),
     /// The domain's start along `dim` is past its end.
-    Reversed { dim: String, start: i64, end: i64 },
+    Reversed {
+        /// The dimension.
+        dim: String,
+        /// The domain's start along it.
+        start: i64,
+        /// The domain's end along it.
+        end: i64,
+    },
 }
 
 /// Evaluates a uniform node (over program scalars and literals) of `stage`, by the scalar rules
@@ -87,6 +94,7 @@ pub struct BoundInputs<'a> {
     pub params: &'a [ProgramParam],
     /// Per program parameter: the device field (None for scalars).
     pub fields: &'a [Option<&'a FieldMeta>],
+    /// Per program parameter: the scalar value (None for fields).
     pub scalars: &'a [Option<ScalarValue>],
     /// Every connectivity by offset name (host copies: reach bounds are computed on the host).
     pub tables: &'a [NamedTable],

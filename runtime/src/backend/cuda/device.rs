@@ -191,8 +191,11 @@ fn image_for(
 
 /// One program's translation to compile ahead of time (see [`compile_all`]).
 pub struct CompileJob<'a> {
+    /// The program's name (the cache entry's label).
     pub name: &'a str,
+    /// Its CUDA C translation unit.
     pub source: &'a str,
+    /// The tuning it is compiled with (block size, K block, register cap).
     pub options: CudaOptions,
 }
 
@@ -311,6 +314,7 @@ impl RawDeviceField {
             RawDeviceField::upload(&program.stream, data, origin)
         })
     }
+    /// The number of points per dimension.
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -377,9 +381,11 @@ impl<D: Dims, T: Scalar> DeviceField<D, T> {
         })?;
         Ok(a)
     }
+    /// The index of the first element per dimension.
     pub fn origin(&self) -> &[i64] {
         &self.raw.origin
     }
+    /// The number of points per dimension.
     pub fn shape(&self) -> &[usize] {
         &self.raw.shape
     }
@@ -387,18 +393,24 @@ impl<D: Dims, T: Scalar> DeviceField<D, T> {
 
 /// One argument of [`CudaProgram::call_device`], in the order of the program's parameters.
 pub enum DeviceArg<'a> {
+    /// A device field the program reads only.
     Field(&'a RawDeviceField),
+    /// A device field the program writes.
     FieldMut(&'a mut RawDeviceField),
+    /// A scalar.
     Scalar(ScalarValue),
 }
 
 impl<'a> DeviceArg<'a> {
+    /// A read-only device field argument.
     pub fn field<D: Dims, T: Scalar>(f: &'a DeviceField<D, T>) -> Self {
         DeviceArg::Field(&f.raw)
     }
+    /// A written device field argument.
     pub fn field_mut<D: Dims, T: Scalar>(f: &'a mut DeviceField<D, T>) -> Self {
         DeviceArg::FieldMut(&mut f.raw)
     }
+    /// A scalar argument.
     pub fn scalar<T: crate::field::Scalar>(v: T) -> Self {
         DeviceArg::Scalar(v.into_value())
     }

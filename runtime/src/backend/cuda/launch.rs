@@ -29,7 +29,9 @@ use crate::error::Error;
 pub struct FieldMeta {
     /// Device address of the element at `origin`.
     pub address: u64,
+    /// The index of the first element per dimension.
     pub origin: Vec<i64>,
+    /// The number of points per dimension.
     pub shape: Vec<i64>,
     /// In elements.
     pub strides: Vec<i64>,
@@ -45,6 +47,7 @@ pub struct LaunchInputs<'a> {
     pub scalars: &'a [Option<ScalarValue>],
     /// Device address and row count of each connectivity table (`used_offsets` order).
     pub tables: &'a [(u64, i64)],
+    /// The stage's domain: `(start, end)` per dimension.
     pub bounds: &'a [(i64, i64)],
     /// Device address of this kernel's error record.
     pub error: u64,
@@ -205,7 +208,14 @@ pub fn named_tables(program: &Program, tables: &[Arc<ConnectivityTable>]) -> Vec
 /// One argument of a call as the launcher sees it: a field in device memory, or a scalar.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallArg {
-    Field { dtype: ScalarType, meta: FieldMeta },
+    /// A field in device memory.
+    Field {
+        /// Its element type.
+        dtype: ScalarType,
+        /// Where it lives.
+        meta: FieldMeta,
+    },
+    /// A scalar value.
     Scalar(ScalarValue),
 }
 
@@ -225,14 +235,19 @@ pub struct KernelLaunch {
 /// What a program's launches depend on besides a call's arguments: fixed at `compile()`,
 /// shared by the device launcher and its host emulation.
 pub struct LaunchPlan {
+    /// The program's name.
     pub name: &'static str,
+    /// The checked fieldview program (parameters and roles).
     pub program: &'static Program,
+    /// The stages the kernels run, one each.
     pub stages: &'static StageProgram,
+    /// Launch metadata of each kernel, in stage order.
     pub kernels: &'static [KernelInfo],
     /// Static argument values compiled in (per parameter index).
     pub statics: Vec<Option<ScalarValue>>,
     /// Host copies of the connectivities, by offset name (for reach and target-size bounds).
     pub named_tables: Vec<NamedTable>,
+    /// The tuning the kernels were compiled with.
     pub options: CudaOptions,
 }
 

@@ -1,7 +1,7 @@
 //! The CUDA backend. [`source`] (what the macro emits about a program's kernels), [`bounds`]
 //! (domain bounds on the host), [`launch`] (the launches of a call, parameter blocks, NVRTC
 //! options, cache keys), [`emulator`] and [`offline`] (kernels compiled and assembled without a
-//! device) build everywhere; NVRTC ([`nvrtc`]) and the device code need the cargo feature
+//! device) build everywhere; NVRTC (`nvrtc`) and the device code need the cargo feature
 //! `cuda`. Without it, [`cuda_available`] is false and
 //! compiling for a device is a clear [`crate::Error`]; an emulator still runs the kernels.
 
@@ -41,7 +41,9 @@ use source::Translation;
 /// A program compiled for the CUDA backend: on the device, or on the emulator its options
 /// named.
 pub enum CompiledCuda {
+    /// Compiled by NVRTC and loaded on the device.
     Device(Box<CudaProgram>),
+    /// Loaded on the emulator named by `Options::with_cuda_emulator`.
     Emulated(Box<dyn EmulatedProgram>),
 }
 

@@ -24,6 +24,7 @@ pub struct NvrtcOutput {
 /// What to take from NVRTC after compiling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
+    /// PTX text for the virtual architecture, JIT-compiled by the driver at load.
     Ptx,
     /// Machine code for the real architecture of `--gpu-architecture=sm_XY`.
     Cubin,

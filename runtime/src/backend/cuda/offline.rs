@@ -62,10 +62,15 @@ pub fn cuda_options_for(options: &Options, program: &str, arch: &str) -> CudaOpt
 /// What `ptxas -v` reports about one kernel.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelResources {
+    /// The kernel's name.
     pub kernel: String,
+    /// Registers per thread.
     pub registers: u32,
+    /// Bytes of stack frame per thread.
     pub stack_bytes: u64,
+    /// Bytes of spill stores per thread (0 is the aim).
     pub spill_store_bytes: u64,
+    /// Bytes of spill loads per thread (0 is the aim).
     pub spill_load_bytes: u64,
 }
 
@@ -154,6 +159,7 @@ pub fn find_ptxas() -> Result<Option<PathBuf>, Error> {
 /// What `ptxas` made of one PTX file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assembled {
+    /// What it reports per kernel.
     pub kernels: Vec<KernelResources>,
     /// Lines of `ptxas` output that are warnings.
     pub warnings: Vec<String>,
@@ -211,6 +217,7 @@ pub fn ptx_entry_size(ptx: &str, kernel: &str) -> usize {
 /// One kernel of a compiled variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelReport {
+    /// The kernel's name.
     pub kernel: String,
     /// Bytes of PTX defining the kernel.
     pub ptx_bytes: usize,
@@ -221,11 +228,15 @@ pub struct KernelReport {
 /// One variant of a program compiled for one architecture.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompiledVariant {
+    /// The program's name.
     pub program: String,
+    /// Which static values were compiled in.
     pub variant: Variant,
+    /// The architecture (`sm_XY`).
     pub arch: String,
     /// Every option NVRTC got.
     pub nvrtc_options: Vec<String>,
+    /// The PTX NVRTC produced.
     pub ptx: String,
     /// NVRTC's warnings (its log), empty when none.
     pub nvrtc_log: String,
@@ -233,6 +244,7 @@ pub struct CompiledVariant {
     pub ptx_path: Option<PathBuf>,
     /// ptxas' warnings.
     pub ptxas_warnings: Vec<String>,
+    /// Each kernel of the variant.
     pub kernels: Vec<KernelReport>,
 }
 

@@ -14,6 +14,7 @@ pub use gt4rs_ir::kernel::{FieldRole, ParamField, ParamType};
 /// A program's CUDA translation as the macro emits it (`<program>::cuda::translation()`).
 #[derive(Clone, Copy, Debug)]
 pub struct Translation {
+    /// The program's name.
     pub name: &'static str,
     /// The CUDA C translation unit.
     pub source: &'static str,

@@ -26,9 +26,15 @@ pub fn version_text(version: i32) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CodeTarget {
     /// Machine code for `arch` (`sm_XY`, `--gpu-architecture=sm_XY`, NVRTC's cubin).
-    Cubin { arch: String },
+    Cubin {
+        /// The architecture, `sm_XY`.
+        arch: String,
+    },
     /// PTX for `arch` (`compute_XY`), JIT-compiled by the driver.
-    Ptx { arch: String },
+    Ptx {
+        /// The architecture, `compute_XY`.
+        arch: String,
+    },
 }
 
 impl CodeTarget {

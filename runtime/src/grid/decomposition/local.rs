@@ -51,6 +51,7 @@ impl IndexMap {
         self.global.len()
     }
 
+    /// Whether the rank holds no point of this dimension.
     pub fn is_empty(&self) -> bool {
         self.global.is_empty()
     }
@@ -74,17 +75,23 @@ impl IndexMap {
 /// A rank's grid and its maps to the global grid.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocalGrid {
+    /// This part's rank.
     pub rank: usize,
+    /// The number of ranks.
     pub ranks: usize,
     /// Local tables, zones (owned zones plus `HALO`/`HALO_LEVEL_2`) and the global geometry's
     /// rows of the local points.
     pub grid: Grid,
+    /// Local and global cell indices.
     pub cells: IndexMap,
+    /// Local and global edge indices.
     pub edges: IndexMap,
+    /// Local and global vertex indices.
     pub vertices: IndexMap,
 }
 
 impl LocalGrid {
+    /// The index map of `dim`.
     pub fn map(&self, dim: GridDim) -> &IndexMap {
         match dim {
             GridDim::Cell => &self.cells,

@@ -8,6 +8,7 @@ use crate::grid::{Grid, GridDim};
 /// Which rank owns each cell of a grid.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Partition {
+    /// The number of ranks.
     pub ranks: usize,
     /// The owning rank of each cell, by global cell index.
     pub cell_rank: Vec<u32>,
@@ -18,7 +19,9 @@ pub struct Partition {
 pub struct PartitionQuality {
     /// Edges whose two cells lie on different ranks.
     pub edge_cut: usize,
+    /// The fewest cells a rank owns.
     pub min_cells: usize,
+    /// The most cells a rank owns.
     pub max_cells: usize,
     /// `max_cells / mean cells`: 1 is a perfect balance.
     pub imbalance: f64,

@@ -13,6 +13,7 @@ use crate::grid::GridDim;
 /// The points one rank exchanges with one peer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PeerPoints {
+    /// The peer's rank.
     pub peer: usize,
     /// Local indices of owned points the peer holds in its halo, in the order it asked.
     pub send: Vec<usize>,
@@ -23,7 +24,9 @@ pub struct PeerPoints {
 /// A rank's exchange of one dimension's halo levels `1..=depth`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExchangePattern {
+    /// The dimension exchanged.
     pub dim: GridDim,
+    /// The halo levels exchanged (1 or 2).
     pub depth: usize,
     /// Peers with something to send or receive, by rank.
     pub peers: Vec<PeerPoints>,
@@ -35,6 +38,7 @@ impl ExchangePattern {
         self.peers.iter().map(|p| p.send.len()).sum()
     }
 
+    /// Points received per exchange (per level of each field).
     pub fn points_received(&self) -> usize {
         self.peers.iter().map(|p| p.recv.len()).sum()
     }
