@@ -148,12 +148,17 @@ fn traffic(signature: &Signature, call: &Call) -> Result<usize, String> {
 /// horizontal range where the call has one).
 fn coverage(signature: &Signature, grid: &Grid, setup: &Setup) -> f64 {
     let levels = (setup.vertical.1 - setup.vertical.0) as f64 / setup.nlev as f64;
-    let horizontal_dim = signature.params.iter().find_map(|p| match (&p.kind, p.role) {
-        (ParamKind::Field { dims }, role) if role != gt4rs::__private::ir::fieldview::Role::In => {
-            dims.first().cloned()
-        }
-        _ => None,
-    });
+    let horizontal_dim = signature
+        .params
+        .iter()
+        .find_map(|p| match (&p.kind, p.role) {
+            (ParamKind::Field { dims }, role)
+                if role != gt4rs::__private::ir::fieldview::Role::In =>
+            {
+                dims.first().cloned()
+            }
+            _ => None,
+        });
     let points = horizontal_dim.and_then(|d| calls::extent(grid, &d, setup.nlev).ok());
     let horizontal = match (setup.horizontal, points) {
         ((0, 0), _) | (_, None) => 1.0,

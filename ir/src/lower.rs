@@ -203,6 +203,10 @@ impl Ctx<'_> {
     }
 }
 
+/// A scan computed by a stage of its own: its environment (kept alive for the memo's key), the
+/// shape of its value, and the temporary and type of each leaf.
+type MaterialisedScan<'p> = (Rc<Env<'p>>, Value, Vec<(u32, ScalarType)>);
+
 /// Lowers a checked program into fused stages.
 pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
     let mut stages = Vec::new();
@@ -222,19 +226,27 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
                 None => groups.push(vec![t]),
             }
         }
+        let written: Vec<u32> = targets.iter().map(|t| t.1).collect();
+        // Every value of a call is computed from the fields as they were before it (the
+        // embedded backend's semantics): the stages before any group's own (temporaries, copies
+        // of written fields read through a shift) run before the first group writes.
+        let mut own_stages = Vec::new();
         for group in groups {
-            let (pre, stage) = lower_group(program, &mut temporaries, &call.value, &group)
-                .map_err(|e| LowerError {
-                    message: format!(
-                        "call {} of program `{}`: {}",
-                        call_index + 1,
-                        program.name,
-                        e.message
-                    ),
-                })?;
+            let (pre, stage) =
+                lower_group(program, &mut temporaries, &call.value, &group, &written).map_err(
+                    |e| LowerError {
+                        message: format!(
+                            "call {} of program `{}`: {}",
+                            call_index + 1,
+                            program.name,
+                            e.message
+                        ),
+                    },
+                )?;
             stages.extend(pre);
-            stages.push(stage);
+            own_stages.push(stage);
         }
+        stages.extend(own_stages);
     }
     Ok(StageProgram {
         name: program.name.clone(),
@@ -272,6 +284,7 @@ fn lower_group(
     temporaries: &mut Vec<Temporary>,
     value: &Expr,
     group: &[&TargetLeaf],
+    written: &[u32],
 ) -> Result<(Vec<Stage>, Stage), LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)
@@ -323,6 +336,9 @@ fn lower_group(
         in_temporary: false,
         lowered_uses: vec![HashMap::new()],
         gathers_memo: RefCell::new(HashMap::new()),
+        written: written.to_vec(),
+        copies: HashMap::new(),
+        enclosing_kshift: 0,
     };
     for d in &dims {
         match program.bundle.dim(d).map(|i| i.kind) {
@@ -420,7 +436,16 @@ struct Lowering<'p> {
     /// Scan calls already materialised: (call expression, environment) → their value. The
     /// environment is kept with it: were it freed, another call's environment could take its
     /// address and be taken for it (`g(a) - g(b)` computing `g(a) - g(a)`).
-    scan_memo: HashMap<(usize, usize), (Rc<Env<'p>>, Value)>,
+    /// A scan materialised by [`Self::materialise_scan`], by the addresses of its call and
+    /// environment.
+    scan_memo: HashMap<(usize, usize), MaterialisedScan<'p>>,
+    /// The field parameters the call writes.
+    written: Vec<u32>,
+    /// While a temporary's stage is lowered: the vertical shift its reader reads it through
+    /// (a temporary that stage reads covers the reader's levels shifted by it too).
+    enclosing_kshift: i64,
+    /// The copy (a temporary) of each written field read through a shift.
+    copies: HashMap<u32, u32>,
     temporaries: Vec<Temporary>,
     /// Stages computing the temporaries of the stage being built, in dependency order.
     pre_stages: Vec<Stage>,
@@ -712,8 +737,9 @@ impl<'p> Lowering<'p> {
         if dims.iter().any(|d| d != &info.to && Some(d) != vertical) {
             return Ok(None);
         }
-        // The reader's vertical shift moves the range the temporary must cover.
-        let mut kshift = 0;
+        // The reader's vertical shift moves the range the temporary must cover, and so do the
+        // shifts of the reads enclosing this one when another temporary's stage reads it.
+        let mut kshift = self.enclosing_kshift;
         if let Some(v) = vertical {
             for s in &ctx.path.steps {
                 match s {
@@ -753,7 +779,9 @@ impl<'p> Lowering<'p> {
         let saved = std::mem::take(&mut self.b);
         self.lowered_uses.push(HashMap::new());
         let was_in_temporary = std::mem::replace(&mut self.in_temporary, true);
+        let enclosing = std::mem::replace(&mut self.enclosing_kshift, kshift);
         let built = self.temporary_stage(arg, env, &info.to, offset, rows, vertical, kshift);
+        self.enclosing_kshift = enclosing;
         self.in_temporary = was_in_temporary;
         self.lowered_uses.pop();
         let builder = std::mem::replace(&mut self.b, saved);
@@ -833,6 +861,57 @@ impl<'p> Lowering<'p> {
         })
     }
 
+    /// The temporary holding a copy of field parameter `p` (the call writes it and reads it
+    /// through a shift) over its whole extent, written by a stage before the call's own.
+    fn copy_of(&mut self, p: u32, dims: &[String], dtype: ScalarType) -> Result<u32, LowerError> {
+        if let Some(&t) = self.copies.get(&p) {
+            return Ok(t);
+        }
+        if dims
+            .iter()
+            .any(|d| self.program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Local))
+        {
+            return err("a sparse field written by the call that reads it through a shift");
+        }
+        let mut builder = StageBuilder::default();
+        let value = builder.add(Node::Load {
+            source: Source::Param(p),
+            path: AccessPath::default(),
+            local: None,
+            dtype,
+            guarded: false,
+        });
+        let domain = dims
+            .iter()
+            .map(|d| StageRange {
+                dim: d.clone(),
+                start: Bound::FieldStart {
+                    param: p,
+                    dim: d.clone(),
+                },
+                end: Bound::FieldEnd {
+                    param: p,
+                    dim: d.clone(),
+                },
+            })
+            .collect();
+        let t = self.temporaries.len() as u32;
+        self.temporaries.push(Temporary {
+            dims: dims.to_vec(),
+            dtype,
+            mask: None,
+        });
+        self.pre_stages.push(builder.finish(
+            domain,
+            vec![Output {
+                target: Source::Temporary(t),
+                value,
+            }],
+        ));
+        self.copies.insert(p, t);
+        Ok(t)
+    }
+
     /// Makes temporary `t` cover its whole dimension unless it is already bounded by the
     /// reach through `offset` (a reader through another offset, or from another point, needs
     /// points the first reader's reach may lack).
@@ -871,51 +950,60 @@ impl<'p> Lowering<'p> {
         ctx: &Ctx<'p>,
     ) -> Result<Value, LowerError> {
         let key = (call as *const Expr as usize, Rc::as_ptr(env) as usize);
-        if let Some((_, v)) = self.scan_memo.get(&key) {
-            return Ok(v.clone());
-        }
-        let dims: Vec<String> = self
-            .consumer
-            .iter()
-            .map(|r| match r {
-                VerticalRange::Exprs { dim, .. } | VerticalRange::Field { dim, .. } => dim.clone(),
-            })
-            .collect();
-        let saved = std::mem::take(&mut self.b);
-        self.lowered_uses.push(HashMap::new());
-        let built = self.scan_stage(call, env, ctx);
-        self.lowered_uses.pop();
-        let builder = std::mem::replace(&mut self.b, saved);
-        let (domain, value) = built?;
-        let mut leaves = Vec::new();
-        value.leaves(&mut leaves);
-        let mut outputs = Vec::new();
-        let mut loads = Vec::new();
-        for leaf in leaves {
-            let t = self.temporaries.len() as u32;
-            let dtype = builder.dtype(leaf);
-            self.temporaries.push(Temporary {
-                dims: dims.clone(),
-                dtype,
-                mask: None,
-            });
-            outputs.push(Output {
-                target: Source::Temporary(t),
-                value: leaf,
-            });
+        let (shape, temporaries) = match self.scan_memo.get(&key) {
+            Some((_, shape, temporaries)) => (shape.clone(), temporaries.clone()),
+            None => {
+                let dims: Vec<String> = self
+                    .consumer
+                    .iter()
+                    .map(|r| match r {
+                        VerticalRange::Exprs { dim, .. } | VerticalRange::Field { dim, .. } => {
+                            dim.clone()
+                        }
+                    })
+                    .collect();
+                let saved = std::mem::take(&mut self.b);
+                self.lowered_uses.push(HashMap::new());
+                let built = self.scan_stage(call, env, ctx);
+                self.lowered_uses.pop();
+                let builder = std::mem::replace(&mut self.b, saved);
+                let (domain, value) = built?;
+                let mut leaves = Vec::new();
+                value.leaves(&mut leaves);
+                let mut outputs = Vec::new();
+                let mut temporaries = Vec::new();
+                for leaf in leaves {
+                    let t = self.temporaries.len() as u32;
+                    let dtype = builder.dtype(leaf);
+                    self.temporaries.push(Temporary {
+                        dims: dims.clone(),
+                        dtype,
+                        mask: None,
+                    });
+                    outputs.push(Output {
+                        target: Source::Temporary(t),
+                        value: leaf,
+                    });
+                    temporaries.push((t, dtype));
+                }
+                self.pre_stages.push(builder.finish(domain, outputs));
+                self.scan_memo
+                    .insert(key, (env.clone(), value.clone(), temporaries.clone()));
+                (value, temporaries)
+            }
+        };
+        // Read where the reader reads it: at its point, or through its shift.
+        let mut loads = Vec::with_capacity(temporaries.len());
+        for (t, dtype) in temporaries {
             loads.push(self.b.add(Node::Load {
                 source: Source::Temporary(t),
-                path: AccessPath::default(),
+                path: ctx.path.clone(),
                 local: None,
                 dtype,
                 guarded: ctx.guarded,
             }));
         }
-        self.pre_stages.push(builder.finish(domain, outputs));
-        let mut next = loads.into_iter();
-        let result = rebuild(&value, &mut next);
-        self.scan_memo.insert(key, (env.clone(), result.clone()));
-        Ok(result)
+        Ok(rebuild(&shape, &mut loads.into_iter()))
     }
 
     fn scan_stage(
@@ -1159,8 +1247,16 @@ impl<'p> Lowering<'p> {
                             })?),
                             None => None,
                         };
+                        // A field the call writes, read through a shift: read from a copy
+                        // made before the call writes, so every point reads what was there
+                        // before (the points read may be points written).
+                        let source = if !ctx.path.is_empty() && self.written.contains(&p) {
+                            Source::Temporary(self.copy_of(p, dims, *dtype)?)
+                        } else {
+                            Source::Param(p)
+                        };
                         Ok(Value::Node(self.b.add(Node::Load {
-                            source: Source::Param(p),
+                            source,
                             path: ctx.path.clone(),
                             local,
                             dtype: *dtype,
@@ -1217,10 +1313,22 @@ impl<'p> Lowering<'p> {
                 init,
             } => {
                 if !ctx.path.is_empty() {
-                    return err(format!(
-                        "the result of scan operator `{}` is read shifted; that needs a temporary, which the fused backends do not build",
-                        op.name
-                    ));
+                    // Read shifted: computed over the reading stage's domain by a stage of its
+                    // own, then read through the shift (outside that domain it is undefined, as
+                    // on the embedded backend). Through a neighbour, the scan would run over
+                    // another dimension than the reader's.
+                    let cartesian = ctx
+                        .path
+                        .steps
+                        .iter()
+                        .all(|s| matches!(s, Step::Cartesian { .. }));
+                    if !cartesian || self.in_temporary {
+                        return err(format!(
+                            "the result of scan operator `{}` is read through a neighbour shift; the fused backends read a scan's result only at the point or through a Cartesian shift (compute it in a program of its own and read its output)",
+                            op.name
+                        ));
+                    }
+                    return self.materialise_scan(call, env, ctx);
                 }
                 if self.b.scan_conflicts(axis, *forward) {
                     return self.materialise_scan(call, env, ctx);

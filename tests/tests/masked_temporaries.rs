@@ -187,3 +187,60 @@ fn a_gather_in_a_branch_read_through_skip_values() {
         Ok(())
     });
 }
+
+/// The edges around each vertex, summed: a vertex value that gathers from edges.
+#[field_operator]
+fn edge_sum_at_vertices(e: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+    neighbor_sum(e.at(V2E), V2E)
+}
+
+/// Nested temporaries read through a vertical shift: the vertex sum read through E2V (a
+/// temporary), summed at edges and read through V2E (another temporary, whose stage reads the
+/// first), the whole read at the level above. The inner temporary must cover the levels the outer
+/// one reads, shifted too; it covered the written ones, a false reach error on the kernels found
+/// by the differential fuzzer (seed 20260305, `tests/tests/fuzz.rs`).
+#[field_operator]
+fn nested_gathers_below(e: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+    let at_edges = neighbor_sum(edge_sum_at_vertices(e).at(E2V), E2V);
+    neighbor_sum(at_edges.at(V2E), V2E).at(K - 1)
+}
+
+#[program]
+fn nested_gathers_below_prog(e: &Field<(Edge, K), f64>, out: &mut Field<(Vertex, K), f64>) {
+    nested_gathers_below(e).write_to(out, domain![Vertex: 0..9, K: 1..5]);
+}
+
+#[test]
+fn nested_temporaries_read_through_a_vertical_shift() {
+    let mesh = SimpleMesh::new();
+    let mut rng = rng(1405);
+    let e: Field<(Edge, K), f64> = random_field(&mut rng, &[0..18, 0..5]);
+    let vertex_sum = |v: i64, k: i64| -> f64 {
+        neighbours(&mesh.v2e, v)
+            .into_iter()
+            .map(|edge| at(&e, &[i64::from(edge), k]))
+            .sum()
+    };
+    let edge_sum = |edge: i64, k: i64| -> f64 {
+        neighbours(&mesh.e2v, edge)
+            .into_iter()
+            .map(|v| vertex_sum(i64::from(v), k))
+            .sum()
+    };
+    for_each_backend(|backend| {
+        let prog =
+            nested_gathers_below_prog::compile(&backend.options_with(mesh.connectivities()))?;
+        let mut out = poisoned(&[0..9, 0..5]);
+        prog.call(nested_gathers_below_prog::Args {
+            e: &e,
+            out: &mut out,
+        })?;
+        expect_field("out", &out, &[0..9, 1..5], |p| {
+            neighbours(&mesh.v2e, p[0])
+                .into_iter()
+                .map(|edge| edge_sum(i64::from(edge), p[1] - 1))
+                .sum()
+        });
+        Ok(())
+    });
+}

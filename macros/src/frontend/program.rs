@@ -1,13 +1,12 @@
 //! `#[program]`: parameters with roles, `value.write_to(target, domain![…])` statements.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::HashSet;
 
 use proc_macro2::TokenStream;
 use syn::{FnArg, ItemFn};
 
 use gt4rs_ir::fieldview::{
-    Bundle, DomainRange, Expr, ExprKind, OperatorKind, Program, ProgramCall, ProgramParam, Role,
-    Target,
+    Bundle, DomainRange, Expr, ExprKind, Program, ProgramCall, ProgramParam, Role, Target,
 };
 use gt4rs_ir::{ScalarType, Type};
 
@@ -109,8 +108,7 @@ pub fn check(attr: &TokenStream, func: &ItemFn, env: &Env) -> syn::Result<Progra
     let bundle = program_bundle(env, &checker);
     if !broken {
         for stmt in &func.block.stmts {
-            if let Some((call, target_expr)) = statement(&mut checker, &declared, stmt) {
-                check_shifted_outputs(&mut checker, &bundle, &call, target_expr, &params);
+            if let Some(call) = statement(&mut checker, &declared, stmt) {
                 calls.push(call);
             }
         }
@@ -183,12 +181,12 @@ fn collect_targets(t: &Target, out: &mut HashSet<u32>) {
     }
 }
 
-/// One statement; returns the call and its target expression (for later diagnostics).
-fn statement<'s>(
+/// One statement: the call it makes.
+fn statement(
     checker: &mut Checker,
     declared: &[Declared],
-    stmt: &'s syn::Stmt,
-) -> Option<(ProgramCall, &'s syn::Expr)> {
+    stmt: &syn::Stmt,
+) -> Option<ProgramCall> {
     if let Some(semi) = stray_semicolon(stmt) {
         checker
             .diag
@@ -273,7 +271,7 @@ fn statement<'s>(
         );
         return None;
     }
-    Some((ProgramCall { value, target }, &m.args[0]))
+    Some(ProgramCall { value, target })
 }
 
 /// A `&mut` field parameter or a tuple of targets.
@@ -462,111 +460,4 @@ fn bound(checker: &mut Checker, e: &syn::Expr) -> Option<Expr> {
         return None;
     }
     Some(v)
-}
-
-/// Which parameters an operator reads under a shift (its own shifts and its callees').
-struct ShiftAnalysis<'b> {
-    bundle: &'b Bundle,
-    per_operator: HashMap<String, BTreeSet<u32>>,
-}
-
-impl<'b> ShiftAnalysis<'b> {
-    fn operator_shifted(&mut self, key: &str) -> BTreeSet<u32> {
-        if let Some(s) = self.per_operator.get(key) {
-            return s.clone();
-        }
-        // Recursion cannot occur (operators are collected acyclically); this guards anyway.
-        self.per_operator.insert(key.to_string(), BTreeSet::new());
-        let mut out = BTreeSet::new();
-        if let Some(op) = self.bundle.operator(key) {
-            let mut walk = Walk {
-                vars: HashMap::new(),
-                seen: HashSet::new(),
-            };
-            self.visit(&op.body, false, &mut walk, &mut out);
-        }
-        self.per_operator.insert(key.to_string(), out.clone());
-        out
-    }
-
-    fn visit<'e>(
-        &mut self,
-        e: &'e Expr,
-        shifted: bool,
-        walk: &mut Walk<'e>,
-        out: &mut BTreeSet<u32>,
-    ) {
-        match &e.kind {
-            ExprKind::Param(p) => {
-                if shifted {
-                    out.insert(*p);
-                }
-            }
-            ExprKind::Var(v) => {
-                if walk.seen.insert((*v, shifted)) {
-                    if let Some(value) = walk.vars.get(v).copied() {
-                        self.visit(value, shifted, walk, out);
-                    }
-                }
-            }
-            ExprKind::Let { var, value, body } => {
-                walk.vars.insert(*var, value);
-                self.visit(body, shifted, walk, out);
-            }
-            ExprKind::CartesianShift { arg, .. } | ExprKind::NeighborShift { arg, .. } => {
-                self.visit(arg, true, walk, out)
-            }
-            ExprKind::DynamicShift { arg, offset, .. } => {
-                self.visit(arg, true, walk, out);
-                self.visit(offset, shifted, walk, out);
-            }
-            ExprKind::Call { callee, args } => {
-                let inner = self.operator_shifted(callee);
-                let skip = match self.bundle.operator(callee).map(|o| &o.kind) {
-                    Some(OperatorKind::Scan { .. }) => 1,
-                    _ => 0,
-                };
-                for (i, a) in args.iter().enumerate() {
-                    let s = shifted || inner.contains(&((i + skip) as u32));
-                    self.visit(a, s, walk, out);
-                }
-            }
-            _ => e.for_each_child(|c| self.visit(c, shifted, walk, out)),
-        }
-    }
-}
-
-struct Walk<'e> {
-    vars: HashMap<u32, &'e Expr>,
-    seen: HashSet<(u32, bool)>,
-}
-
-/// An output read through a shift in the call that writes it would read values the same call
-/// overwrites: not elementwise-safe.
-fn check_shifted_outputs(
-    checker: &mut Checker,
-    bundle: &Bundle,
-    call: &ProgramCall,
-    target_expr: &syn::Expr,
-    params: &[(String, Type)],
-) {
-    let mut analysis = ShiftAnalysis {
-        bundle,
-        per_operator: HashMap::new(),
-    };
-    let mut shifted = BTreeSet::new();
-    let mut walk = Walk {
-        vars: HashMap::new(),
-        seen: HashSet::new(),
-    };
-    analysis.visit(&call.value, false, &mut walk, &mut shifted);
-    let mut written = HashSet::new();
-    collect_targets(&call.target, &mut written);
-    for p in shifted.intersection(&written.into_iter().collect()) {
-        let name = &params[*p as usize].0;
-        let msg = format!(
-            "`{name}` is written by this call and also read through a shift in it: a point would read neighbours this call overwrites; write to a different field"
-        );
-        checker.diag.error(target_expr, msg);
-    }
 }

@@ -465,10 +465,12 @@ fn program_roles_targets_and_domains() {
     assert!(p.bundle.operator("double_key").is_some());
 }
 
+/// A call may read the field it writes through a shift (the fused backends read a copy made
+/// before the call): the checker accepts it.
 #[test]
-fn output_read_shifted_through_a_callee_is_an_error() {
+fn output_read_shifted_through_a_callee_is_accepted() {
     let env = env_with_double();
-    let err = program(
+    let p = program(
         &env,
         parse_quote! {
             fn p(a: &Field<(Edge, K), f64>, b: &mut Field<(Edge, K), f64>) {
@@ -477,10 +479,8 @@ fn output_read_shifted_through_a_callee_is_an_error() {
             }
         },
     )
-    .unwrap_err();
-    // Only the second call reads `b` shifted (through `up`, via a `let`).
-    assert_eq!(error_count(&err), 1, "{:?}", messages(&err));
-    assert!(err.to_string().contains("read through a shift"), "{err}");
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.calls.len(), 2);
 }
 
 #[test]

@@ -6,11 +6,10 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use gt4rs_ir::failure::PreconditionKind;
-use gt4rs_ir::stage::{Node, Source};
 
 use super::StageEmitter;
 use crate::codegen::cpu::failure;
-use crate::codegen::stage_walk::{prefix, FieldInfo};
+use crate::codegen::stage_walk::prefix;
 
 impl StageEmitter<'_> {
     /// Each precondition, in order: the first that fails returns its error.
@@ -44,26 +43,5 @@ impl StageEmitter<'_> {
             });
         }
         checks
-    }
-
-    /// Reading an output of the same stage is only sound at the point being written:
-    /// elsewhere another tile may be writing it concurrently.
-    pub(super) fn reject_shifted_reads_of_outputs(
-        &self,
-        outputs: &[(Source, FieldInfo)],
-    ) -> Result<(), String> {
-        for node in &self.walk.stage.nodes {
-            if let Node::Load { source, path, .. } = node {
-                if let Some((_, f)) = outputs.iter().find(|(q, _)| q == source) {
-                    if !path.is_empty() {
-                        return Err(format!(
-                            "`{}` is written by a call that also reads it shifted; write the result to another field",
-                            f.name
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 }

@@ -59,7 +59,6 @@ impl StageEmitter<'_> {
         let mut prologue = self.bounds(&outputs)?;
         prologue.extend(self.temporaries(&outputs));
         let checks = self.preconditions();
-        self.reject_shifted_reads_of_outputs(&outputs)?;
         let shape = self.loop_shape();
         let stores = self.stores(&outputs, &shape)?;
         let carries = self.scan_carries();

@@ -1,0 +1,162 @@
+//! A scan's result read through a vertical shift, as ICON4Py's vertically implicit solver reads
+//! its back substitution: `let y = suffix_sum(x); y - concat_where(K < top, y.at(K + 1), 0.0)`.
+//! The fused backends used to refuse it ("needs a temporary, which the fused backends do not
+//! build"); the scan now runs over the written levels by a stage of its own, into a temporary
+//! read through the shift, and every backend computes the same values, or the same error where
+//! the shift leaves those levels.
+
+use gt4rs::prelude::*;
+use gt4rs_tests::*;
+
+#[scan_operator(axis = K, forward = false, init = 0.0)]
+fn suffix_sum(carry: f64, x: f64) -> f64 {
+    carry + x
+}
+
+#[scan_operator(axis = K, forward = true, init = 1.0)]
+fn damped(carry: f64, x: f64) -> f64 {
+    0.5 * carry + x
+}
+
+/// Each level's own term of the suffix sum, recovered from it and the level below it.
+#[field_operator]
+fn own_terms(x: Field<(Cell, K), f64>, top: i32) -> Field<(Cell, K), f64> {
+    let y = suffix_sum(x);
+    y - concat_where(K < top, y.at(K + 1), 0.0)
+}
+
+#[program]
+fn own_terms_prog(
+    x: &Field<(Cell, K), f64>,
+    out: &mut Field<(Cell, K), f64>,
+    top: i32,
+    k_start: i32,
+) {
+    own_terms(x, top).write_to(out, domain![Cell: 0..5, K: k_start..top + 1]);
+}
+
+/// A forward scan read at the level above and the level below, each in a branch.
+#[field_operator]
+fn neighbours_in_k(x: Field<(Cell, K), f64>, last: i32) -> Field<(Cell, K), f64> {
+    let d = damped(x);
+    concat_where(K < last, d.at(K + 1), d) + concat_where(K > 0, d.at(K - 1), d)
+}
+
+#[program]
+fn neighbours_in_k_prog(x: &Field<(Cell, K), f64>, out: &mut Field<(Cell, K), f64>, last: i32) {
+    neighbours_in_k(x, last).write_to(out, domain![Cell: 0..5, K: 0..last + 1]);
+}
+
+/// The level above, read everywhere: at the last written level it is outside the scan's levels.
+#[field_operator]
+fn above(x: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+    damped(x).at(K + 1)
+}
+
+#[program]
+fn above_prog(x: &Field<(Cell, K), f64>, out: &mut Field<(Cell, K), f64>, k_end: i32) {
+    above(x).write_to(out, domain![Cell: 0..5, K: 0..k_end]);
+}
+
+/// The scan of `x` over levels `lo..hi` of column `c`, from the top (`forward`) or the bottom.
+fn column_scan(
+    x: &Field<(Cell, K), f64>,
+    c: i64,
+    (lo, hi): (i64, i64),
+    forward: bool,
+    init: f64,
+    step: impl Fn(f64, f64) -> f64,
+) -> Vec<f64> {
+    let mut out = vec![f64::NAN; hi as usize];
+    let mut carry = init;
+    let levels: Vec<i64> = if forward {
+        (lo..hi).collect()
+    } else {
+        (lo..hi).rev().collect()
+    };
+    for k in levels {
+        carry = step(carry, at(x, &[c, k]));
+        out[k as usize] = carry;
+    }
+    out
+}
+
+#[test]
+fn a_backward_scan_read_at_the_level_below_in_a_branch() {
+    let nk = 12i64;
+    let mut rng = rng(1501);
+    let x: Field<(Cell, K), f64> = random_field(&mut rng, &[0..5, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = own_terms_prog::compile(&backend.options())?;
+        // Levels k_start..=top: the scan runs over them, from `top` down.
+        for (k_start, top) in [(0, nk - 1), (3, 9)] {
+            let mut out = poisoned(&[0..5, 0..nk]);
+            prog.call(own_terms_prog::Args {
+                x: &x,
+                out: &mut out,
+                top: top as i32,
+                k_start: k_start as i32,
+            })?;
+            expect_field("out", &out, &[0..5, k_start..top + 1], |p| {
+                let y = column_scan(&x, p[0], (k_start, top + 1), false, 0.0, |c, v| c + v);
+                let below = if p[1] < top {
+                    y[p[1] as usize + 1]
+                } else {
+                    0.0
+                };
+                y[p[1] as usize] - below
+            });
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn a_forward_scan_read_above_and_below() {
+    let nk = 10i64;
+    let mut rng = rng(1502);
+    let x: Field<(Cell, K), f64> = random_field(&mut rng, &[0..5, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = neighbours_in_k_prog::compile(&backend.options())?;
+        let last = 7i64;
+        let mut out = poisoned(&[0..5, 0..nk]);
+        prog.call(neighbours_in_k_prog::Args {
+            x: &x,
+            out: &mut out,
+            last: last as i32,
+        })?;
+        expect_field("out", &out, &[0..5, 0..last + 1], |p| {
+            let d = column_scan(&x, p[0], (0, last + 1), true, 1.0, |c, v| 0.5 * c + v);
+            let k = p[1] as usize;
+            let up = if p[1] < last { d[k + 1] } else { d[k] };
+            let down = if p[1] > 0 { d[k - 1] } else { d[k] };
+            up + down
+        });
+        Ok(())
+    });
+}
+
+/// Read at `K + 1` over levels 0..8, the scan runs over 0..8 and level 8 is not among them: an
+/// error on every backend, before anything is written on the fused ones.
+#[test]
+fn a_scan_read_past_its_levels_is_an_error() {
+    let nk = 10i64;
+    let mut rng = rng(1503);
+    let x: Field<(Cell, K), f64> = random_field(&mut rng, &[0..5, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = above_prog::compile(&backend.options())?;
+        let mut out = poisoned(&[0..5, 0..nk]);
+        let result = prog.call(above_prog::Args {
+            x: &x,
+            out: &mut out,
+            k_end: 8,
+        });
+        let needle = if backend.backend == Backend::Embedded {
+            "K 7..8 is missing"
+        } else {
+            "temporary 0 is read at K 1..9"
+        };
+        expect_error(result, &[needle]);
+        Ok(())
+    });
+}
