@@ -22,6 +22,7 @@ pub mod profiling;
 pub mod signature;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod view;
 
 /// The CUDA backend's public API (device fields, graphs, timers with the `cuda` feature).
 pub mod cuda {
@@ -39,6 +40,7 @@ pub use gt4rs_macros::{
 };
 pub use options::{Backend, CpuOptions, Options};
 pub use signature::{ParamKind, ParamSignature, Signature};
+pub use view::{FieldMut, FieldRef};
 
 /// What a stencil module usually needs: `use gt4rs::prelude::*;`.
 pub mod prelude {

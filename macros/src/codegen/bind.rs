@@ -250,7 +250,9 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
     let span = Span::call_site();
     let mut bound_fields = Vec::new();
     let mut arg_fields = Vec::new();
+    let mut view_fields = Vec::new();
     let mut forwards = Vec::new();
+    let mut view_forwards = Vec::new();
     let mut has_refs = false;
     let mut bound_takes = Vec::new();
     let mut dyn_takes = Vec::new();
@@ -294,33 +296,49 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                     let doc = format!("`{}`: a field the program reads, shared.", param.name);
                     bound_fields.push(quote!(#[doc = #doc] pub #ident: ::std::sync::Arc<#ty>));
                     forwards.push(quote!(#ident: &*self.bound.#ident));
+                    view_forwards
+                        .push(quote!(#ident: ::gt4rs::view::FieldRef::of(&*self.bound.#ident)));
                 }
                 _ => {
                     let doc = format!("`{}`: a scalar.", param.name);
                     bound_fields.push(quote!(#[doc = #doc] pub #ident: #ty));
                     forwards.push(quote!(#ident: self.bound.#ident));
+                    view_forwards.push(quote!(#ident: self.bound.#ident));
                 }
             }
         } else {
-            let field = match param.kind {
+            let (field, view) = match param.kind {
                 ParamKind::FieldRead => {
                     has_refs = true;
-                    quote!(pub #ident: &'a #ty)
+                    (
+                        quote!(pub #ident: &'a #ty),
+                        quote!(pub #ident: ::gt4rs::view::RefOf<'a, #ty>),
+                    )
                 }
                 ParamKind::FieldWritten => {
                     has_refs = true;
-                    quote!(pub #ident: &'a mut #ty)
+                    (
+                        quote!(pub #ident: &'a mut #ty),
+                        quote!(pub #ident: ::gt4rs::view::MutOf<'a, #ty>),
+                    )
                 }
-                ParamKind::Scalar => quote!(pub #ident: #ty),
+                ParamKind::Scalar => (quote!(pub #ident: #ty), quote!(pub #ident: #ty)),
             };
             arg_fields.push(field);
+            view_fields.push(view);
             forwards.push(quote!(#ident: args.#ident));
+            view_forwards.push(quote!(#ident: args.#ident));
         }
     }
-    let (args_decl, args_ty) = if has_refs {
-        (quote!(Args<'a>), quote!(Args<'_>))
+    let (args_decl, args_ty, views_decl, views_ty) = if has_refs {
+        (
+            quote!(Args<'a>),
+            quote!(Args<'_>),
+            quote!(Views<'a>),
+            quote!(Views<'_>),
+        )
     } else {
-        (quote!(Args), quote!(Args))
+        (quote!(Args), quote!(Args), quote!(Views), quote!(Views))
     };
     let mod_doc = format!(
         "Program `{program_text}` with some arguments bound at `compile()`: see [`compile`] \
@@ -354,6 +372,12 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                 #( #arg_fields, )*
             }
 
+            /// The parameters that are not bound, as views of memory the caller owns (see the
+            /// program's `Views`).
+            pub struct #views_decl {
+                #( #view_fields, )*
+            }
+
             /// The compiled program with its bound values.
             pub struct Compiled {
                 inner: #program::Compiled,
@@ -372,6 +396,11 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                 /// Runs the program with the bound values and `args`.
                 pub fn call(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     self.inner.call(#program::Args { #( #forwards, )* })
+                }
+
+                /// Runs the program with the bound values and the views in `args`.
+                pub fn call_views(&self, args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    self.inner.call_views(#program::Views { #( #view_forwards, )* })
                 }
 
                 /// The bound values.
