@@ -44,6 +44,12 @@ pub struct ParamDef {
     pub name: String,
     pub kind: ParamKind,
     pub is_static: bool,
+    /// The element type (`f64`, `i32`, …) of a field or scalar; `None` for a tuple.
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// A field's dimensions, in order.
+    #[serde(default)]
+    pub dims: Vec<String>,
 }
 
 /// The parameters of `program`, in order.
@@ -59,6 +65,8 @@ pub fn params_of(program: &Program) -> Vec<ParamDef> {
                 (false, _) => ParamKind::Scalar,
             },
             is_static: p.is_static,
+            dtype: p.ty.dtype().map(|t| t.rust_name().to_string()),
+            dims: p.ty.dims().map(<[String]>::to_vec).unwrap_or_default(),
         })
         .collect()
 }
@@ -229,7 +237,7 @@ fn check_bound(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<HashSet<St
 }
 
 /// The program's path as seen from inside the generated module (one level deeper).
-fn path_from_inside(path: &Path) -> TokenStream {
+pub(crate) fn path_from_inside(path: &Path) -> TokenStream {
     let first = path.segments.first().map(|s| s.ident.to_string());
     match first.as_deref() {
         Some("self") if path.leading_colon.is_none() => {
@@ -454,6 +462,8 @@ mod tests {
             name: name.to_string(),
             kind,
             is_static,
+            dtype: Some("f64".to_string()),
+            dims: Vec::new(),
         });
         serde_json::to_string(&params).expect("serialises")
     }
