@@ -47,8 +47,10 @@ fn scalar_of(ty: &Type) -> Option<ScalarType> {
     }
 }
 
-/// One parameter as a C argument.
-fn arg_of(name: &str, ty: &Type) -> syn::Result<Arg> {
+/// One parameter as a C argument, and for a view the statement checking, when the crate
+/// compiles, that its dimensions have the rank read from their spelling (an alias of a tuple
+/// would hide it).
+fn arg_of(name: &str, ty: &Type) -> syn::Result<(Arg, Option<TokenStream>)> {
     let unsupported = || {
         syn::Error::new_spanned(
             ty,
@@ -56,10 +58,13 @@ fn arg_of(name: &str, ty: &Type) -> syn::Result<Arg> {
         )
     };
     if let Some(dtype) = scalar_of(ty) {
-        return Ok(Arg::Scalar {
-            name: name.to_string(),
-            dtype,
-        });
+        return Ok((
+            Arg::Scalar {
+                name: name.to_string(),
+                dtype,
+            },
+            None,
+        ));
     }
     let (mut head, mut args) = last_segment(ty).ok_or_else(unsupported)?;
     let mut view_ty = ty.clone();
@@ -86,21 +91,32 @@ fn arg_of(name: &str, ty: &Type) -> syn::Result<Arg> {
     let [dims, elem] = types.as_slice() else {
         return Err(unsupported());
     };
-    let dims = dims_of(dims).ok_or_else(unsupported)?;
+    let dims_ty = *dims;
+    let dims = dims_of(dims_ty).ok_or_else(unsupported)?;
     let dtype = scalar_of(elem).ok_or_else(|| {
         syn::Error::new_spanned(
             elem,
             "the element type of a C entry's view is written out: bool, i32, i64, f32 or f64",
         )
     })?;
-    Ok(Arg::Array(Array {
-        name: name.to_string(),
-        dtype,
-        dims,
-        writes,
-        optional,
-        view: quote!(#view_ty),
-    }))
+    let rank = dims.len();
+    let message = format!(
+        "`{name}`: a C entry's view spells its dimensions out (a tuple of them, not an alias)"
+    );
+    let rank_check = quote! {
+        const _: () = ::core::assert!(<#dims_ty as ::gt4rs::Dims>::RANK == #rank, #message);
+    };
+    Ok((
+        Arg::Array(Array {
+            name: name.to_string(),
+            dtype,
+            dims,
+            writes,
+            optional,
+            view: quote!(#view_ty),
+        }),
+        Some(rank_check),
+    ))
 }
 
 /// The `library` named in `#[export_c(library)]`.
@@ -138,6 +154,7 @@ fn emit_for(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
         name.span(),
     )?;
     let mut args = Vec::new();
+    let mut rank_checks = Vec::new();
     let mut forwards = Vec::new();
     for input in &func.sig.inputs {
         let FnArg::Typed(pt) = input else {
@@ -152,7 +169,9 @@ fn emit_for(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
                 "a C entry's parameters are plain names",
             ));
         };
-        args.push(arg_of(&ident.ident.to_string(), &pt.ty)?);
+        let (arg, rank_check) = arg_of(&ident.ident.to_string(), &pt.ty)?;
+        args.push(arg);
+        rank_checks.extend(rank_check);
         let id = &ident.ident;
         forwards.push(quote!(#id));
     }
@@ -198,6 +217,8 @@ fn emit_for(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
         #[allow(non_snake_case, non_camel_case_types, unused_imports)]
         #vis mod #module {
             use super::*;
+
+            #(#rank_checks)*
 
             #entry
 

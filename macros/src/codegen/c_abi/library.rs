@@ -90,7 +90,17 @@ impl Parse for LibraryInput {
 
 /// The view type of one of ICON's `idx`/`blk` arrays, `(nproma, nblks, neighbours)`.
 fn icon_table_view() -> TokenStream {
-    quote!(::gt4rs::view::FieldRef<'_, ::gt4rs::ffi::icon::IconTable, i32>)
+    quote!(
+        ::gt4rs::view::FieldRef<
+            '_,
+            (
+                ::gt4rs::ffi::icon::Nproma,
+                ::gt4rs::ffi::icon::Nblks,
+                ::gt4rs::ffi::icon::Neighbours
+            ),
+            i32,
+        >
+    )
 }
 
 fn icon_array(name: &str) -> Arg {
