@@ -253,15 +253,24 @@ fn check_span<T>(shape: &[usize], strides: &[isize]) -> Result<(), Error> {
 /// steps over the whole extent of the ones before it (true of every Fortran array and
 /// section). A writable view that repeated elements would make parallel writes race.
 fn check_distinct(shape: &[usize], strides: &[isize]) -> Result<(), Error> {
-    let mut dims: Vec<(usize, usize)> = shape
-        .iter()
-        .zip(strides)
-        .filter(|(&n, _)| n > 1)
-        .map(|(&n, &s)| (s.unsigned_abs(), n))
-        .collect();
-    dims.sort_unstable();
+    // The dimensions of more than one point by stride, without allocating (a foreign call
+    // checks every written view); a view of more dimensions than `Dims` has is refused earlier.
+    const MAX_RANK: usize = 8;
+    let mut dims = [(0usize, 0usize); MAX_RANK];
+    let mut count = 0;
+    for (&n, &s) in shape.iter().zip(strides) {
+        if n > 1 && count < MAX_RANK {
+            let mut at = count;
+            while at > 0 && dims[at - 1].0 > s.unsigned_abs() {
+                dims[at] = dims[at - 1];
+                at -= 1;
+            }
+            dims[at] = (s.unsigned_abs(), n);
+            count += 1;
+        }
+    }
     let mut extent = 1usize;
-    for (stride, n) in dims {
+    for &(stride, n) in &dims[..count] {
         if stride < extent {
             return Err(Error::Shape(format!(
                 "sizes {shape:?} with strides {strides:?} name some elements twice; a field that is written needs one element per index"

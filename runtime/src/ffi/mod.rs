@@ -142,21 +142,30 @@ pub struct Extent<'a> {
 /// them in parallel, and a Fortran caller passing one array twice would get a race. Address
 /// ranges are compared (two sections interleaved in one array count as overlapping).
 pub fn check_disjoint(function: &str, arrays: &[Extent<'_>]) -> Result<(), Failure> {
-    for (i, first) in arrays.iter().enumerate() {
-        let Some((lo_a, hi_a)) = first.range else {
+    // Only pairs with a written array can race: each written one against every other.
+    for (i, written) in arrays.iter().enumerate().filter(|(_, a)| a.written) {
+        let Some((lo_a, hi_a)) = written.range else {
             continue;
         };
-        for second in &arrays[i + 1..] {
-            let Some((lo_b, hi_b)) = second.range else {
+        for (j, other) in arrays.iter().enumerate() {
+            // A pair of written arrays is seen once, from the first of them.
+            if j == i || (other.written && j < i) {
+                continue;
+            }
+            let Some((lo_b, hi_b)) = other.range else {
                 continue;
             };
-            if (first.written || second.written) && lo_a <= hi_b && lo_b <= hi_a {
-                let (a, b) = (first.name, second.name);
-                let written = if first.written { a } else { b };
+            if lo_a <= hi_b && lo_b <= hi_a {
+                let (a, b) = if i < j {
+                    (written.name, other.name)
+                } else {
+                    (other.name, written.name)
+                };
+                let shared_by = written.name;
                 return Err(Failure::new(
                     Status::Argument,
                     format!(
-                        "{function}: `{a}` and `{b}` share memory, and `{written}` is written; pass separate arrays"
+                        "{function}: `{a}` and `{b}` share memory, and `{shared_by}` is written; pass separate arrays"
                     ),
                 ));
             }
