@@ -87,9 +87,7 @@ impl DiagnosticState {
             dwdy: zeros(&[num_cells, nlev + 1])?,
         })
     }
-}
 
-impl DiagnosticState {
     /// Views of the four fields, for [`super::Diffusion::run_views`].
     pub fn views(&mut self) -> DiagnosticViews<'_> {
         DiagnosticViews {
