@@ -73,20 +73,34 @@ fn run(command: &mut Command) -> String {
     text
 }
 
-/// Writes the bindings, compiles the module and the driver with gfortran and links them with
-/// the static library, once per test process; the driver's path.
-fn driver() -> &'static Path {
-    static DRIVER: OnceLock<PathBuf> = OnceLock::new();
-    DRIVER.get_or_init(|| {
+/// The static library's folder and a folder holding the bindings written for it, made once per
+/// test process.
+fn prepared() -> &'static (PathBuf, PathBuf) {
+    static PREPARED: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    PREPARED.get_or_init(|| {
         let lib = library_dir();
         let build = lib.join("fortran-driver");
         gt4rs_icon::gt4rs_icon::LIBRARY
             .write(&build, &lib, env!("CARGO_PKG_VERSION"))
             .expect("bindings written");
-        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("driver");
+        (lib, build)
+    })
+}
+
+fn sources() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("driver")
+}
+
+/// Compiles the module and the driver with gfortran and links them with the static library,
+/// once per test process; the driver's path.
+fn driver() -> &'static Path {
+    static DRIVER: OnceLock<PathBuf> = OnceLock::new();
+    DRIVER.get_or_init(|| {
+        let (lib, build) = prepared();
+        let sources = sources();
         let mut compile = Command::new("gfortran");
         compile
-            .current_dir(&build)
+            .current_dir(build)
             .args([
                 "-O2",
                 "-std=f2018",
@@ -202,4 +216,28 @@ fn bad_input_from_fortran_is_a_status_and_a_message() {
     ] {
         assert!(text.contains(needle), "`{needle}` missing from:\n{text}");
     }
+}
+
+/// A C program includes the generated header, links the static library and calls
+/// `calculate_nabla4` (its result bit for bit as the same formula in C), then a call the program
+/// refuses (a status and a message).
+#[test]
+fn a_c_caller_uses_the_generated_header() {
+    let (lib, build) = prepared();
+    let mut compile = Command::new("cc");
+    compile
+        .current_dir(build)
+        .args([
+            "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-o", "c_driver",
+        ])
+        .arg("-I")
+        .arg(build)
+        .arg(sources().join("c_driver.c"))
+        .arg(lib.join("libgt4rs_icon.a"))
+        .args(gt4rs::ffi::bindings::SYSTEM_LIBS.split_whitespace());
+    run(&mut compile);
+    let text = run(&mut Command::new(build.join("c_driver")));
+    println!("{text}");
+    assert!(text.contains("agrees with C, bit for bit"), "{text}");
+    assert!(text.contains("refused with status 8"), "{text}");
 }
