@@ -167,8 +167,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let cpu_impl = cpu::emit(
         program,
         lowered,
+        // By reference: a program's views are several words per field, and the run functions
+        // are not inlined into `call`.
         &ArgsInfo {
-            ty: views_ty.clone(),
+            ty: quote!(&mut #views_ty),
         },
     );
     let cuda_impl = cuda::emit(program, lowered);
@@ -286,15 +288,15 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
                 /// Runs the program on views (see [`Views`]): what [`call`](Self::call) does
                 /// with its fields' data, and what a foreign caller does with its arrays.
-                pub fn call_views(&self, args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                pub fn call_views(&self, mut args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     #static_check_block
                     if self.debug.is_on() {
                         return self.call_checked(args);
                     }
-                    self.run(args)
+                    self.run(&mut args)
                 }
 
-                fn run(&self, args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                fn run(&self, args: &mut #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     match self.backend {
                         ::gt4rs::__private::Resolved::Embedded => self.run_embedded(args),
                         ::gt4rs::__private::Resolved::Cpu => self.run_cpu(args),
@@ -305,7 +307,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 /// Runs, then the debug checks on what the call wrote.
                 #[cold]
                 fn call_checked(&self, mut args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                    self.run(Views { #( #reborrows, )* })?;
+                    self.run(&mut Views { #( #reborrows, )* })?;
                     ::gt4rs::__private::debug::after_call(&self.debug, ir(), &Self::host_args(&mut args))
                 }
 
@@ -341,9 +343,9 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 }
 
                 /// Runs the CUDA kernels with host fields: uploads, launches, downloads, waits.
-                fn run_cuda(&self, mut args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                fn run_cuda(&self, args: &mut #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     match &self.cuda {
-                        Some(cuda) => cuda.call_host(&mut Self::host_args(&mut args)),
+                        Some(cuda) => cuda.call_host(&mut Self::host_args(args)),
                         None => Err(::gt4rs::Error::BackendUnavailable {
                             backend: "cuda".to_string(),
                             reason: format!("program `{}` was not compiled for CUDA", NAME),
@@ -351,10 +353,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     }
                 }
 
-                fn run_embedded(&self, mut args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                fn run_embedded(&self, args: &mut #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     let tables: ::std::vec::Vec<&::gt4rs::ConnectivityTable> =
                         self.connectivities.iter().map(|t| &**t).collect();
-                    ::gt4rs::__private::embedded::run_program(ir(), &mut Self::host_args(&mut args), &tables)
+                    ::gt4rs::__private::embedded::run_program(ir(), &mut Self::host_args(args), &tables)
                 }
             }
 
