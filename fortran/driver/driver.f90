@@ -20,6 +20,10 @@ program driver
   use main_job_arrays
   use icon_loops
   implicit none
+  ! ICON's t_tangent_vectors.
+  type :: tangent_vectors
+    real(c_double) :: v1, v2
+  end type tangent_vectors
   character(len=32) :: mode
 
   call get_command_argument(1, mode)
@@ -134,7 +138,8 @@ contains
     real(c_double), parameter :: tolerance = 1e-13_c_double
     real(c_double), allocatable :: u_vert(:, :), v_vert(:, :), z_nabla2_e(:, :), kh_smag_e(:, :)
     real(c_double), allocatable :: z4_icon(:, :), z4_gt4rs(:, :), vn_icon(:, :), vn_gt4rs(:, :)
-    real(c_double), allocatable :: diff_multfac_vn(:, :)
+    real(c_double), allocatable :: diff_multfac_vn(:, :), z4_wide(:, :)
+    type(tangent_vectors), allocatable, target :: pn(:, :)
     type(gt4rs_icon_options) :: options
     type(calculate_nabla4_program) :: nabla4
     type(apply_diffusion_to_vn_program) :: to_vn
@@ -149,7 +154,8 @@ contains
     call random_seed(put=seed)
     allocate (u_vert(nproma, nlev), v_vert(nproma, nlev), z_nabla2_e(nproma, nlev), &
         kh_smag_e(nproma, nlev), z4_icon(nproma, nlev), z4_gt4rs(nproma, nlev), &
-        vn_icon(nproma, nlev), vn_gt4rs(nproma, nlev), diff_multfac_vn(nlev, 1))
+        vn_icon(nproma, nlev), vn_gt4rs(nproma, nlev), diff_multfac_vn(nlev, 1), &
+        z4_wide(2 * nproma, nlev))
     call fill_random(u_vert, 30.0_c_double)
     call fill_random(v_vert, 30.0_c_double)
     call fill_random(z_nabla2_e, 1e-8_c_double)
@@ -177,6 +183,22 @@ contains
     write (output_unit, '(a, es10.3, a, l1, a)') 'calculate_nabla4: largest relative difference ', &
         difference, ' (bit-identical: ', same_bits(z4_gt4rs(1:ne, :), z4_icon(1:ne, :)), ')'
     if (difference > tolerance .or. any(z4_gt4rs(ne + 1:, :) /= -999.0_c_double)) ok = .false.
+
+    ! Sections: the output every other row of a wider array (passed where it lies, stride 2),
+    ! and the normals as components of a derived type, as ICON keeps them
+    ! (edges%primal_normal_vert(:, :, n)%v1; gfortran 12 copies such component sections into a
+    ! temporary before the call, plain sections it passes in place).
+    allocate (pn(nproma, 4))
+    pn%v1 = primal_normal_vert_x
+    pn%v2 = primal_normal_vert_y
+    z4_wide = -999.0_c_double
+    call check(calculate_nabla4(nabla4, u_vert, v_vert, pn%v1, pn%v2, z_nabla2_e, &
+        inv_vert_vert_length, inv_primal_edge_length, z4_wide(1::2, :), 0_c_int32_t, &
+        int(ne, c_int32_t), 0_c_int32_t, int(nlev, c_int32_t)), 'calculate_nabla4 on sections')
+    write (output_unit, '(a, l1)') 'calculate_nabla4 on sections, bit-identical: ', &
+        same_bits(z4_wide(1::2, :), z4_gt4rs)
+    if (.not. same_bits(z4_wide(1::2, :), z4_gt4rs) .or. any(z4_wide(2::2, :) /= -999.0_c_double)) &
+        ok = .false.
 
     nudgezone_diff = 0.04_c_double / (0.1_c_double + epsilon(1.0_c_double))
     fac_bdydiff_v = sqrt(5.0_c_double) / 200.0_c_double
