@@ -33,8 +33,8 @@ use crate::{RefinLevel, Step};
 /// The memory order of the fields the granule allocates and copies at init: gt4rs's, K
 /// contiguous, which its CPU kernels run fastest. The model's state stays in the model's
 /// order. Measured (`cargo bench -p gt4rs-icon --bench layouts`, docs/performance.md): with the
-/// state in ICON's order a step takes 1.26x the all-gt4rs step this way, 1.83x with every field
-/// in ICON's order.
+/// state in ICON's order a step takes 1.26-1.47x the all-gt4rs step this way, 1.79-1.94x with
+/// every field in ICON's order.
 const OWN_LAYOUT: Layout = Layout::LastContiguous;
 
 /// The horizontal grid from `grid_init`.

@@ -157,10 +157,7 @@ fn diffusion_run_from_fortran_is_bit_identical_to_rust() {
 fn verification_mode_agrees_with_icons_loops() {
     let text = driver_run(&["verify", "2", "2", "10"]);
     assert!(text.contains("verification passed"), "{text}");
-    assert!(
-        text.contains("on sections, bit-identical: T"),
-        "{text}"
-    );
+    assert!(text.contains("on sections, bit-identical: T"), "{text}");
 }
 
 /// The `ns per call` figure of a line of the overhead report.
