@@ -242,3 +242,32 @@ fn a_c_caller_uses_the_generated_header() {
     assert!(text.contains("agrees with C, bit for bit"), "{text}");
     assert!(text.contains("refused with status 8"), "{text}");
 }
+
+/// The Makefile of docs/fortran.md, as written there, builds a model against the static library
+/// through pkg-config (needs make and pkg-config besides gfortran).
+#[test]
+fn the_documented_makefile_links_a_model() {
+    let (lib, _) = prepared();
+    let dir = lib.join("fortran-model");
+    let _ = std::fs::remove_dir_all(&dir);
+    gt4rs_icon::gt4rs_icon::LIBRARY
+        .write(&dir.join("include"), lib, env!("CARGO_PKG_VERSION"))
+        .expect("bindings written");
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/fortran.md"))
+            .expect("docs/fortran.md");
+    let makefile = doc
+        .split("```make\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("a make block in docs/fortran.md");
+    std::fs::write(dir.join("Makefile"), makefile).expect("Makefile written");
+    std::fs::copy(sources().join("model.f90"), dir.join("model.f90")).expect("model copied");
+    run(Command::new("make").current_dir(&dir));
+    let text = run(&mut Command::new(dir.join("model")));
+    assert!(text.contains("options made: status 0"), "{text}");
+    assert!(
+        text.contains("backend 7: status 7: gt4rs_icon_options_new: backend 7"),
+        "{text}"
+    );
+}
