@@ -268,3 +268,6 @@ pub struct OptionsHandle(pub Options);
 pub fn last_error_ptr() -> *const c_char {
     status::last_error_ptr()
 }
+
+#[cfg(test)]
+mod tests;
