@@ -21,7 +21,9 @@ use crate::field::{Field, Scalar};
 /// The dimensions and element type of a field type, so generated code can name the view of a
 /// parameter written as `Field<D, T>` (or an alias of it).
 pub trait FieldType {
+    /// The field's dimensions.
     type Dims: Dims;
+    /// The field's element type.
     type Elem: Scalar;
 }
 
@@ -384,9 +386,11 @@ impl<'a, D: Dims, T: Scalar> FieldRef<'a, D, T> {
     pub fn as_ptr(&self) -> *const T {
         self.parts.ptr.as_ptr()
     }
+    /// The index of the first element along each dimension.
     pub fn origin(&self) -> &'a [i64] {
         self.parts.origin
     }
+    /// The number of elements along each dimension.
     pub fn shape(&self) -> &'a [usize] {
         self.parts.shape
     }
@@ -504,6 +508,7 @@ impl<'a, D: Dims, T: Scalar> FieldMut<'a, D, T> {
         }
     }
 
+    /// Pointer to the element at the origin.
     pub fn as_ptr(&self) -> *const T {
         self.parts.ptr.as_ptr()
     }
@@ -511,9 +516,11 @@ impl<'a, D: Dims, T: Scalar> FieldMut<'a, D, T> {
     pub fn as_mut_ptr(&mut self) -> *mut T {
         self.parts.ptr.as_ptr()
     }
+    /// The index of the first element along each dimension.
     pub fn origin(&self) -> &'a [i64] {
         self.parts.origin
     }
+    /// The number of elements along each dimension.
     pub fn shape(&self) -> &'a [usize] {
         self.parts.shape
     }
@@ -521,12 +528,15 @@ impl<'a, D: Dims, T: Scalar> FieldMut<'a, D, T> {
     pub fn strides(&self) -> &'a [isize] {
         self.parts.strides
     }
+    /// The domain: one half-open index range per dimension.
     pub fn domain(&self) -> Vec<Range<i64>> {
         self.parts.domain()
     }
+    /// The data as an `ndarray` view.
     pub fn as_array(&self) -> ArrayViewD<'_, T> {
         self.parts.array()
     }
+    /// The data as a writable `ndarray` view.
     pub fn as_array_mut(&mut self) -> ArrayViewMutD<'_, T> {
         // SAFETY: a `FieldMut` is built from a unique borrow or from memory its creator
         // vouched is writable and unaliased, with distinct elements per index.

@@ -41,10 +41,15 @@ pub type IconTable = (Nproma, Nblks, Neighbours);
 pub struct TableSpec<'a> {
     /// The entry converting it, for messages.
     pub function: &'a str,
+    /// The offset's name, for messages.
     pub offset: &'a str,
+    /// Points with neighbour lists (the first `rows` of the arrays).
     pub rows: i64,
+    /// Neighbours per point (the arrays' last size).
     pub neighbours: usize,
+    /// Points the neighbours are among.
     pub target_size: i64,
+    /// The offset may miss neighbours (`idx = 0`).
     pub skip_values: bool,
 }
 

@@ -132,9 +132,11 @@ pub fn check_bools(
 /// The memory one array argument of a call spans.
 #[derive(Clone, Copy, Debug)]
 pub struct Extent<'a> {
+    /// The argument's name, for the message.
     pub name: &'a str,
     /// `[lowest, highest]` byte address (`None` for an empty or absent array).
     pub range: Option<(usize, usize)>,
+    /// The call writes it.
     pub written: bool,
 }
 

@@ -12,6 +12,7 @@ use crate::error::Error;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Status {
+    /// Success.
     Ok = 0,
     /// A null pointer where data or a handle was needed.
     NullPointer = 1,
@@ -77,6 +78,7 @@ impl Status {
         }
     }
 
+    /// The code an entry returns.
     pub fn code(self) -> c_int {
         self as c_int
     }
@@ -85,11 +87,14 @@ impl Status {
 /// Why an entry failed: a status and its message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
+    /// What kind of failure.
     pub status: Status,
+    /// What happened, naming the entry and the argument.
     pub message: String,
 }
 
 impl Failure {
+    /// A failure of `status` saying `message`.
     pub fn new(status: Status, message: impl Into<String>) -> Self {
         Failure {
             status,
