@@ -212,6 +212,10 @@ pub enum Chain {
     /// `name! { @gt4rs_bind … }` ==> `__bind! { … "<parameters>" }`: `bind!` learning a
     /// program's parameters.
     Bind,
+    /// `name! { @gt4rs_export … }` ==> `__export_c! { … "<parameters>" }`: `export_c!`
+    /// learning a program's parameters (a program's macro answers it with the payload of
+    /// [`Chain::Bind`]).
+    Export,
 }
 
 impl Chain {
@@ -219,6 +223,7 @@ impl Chain {
         let tag = match self {
             Chain::Collect => "gt4rs_collect",
             Chain::Bind => "gt4rs_bind",
+            Chain::Export => "gt4rs_export",
         };
         Ident::new(tag, Span::call_site())
     }
@@ -227,6 +232,7 @@ impl Chain {
         let continuation = match self {
             Chain::Collect => "__collect",
             Chain::Bind => "__bind",
+            Chain::Export => "__export_c",
         };
         Ident::new(continuation, Span::call_site())
     }
@@ -242,7 +248,8 @@ impl Chain {
 /// hidden name.
 ///
 /// A program's macro (the `bind!` chain) also answers an item that collects it as an operator
-/// with [`Def::Program`], so that the item reports that programs are not called.
+/// with [`Def::Program`], so that the item reports that programs are not called, and
+/// `export_c!` with the same parameters as `bind!`.
 pub fn hidden_definition_macro(
     vis: &Visibility,
     name: &Ident,
@@ -258,9 +265,14 @@ pub fn hidden_definition_macro(
         let program = serialise(&Def::Program {
             name: name.to_string(),
         });
+        let export = Chain::Export;
+        let (export_tag, export_continuation) = (export.tag(), export.continuation());
         quote! {
             (@ #tag $($state:tt)*) => {
                 ::gt4rs::__private::#continuation! { $($state)* #program }
+            };
+            (@ #export_tag $($state:tt)*) => {
+                ::gt4rs::__private::#export_continuation! { $($state)* #payload }
             };
         }
     });

@@ -121,6 +121,30 @@ pub fn bind(input: TokenStream) -> TokenStream {
     codegen::bind::start(input.into()).into()
 }
 
+/// `export_c! { library name; offsets { … } programs { name = path; … } functions { … } }`:
+/// a library's C ABI (`extern "C"` entries of the programs and functions listed, options with
+/// ICON's connectivities) and `LIBRARY`, the declarations `gt4rs::ffi::bindings` writes as a C
+/// header and a Fortran module. See docs/fortran.md.
+#[proc_macro]
+pub fn export_c(input: TokenStream) -> TokenStream {
+    codegen::c_abi::library::start(input.into()).into()
+}
+
+/// Continuation of `export_c!` after a program's definition macro (generated code only).
+#[doc(hidden)]
+#[proc_macro]
+pub fn __export_c(input: TokenStream) -> TokenStream {
+    codegen::c_abi::program::resume(input.into()).into()
+}
+
+/// `#[export_c(library)]` on a function of views and scalars: the function as written plus a
+/// module of its name holding its C entry `<library>_<name>` and its declarations (list it
+/// under `functions` in the library's `export_c!`).
+#[proc_macro_attribute]
+pub fn export_c_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
+    codegen::c_abi::function::emit(attr.into(), item.into()).into()
+}
+
 /// Continuation of `bind!` after the program's definition macro (generated code only).
 #[doc(hidden)]
 #[proc_macro]

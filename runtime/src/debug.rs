@@ -16,6 +16,7 @@ use crate::args::{Arg, FieldViewMut};
 use crate::dims::Dims;
 use crate::error::Error;
 use crate::field::{Field, Scalar};
+use crate::view::FieldRef;
 
 /// Which checks run after each call of a program (see the module's documentation). Off by
 /// default; [`DebugChecks::parse`] reads `GT4RS_DEBUG`'s syntax.
@@ -86,6 +87,16 @@ impl DebugChecks {
         program: &str,
         name: &str,
         field: &Field<D, T>,
+    ) -> Result<(), Error> {
+        self.check_view(program, name, field.view())
+    }
+
+    /// [`check`](Self::check) on a view (a field a foreign caller owns).
+    pub fn check_view<D: Dims, T: CheckedScalar>(
+        &self,
+        program: &str,
+        name: &str,
+        field: FieldRef<'_, D, T>,
     ) -> Result<(), Error> {
         let negative = self.non_negative.iter().any(|f| f == name);
         if !self.nan && !negative {

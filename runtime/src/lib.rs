@@ -121,6 +121,7 @@ pub mod debug;
 pub mod dims;
 pub mod dynamic;
 pub mod error;
+pub mod ffi;
 pub mod field;
 pub mod grid;
 pub mod options;
@@ -128,6 +129,7 @@ pub mod profiling;
 pub mod signature;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod view;
 
 /// The CUDA backend's public API (device fields, graphs, timers with the `cuda` feature).
 pub mod cuda {
@@ -141,10 +143,12 @@ pub use error::Error;
 pub use field::{Field, Layout};
 pub use gt4rs_ir::{DimKind, ScalarType};
 pub use gt4rs_macros::{
-    bind, dimensions, field_operator, offsets, program, scalar_types, scan_operator,
+    bind, dimensions, export_c, export_c_fn, field_operator, offsets, program, scalar_types,
+    scan_operator,
 };
 pub use options::{Backend, CpuOptions, Options};
 pub use signature::{ParamKind, ParamSignature, Signature};
+pub use view::{FieldMut, FieldRef};
 
 /// What a stencil module usually needs: `use gt4rs::prelude::*;`.
 pub mod prelude {
@@ -168,7 +172,7 @@ pub mod __private {
     pub use crate::dynamic;
     pub use crate::options::static_variants;
     pub use gt4rs_ir as ir;
-    pub use gt4rs_macros::{__bind, __collect, __program_from_ir};
+    pub use gt4rs_macros::{__bind, __collect, __export_c, __program_from_ir};
     pub use rayon;
     pub use std::sync::OnceLock;
 }

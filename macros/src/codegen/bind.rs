@@ -44,6 +44,12 @@ pub struct ParamDef {
     pub name: String,
     pub kind: ParamKind,
     pub is_static: bool,
+    /// The element type (`f64`, `i32`, …) of a field or scalar; `None` for a tuple.
+    #[serde(default)]
+    pub dtype: Option<String>,
+    /// A field's dimensions, in order.
+    #[serde(default)]
+    pub dims: Vec<String>,
 }
 
 /// The parameters of `program`, in order.
@@ -59,6 +65,8 @@ pub fn params_of(program: &Program) -> Vec<ParamDef> {
                 (false, _) => ParamKind::Scalar,
             },
             is_static: p.is_static,
+            dtype: p.ty.dtype().map(|t| t.rust_name().to_string()),
+            dims: p.ty.dims().map(<[String]>::to_vec).unwrap_or_default(),
         })
         .collect()
 }
@@ -229,7 +237,7 @@ fn check_bound(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<HashSet<St
 }
 
 /// The program's path as seen from inside the generated module (one level deeper).
-fn path_from_inside(path: &Path) -> TokenStream {
+pub(crate) fn path_from_inside(path: &Path) -> TokenStream {
     let first = path.segments.first().map(|s| s.ident.to_string());
     match first.as_deref() {
         Some("self") if path.leading_colon.is_none() => {
@@ -250,7 +258,9 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
     let span = Span::call_site();
     let mut bound_fields = Vec::new();
     let mut arg_fields = Vec::new();
+    let mut view_fields = Vec::new();
     let mut forwards = Vec::new();
+    let mut view_forwards = Vec::new();
     let mut has_refs = false;
     let mut bound_takes = Vec::new();
     let mut dyn_takes = Vec::new();
@@ -294,33 +304,49 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                     let doc = format!("`{}`: a field the program reads, shared.", param.name);
                     bound_fields.push(quote!(#[doc = #doc] pub #ident: ::std::sync::Arc<#ty>));
                     forwards.push(quote!(#ident: &*self.bound.#ident));
+                    view_forwards
+                        .push(quote!(#ident: ::gt4rs::view::FieldRef::of(&*self.bound.#ident)));
                 }
                 _ => {
                     let doc = format!("`{}`: a scalar.", param.name);
                     bound_fields.push(quote!(#[doc = #doc] pub #ident: #ty));
                     forwards.push(quote!(#ident: self.bound.#ident));
+                    view_forwards.push(quote!(#ident: self.bound.#ident));
                 }
             }
         } else {
-            let field = match param.kind {
+            let (field, view) = match param.kind {
                 ParamKind::FieldRead => {
                     has_refs = true;
-                    quote!(pub #ident: &'a #ty)
+                    (
+                        quote!(pub #ident: &'a #ty),
+                        quote!(pub #ident: ::gt4rs::view::RefOf<'a, #ty>),
+                    )
                 }
                 ParamKind::FieldWritten => {
                     has_refs = true;
-                    quote!(pub #ident: &'a mut #ty)
+                    (
+                        quote!(pub #ident: &'a mut #ty),
+                        quote!(pub #ident: ::gt4rs::view::MutOf<'a, #ty>),
+                    )
                 }
-                ParamKind::Scalar => quote!(pub #ident: #ty),
+                ParamKind::Scalar => (quote!(pub #ident: #ty), quote!(pub #ident: #ty)),
             };
             arg_fields.push(field);
+            view_fields.push(view);
             forwards.push(quote!(#ident: args.#ident));
+            view_forwards.push(quote!(#ident: args.#ident));
         }
     }
-    let (args_decl, args_ty) = if has_refs {
-        (quote!(Args<'a>), quote!(Args<'_>))
+    let (args_decl, args_ty, views_decl, views_ty) = if has_refs {
+        (
+            quote!(Args<'a>),
+            quote!(Args<'_>),
+            quote!(Views<'a>),
+            quote!(Views<'_>),
+        )
     } else {
-        (quote!(Args), quote!(Args))
+        (quote!(Args), quote!(Args), quote!(Views), quote!(Views))
     };
     let mod_doc = format!(
         "Program `{program_text}` with some arguments bound at `compile()`: see [`compile`] \
@@ -354,6 +380,12 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                 #( #arg_fields, )*
             }
 
+            /// The parameters that are not bound, as views of memory the caller owns (see the
+            /// program's `Views`).
+            pub struct #views_decl {
+                #( #view_fields, )*
+            }
+
             /// The compiled program with its bound values.
             pub struct Compiled {
                 inner: #program::Compiled,
@@ -372,6 +404,11 @@ fn emit(resumed: &Resumed, params: &[ParamDef]) -> syn::Result<TokenStream> {
                 /// Runs the program with the bound values and `args`.
                 pub fn call(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     self.inner.call(#program::Args { #( #forwards, )* })
+                }
+
+                /// Runs the program with the bound values and the views in `args`.
+                pub fn call_views(&self, args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    self.inner.call_views(#program::Views { #( #view_forwards, )* })
                 }
 
                 /// The bound values.
@@ -428,6 +465,8 @@ mod tests {
             name: name.to_string(),
             kind,
             is_static,
+            dtype: Some("f64".to_string()),
+            dims: Vec::new(),
         });
         serde_json::to_string(&params).expect("serialises")
     }

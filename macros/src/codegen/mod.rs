@@ -3,6 +3,7 @@
 //! nothing here depends on the driver or on `frontend`.
 
 pub mod bind;
+pub mod c_abi;
 pub mod cpu;
 pub mod cuda;
 pub mod operator;

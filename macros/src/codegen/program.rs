@@ -27,6 +27,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let lifetime = Lifetime::new("'a", proc_macro2::Span::call_site());
     let mut has_refs = false;
     let mut fields = Vec::new();
+    let mut view_fields = Vec::new();
+    let mut views_of = Vec::new();
     let mut reborrows = Vec::new();
     let mut dyn_takes = Vec::new();
     let mut dyn_args = Vec::new();
@@ -79,16 +81,38 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             }
         }
         reborrows.push(match &*pt.ty {
-            Type::Reference(r) if r.mutability.is_some() => quote!(#ident: &mut *args.#ident),
-            Type::Reference(_) => quote!(#ident: &*args.#ident),
+            Type::Reference(r) if r.mutability.is_some() => quote!(#ident: args.#ident.reborrow()),
             _ => quote!(#ident: args.#ident),
         });
+        let (view_ty, view_of) = match &*pt.ty {
+            Type::Reference(r) if r.mutability.is_some() => (
+                quote!(::gt4rs::view::MutOf<'a, types::#ident>),
+                quote!(#ident: ::gt4rs::view::FieldMut::of(args.#ident)),
+            ),
+            Type::Reference(_) => (
+                quote!(::gt4rs::view::RefOf<'a, types::#ident>),
+                quote!(#ident: ::gt4rs::view::FieldRef::of(args.#ident)),
+            ),
+            _ => (quote!(types::#ident), quote!(#ident: args.#ident)),
+        };
+        view_fields.push(quote!(#[doc = #doc] pub #ident: #view_ty));
+        views_of.push(view_of);
         fields.push(quote!(#[doc = #doc] pub #ident: #ty));
     }
-    let (args_decl, args_ty) = if has_refs {
-        (quote!(Args<'a>), quote!(Args<'_>))
+    let (args_decl, args_ty, views_decl, views_ty) = if has_refs {
+        (
+            quote!(Args<'a>),
+            quote!(Args<'_>),
+            quote!(Views<'a>),
+            quote!(Views<'_>),
+        )
     } else {
-        (quote!(Args), quote!(Args))
+        (quote!(Args), quote!(Args), quote!(Views), quote!(Views))
+    };
+    let views_impl = if has_refs {
+        quote!(impl<'a> Views<'a>)
+    } else {
+        quote!(impl Views)
     };
     // Host-side field and scalar views of the typed `Args`, for the embedded and CUDA paths.
     let host_args: Vec<TokenStream> = program
@@ -97,12 +121,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
         .map(|p| {
             let ident = syn::Ident::new(&p.name, proc_macro2::Span::call_site());
             match (&p.ty, p.role) {
-                (gt4rs_ir::Type::Field { .. }, Role::In) => {
-                    quote!(::gt4rs::__private::args::Arg::field(&*args.#ident))
-                }
-                (gt4rs_ir::Type::Field { .. }, _) => {
-                    quote!(::gt4rs::__private::args::Arg::field_mut(&mut *args.#ident))
-                }
+                (gt4rs_ir::Type::Field { .. }, _) => quote!(args.#ident.arg()),
                 _ => quote!(::gt4rs::__private::args::Arg::scalar(args.#ident)),
             }
         })
@@ -148,8 +167,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let cpu_impl = cpu::emit(
         program,
         lowered,
+        // By reference: a program's views are several words per field, and the run functions
+        // are not inlined into `call`.
         &ArgsInfo {
-            ty: args_ty.clone(),
+            ty: quote!(&mut #views_ty),
         },
     );
     let cuda_impl = cuda::emit(program, lowered);
@@ -199,6 +220,20 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             /// The arguments of one call.
             pub struct #args_decl {
                 #( #fields, )*
+            }
+
+            /// The arguments of one call as views of memory the caller owns (the fields of an
+            /// [`Args`], or a foreign caller's arrays): what every backend runs on.
+            pub struct #views_decl {
+                #( #view_fields, )*
+            }
+
+            #views_impl {
+                /// Views of the fields of `args`, in place.
+                #[inline]
+                pub fn of(args: #args_decl) -> Self {
+                    Views { #( #views_of, )* }
+                }
             }
 
             /// A program compiled for one backend, with its connectivities bound.
@@ -254,15 +289,22 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
             impl Compiled {
                 /// Runs the program. Points of the outputs outside each call's domain are left
                 /// untouched.
+                #[inline]
                 pub fn call(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    self.call_views(Views::of(args))
+                }
+
+                /// Runs the program on views (see [`Views`]): what [`call`](Self::call) does
+                /// with its fields' data, and what a foreign caller does with its arrays.
+                pub fn call_views(&self, mut args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     #static_check_block
                     if self.debug.is_on() {
                         return self.call_checked(args);
                     }
-                    self.run(args)
+                    self.run(&mut args)
                 }
 
-                fn run(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                fn run(&self, args: &mut #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     match self.backend {
                         ::gt4rs::__private::Resolved::Embedded => self.run_embedded(args),
                         ::gt4rs::__private::Resolved::Cpu => self.run_cpu(args),
@@ -272,8 +314,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
 
                 /// Runs, then the debug checks on what the call wrote.
                 #[cold]
-                fn call_checked(&self, mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-                    self.run(Args { #( #reborrows, )* })?;
+                fn call_checked(&self, mut args: #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                    self.run(&mut Views { #( #reborrows, )* })?;
                     ::gt4rs::__private::debug::after_call(&self.debug, ir(), &Self::host_args(&mut args))
                 }
 
@@ -304,14 +346,14 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 }
 
                 /// The arguments as the embedded and CUDA backends take them.
-                fn host_args<'b>(args: &'b mut #args_ty) -> [::gt4rs::__private::args::Arg<'b>; #n_params] {
+                fn host_args<'b>(args: &'b mut #views_ty) -> [::gt4rs::__private::args::Arg<'b>; #n_params] {
                     [ #( #host_args, )* ]
                 }
 
                 /// Runs the CUDA kernels with host fields: uploads, launches, downloads, waits.
-                fn run_cuda(&self, mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                fn run_cuda(&self, args: &mut #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     match &self.cuda {
-                        Some(cuda) => cuda.call_host(&mut Self::host_args(&mut args)),
+                        Some(cuda) => cuda.call_host(&mut Self::host_args(args)),
                         None => Err(::gt4rs::Error::BackendUnavailable {
                             backend: "cuda".to_string(),
                             reason: format!("program `{}` was not compiled for CUDA", NAME),
@@ -319,10 +361,10 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     }
                 }
 
-                fn run_embedded(&self, mut args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                fn run_embedded(&self, args: &mut #views_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
                     let tables: ::std::vec::Vec<&::gt4rs::ConnectivityTable> =
                         self.connectivities.iter().map(|t| &**t).collect();
-                    ::gt4rs::__private::embedded::run_program(ir(), &mut Self::host_args(&mut args), &tables)
+                    ::gt4rs::__private::embedded::run_program(ir(), &mut Self::host_args(args), &tables)
                 }
             }
 

@@ -8,6 +8,7 @@ mod assemble;
 pub(crate) mod check;
 pub mod decomposition;
 mod geometry;
+mod icon_indices;
 mod icosahedral;
 mod interpolation;
 #[cfg(feature = "netcdf")]
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use assemble::{GridParts, BASIC_TABLES};
 pub use check::CheckReport;
 pub use geometry::{Geometry, GeometryArray};
+pub use icon_indices::{icon_level, icon_levels};
 pub use icosahedral::{IcosahedralGrid, MAX_BISECTIONS};
 pub use interpolation::RBF_SCALE_FACTOR;
 pub use regional::RegionSpec;

@@ -6,16 +6,16 @@
 use std::time::{Duration, Instant};
 
 use gt4rs::debug::DebugChecks;
-use gt4rs::grid::{Grid, GridDim, Zone};
+use gt4rs::grid::{Grid, GridDim, Zone, Zones};
 use gt4rs::profiling::{Phase, Profiler};
-use gt4rs::{Backend, Connectivities, Error, Field, Options};
+use gt4rs::{Backend, Connectivities, Error, Field, FieldRef, Layout, Options};
 
 use super::bound;
 use super::config::{DiffusionConfig, DiffusionParams, TurbulenceShearForcing};
 use super::halo::{HaloExchange, SingleRank};
 use super::state::{
-    k_field, zeros, CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState,
-    PrognosticState,
+    k_field, zeros, zeros_in, CellParams, DiagnosticState, DiagnosticViews, EdgeParams,
+    InterpolationState, MetricState, PrognosticState, PrognosticViews,
 };
 use super::vertical::{rd_o_cvd, VerticalGrid};
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K, V2E};
@@ -69,14 +69,17 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    fn of(grid: &Grid, limited_area: bool) -> Result<Self, Error> {
+    fn of(zones: &Zones, limited_area: bool) -> Result<Self, Error> {
         let idx = |v: usize| {
             i32::try_from(v).map_err(|_| Error::Config(format!("grid index {v} exceeds i32")))
         };
-        let cs = |z| grid.start(GridDim::Cell, z).and_then(idx);
-        let ce = |z| grid.end(GridDim::Cell, z).and_then(idx);
-        let es = |z| grid.start(GridDim::Edge, z).and_then(idx);
-        let ee = |z| grid.end(GridDim::Edge, z).and_then(idx);
+        let range = |dim: GridDim, zone| zones.of(dim).range(dim, zone);
+        let start = |dim, zone| range(dim, zone).and_then(|r| idx(r.0));
+        let end = |dim, zone| range(dim, zone).and_then(|r| idx(r.1));
+        let cs = |z| start(GridDim::Cell, z);
+        let ce = |z| end(GridDim::Cell, z);
+        let es = |z| start(GridDim::Edge, z);
+        let ee = |z| end(GridDim::Edge, z);
         Ok(Bounds {
             cell_start_interior: cs(Zone::Interior)?,
             cell_start_nudging: cs(Zone::Nudging)?,
@@ -94,10 +97,8 @@ impl Bounds {
             edge_end_local_minus2: ee(Zone::Local)?,
             edge_end_halo: ee(Zone::Halo)?,
             edge_start_lb_plus1: es(Zone::LateralBoundaryLevel2)?,
-            vertex_start_lb_plus1: grid
-                .start(GridDim::Vertex, Zone::LateralBoundaryLevel2)
-                .and_then(idx)?,
-            vertex_end_local: grid.end(GridDim::Vertex, Zone::Local).and_then(idx)?,
+            vertex_start_lb_plus1: start(GridDim::Vertex, Zone::LateralBoundaryLevel2)?,
+            vertex_end_local: end(GridDim::Vertex, Zone::Local)?,
         })
     }
 }
@@ -338,7 +339,7 @@ macro_rules! step_call {
         $self.profiler.record(name, Phase::Run, start, took);
         $self.time_in_programs += took;
         result?;
-        $( $self.debug.check(name, $output, $field)?; )*
+        $( $self.debug.check_view(name, $output, $field)?; )*
         $self.debug.progress($step, name);
     }};
 }
@@ -368,7 +369,7 @@ pub fn exchange_timer(dim: GridDim) -> &'static str {
 
 /// What the vertex reconstruction reads: the prognostic vn, or the granule's own ∇²vn.
 enum Input<'a> {
-    Vn(&'a Field<(Edge, K), f64>),
+    Vn(FieldRef<'a, (Edge, K), f64>),
     Nabla2,
 }
 
@@ -412,6 +413,33 @@ pub struct Diffusion {
 }
 
 /// The neighbour tables the granule's programs use.
+/// The horizontal grid as the granule needs it: sizes, the neighbour tables of its programs,
+/// the zones its domains come from, and the memory order of the fields it allocates itself
+/// (the model's order, so that every program of a step sees one layout).
+#[derive(Clone, Debug)]
+pub struct GranuleGrid {
+    pub num_cells: usize,
+    pub num_edges: usize,
+    pub num_vertices: usize,
+    pub connectivities: Connectivities,
+    pub zones: Zones,
+    pub layout: Layout,
+}
+
+impl GranuleGrid {
+    /// From a whole [`Grid`], with gt4rs's default layout.
+    pub fn of(grid: &Grid) -> Result<Self, Error> {
+        Ok(GranuleGrid {
+            num_cells: grid.num_cells,
+            num_edges: grid.num_edges,
+            num_vertices: grid.num_vertices,
+            connectivities: connectivities(grid)?,
+            zones: grid.zones.clone(),
+            layout: Layout::default(),
+        })
+    }
+}
+
 pub fn connectivities(grid: &Grid) -> Result<Connectivities, Error> {
     Ok(Connectivities::new()
         .with(&grid.connectivity::<V2E>()?)
@@ -428,20 +456,20 @@ impl Diffusion {
     fn reconstruct_at_vertices(&mut self, step: usize, input: Input<'_>) -> Result<(), Error> {
         let p_e_in = match input {
             Input::Vn(vn) => vn,
-            Input::Nabla2 => &self.z_nabla2_e,
+            Input::Nabla2 => self.z_nabla2_e.view(),
         };
         step_call!(
             self,
             step,
             bound::rbf_vertex::NAME,
-            self.programs.rbf_vertex.call(bound::rbf_vertex::Args {
+            self.programs.rbf_vertex.call_views(bound::rbf_vertex::Views {
                 p_e_in,
-                ptr_coeff_1: &self.interpolation.rbf_coeff_1,
-                ptr_coeff_2: &self.interpolation.rbf_coeff_2,
-                p_u_out: &mut self.u_vert,
-                p_v_out: &mut self.v_vert,
+                ptr_coeff_1: self.interpolation.rbf_coeff_1.view(),
+                ptr_coeff_2: self.interpolation.rbf_coeff_2.view(),
+                p_u_out: self.u_vert.view_mut(),
+                p_v_out: self.v_vert.view_mut(),
             }),
-            ["u_vert" => &self.u_vert, "v_vert" => &self.v_vert]
+            ["u_vert" => self.u_vert.view(), "v_vert" => self.v_vert.view()]
         );
         exchange!(self, GridDim::Vertex, [self.u_vert, self.v_vert]);
         Ok(())
@@ -452,6 +480,32 @@ impl Diffusion {
     #[allow(clippy::too_many_arguments)]
     pub fn init(
         grid: &Grid,
+        vertical: &VerticalGrid,
+        config: DiffusionConfig,
+        metric: MetricState,
+        interpolation: InterpolationState,
+        edge: EdgeParams,
+        cell: CellParams,
+        options: RunOptions,
+    ) -> Result<Self, Error> {
+        let grid = GranuleGrid::of(grid)?;
+        Self::init_on(
+            &grid,
+            vertical,
+            config,
+            metric,
+            interpolation,
+            edge,
+            cell,
+            options,
+        )
+    }
+
+    /// [`init`](Self::init) on a grid given by its tables and zones (a model's grid, from
+    /// ICON's arrays), allocating the granule's own fields in `grid.layout`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn init_on(
+        grid: &GranuleGrid,
         vertical: &VerticalGrid,
         config: DiffusionConfig,
         metric: MetricState,
@@ -473,7 +527,7 @@ impl Diffusion {
         }
         let profiler = Profiler::new(options.trace);
         let compile_options =
-            Options::new(options.backend).with_connectivities(connectivities(grid)?);
+            Options::new(options.backend).with_connectivities(grid.connectivities.clone());
         let o = &compile_options;
         let substeps = config.substeps();
         let nudgezone_diff = 0.04 / (params.scaled_nudge_max_coeff + f64::EPSILON);
@@ -550,7 +604,7 @@ impl Diffusion {
             },
         )?;
 
-        let bounds = Bounds::of(grid, config.limited_area)?;
+        let bounds = Bounds::of(&grid.zones, config.limited_area)?;
         let (zdiffusion_cells, zdiffusion_levels) =
             zdiffusion_box(&metric, (bounds.cell_start_nudging, bounds.cell_end_local));
         let constants = Constants {
@@ -606,13 +660,13 @@ impl Diffusion {
             diff_multfac_smag: zeros(&[nlev])?,
             initial_diff_multfac_vn: zeros(&[nlev])?,
             initial_smag_limit: zeros(&[nlev])?,
-            u_vert: zeros(&[nv, nlev])?,
-            v_vert: zeros(&[nv, nlev])?,
-            kh_smag_e: zeros(&[ne, nlev])?,
-            kh_smag_ec: zeros(&[ne, nlev])?,
-            z_nabla2_e: zeros(&[ne, nlev])?,
-            z_temp: zeros(&[nc, nlev])?,
-            w_tmp: zeros(&[nc, nlev + 1])?,
+            u_vert: zeros_in(&[nv, nlev], grid.layout)?,
+            v_vert: zeros_in(&[nv, nlev], grid.layout)?,
+            kh_smag_e: zeros_in(&[ne, nlev], grid.layout)?,
+            kh_smag_ec: zeros_in(&[ne, nlev], grid.layout)?,
+            z_nabla2_e: zeros_in(&[ne, nlev], grid.layout)?,
+            z_temp: zeros_in(&[nc, nlev], grid.layout)?,
+            w_tmp: zeros_in(&[nc, nlev + 1], grid.layout)?,
         })
     }
 
@@ -682,6 +736,27 @@ impl Diffusion {
         prognostic: &mut PrognosticState,
         diagnostic: &mut DiagnosticState,
     ) -> Result<(), Error> {
+        self.initial_run_views(dtime, &mut prognostic.views(), &mut diagnostic.views())
+    }
+
+    /// One diffusion step of the regular time loop.
+    pub fn run(
+        &mut self,
+        dtime: f64,
+        prognostic: &mut PrognosticState,
+        diagnostic: &mut DiagnosticState,
+    ) -> Result<(), Error> {
+        self.run_views(dtime, &mut prognostic.views(), &mut diagnostic.views())
+    }
+
+    /// [`initial_run`](Self::initial_run) on views: the state in memory the caller owns (a
+    /// Fortran model's arrays), updated in place.
+    pub fn initial_run_views(
+        &mut self,
+        dtime: f64,
+        prognostic: &mut PrognosticViews<'_>,
+        diagnostic: &mut DiagnosticViews<'_>,
+    ) -> Result<(), Error> {
         step_call!(
             self,
             self.steps,
@@ -695,20 +770,20 @@ impl Diffusion {
                 }
             ),
             [
-                "diff_multfac_vn" => &self.initial_diff_multfac_vn,
-                "smag_limit" => &self.initial_smag_limit,
+                "diff_multfac_vn" => self.initial_diff_multfac_vn.view(),
+                "smag_limit" => self.initial_smag_limit.view(),
             ]
         );
         self.step(dtime, prognostic, diagnostic, true)?;
         self.sync_cell_fields(prognostic)
     }
 
-    /// One diffusion step of the regular time loop.
-    pub fn run(
+    /// [`run`](Self::run) on views: the state in memory the caller owns, updated in place.
+    pub fn run_views(
         &mut self,
         dtime: f64,
-        prognostic: &mut PrognosticState,
-        diagnostic: &mut DiagnosticState,
+        prognostic: &mut PrognosticViews<'_>,
+        diagnostic: &mut DiagnosticViews<'_>,
     ) -> Result<(), Error> {
         self.step(dtime, prognostic, diagnostic, false)?;
         // ICON's condition: with lhdiff_rcf the physics that follows exchanges these fields.
@@ -718,7 +793,7 @@ impl Diffusion {
         Ok(())
     }
 
-    fn sync_cell_fields(&mut self, prognostic: &mut PrognosticState) -> Result<(), Error> {
+    fn sync_cell_fields(&mut self, prognostic: &mut PrognosticViews<'_>) -> Result<(), Error> {
         exchange!(
             self,
             GridDim::Cell,
@@ -729,8 +804,8 @@ impl Diffusion {
 
     fn check_shapes(
         &self,
-        prognostic: &PrognosticState,
-        diagnostic: &DiagnosticState,
+        prognostic: &PrognosticViews<'_>,
+        diagnostic: &DiagnosticViews<'_>,
     ) -> Result<(), Error> {
         let (nc, ne, nlev) = (
             self.cell.area.shape()[0],
@@ -765,8 +840,8 @@ impl Diffusion {
     fn step(
         &mut self,
         dtime: f64,
-        prognostic: &mut PrognosticState,
-        diagnostic: &mut DiagnosticState,
+        prognostic: &mut PrognosticViews<'_>,
+        diagnostic: &mut DiagnosticViews<'_>,
         initial: bool,
     ) -> Result<(), Error> {
         self.check_shapes(prognostic, diagnostic)?;
@@ -782,16 +857,16 @@ impl Diffusion {
                 factor: dtime,
                 scaled_field: &mut self.diff_multfac_smag,
             }),
-            ["diff_multfac_smag" => &self.diff_multfac_smag]
+            ["diff_multfac_smag" => self.diff_multfac_smag.view()]
         );
 
         // 1-2. RBF reconstruction of the full wind at vertices, then their exchange.
-        self.reconstruct_at_vertices(step, Input::Vn(&prognostic.vn))?;
+        self.reconstruct_at_vertices(step, Input::Vn(prognostic.vn.as_ref()))?;
         // The initial step uses its own K fields and no Smagorinsky offset.
         let smag_limit = if initial {
-            &self.initial_smag_limit
+            self.initial_smag_limit.view()
         } else {
-            &self.smag_limit
+            self.smag_limit.view()
         };
         let smag_offset = if initial { 0.0 } else { self.smag_offset };
 
@@ -802,28 +877,28 @@ impl Diffusion {
             bound::nabla2_and_smag::NAME,
             self.programs
                 .nabla2_and_smag
-                .call(bound::nabla2_and_smag::Args {
-                    diff_multfac_smag: &self.diff_multfac_smag,
-                    tangent_orientation: &self.edge.tangent_orientation,
-                    inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
-                    inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
-                    u_vert: &self.u_vert,
-                    v_vert: &self.v_vert,
-                    primal_normal_vert_x: &self.edge.primal_normal_vert_x,
-                    primal_normal_vert_y: &self.edge.primal_normal_vert_y,
-                    dual_normal_vert_x: &self.edge.dual_normal_vert_x,
-                    dual_normal_vert_y: &self.edge.dual_normal_vert_y,
-                    vn: &prognostic.vn,
+                .call_views(bound::nabla2_and_smag::Views {
+                    diff_multfac_smag: self.diff_multfac_smag.view(),
+                    tangent_orientation: self.edge.tangent_orientation.view(),
+                    inv_primal_edge_length: self.edge.inverse_primal_edge_lengths.view(),
+                    inv_vert_vert_length: self.edge.inverse_vertex_vertex_lengths.view(),
+                    u_vert: self.u_vert.view(),
+                    v_vert: self.v_vert.view(),
+                    primal_normal_vert_x: self.edge.primal_normal_vert_x.view(),
+                    primal_normal_vert_y: self.edge.primal_normal_vert_y.view(),
+                    dual_normal_vert_x: self.edge.dual_normal_vert_x.view(),
+                    dual_normal_vert_y: self.edge.dual_normal_vert_y.view(),
+                    vn: prognostic.vn.as_ref(),
                     smag_limit,
-                    kh_smag_e: &mut self.kh_smag_e,
-                    kh_smag_ec: &mut self.kh_smag_ec,
-                    z_nabla2_e: &mut self.z_nabla2_e,
+                    kh_smag_e: self.kh_smag_e.view_mut(),
+                    kh_smag_ec: self.kh_smag_ec.view_mut(),
+                    z_nabla2_e: self.z_nabla2_e.view_mut(),
                     smag_offset,
                 }),
             [
-                "kh_smag_e" => &self.kh_smag_e,
-                "kh_smag_ec" => &self.kh_smag_ec,
-                "z_nabla2_e" => &self.z_nabla2_e,
+                "kh_smag_e" => self.kh_smag_e.view(),
+                "kh_smag_ec" => self.kh_smag_ec.view(),
+                "z_nabla2_e" => self.z_nabla2_e.view(),
             ]
         );
 
@@ -855,26 +930,26 @@ impl Diffusion {
                 bound::turbulence_diagnostics::NAME,
                 self.programs
                     .turbulence_diagnostics
-                    .call(bound::turbulence_diagnostics::Args {
-                        kh_smag_ec: &self.kh_smag_ec,
-                        vn: &prognostic.vn,
-                        e_bln_c_s: &self.interpolation.e_bln_c_s,
-                        geofac_div: &self.interpolation.geofac_div,
-                        diff_multfac_smag: &self.diff_multfac_smag,
-                        wgtfac_c: &self.metric.wgtfac_c,
-                        div_ic: &mut diagnostic.div_ic,
-                        hdef_ic: &mut diagnostic.hdef_ic,
+                    .call_views(bound::turbulence_diagnostics::Views {
+                        kh_smag_ec: self.kh_smag_ec.view(),
+                        vn: prognostic.vn.as_ref(),
+                        e_bln_c_s: self.interpolation.e_bln_c_s.view(),
+                        geofac_div: self.interpolation.geofac_div.view(),
+                        diff_multfac_smag: self.diff_multfac_smag.view(),
+                        wgtfac_c: self.metric.wgtfac_c.view(),
+                        div_ic: diagnostic.div_ic.reborrow(),
+                        hdef_ic: diagnostic.hdef_ic.reborrow(),
                     }),
-                ["div_ic" => &diagnostic.div_ic, "hdef_ic" => &diagnostic.hdef_ic]
+                ["div_ic" => diagnostic.div_ic.as_ref(), "hdef_ic" => diagnostic.hdef_ic.as_ref()]
             );
         }
 
         // 6-7. RBF reconstruction of ∇²vn at vertices, then their exchange.
         self.reconstruct_at_vertices(step, Input::Nabla2)?;
         let diff_multfac_vn = if initial {
-            &self.initial_diff_multfac_vn
+            self.initial_diff_multfac_vn.view()
         } else {
-            &self.diff_multfac_vn
+            self.diff_multfac_vn.view()
         };
 
         // 8-9. The vn update: ∇² Smagorinsky and ∇⁴ background diffusion (∇⁴ fused inside).
@@ -882,22 +957,22 @@ impl Diffusion {
             self,
             step,
             bound::apply_to_vn::NAME,
-            self.programs.apply_to_vn.call(bound::apply_to_vn::Args {
-                u_vert: &self.u_vert,
-                v_vert: &self.v_vert,
-                primal_normal_vert_v1: &self.edge.primal_normal_vert_x,
-                primal_normal_vert_v2: &self.edge.primal_normal_vert_y,
-                z_nabla2_e: &self.z_nabla2_e,
-                inv_vert_vert_length: &self.edge.inverse_vertex_vertex_lengths,
-                inv_primal_edge_length: &self.edge.inverse_primal_edge_lengths,
-                area_edge: &self.edge.edge_areas,
-                kh_smag_e: &self.kh_smag_e,
+            self.programs.apply_to_vn.call_views(bound::apply_to_vn::Views {
+                u_vert: self.u_vert.view(),
+                v_vert: self.v_vert.view(),
+                primal_normal_vert_v1: self.edge.primal_normal_vert_x.view(),
+                primal_normal_vert_v2: self.edge.primal_normal_vert_y.view(),
+                z_nabla2_e: self.z_nabla2_e.view(),
+                inv_vert_vert_length: self.edge.inverse_vertex_vertex_lengths.view(),
+                inv_primal_edge_length: self.edge.inverse_primal_edge_lengths.view(),
+                area_edge: self.edge.edge_areas.view(),
+                kh_smag_e: self.kh_smag_e.view(),
                 diff_multfac_vn,
-                nudgecoeff_e: &self.interpolation.nudgecoeff_e,
-                vn: &mut prognostic.vn,
+                nudgecoeff_e: self.interpolation.nudgecoeff_e.view(),
+                vn: prognostic.vn.reborrow(),
                 limited_area: self.config.limited_area,
             }),
-            ["vn" => &prognostic.vn]
+            ["vn" => prognostic.vn.as_ref()]
         );
 
         // 10. w: ∇⁴ everywhere, extra ∇² in the damping layer, and the w gradients.
@@ -906,30 +981,34 @@ impl Diffusion {
                 self,
                 step,
                 utils::copy_field::NAME,
-                self.programs.copy_field.call(utils::copy_field::Args {
-                    old_f: &prognostic.w,
-                    new_f: &mut self.w_tmp,
+                self.programs.copy_field.call_views(utils::copy_field::Views {
+                    old_f: prognostic.w.as_ref(),
+                    new_f: self.w_tmp.view_mut(),
                 }),
-                ["w_tmp" => &self.w_tmp]
+                ["w_tmp" => self.w_tmp.view()]
             );
 
             step_call!(
                 self,
                 step,
                 bound::apply_to_w::NAME,
-                self.programs.apply_to_w.call(bound::apply_to_w::Args {
-                    area: &self.cell.area,
-                    geofac_n2s: &self.interpolation.geofac_n2s,
-                    geofac_grg_x: &self.interpolation.geofac_grg_x,
-                    geofac_grg_y: &self.interpolation.geofac_grg_y,
-                    w_old: &self.w_tmp,
-                    w: &mut prognostic.w,
+                self.programs.apply_to_w.call_views(bound::apply_to_w::Views {
+                    area: self.cell.area.view(),
+                    geofac_n2s: self.interpolation.geofac_n2s.view(),
+                    geofac_grg_x: self.interpolation.geofac_grg_x.view(),
+                    geofac_grg_y: self.interpolation.geofac_grg_y.view(),
+                    w_old: self.w_tmp.view(),
+                    w: prognostic.w.reborrow(),
                     type_shear: self.config.shear_type as i32,
-                    dwdx: &mut diagnostic.dwdx,
-                    dwdy: &mut diagnostic.dwdy,
-                    diff_multfac_n2w: &self.diff_multfac_n2w,
+                    dwdx: diagnostic.dwdx.reborrow(),
+                    dwdy: diagnostic.dwdy.reborrow(),
+                    diff_multfac_n2w: self.diff_multfac_n2w.view(),
                 }),
-                ["w" => &prognostic.w, "dwdx" => &diagnostic.dwdx, "dwdy" => &diagnostic.dwdy]
+                [
+                    "w" => prognostic.w.as_ref(),
+                    "dwdx" => diagnostic.dwdx.as_ref(),
+                    "dwdy" => diagnostic.dwdy.as_ref(),
+                ]
             );
         }
 
@@ -939,12 +1018,12 @@ impl Diffusion {
                 self,
                 step,
                 bound::cold_pools::NAME,
-                self.programs.cold_pools.call(bound::cold_pools::Args {
-                    theta_v: &prognostic.theta_v,
-                    theta_ref_mc: &self.metric.theta_ref_mc,
-                    kh_smag_e: &mut self.kh_smag_e,
+                self.programs.cold_pools.call_views(bound::cold_pools::Views {
+                    theta_v: prognostic.theta_v.as_ref(),
+                    theta_ref_mc: self.metric.theta_ref_mc.view(),
+                    kh_smag_e: self.kh_smag_e.view_mut(),
                 }),
-                ["kh_smag_e" => &self.kh_smag_e]
+                ["kh_smag_e" => self.kh_smag_e.view()]
             );
 
             // 12. ∇²θ. On a limited-area grid the edge part runs on its own, from the first
@@ -955,13 +1034,13 @@ impl Diffusion {
                     self,
                     step,
                     bound::nabla2_for_z::NAME,
-                    self.programs.nabla2_for_z.call(bound::nabla2_for_z::Args {
-                        kh_smag_e: &self.kh_smag_e,
-                        inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
-                        theta_v: &prognostic.theta_v,
-                        z_nabla2_e: &mut self.z_nabla2_e,
+                    self.programs.nabla2_for_z.call_views(bound::nabla2_for_z::Views {
+                        kh_smag_e: self.kh_smag_e.view(),
+                        inv_dual_edge_length: self.edge.inverse_dual_edge_lengths.view(),
+                        theta_v: prognostic.theta_v.as_ref(),
+                        z_nabla2_e: self.z_nabla2_e.view_mut(),
                     }),
-                    ["z_nabla2_e" => &self.z_nabla2_e]
+                    ["z_nabla2_e" => self.z_nabla2_e.view()]
                 );
                 // ICON computes this gradient on the first halo row of edges too; its
                 // outermost edges have one cell only, which a rank's halo may hold anywhere in
@@ -973,12 +1052,12 @@ impl Diffusion {
                     bound::nabla2_of_theta::NAME,
                     self.programs
                         .nabla2_of_theta
-                        .call(bound::nabla2_of_theta::Args {
-                            z_nabla2_e: &self.z_nabla2_e,
-                            geofac_div: &self.interpolation.geofac_div,
-                            z_temp: &mut self.z_temp,
+                        .call_views(bound::nabla2_of_theta::Views {
+                            z_nabla2_e: self.z_nabla2_e.view(),
+                            geofac_div: self.interpolation.geofac_div.view(),
+                            z_temp: self.z_temp.view_mut(),
                         }),
-                    ["z_temp" => &self.z_temp]
+                    ["z_temp" => self.z_temp.view()]
                 );
             } else {
                 step_call!(
@@ -987,14 +1066,14 @@ impl Diffusion {
                     bound::nabla2_for_theta::NAME,
                     self.programs
                         .nabla2_for_theta
-                        .call(bound::nabla2_for_theta::Args {
-                            kh_smag_e: &self.kh_smag_e,
-                            inv_dual_edge_length: &self.edge.inverse_dual_edge_lengths,
-                            theta_v: &prognostic.theta_v,
-                            geofac_div: &self.interpolation.geofac_div,
-                            z_temp: &mut self.z_temp,
+                        .call_views(bound::nabla2_for_theta::Views {
+                            kh_smag_e: self.kh_smag_e.view(),
+                            inv_dual_edge_length: self.edge.inverse_dual_edge_lengths.view(),
+                            theta_v: prognostic.theta_v.as_ref(),
+                            geofac_div: self.interpolation.geofac_div.view(),
+                            z_temp: self.z_temp.view_mut(),
                         }),
-                    ["z_temp" => &self.z_temp]
+                    ["z_temp" => self.z_temp.view()]
                 );
             }
 
@@ -1004,16 +1083,16 @@ impl Diffusion {
                     self,
                     step,
                     bound::zdiffusion::NAME,
-                    self.programs.zdiffusion.call(bound::zdiffusion::Args {
-                        zd_vertoffset: &zd.zd_vertoffset,
-                        zd_diffcoef: &zd.zd_diffcoef,
-                        geofac_n2s_c: &self.interpolation.geofac_n2s_c,
-                        geofac_n2s_nbh: &self.interpolation.geofac_n2s_nbh,
-                        vcoef: &zd.zd_intcoef,
-                        theta_v: &prognostic.theta_v,
-                        z_temp: &mut self.z_temp,
+                    self.programs.zdiffusion.call_views(bound::zdiffusion::Views {
+                        zd_vertoffset: zd.zd_vertoffset.view(),
+                        zd_diffcoef: zd.zd_diffcoef.view(),
+                        geofac_n2s_c: self.interpolation.geofac_n2s_c.view(),
+                        geofac_n2s_nbh: self.interpolation.geofac_n2s_nbh.view(),
+                        vcoef: zd.zd_intcoef.view(),
+                        theta_v: prognostic.theta_v.as_ref(),
+                        z_temp: self.z_temp.view_mut(),
                     }),
-                    ["z_temp" => &self.z_temp]
+                    ["z_temp" => self.z_temp.view()]
                 );
             }
 
@@ -1024,13 +1103,16 @@ impl Diffusion {
                 bound::update_theta_and_exner::NAME,
                 self.programs
                     .update_theta_and_exner
-                    .call(bound::update_theta_and_exner::Args {
-                        z_temp: &self.z_temp,
-                        area: &self.cell.area,
-                        theta_v: &mut prognostic.theta_v,
-                        exner: &mut prognostic.exner,
+                    .call_views(bound::update_theta_and_exner::Views {
+                        z_temp: self.z_temp.view(),
+                        area: self.cell.area.view(),
+                        theta_v: prognostic.theta_v.reborrow(),
+                        exner: prognostic.exner.reborrow(),
                     }),
-                ["theta_v" => &prognostic.theta_v, "exner" => &prognostic.exner]
+                [
+                    "theta_v" => prognostic.theta_v.as_ref(),
+                    "exner" => prognostic.exner.as_ref(),
+                ]
             );
         }
 

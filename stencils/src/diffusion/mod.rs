@@ -17,11 +17,11 @@ pub mod terrain;
 pub mod vertical;
 
 pub use config::{DiffusionConfig, DiffusionParams, DiffusionType, TurbulenceShearForcing};
-pub use granule::{connectivities, Bounds, Diffusion, RunOptions};
+pub use granule::{connectivities, Bounds, Diffusion, GranuleGrid, RunOptions};
 pub use halo::{ExchangeStats, HaloExchange, SingleRank};
 pub use state::{
-    CellParams, DiagnosticState, EdgeParams, InterpolationState, MetricState, PrognosticState,
-    ZDiffusionFields,
+    CellParams, DiagnosticState, DiagnosticViews, EdgeParams, InterpolationState, MetricState,
+    PrognosticState, PrognosticViews, ZDiffusionFields,
 };
 pub use terrain::{Terrain, TerrainKind};
 pub use vertical::VerticalGrid;

@@ -2,7 +2,7 @@
 //! interpolation, metric and geometry fields taken from a [`Grid`] and a [`VerticalGrid`].
 
 use gt4rs::grid::{Grid, Zone};
-use gt4rs::{Dims, Error, Field};
+use gt4rs::{Dims, Error, Field, FieldMut, Layout};
 use ndarray::{s, Array1, Array2, ArrayD};
 
 use super::vertical::VerticalGrid;
@@ -16,6 +16,12 @@ pub(crate) fn field_of<D: Dims>(array: ArrayD<f64>) -> Result<Field<D, f64>, Err
 /// A field over `[0, n)` per dimension filled with zeros.
 pub(crate) fn zeros<D: Dims>(shape: &[usize]) -> Result<Field<D, f64>, Error> {
     Field::zeros(shape)
+}
+
+/// A field over `[0, n)` per dimension filled with zeros, in `layout`.
+pub(crate) fn zeros_in<D: Dims>(shape: &[usize], layout: Layout) -> Result<Field<D, f64>, Error> {
+    let domain: Vec<std::ops::Range<i64>> = shape.iter().map(|&n| 0..n as i64).collect();
+    Field::filled(&domain, 0.0, layout)
 }
 
 /// A K field from per-level values.
@@ -42,6 +48,27 @@ pub struct PrognosticState {
     pub exner: Field<(Cell, K), f64>,
 }
 
+impl PrognosticState {
+    /// Views of the four fields, for [`super::Diffusion::run_views`].
+    pub fn views(&mut self) -> PrognosticViews<'_> {
+        PrognosticViews {
+            vn: self.vn.view_mut(),
+            w: self.w.view_mut(),
+            theta_v: self.theta_v.view_mut(),
+            exner: self.exner.view_mut(),
+        }
+    }
+}
+
+/// The prognostic variables in memory the caller owns (a model's arrays, or the fields of a
+/// [`PrognosticState`]): the granule updates them in place.
+pub struct PrognosticViews<'a> {
+    pub vn: FieldMut<'a, (Edge, K), f64>,
+    pub w: FieldMut<'a, (Cell, K), f64>,
+    pub theta_v: FieldMut<'a, (Cell, K), f64>,
+    pub exner: FieldMut<'a, (Cell, K), f64>,
+}
+
 /// Diagnostics the granule hands to turbulence, on half levels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiagnosticState {
@@ -60,6 +87,24 @@ impl DiagnosticState {
             dwdy: zeros(&[num_cells, nlev + 1])?,
         })
     }
+
+    /// Views of the four fields, for [`super::Diffusion::run_views`].
+    pub fn views(&mut self) -> DiagnosticViews<'_> {
+        DiagnosticViews {
+            hdef_ic: self.hdef_ic.view_mut(),
+            div_ic: self.div_ic.view_mut(),
+            dwdx: self.dwdx.view_mut(),
+            dwdy: self.dwdy.view_mut(),
+        }
+    }
+}
+
+/// The diagnostics in memory the caller owns.
+pub struct DiagnosticViews<'a> {
+    pub hdef_ic: FieldMut<'a, (Cell, K), f64>,
+    pub div_ic: FieldMut<'a, (Cell, K), f64>,
+    pub dwdx: FieldMut<'a, (Cell, K), f64>,
+    pub dwdy: FieldMut<'a, (Cell, K), f64>,
 }
 
 /// Interpolation coefficients (ICON4Py `DiffusionInterpolationState`).

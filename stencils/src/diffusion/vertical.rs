@@ -46,6 +46,23 @@ impl VerticalGrid {
                 top_height * (0.25 * eta + 0.75 * eta * eta)
             })
             .collect();
+        Self::from_vct_a(vct_a, damping_height)
+    }
+
+    /// The vertical grid of the half-level heights `vct_a` (top down, `nlev + 1` of them, as
+    /// a model hands them over) with Rayleigh damping above `damping_height`.
+    pub fn from_vct_a(vct_a: Vec<f64>, damping_height: f64) -> Result<Self, Error> {
+        let nlev = vct_a.len().saturating_sub(1);
+        if nlev < 3 {
+            return Err(Error::Config(format!(
+                "the vertical grid needs at least 3 levels, not {nlev}"
+            )));
+        }
+        if !vct_a.windows(2).all(|w| w[0] > w[1]) {
+            return Err(Error::Config(
+                "vct_a must fall strictly from the model top to the ground".into(),
+            ));
+        }
         let z_mc = vct_a.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
         let nrdmax = vct_a
             .iter()
