@@ -482,6 +482,67 @@ impl Expr {
         }
     }
 
+    /// Calls `f` on every direct sub-expression, mutably (as [`Expr::for_each_child`]).
+    pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+        use ExprKind::*;
+        match &mut self.kind {
+            Param(_) | Var(_) | Literal(_) => {}
+            Let { value, body, .. } => {
+                f(value);
+                f(body)
+            }
+            CartesianShift { arg, .. }
+            | NeighborShift { arg, .. }
+            | LocalIndex { arg, .. }
+            | Unary { arg, .. }
+            | Cast { arg, .. }
+            | Reduce { arg, .. }
+            | Broadcast { arg, .. }
+            | TupleGet { arg, .. } => f(arg),
+            DynamicShift { arg, offset, .. } => {
+                f(arg);
+                f(offset)
+            }
+            Binary { lhs, rhs, .. } | Compare { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs)
+            }
+            Math { args, .. } | Tuple(args) | Call { args, .. } => args.iter_mut().for_each(f),
+            Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                f(cond);
+                f(if_true);
+                f(if_false)
+            }
+            IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                f(cond);
+                f(then);
+                f(otherwise)
+            }
+            ConcatWhere {
+                if_true, if_false, ..
+            } => {
+                f(if_true);
+                f(if_false)
+            }
+        }
+    }
+
+    /// Visits this expression and all sub-expressions mutably, parents first.
+    pub fn walk_mut(&mut self, f: &mut impl FnMut(&mut Expr)) {
+        stack::grow(|| {
+            f(self);
+            self.for_each_child_mut(|c| c.walk_mut(f));
+        })
+    }
+
     /// Visits this expression and all sub-expressions, parents first.
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
         stack::grow(|| {
@@ -684,6 +745,24 @@ impl Program {
             .iter()
             .filter(|o| used.contains(&o.name))
             .collect()
+    }
+
+    /// The program with scalar parameters fixed: every reference to parameter `p` in its
+    /// statements' values becomes the literal given for it. The parameters stay (a caller
+    /// still passes them); the fused backends lower such a copy per value of a `bool` static
+    /// argument, so a branch on it that is not taken is not computed at all.
+    pub fn with_scalar_values(&self, values: &[(u32, Literal)]) -> Program {
+        let mut fixed = self.clone();
+        for call in &mut fixed.calls {
+            call.value.walk_mut(&mut |e: &mut Expr| {
+                if let ExprKind::Param(p) = e.kind {
+                    if let Some((_, value)) = values.iter().find(|(q, _)| *q == p) {
+                        e.kind = ExprKind::Literal(*value);
+                    }
+                }
+            });
+        }
+        fixed
     }
 
     /// The JSON form embedded in the generated program (read back by [`Program::from_json`]).

@@ -16,7 +16,8 @@ mod stage;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use gt4rs_ir::fieldview::{Program, Role};
+use gt4rs_ir::fieldview::{Literal, Program, Role};
+use gt4rs_ir::lower::lower;
 use gt4rs_ir::stage::StageProgram;
 use gt4rs_ir::{ScalarType, Type};
 
@@ -32,10 +33,21 @@ pub fn emit(
     args: &ArgsInfo,
 ) -> TokenStream {
     let ty = &args.ty;
-    match lowered
-        .map_err(str::to_string)
-        .and_then(|l| emit_body(program, l))
-    {
+    let statics = bool_statics(program);
+    let emitted = if (1..=MAX_SPECIALISED_STATICS).contains(&statics.len()) && lowered.is_ok() {
+        // A copy that cannot be lowered (not expected where the program itself can be)
+        // leaves the program unspecialised rather than unable to run.
+        emit_specialised(program, &statics, ty).or_else(|_| {
+            lowered
+                .map_err(str::to_string)
+                .and_then(|l| emit_body(program, l, None))
+        })
+    } else {
+        lowered
+            .map_err(str::to_string)
+            .and_then(|l| emit_body(program, l, None))
+    };
+    match emitted {
         Ok((scratch, body)) => quote! {
             const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
             #scratch
@@ -77,9 +89,92 @@ pub fn emit(
 
 /// The program's `CpuScratch` (one buffer per temporary, kept between calls in the
 /// `Compiled` program's pool) and the body of `run_cpu`.
+/// The most `bool` static arguments a program's CPU kernels are specialised on (2^n copies).
+const MAX_SPECIALISED_STATICS: usize = 3;
+
+/// The program's `bool` static arguments: position and name.
+fn bool_statics(program: &Program) -> Vec<(u32, syn::Ident)> {
+    program
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_static && p.ty == Type::Scalar(ScalarType::Bool))
+        .map(|(i, p)| (i as u32, syn::Ident::new(&p.name, Span::call_site())))
+        .collect()
+}
+
+/// One loop nest per combination of the `bool` static arguments' values, each lowered with
+/// those values fixed, chosen by a `match` at the call: a branch on a static flag that is not
+/// taken is then neither computed nor read (ICON's `apply_zdiffusion_t = false` skips the
+/// truly horizontal diffusion and its gathers), and the stages left may take the fast path.
+fn emit_specialised(
+    program: &Program,
+    statics: &[(u32, syn::Ident)],
+    args_ty: &TokenStream,
+) -> Result<(TokenStream, TokenStream), String> {
+    let mut scratch_defs = Vec::new();
+    let mut functions = Vec::new();
+    let mut scratch_fields = Vec::new();
+    let mut arms = Vec::new();
+    for variant in 0..1usize << statics.len() {
+        let values: Vec<(u32, Literal)> = statics
+            .iter()
+            .enumerate()
+            .map(|(bit, (param, _))| (*param, Literal::Bool(variant >> bit & 1 == 1)))
+            .collect();
+        let fixed = program.with_scalar_values(&values);
+        let lowered = lower(&fixed).map_err(|e| e.message)?;
+        let (scratch, body) = emit_body(&fixed, &lowered, Some(variant))?;
+        let (field, ty) = (
+            format_ident!("v{}", variant),
+            format_ident!("CpuScratchV{}", variant),
+        );
+        scratch_defs.push(scratch);
+        scratch_fields.push(quote!(#field: #ty));
+        let pattern = values.iter().map(|(_, v)| match v {
+            Literal::Bool(b) => quote!(#b),
+            _ => quote!(_),
+        });
+        // A function per copy: one function holding every copy's loops was optimised worse
+        // (the truly horizontal diffusion's general loop took 1.6x as long).
+        let function = format_ident!("run_cpu_v{}", variant);
+        functions.push(quote! {
+            #[inline(never)]
+            #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
+            fn #function(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                let mut args = args;
+                #body
+                Ok(())
+            }
+        });
+        arms.push(quote!((#(#pattern,)*) => self.#function(args)?,));
+    }
+    let names = statics.iter().map(|(_, name)| name);
+    let scratch = quote! {
+        #(#scratch_defs)*
+        /// The buffers of the program's temporaries, per specialisation, reused by later calls.
+        #[derive(Debug, Default)]
+        pub struct CpuScratch {
+            #(#scratch_fields,)*
+        }
+        impl Compiled {
+            #(#functions)*
+        }
+    };
+    let body = quote! {
+        match (#(args.#names,)*) {
+            #(#arms)*
+        }
+    };
+    Ok((scratch, body))
+}
+
+/// The loop nests of `lowered`; for `Some(variant)`, its scratch type is `CpuScratchV{variant}`,
+/// a field `v{variant}` of the program's `CpuScratch`.
 fn emit_body(
     program: &Program,
     lowered: &StageProgram,
+    variant: Option<usize>,
 ) -> Result<(TokenStream, TokenStream), String> {
     let used_offsets: Vec<String> = program
         .used_offsets()
@@ -138,7 +233,16 @@ fn emit_body(
     // buffers leased from the program's pool for the call (no lease, so no lock, without any).
     let mut temporaries = Vec::new();
     if !lowered.temporaries.is_empty() {
-        temporaries.push(quote!(let mut scratch = self.cpu_scratch.lease();));
+        temporaries.push(match variant {
+            None => quote!(let mut scratch = self.cpu_scratch.lease();),
+            Some(v) => {
+                let field = format_ident!("v{}", v);
+                quote! {
+                    let mut lease = self.cpu_scratch.lease();
+                    let scratch = &mut lease.#field;
+                }
+            }
+        });
     }
     let mut scratch_fields = Vec::new();
     for (t, temp) in lowered.temporaries.iter().enumerate() {
@@ -163,10 +267,14 @@ fn emit_body(
     for (index, s) in lowered.stages.iter().enumerate() {
         stages.push(stage::emit(program, lowered, &used_offsets, index, s)?);
     }
+    let scratch_ty = match variant {
+        None => format_ident!("CpuScratch"),
+        Some(v) => format_ident!("CpuScratchV{}", v),
+    };
     let scratch = quote! {
         /// The buffers of the program's temporaries, reused by later calls.
         #[derive(Debug, Default)]
-        pub struct CpuScratch {
+        pub struct #scratch_ty {
             #(#scratch_fields,)*
         }
     };

@@ -115,3 +115,29 @@ fn print_cpu_code() {
     let program = Program::from_json(&json).expect("the IR file parses");
     println!("fn program() {{ {} }}", emit(&program));
 }
+
+/// ICON's `apply_diffusion_to_theta_and_exner` (its `IR_JSON`): with `apply_zdiffusion_t`, a
+/// `bool` static argument, false, the truly horizontal diffusion is not computed and its
+/// fields are not read, so the cell stage takes the fast path; with it true, both are there.
+#[test]
+fn bool_static_arguments_get_a_loop_nest_each() {
+    let code = emitted(include_str!("apply_diffusion_to_theta_and_exner.json"));
+    assert!(
+        code.contains("match (args . apply_zdiffusion_t ,)"),
+        "{code}"
+    );
+    let (start, middle) = (
+        code.find("fn run_cpu_v0").expect("the false copy"),
+        code.find("fn run_cpu_v1").expect("the true copy"),
+    );
+    let (off, on) = if start < middle {
+        (&code[start..middle], &code[middle..])
+    } else {
+        (&code[start..], &code[middle..start])
+    };
+    // Parameter 4 is `zd_vertoffset`, read only by the truly horizontal diffusion.
+    assert!(!off.contains("f4 . get ()"), "{off}");
+    assert!(on.contains("f4 . get ()"), "{on}");
+    assert!(off.contains("fn stage1_levels"), "{off}");
+    assert!(!on.contains("fn stage1_levels"), "{on}");
+}
