@@ -87,6 +87,42 @@ pub enum Tolerance {
     /// `|got − want| ≤ rel · max(|want|, 1)`: for math functions on a device, or against a
     /// reference computed in another order.
     Relative(f64),
+    /// `|got − want| ≤ rel · max(|got|, |want|)`, with no floor: relative to the larger of the two
+    /// however small both are (a reference file whose values are all far below 1). The measure
+    /// [`largest_relative_difference`] reports.
+    RelativeToLarger(f64),
+}
+
+/// `|got − want| / max(|got|, |want|)`: 0 for equal values (and NaN against NaN), infinite where
+/// exactly one is NaN.
+fn relative_difference(got: f64, want: f64) -> f64 {
+    if got == want || (got.is_nan() && want.is_nan()) {
+        0.0
+    } else if got.is_nan() || want.is_nan() {
+        f64::INFINITY
+    } else {
+        (got - want).abs() / got.abs().max(want.abs())
+    }
+}
+
+/// The largest [`Tolerance::RelativeToLarger`] difference between two arrays of one shape (0
+/// where they are equal, NaN matching NaN; infinite where a NaN meets a number), to report how
+/// close a result came to a reference as well as whether it passed.
+pub fn largest_relative_difference(
+    want: ArrayViewD<'_, f64>,
+    got: ArrayViewD<'_, f64>,
+) -> Result<f64, Mismatch> {
+    if want.shape() != got.shape() {
+        return Err(Mismatch {
+            count: 1,
+            first: vec![format!("shape {:?}, want {:?}", got.shape(), want.shape())],
+        });
+    }
+    Ok(want
+        .iter()
+        .zip(got.iter())
+        .map(|(w, g)| relative_difference(*g, *w))
+        .fold(0.0, f64::max))
 }
 
 fn close_float(got: f64, want: f64, tolerance: Tolerance) -> bool {
@@ -97,6 +133,7 @@ fn close_float(got: f64, want: f64, tolerance: Tolerance) -> bool {
         Tolerance::BitEqual => got.to_bits() == want.to_bits(),
         Tolerance::Relative(_) if want.is_infinite() => got == want,
         Tolerance::Relative(rel) => (got - want).abs() <= rel * want.abs().max(1.0),
+        Tolerance::RelativeToLarger(rel) => relative_difference(got, want) <= rel,
     }
 }
 
@@ -141,7 +178,9 @@ impl TestScalar for f32 {
             Tolerance::BitEqual => {
                 self.to_bits() == want.to_bits() || (self.is_nan() && want.is_nan())
             }
-            Tolerance::Relative(_) => close_float(self as f64, want as f64, tolerance),
+            Tolerance::Relative(_) | Tolerance::RelativeToLarger(_) => {
+                close_float(self as f64, want as f64, tolerance)
+            }
         }
     }
 }
@@ -210,7 +249,17 @@ pub fn random_field<D: Dims, T: TestScalar>(
     rng: &mut TestRng,
     domain: &[Range<i64>],
 ) -> Result<Field<D, T>, Error> {
-    Field::from_fn(domain, Layout::default(), |_| T::random(rng))
+    random_field_laid_out(rng, domain, Layout::default())
+}
+
+/// [`random_field`] in the memory order `layout` (to test a program on both orders, as ICON's
+/// Fortran arrays have the horizontal index fastest).
+pub fn random_field_laid_out<D: Dims, T: TestScalar>(
+    rng: &mut TestRng,
+    domain: &[Range<i64>],
+    layout: Layout,
+) -> Result<Field<D, T>, Error> {
+    Field::from_fn(domain, layout, |_| T::random(rng))
 }
 
 /// A field of floats drawn uniformly from `range` (for inputs with a restricted domain, such as
@@ -470,5 +519,34 @@ mod tests {
             Tolerance::BitEqual
         )
         .is_err());
+    }
+
+    #[test]
+    fn relative_to_the_larger_value_has_no_floor() {
+        let want = ArrayD::from_shape_vec(vec![3], vec![1e-9, -2.0, f64::NAN]).expect("shape");
+        let got = ArrayD::from_shape_vec(vec![3], vec![1.1e-9, -2.0, f64::NAN]).expect("shape");
+        // 1e-9 against 1.1e-9 differs by a tenth of the larger value: `Relative`, whose floor
+        // is 1, cannot see it.
+        let largest = largest_relative_difference(want.view(), got.view()).expect("one shape");
+        assert!((largest - 0.1 / 1.1).abs() < 1e-12, "{largest}");
+        assert!(compare_arrays(want.view(), got.view(), Tolerance::Relative(1e-6)).is_ok());
+        assert!(
+            compare_arrays(want.view(), got.view(), Tolerance::RelativeToLarger(0.05)).is_err()
+        );
+        assert!(compare_arrays(want.view(), got.view(), Tolerance::RelativeToLarger(0.1)).is_ok());
+        // A NaN against a number is infinitely far; shapes must agree.
+        let mut one_nan = want.clone();
+        one_nan[[1]] = f64::NAN;
+        assert_eq!(
+            largest_relative_difference(want.view(), one_nan.view()),
+            Ok(f64::INFINITY)
+        );
+        assert!(
+            largest_relative_difference(want.view(), want.slice(ndarray::s![..2]).into_dyn())
+                .is_err()
+        );
+        let (a, b) = (1e-30f32, 1.5e-30f32);
+        assert!(!b.close(a, Tolerance::RelativeToLarger(0.1)));
+        assert!(b.close(a, Tolerance::RelativeToLarger(0.5)));
     }
 }

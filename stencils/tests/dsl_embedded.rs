@@ -9,6 +9,7 @@ use gt4rs::__private::args::{Arg, FieldView, FieldViewMut, ScalarValue};
 use gt4rs::__private::embedded::run_program;
 use gt4rs::__private::ir::fieldview::{Program, Role};
 use gt4rs::__private::ir::types::Type;
+use gt4rs::testing::{largest_relative_difference, random_array};
 use gt4rs::{Connectivity, ConnectivityTable};
 use gt4rs_stencils::icon::dims::*;
 use gt4rs_stencils::icon::dsl;
@@ -161,23 +162,6 @@ fn run_dsl(program: &Program, call: &mut Call) {
     }
 }
 
-fn max_rel_err(actual: &ArrayD<f64>, expected: &ArrayD<f64>) -> f64 {
-    assert_eq!(actual.shape(), expected.shape());
-    actual
-        .iter()
-        .zip(expected)
-        .map(|(&a, &e)| {
-            if a == e || (a.is_nan() && e.is_nan()) {
-                0.0
-            } else if a.is_nan() || e.is_nan() {
-                f64::INFINITY
-            } else {
-                (a - e).abs() / a.abs().max(e.abs())
-            }
-        })
-        .fold(0.0, f64::max)
-}
-
 #[test]
 fn dsl_programs_reproduce_icon4py_outputs() {
     for path in reference_files(icon4py_refs()).expect("dir") {
@@ -190,15 +174,11 @@ fn dsl_programs_reproduce_icon4py_outputs() {
                 panic!()
             };
             let got = call.params.float64(&name, want.ndim()).expect("output");
-            let err = max_rel_err(got, want);
+            let err = largest_relative_difference(want.view(), got.view()).expect("one shape");
             eprintln!("{}: {name} {err:e}", data.program);
             assert!(err < 1e-12, "{}: {name} {err:e}", data.program);
         }
     }
-}
-
-fn random_array(rng: &mut ChaCha8Rng, shape: &[usize]) -> ArrayD<f64> {
-    ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(-1.0..1.0))
 }
 
 fn table(
@@ -325,7 +305,7 @@ fn compare(
         else {
             panic!()
         };
-        let err = max_rel_err(d, a);
+        let err = largest_relative_difference(a.view(), d.view()).expect("one shape");
         eprintln!("{name}: {} {err:e}", p.name);
         assert!(err < 1e-12, "{name}: {} {err:e}", p.name);
     }
@@ -509,13 +489,19 @@ fn dsl_setup_helpers_match_references() {
             else {
                 panic!()
             };
-            assert_eq!(max_rel_err(d, a), 0.0, "{name}: {}", p.name);
+            assert_eq!(
+                largest_relative_difference(a.view(), d.view()).expect("one shape"),
+                0.0,
+                "{name}: {}",
+                p.name
+            );
         }
     }
 }
 
 mod cartesian_classics {
-    use super::{max_rel_err, run_dsl};
+    use super::run_dsl;
+    use gt4rs::testing::largest_relative_difference;
     use gt4rs_stencils::cartesian::{dsl, reference};
     use gt4rs_stencils::icon::reference::Call;
     use ndarray::{Array2, Array3, ArrayD, IxDyn};
@@ -544,7 +530,9 @@ mod cartesian_classics {
                 .with_int("ni", ni as i32)
                 .with_int("nj", nj as i32);
             run_dsl(program, &mut call);
-            let err = max_rel_err(&output(&call, "out", 2), &want.into_dyn());
+            let err =
+                largest_relative_difference(want.into_dyn().view(), output(&call, "out", 2).view())
+                    .expect("one shape");
             assert_eq!(err, 0.0, "{name}");
         }
     }
@@ -568,7 +556,11 @@ mod cartesian_classics {
             .with_int("nj", nj as i32)
             .with_int("nk", nk as i32);
         run_dsl(dsl::hdiff::ir(), &mut call);
-        let err = max_rel_err(&output(&call, "out_field", 3), &want.into_dyn());
+        let err = largest_relative_difference(
+            want.into_dyn().view(),
+            output(&call, "out_field", 3).view(),
+        )
+        .expect("one shape");
         assert_eq!(err, 0.0);
     }
 
@@ -604,7 +596,11 @@ mod cartesian_classics {
             .with_int("nj", nj as i32)
             .with_int("nk", nk as i32);
         run_dsl(dsl::vadv::ir(), &mut call);
-        let err = max_rel_err(&output(&call, "utens_stage", 3), &want.into_dyn());
+        let err = largest_relative_difference(
+            want.into_dyn().view(),
+            output(&call, "utens_stage", 3).view(),
+        )
+        .expect("one shape");
         assert!(err < 1e-14, "{err:e}");
     }
 }

@@ -1,6 +1,7 @@
 //! The hand-written references against ICON4Py's own outputs (`refs/icon4py/*.npz`), plus
 //! randomized internal-consistency checks of the references that have no reference file.
 
+use gt4rs::testing::{largest_relative_difference, random_array};
 use gt4rs_stencils::cartesian::reference as cartesian;
 use gt4rs_stencils::icon::reference::{self, Call, PROGRAMS};
 use gt4rs_stencils::reference_data::{
@@ -12,24 +13,6 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const MAX_REL_ERR: f64 = 1e-12;
-
-/// Largest relative error between two arrays of equal shape; NaN where exactly one is NaN.
-fn max_rel_err(actual: &ArrayD<f64>, expected: &ArrayD<f64>) -> f64 {
-    assert_eq!(actual.shape(), expected.shape());
-    actual
-        .iter()
-        .zip(expected)
-        .map(|(&a, &e)| {
-            if a == e || (a.is_nan() && e.is_nan()) {
-                0.0
-            } else if a.is_nan() || e.is_nan() {
-                f64::INFINITY
-            } else {
-                (a - e).abs() / a.abs().max(e.abs())
-            }
-        })
-        .fold(0.0, f64::max)
-}
 
 /// Names of the write-only outputs (sidecar role `out`; `inout` ones are read by the program).
 fn write_only_outputs(data: &ReferenceData) -> Vec<String> {
@@ -93,7 +76,10 @@ fn check_file(path: &std::path::Path) -> Vec<(String, f64)> {
                 .params
                 .float64(&name, want.ndim())
                 .unwrap_or_else(|e| panic!("{e}"));
-            (name, max_rel_err(got, want))
+            (
+                name,
+                largest_relative_difference(want.view(), got.view()).expect("one shape"),
+            )
         })
         .collect()
 }
@@ -222,10 +208,6 @@ fn loader_reports_missing_and_corrupt_files() {
     std::fs::write(&corrupt, b"not a zip archive").expect("write");
     assert!(ReferenceData::load(&corrupt).is_err());
     std::fs::remove_dir_all(&dir).ok();
-}
-
-fn random_array(rng: &mut ChaCha8Rng, shape: &[usize]) -> ArrayD<f64> {
-    ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(-1.0..1.0))
 }
 
 fn random_table(
@@ -546,7 +528,11 @@ fn apply_diffusion_to_vn_equals_its_parts_in_both_configurations() {
             parts = parts.with_domain(start..nudge, 0..nlev as i32);
             reference::run("apply_nabla2_to_vn_in_lateral_boundary", &mut parts).expect("runs");
         }
-        let err = max_rel_err(&f64_param(&fused, "vn", 2), &f64_param(&parts, "vn", 2));
+        let err = largest_relative_difference(
+            f64_param(&parts, "vn", 2).view(),
+            f64_param(&fused, "vn", 2).view(),
+        )
+        .expect("one shape");
         assert!(err < 1e-15, "limited_area={limited_area}: {err:e}");
     }
 }
@@ -631,7 +617,7 @@ fn apply_diffusion_to_theta_and_exner_equals_its_parts() {
             }
             let a_in = a.slice(ndarray::s![2.., ..]).to_owned().into_dyn();
             let b_in = b.slice(ndarray::s![2.., ..]).to_owned().into_dyn();
-            let err = max_rel_err(&a_in, &b_in);
+            let err = largest_relative_difference(b_in.view(), a_in.view()).expect("one shape");
             assert!(
                 err < 1e-14,
                 "{name} apply_zdiffusion_t={apply_zdiffusion_t}: {err:e}"
@@ -712,7 +698,11 @@ fn compute_diagnostics_from_normal_wind_honours_its_skip_flag() {
         "contravariant_correction_at_edges_on_model_levels",
     ] {
         let (a, b) = (f64_param(computed, name, 2), f64_param(skipped, name, 2));
-        assert_eq!(max_rel_err(&a, &b), 0.0, "{name}");
+        assert_eq!(
+            largest_relative_difference(b.view(), a.view()).expect("one shape"),
+            0.0,
+            "{name}"
+        );
     }
     // Edges 0 and 11 lie outside the domain; contravariant correction only from nflatlev on.
     let vt = f64_param(computed, "tangential_wind", 2);
@@ -735,7 +725,10 @@ fn compute_diagnostics_from_normal_wind_honours_its_skip_flag() {
         .with_field("vt", ArrayD::from_elem(IxDyn(&[12, 7]), f64::NAN))
         .with_domain(1..11, 0..7);
     reference::run("compute_tangential_wind", &mut tw).expect("runs");
-    assert_eq!(max_rel_err(&f64_param(&tw, "vt", 2), &vt), 0.0);
+    assert_eq!(
+        largest_relative_difference(vt.view(), f64_param(&tw, "vt", 2).view()).expect("one shape"),
+        0.0
+    );
 }
 
 #[test]

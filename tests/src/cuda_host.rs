@@ -471,37 +471,27 @@ pub const TUNINGS: [CudaOptions; 3] = [
     },
 ];
 
-/// The largest difference of two arrays as `|a - b| / max(|a|, |b|)`, bitwise equal values
-/// (NaN included) counting 0; `None` when their dtypes or shapes differ.
+/// The largest difference of two arrays as `|a - b| / max(|a|, |b|)`
+/// ([`gt4rs::testing::largest_relative_difference`], floats widened to f64; NaN against NaN
+/// counts 0), and for integers and bools 1 where any element differs; `None` when their dtypes or
+/// shapes differ.
 pub fn max_rel_diff(a: &DynArray, b: &DynArray) -> Option<f64> {
-    fn rel(x: f64, y: f64) -> f64 {
-        if x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()) {
-            0.0
-        } else if x.is_nan() || y.is_nan() {
-            f64::INFINITY
-        } else {
-            (x - y).abs() / x.abs().max(y.abs())
-        }
-    }
     if a.shape() != b.shape() {
         return None;
     }
-    let worst = |it: &mut dyn Iterator<Item = f64>| it.fold(0.0, f64::max);
-    Some(match (a, b) {
+    use gt4rs::testing::largest_relative_difference;
+    match (a, b) {
         (DynArray::F64(a), DynArray::F64(b)) => {
-            worst(&mut a.iter().zip(b).map(|(x, y)| rel(*x, *y)))
+            largest_relative_difference(b.view(), a.view()).ok()
         }
-        (DynArray::F32(a), DynArray::F32(b)) => worst(
-            &mut a
-                .iter()
-                .zip(b)
-                .map(|(x, y)| rel(f64::from(*x), f64::from(*y))),
-        ),
-        (DynArray::I32(a), DynArray::I32(b)) => f64::from(u8::from(a != b)),
-        (DynArray::I64(a), DynArray::I64(b)) => f64::from(u8::from(a != b)),
-        (DynArray::Bool(a), DynArray::Bool(b)) => f64::from(u8::from(a != b)),
-        _ => return None,
-    })
+        (DynArray::F32(a), DynArray::F32(b)) => {
+            largest_relative_difference(b.mapv(f64::from).view(), a.mapv(f64::from).view()).ok()
+        }
+        (DynArray::I32(a), DynArray::I32(b)) => Some(f64::from(u8::from(a != b))),
+        (DynArray::I64(a), DynArray::I64(b)) => Some(f64::from(u8::from(a != b))),
+        (DynArray::Bool(a), DynArray::Bool(b)) => Some(f64::from(u8::from(a != b))),
+        _ => None,
+    }
 }
 
 /// Whether a call changed `after` from `before` anywhere (bitwise).

@@ -5,9 +5,9 @@
 #![allow(clippy::single_range_in_vec_init)]
 
 use gt4rs::prelude::*;
+use gt4rs::testing::{random_field_laid_out, rng, TestRng, TestScalar};
 use gt4rs::CpuOptions;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 
 gt4rs::dimensions! {
     pub Cell, Edge, Vertex, I, J: horizontal;
@@ -22,20 +22,16 @@ gt4rs::offsets! {
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
 
-fn rng(seed: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed)
-}
-
 fn random<D: gt4rs::Dims>(
-    r: &mut ChaCha8Rng,
+    r: &mut TestRng,
     domain: &[std::ops::Range<i64>],
     layout: Layout,
 ) -> Field<D, f64> {
-    Field::from_fn(domain, layout, |_| r.random_range(-1.0..1.0)).unwrap()
+    random_field_laid_out(r, domain, layout).expect("a valid test domain")
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
+fn close(got: f64, want: f64) -> bool {
+    got.close(want, f64::ROUNDING)
 }
 
 /// Options that force the parallel path (threshold 0) or the sequential one.

@@ -14,14 +14,14 @@ use std::ops::Range;
 
 use gt4rs::__private::args::ScalarValue;
 use gt4rs::__private::dynamic::{DynArray, DynField, DynProgram};
+use gt4rs::testing::{poisoned_array, random_array, rng, TestRng};
 use gt4rs::{Backend, Connectivities, Connectivity, CudaOptions, Error, Field, Options};
 use gt4rs_tests::cuda_host::{
     changed, check_against_cpu, emulated, emulator, gxx_available, max_rel_diff, CompileFn,
     NamedArgs, TUNINGS,
 };
 use ndarray::{Array2, ArrayD, IxDyn};
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::RngExt;
 
 gt4rs::dimensions! {
     pub Cell, Edge, Vertex, I, J: horizontal;
@@ -74,12 +74,10 @@ fn skip() -> bool {
     true
 }
 
-fn random_f64(rng: &mut ChaCha8Rng, ranges: &[Range<i64>]) -> DynField {
+fn random_f64(rng: &mut TestRng, ranges: &[Range<i64>]) -> DynField {
     let shape: Vec<usize> = ranges.iter().map(|r| (r.end - r.start) as usize).collect();
     DynField {
-        data: DynArray::F64(ArrayD::from_shape_fn(IxDyn(&shape), |_| {
-            rng.random_range(-1.0..1.0)
-        })),
+        data: DynArray::F64(random_array(rng, &shape)),
         origin: ranges.iter().map(|r| r.start).collect(),
     }
 }
@@ -87,7 +85,7 @@ fn random_f64(rng: &mut ChaCha8Rng, ranges: &[Range<i64>]) -> DynField {
 fn poisoned(ranges: &[Range<i64>]) -> DynField {
     let shape: Vec<usize> = ranges.iter().map(|r| (r.end - r.start) as usize).collect();
     DynField {
-        data: DynArray::F64(ArrayD::from_elem(IxDyn(&shape), f64::NAN)),
+        data: DynArray::F64(poisoned_array(&shape)),
         origin: ranges.iter().map(|r| r.start).collect(),
     }
 }
@@ -116,7 +114,7 @@ fn random_case(
     outputs: &[&str],
     scalars: Vec<(&str, i32)>,
 ) -> NamedArgs {
-    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut r = rng(seed);
     let drawn = inputs.iter().map(|&n| (n, random_f64(&mut r, ranges)));
     let poison = outputs.iter().map(|&n| (n, poisoned(ranges)));
     args(program, drawn.chain(poison).collect(), scalars)
@@ -126,13 +124,13 @@ fn cpu(options: &Options) -> Options {
     Options::new(Backend::Cpu).with_connectivities(options.connectivities.clone())
 }
 
-fn random_table(rng: &mut ChaCha8Rng, rows: usize, cols: usize, target: usize) -> Array2<i32> {
+fn random_table(rng: &mut TestRng, rows: usize, cols: usize, target: usize) -> Array2<i32> {
     Array2::from_shape_fn((rows, cols), |_| rng.random_range(0..target as i32))
 }
 
 /// [`random_table`] with a skip value in slot `slot(row)` of every `every`-th row.
 fn random_table_with_skips(
-    rng: &mut ChaCha8Rng,
+    rng: &mut TestRng,
     [rows, cols]: [usize; 2],
     target: usize,
     every: usize,
@@ -156,7 +154,7 @@ struct Nabla4 {
 }
 
 fn nabla4_case(seed: u64, table: Array2<i32>) -> Nabla4 {
-    let mut r = ChaCha8Rng::seed_from_u64(seed);
+    let mut r = rng(seed);
     let e2c2v = Connectivity::<E2C2V>::new(table, NV as usize).expect("valid table");
     let options =
         Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c2v));
@@ -193,7 +191,7 @@ fn nabla4_agrees_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(1);
+    let mut r = rng(1);
     // The vertex fields cover -2..NV-2: the table's entries 0..NV-2 lie inside them.
     let table = random_table(&mut r, NE as usize, 4, NV as usize - 2);
     let c = nabla4_case(2, table);
@@ -254,7 +252,7 @@ fn nabla4_reports_a_missing_neighbour_and_a_domain_outside_its_output() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(3);
+    let mut r = rng(3);
     let mut table = random_table(&mut r, NE as usize, 4, NV as usize - 2);
     // A skip value in a row inside the domain, read by a fixed-slot shift.
     table[[10, 2]] = -1;
@@ -280,7 +278,7 @@ fn laplacian_with_nonzero_origins_agrees_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(6);
+    let mut r = rng(6);
     let n = 37;
     let a = random_f64(&mut r, &[-1..n + 1, -1..n / 2 + 1, 2..2 + NK]);
     let out = poisoned(&[0..n, 0..n / 2, 2..2 + NK]);
@@ -293,7 +291,7 @@ fn reductions_skip_missing_neighbours_as_on_the_cpu() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(7);
+    let mut r = rng(7);
     let table = random_table_with_skips(&mut r, [NE as usize, 2], NC as usize, 5, |e| e % 2);
     let e2c = Connectivity::<E2C>::new(table, NC as usize).expect("valid table");
     let options = Options::new(Backend::Cpu).with_connectivities(Connectivities::new().with(&e2c));
@@ -331,7 +329,7 @@ fn scans_agree_with_the_cpu_backend() {
     assert_agrees!(scans, &Options::new(Backend::Cpu), &args);
 }
 
-fn dynamic_case(r: &mut ChaCha8Rng, leave_at: Option<(usize, usize)>) -> NamedArgs {
+fn dynamic_case(r: &mut TestRng, leave_at: Option<(usize, usize)>) -> NamedArgs {
     let ck = [0..NC, 0..NK];
     let mut off = ArrayD::from_shape_fn(IxDyn(&[NC as usize, NK as usize]), |ix| {
         let k = ix[1] as i32;
@@ -363,7 +361,7 @@ fn dynamic_shifts_and_per_call_domains_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(10);
+    let mut r = rng(10);
     let clean = dynamic_case(&mut r, None);
     // An offset that leaves the field inside the domain.
     let broken = dynamic_case(&mut r, Some((NC as usize - 1, 4)));
@@ -404,7 +402,7 @@ fn int_field(values: ArrayD<i32>) -> DynField {
     }
 }
 
-fn division_case(r: &mut ChaCha8Rng, zero_at: Option<[usize; 2]>) -> NamedArgs {
+fn division_case(r: &mut TestRng, zero_at: Option<[usize; 2]>) -> NamedArgs {
     let shape = IxDyn(&[NC as usize, NK as usize]);
     let n = ArrayD::from_shape_fn(shape.clone(), |_| r.random_range(-1000..1000));
     let mut m = ArrayD::from_shape_fn(shape.clone(), |_| {
@@ -442,7 +440,7 @@ fn integer_division_agrees_and_a_zero_divisor_is_an_error() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(11);
+    let mut r = rng(11);
     let clean = division_case(&mut r, None);
     let broken = division_case(&mut r, Some([NC as usize / 2, 3]));
     let prog = integer_division::compile(&Options::new(Backend::Cpu)).expect("compiles");
@@ -537,7 +535,7 @@ fn math_functions_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(12);
+    let mut r = rng(12);
     let options = Options::new(Backend::Cpu);
     let prog = math_functions::compile(&options).expect("compiles");
     let ck = [0..NC, 0..NK];
@@ -622,7 +620,7 @@ fn static_arguments_and_the_bounds_they_fix_are_compiled_in() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(13);
+    let mut r = rng(13);
     let ck = [0..NC, 0..NK];
     let mut args = args(
         "static_bounds",
@@ -678,7 +676,7 @@ fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(14);
+    let mut r = rng(14);
     // Some E2C entries are -1 (skipped by the reduction); the temporary over cells covers
     // the reach of the edges' rows.
     let e2c = random_table_with_skips(&mut r, [NE as usize, 2], NC as usize, 4, |_| 1);
@@ -723,7 +721,7 @@ fn an_output_read_by_its_own_call_agrees_with_the_cpu_backend() {
     assert_agrees!(in_place, &Options::new(Backend::Cpu), &args);
 }
 
-fn triag_args(r: &mut ChaCha8Rng, program: &str, nk: Option<i32>) -> NamedArgs {
+fn triag_args(r: &mut TestRng, program: &str, nk: Option<i32>) -> NamedArgs {
     let ck = [0..NC, 0..NK];
     let mut b = random_f64(r, &ck);
     if let DynArray::F64(b) = &mut b.data {
@@ -748,7 +746,7 @@ fn tridiagonal_solves_by_scans_agree_with_the_cpu_backend() {
     if skip() {
         return;
     }
-    let mut r = ChaCha8Rng::seed_from_u64(16);
+    let mut r = rng(16);
     let options = Options::new(Backend::Cpu);
     let args = triag_args(&mut r, "solve_triag", None);
     assert_agrees!(solve_triag, &options, &args);
