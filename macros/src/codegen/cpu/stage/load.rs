@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use quote::{format_ident, quote};
 
 use gt4rs_ir::failure::Failure;
-use gt4rs_ir::stage::{Node, NodeId, Source};
+use gt4rs_ir::stage::{Node, NodeId, Source, Step};
 
 use super::{ident, ColumnRead, FastForm, LevelStatement, StageEmitter};
 use crate::codegen::cpu::rust_type;
@@ -22,9 +22,62 @@ pub(super) enum LoadKind {
     Hoisted,
     /// `base(column) + (k + shift) * stride_k`: a column, read level by level.
     Column { shift: i64 },
+    /// A read in a branch at a level that depends on the level (`K + offset` with `offset` a
+    /// field, GT4Py's `as_offset`) whose horizontal position does not: the horizontal position,
+    /// its table reads and the column's base pointer once per column, only the level (clamped
+    /// and flagged) at every level.
+    DynamicColumn,
     /// Position depends on the level in a way a column cannot express: computed and checked
     /// at every level.
     General,
+}
+
+impl LoadKind {
+    /// Whether the load is resolved at every level in a way the fast path's slices cannot
+    /// express.
+    pub(super) fn needs_general_loop(self) -> bool {
+        matches!(self, LoadKind::DynamicColumn | LoadKind::General)
+    }
+}
+
+/// Whether load `id` is a [`LoadKind::DynamicColumn`]: guarded, of a field with a vertical
+/// dimension and no mask, its only dynamic shifts along the vertical, and its horizontal
+/// position independent of the level.
+fn is_dynamic_column(walk: &StageWalk<'_>, id: NodeId) -> Result<bool, String> {
+    let Node::Load {
+        source,
+        path,
+        guarded: true,
+        ..
+    } = walk.node(id)
+    else {
+        return Ok(false);
+    };
+    if walk.mask_of(*source).is_some() {
+        return Ok(false);
+    }
+    let f = walk.field(*source)?;
+    if !f.dims.iter().any(|d| walk.is_vertical(d)) {
+        return Ok(false);
+    }
+    let mut dynamic_vertical = false;
+    for step in &path.steps {
+        if let Step::Dynamic { dim, .. } = step {
+            if !walk.is_vertical(dim) {
+                return Ok(false);
+            }
+            dynamic_vertical = true;
+        }
+    }
+    if !dynamic_vertical {
+        return Ok(false);
+    }
+    let (deps, _) = walk.path_deps(path)?;
+    Ok(f.dims
+        .iter()
+        .filter(|d| !walk.is_local(d) && !walk.is_vertical(d))
+        .filter_map(|d| deps.get(d))
+        .all(|section| *section < Section::Level))
 }
 
 /// Per node, how a load reaches memory (`None` for other nodes); and every field read.
@@ -45,6 +98,10 @@ pub(super) fn classify(
             .iter()
             .any(|d| walk.is_vertical(d));
         let (_, shift) = walk.path_deps(path)?;
+        if is_dynamic_column(walk, id as NodeId)? {
+            kinds.push(Some(LoadKind::DynamicColumn));
+            continue;
+        }
         kinds.push(Some(
             match (
                 walk.column_position_section(id as NodeId)?,
@@ -76,7 +133,13 @@ impl StageEmitter<'_> {
         let p = *source;
         let f = self.walk.field(p)?;
         let kind = self.load_kinds[id as usize].unwrap_or(LoadKind::General);
-        let pos_section = self.walk.column_position_section(id)?;
+        // A dynamic column's horizontal position is resolved per column; its level expression
+        // (which names the level's offset) is only used at the level.
+        let pos_section = if kind == LoadKind::DynamicColumn {
+            Section::Column
+        } else {
+            self.walk.column_position_section(id)?
+        };
         let mut undefined = Vec::new();
         let pos = self.resolve_path(
             name,
@@ -94,6 +157,7 @@ impl StageEmitter<'_> {
         let ty = rust_type(*dtype);
         let mut terms = Vec::new();
         let mut vertical_stride = None;
+        let mut vertical_position = None;
         for (dpos, d) in f.dims.iter().enumerate() {
             if self.walk.is_local(d) {
                 let slot = match local {
@@ -107,6 +171,11 @@ impl StageEmitter<'_> {
             }
             if self.walk.is_vertical(d) && matches!(kind, LoadKind::Column { .. }) {
                 vertical_stride = Some(dpos);
+                continue;
+            }
+            if self.walk.is_vertical(d) && kind == LoadKind::DynamicColumn {
+                vertical_stride = Some(dpos);
+                vertical_position = pos.get(d).cloned();
                 continue;
             }
             let pexpr = pos
@@ -149,9 +218,14 @@ impl StageEmitter<'_> {
             }
             terms.push(quote!((#pv - #o[#dpos]) as isize * #s[#dpos]));
         }
-        // The nodes of the path's dynamic shifts.
+        // The nodes of the path's dynamic shifts (for a dynamic column, level values).
+        let mut level_undefined = Vec::new();
         for offset in self.walk.node(id).path_children() {
-            undefined.extend(self.undefined_flag(offset, bind, pos_section));
+            if kind == LoadKind::DynamicColumn {
+                level_undefined.extend(self.undefined_flag(offset, bind, Section::Level));
+            } else {
+                undefined.extend(self.undefined_flag(offset, bind, pos_section));
+            }
         }
         // A temporary's mask has the temporary's layout: it is read at the same element.
         let mask = self.walk.mask_of(p).map(|m| {
@@ -162,6 +236,42 @@ impl StageEmitter<'_> {
         });
         let name_id = ident(name);
         match kind {
+            LoadKind::DynamicColumn => {
+                let kd =
+                    vertical_stride.ok_or("dynamic column load without a vertical dimension")?;
+                let level_position =
+                    vertical_position.ok_or("dynamic column load without a level position")?;
+                let base = format_ident!("{}_b", name);
+                self.push(
+                    Section::Column,
+                    quote! {
+                        let #base: *mut #ty = #fp.get().wrapping_offset(0isize #(+ #terms)*).wrapping_offset((#o[#kd] as isize).wrapping_neg().wrapping_mul(#s[#kd]));
+                    },
+                );
+                let (level, out) = (format_ident!("{}_k", name), format_ident!("{}_kout", name));
+                self.push(
+                    Section::Level,
+                    quote! {
+                        let #level: i64 = #level_position;
+                        let #out: bool = #level < #o[#kd] || #level >= #o[#kd] + #n[#kd];
+                        // SAFETY: the horizontal position was clamped into the field above and
+                        // the level is clamped into it here (a read in a branch: where it is
+                        // outside, the value is flagged undefined), so the element is inside
+                        // the buffer.
+                        let #name_id: #ty = unsafe { *#base.wrapping_offset((#level.clamp(#o[#kd], #o[#kd] + #n[#kd] - 1) as isize).wrapping_mul(#s[#kd])) };
+                    },
+                );
+                let mut conditions = Vec::new();
+                if !undefined.is_empty() {
+                    let horizontal = format!("{name}_hout");
+                    let any = self.any_of(undefined);
+                    self.define(Section::Column, &horizontal, ScalarType::Bool, any);
+                    conditions.push(self.flag_ref(&horizontal, Section::Column, Section::Level));
+                }
+                conditions.push(quote!(#out));
+                conditions.extend(level_undefined);
+                self.define_flag(name, Section::Level, conditions);
+            }
             LoadKind::Column { shift } => {
                 let kd = vertical_stride.ok_or("column load without a vertical dimension")?;
                 let base = format_ident!("{}_b", name);

@@ -8,7 +8,6 @@ use quote::{format_ident, quote};
 use gt4rs_ir::stage::Source;
 
 use super::fast_path::FastParts;
-use super::load::LoadKind;
 use super::{ident, StageEmitter};
 use crate::codegen::cpu::rust_type;
 use crate::codegen::stage_walk::{carry_flag, prefix, Bind, FieldInfo, Section, Spelling};
@@ -379,7 +378,11 @@ impl StageEmitter<'_> {
                         }
                     }
                 };
-                let has_general = self.load_kinds.contains(&Some(LoadKind::General));
+                let has_general = self
+                    .load_kinds
+                    .iter()
+                    .flatten()
+                    .any(|kind| kind.needs_general_loop());
                 // Reads of outputs and outputs written twice would alias the fast path's
                 // slices; an output read at the point it is written (an update in place)
                 // is read from its own slice.
