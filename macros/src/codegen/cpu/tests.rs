@@ -140,4 +140,9 @@ fn bool_static_arguments_get_a_loop_nest_each() {
     assert!(on.contains("f4 . get ()"), "{on}");
     assert!(off.contains("fn stage1_levels"), "{off}");
     assert!(!on.contains("fn stage1_levels"), "{on}");
+    // θ read at `K + zd_vertoffset` in the branch: a dynamic column, whose neighbour rows are
+    // read once per column, so the cell stage's level loop (the last one) reads no table.
+    let level_loop = &on[on.rfind("for k in").expect("a level loop")..];
+    assert!(!level_loop.contains("get_unchecked"), "{level_loop}");
+    assert!(level_loop.contains("_kout"), "{level_loop}");
 }
