@@ -8,7 +8,9 @@ use gt4rs::__private::dynamic::DynProgram;
 use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
-use crate::icon::dsl::{diffusion, diffusion_utils, interpolation, solver, velocity_advection};
+use crate::icon::dsl::{
+    diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
+};
 
 /// A program of this crate, compiled on demand.
 pub struct ProgramEntry {
@@ -68,6 +70,17 @@ registry! {
     velocity_advection::compute_diagnostics_from_normal_wind,
     solver::solve_tridiagonal_matrix_for_w_forward_sweep,
     solver::solve_tridiagonal_matrix_for_w_back_substitution,
+    implicit_solver::compute_contravariant_correction_of_w,
+    implicit_solver::compute_contravariant_correction_of_w_for_lower_boundary,
+    implicit_solver::compute_divergence_of_fluxes_of_rho_and_theta,
+    implicit_solver::compute_dwdz_for_divergence_damping,
+    implicit_solver::compute_solver_coefficients_matrix,
+    implicit_solver::compute_explicit_part_for_rho_and_exner,
+    implicit_solver::add_analysis_increments_from_data_assimilation,
+    implicit_solver::apply_rayleigh_damping_mechanism,
+    implicit_solver::compute_results_for_thermodynamic_variables,
+    implicit_solver::update_mass_volume_flux,
+    implicit_solver::update_dynamical_exner_time_increment,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -106,6 +119,17 @@ registry! {
     velocity_advection::mixed::compute_diagnostics_from_normal_wind,
     solver::mixed::solve_tridiagonal_matrix_for_w_forward_sweep,
     solver::mixed::solve_tridiagonal_matrix_for_w_back_substitution,
+    implicit_solver::mixed::compute_contravariant_correction_of_w,
+    implicit_solver::mixed::compute_contravariant_correction_of_w_for_lower_boundary,
+    implicit_solver::mixed::compute_divergence_of_fluxes_of_rho_and_theta,
+    implicit_solver::mixed::compute_dwdz_for_divergence_damping,
+    implicit_solver::mixed::compute_solver_coefficients_matrix,
+    implicit_solver::mixed::compute_explicit_part_for_rho_and_exner,
+    implicit_solver::mixed::add_analysis_increments_from_data_assimilation,
+    implicit_solver::mixed::apply_rayleigh_damping_mechanism,
+    implicit_solver::mixed::compute_results_for_thermodynamic_variables,
+    implicit_solver::mixed::update_mass_volume_flux,
+    implicit_solver::mixed::update_dynamical_exner_time_increment,
 }
 
 /// Every program's name, for checking options keyed by program name

@@ -11,10 +11,10 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 26 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 37 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
-//! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `diffusion_utils`: every one
-//! with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
+//! `diffusion_utils`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
@@ -39,7 +39,7 @@ use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
 use gt4rs_stencils::icon::dsl::{
-    diffusion, diffusion_utils, interpolation, solver, velocity_advection,
+    diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
 };
 use gt4rs_stencils::icon::reference::Call;
 use gt4rs_stencils::programs;
@@ -182,6 +182,28 @@ variants! {
         mixed_compute_diagnostics_from_normal_wind = velocity_advection::mixed::compute_diagnostics_from_normal_wind,
         mixed_solve_tridiagonal_matrix_for_w_forward_sweep = solver::mixed::solve_tridiagonal_matrix_for_w_forward_sweep,
         mixed_solve_tridiagonal_matrix_for_w_back_substitution = solver::mixed::solve_tridiagonal_matrix_for_w_back_substitution,
+        compute_contravariant_correction_of_w = implicit_solver::compute_contravariant_correction_of_w,
+        compute_contravariant_correction_of_w_for_lower_boundary = implicit_solver::compute_contravariant_correction_of_w_for_lower_boundary,
+        compute_divergence_of_fluxes_of_rho_and_theta = implicit_solver::compute_divergence_of_fluxes_of_rho_and_theta,
+        compute_dwdz_for_divergence_damping = implicit_solver::compute_dwdz_for_divergence_damping,
+        compute_solver_coefficients_matrix = implicit_solver::compute_solver_coefficients_matrix,
+        compute_explicit_part_for_rho_and_exner = implicit_solver::compute_explicit_part_for_rho_and_exner,
+        add_analysis_increments_from_data_assimilation = implicit_solver::add_analysis_increments_from_data_assimilation,
+        apply_rayleigh_damping_mechanism = implicit_solver::apply_rayleigh_damping_mechanism,
+        compute_results_for_thermodynamic_variables = implicit_solver::compute_results_for_thermodynamic_variables,
+        update_mass_volume_flux = implicit_solver::update_mass_volume_flux,
+        update_dynamical_exner_time_increment = implicit_solver::update_dynamical_exner_time_increment,
+        mixed_compute_contravariant_correction_of_w = implicit_solver::mixed::compute_contravariant_correction_of_w,
+        mixed_compute_contravariant_correction_of_w_for_lower_boundary = implicit_solver::mixed::compute_contravariant_correction_of_w_for_lower_boundary,
+        mixed_compute_divergence_of_fluxes_of_rho_and_theta = implicit_solver::mixed::compute_divergence_of_fluxes_of_rho_and_theta,
+        mixed_compute_dwdz_for_divergence_damping = implicit_solver::mixed::compute_dwdz_for_divergence_damping,
+        mixed_compute_solver_coefficients_matrix = implicit_solver::mixed::compute_solver_coefficients_matrix,
+        mixed_compute_explicit_part_for_rho_and_exner = implicit_solver::mixed::compute_explicit_part_for_rho_and_exner,
+        mixed_add_analysis_increments_from_data_assimilation = implicit_solver::mixed::add_analysis_increments_from_data_assimilation,
+        mixed_apply_rayleigh_damping_mechanism = implicit_solver::mixed::apply_rayleigh_damping_mechanism,
+        mixed_compute_results_for_thermodynamic_variables = implicit_solver::mixed::compute_results_for_thermodynamic_variables,
+        mixed_update_mass_volume_flux = implicit_solver::mixed::update_mass_volume_flux,
+        mixed_update_dynamical_exner_time_increment = implicit_solver::mixed::update_dynamical_exner_time_increment,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =

@@ -72,22 +72,48 @@ fn print_outcome(file: &str, outcome: &FileOutcome, backend: Backend) {
 
 /// Runs one file. Never panics: every problem becomes [`FileOutcome::Unrunnable`].
 pub fn verify_file(path: &Path, backend: Backend, rtol: f64) -> FileOutcome {
-    match try_verify(path, backend, rtol) {
+    verify_file_with(path, &Options::new(backend), rtol)
+}
+
+/// [`verify_file`] with the program compiled with `options` (the file's neighbour tables are
+/// added to them), e.g. the CUDA backend on a host emulator.
+pub fn verify_file_with(path: &Path, options: &Options, rtol: f64) -> FileOutcome {
+    match try_verify(path, options, rtol) {
         Ok(outcome) => outcome,
         Err(why) => FileOutcome::Unrunnable(why),
     }
 }
 
-fn try_verify(path: &Path, backend: Backend, rtol: f64) -> Result<FileOutcome, String> {
+/// The registry a file's program is looked up in: ICON4Py's `mixed` precision
+/// ([`programs::MIXED`]) where its sidecar says `"precision": "mixed"`, else [`programs::ALL`].
+fn registry_of(data: &ReferenceData) -> &'static [programs::ProgramEntry] {
+    let precision = data
+        .sidecar
+        .as_ref()
+        .and_then(|s| s.get("precision"))
+        .and_then(|p| p.as_str());
+    match precision {
+        Some("mixed") => programs::MIXED,
+        _ => programs::ALL,
+    }
+}
+
+fn try_verify(path: &Path, options: &Options, rtol: f64) -> Result<FileOutcome, String> {
     let data = ReferenceData::load(path).map_err(|e| e.to_string())?;
-    let entry = programs::find(&data.program).ok_or_else(|| {
-        format!(
-            "unknown program `{}` (gt4rs knows {} programs; see `gt4rs verify --list`)",
-            data.program,
-            programs::ALL.len()
-        )
-    })?;
-    let options = Options::new(backend).with_connectivities(connectivities_of(&data)?);
+    let registry = registry_of(&data);
+    let entry = registry
+        .iter()
+        .find(|p| p.name == data.program)
+        .ok_or_else(|| {
+            format!(
+                "unknown program `{}` (gt4rs knows {} programs in this precision; see `gt4rs verify --list`)",
+                data.program,
+                registry.len()
+            )
+        })?;
+    let options = options
+        .clone()
+        .with_connectivities(connectivities_of(&data)?);
     let program = (entry.compile)(&options).map_err(|e| e.to_string())?;
     let mut source = FileArgs::new(&data);
     program
@@ -152,6 +178,12 @@ fn compare(name: &str, got: &DynField, want: &RefArray, rtol: f64) -> Result<Out
         (DynArray::F64(g), RefArray::Float64(w)) if g.shape() == w.shape() => {
             (g.iter().copied().collect(), w.iter().copied().collect())
         }
+        // An f32 output (ICON's mixed-precision vpfloat), widened exactly; the files store
+        // every float as float64.
+        (DynArray::F32(g), RefArray::Float64(w)) if g.shape() == w.shape() => (
+            g.iter().map(|&v| f64::from(v)).collect(),
+            w.iter().copied().collect(),
+        ),
         (DynArray::I32(g), RefArray::Int32(w)) if g.shape() == w.shape() => (
             g.iter().map(|&v| v as f64).collect(),
             w.iter().map(|&v| v as f64).collect(),

@@ -135,6 +135,31 @@ const FORWARD_SWEEP_VALUES: &[(&str, Draw)] = &[
     ("cpd", Draw::Fixed(1.0)),
 ];
 
+/// The solver's coefficients divide by ρ·θ_v: positive ρ, θ_v, exner and layer thicknesses,
+/// a dynamics substep's time step and ICON's gas constants.
+const SOLVER_COEFFICIENTS_VALUES: &[(&str, Draw)] = &[
+    ("exner_nnow", Draw::Uniform(0.5, 1.5)),
+    ("rho_nnow", Draw::Uniform(0.5, 1.5)),
+    ("theta_v_nnow", Draw::Uniform(0.5, 1.5)),
+    ("inv_ddqz_z_full", Draw::Uniform(0.5, 1.5)),
+    ("vwind_impl_wgt", Draw::Uniform(0.5, 1.0)),
+    ("dtime", Draw::Fixed(0.1)),
+    ("rd", Draw::Fixed(287.04)),
+    ("cvd", Draw::Fixed(1004.64 - 287.04)),
+];
+
+/// The new ρ divides θ_v: an explicit part in [1, 2) and an implicit correction below 0.2 keep
+/// it positive; exner and ρ of the current time level positive.
+const THERMODYNAMIC_RESULTS_VALUES: &[(&str, Draw)] = &[
+    ("z_rho_expl", Draw::Uniform(1.0, 2.0)),
+    ("vwind_impl_wgt", Draw::Uniform(0.5, 1.0)),
+    ("inv_ddqz_z_full", Draw::Uniform(0.5, 1.0)),
+    ("rho_now", Draw::Uniform(0.5, 1.5)),
+    ("theta_v_now", Draw::Uniform(0.5, 1.5)),
+    ("exner_now", Draw::Uniform(0.5, 1.5)),
+    ("dtime", Draw::Fixed(0.1)),
+];
+
 /// Half-level heights of a column falling from the model top (`12 km` a level) to 0–3 km.
 const HEIGHTS: Draw = Draw::FallingHeights {
     spacing: 12_000.0,
@@ -337,6 +362,56 @@ pub fn icon_calls(
         }],
         "solve_tridiagonal_matrix_for_w_back_substitution" => {
             vec![setup((0, nc), (1, nlev))]
+        }
+        // The vertically implicit solver's pieces as `solve_nonhydro` calls them: the
+        // prognostic cells (from the nudging zone), the contravariant correction from lateral
+        // boundary level 3 on the half levels below the top and, for its lower boundary, on
+        // the surface half level.
+        "compute_contravariant_correction_of_w" => {
+            vec![setup(from(Cell, Zone::LateralBoundaryLevel3)?, (1, nlev))]
+        }
+        "compute_contravariant_correction_of_w_for_lower_boundary" => vec![Setup {
+            half_levels: &["w_concorr_c"],
+            ..setup(from(Cell, Zone::LateralBoundaryLevel3)?, (nlev, nlev + 1))
+        }],
+        "compute_divergence_of_fluxes_of_rho_and_theta"
+        | "add_analysis_increments_from_data_assimilation" => {
+            vec![setup(from(Cell, Zone::Nudging)?, full_k)]
+        }
+        "compute_dwdz_for_divergence_damping" => vec![Setup {
+            half_levels: &["w", "w_concorr_c"],
+            ..setup(from(Cell, Zone::Nudging)?, full_k)
+        }],
+        "compute_solver_coefficients_matrix" => vec![Setup {
+            half_levels: &["theta_v_ic", "rho_ic"],
+            ..setup(from(Cell, Zone::Nudging)?, full_k).with_values(SOLVER_COEFFICIENTS_VALUES)
+        }],
+        "compute_explicit_part_for_rho_and_exner" => vec![Setup {
+            half_levels: &["z_contr_w_fl_l", "theta_v_ic"],
+            ..setup(from(Cell, Zone::Nudging)?, full_k).with_values(&[("dtime", Draw::Fixed(0.1))])
+        }],
+        "apply_rayleigh_damping_mechanism" => vec![Setup {
+            half_levels: &["w"],
+            ..setup(from(Cell, Zone::Nudging)?, (1, 3))
+                .with_values(&[("z_raylfac", Draw::Uniform(0.5, 1.0))])
+        }],
+        "compute_results_for_thermodynamic_variables" => vec![Setup {
+            half_levels: &["rho_ic", "w", "z_alpha"],
+            ..setup(from(Cell, Zone::Nudging)?, full_k).with_values(THERMODYNAMIC_RESULTS_VALUES)
+        }],
+        "update_mass_volume_flux" => vec![Setup {
+            half_levels: &["z_contr_w_fl_l", "rho_ic", "w", "mass_flx_ic", "vol_flx_ic"],
+            ..setup(from(Cell, Zone::Nudging)?, (1, nlev)).with_values(&[
+                ("rho_ic", Draw::Uniform(0.5, 1.5)),
+                ("vwind_impl_wgt", Draw::Uniform(0.5, 1.0)),
+                ("r_nsubsteps", Draw::Fixed(0.2)),
+            ])
+        }],
+        "update_dynamical_exner_time_increment" => {
+            vec![setup(from(Cell, Zone::Nudging)?, full_k).with_values(&[
+                ("ndyn_substeps_var", Draw::Fixed(5.0)),
+                ("dtime", Draw::Fixed(0.1)),
+            ])]
         }
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })

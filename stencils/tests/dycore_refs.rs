@@ -1,0 +1,114 @@
+//! The dycore programs against ICON4Py's own outputs: every file of `refs/icon4py/dycore`
+//! (recorded by `tools/icon4py/record_dycore`: ICON4Py's programs on GT4Py's gtfn_cpu backend,
+//! on a global R2B0 grid, a limited-area cut of R2B3 and ICON4Py's simple grid, in double and
+//! mixed precision) runs through `gt4rs verify` on the embedded and the CPU backend and on the
+//! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
+//! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
+//! grid in both precisions.
+
+use std::path::{Path, PathBuf};
+
+use gt4rs::{Backend, Options};
+use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
+use gt4rs_stencils::icon::dsl::implicit_solver;
+use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
+use gt4rs_tests::refs::icon4py_refs;
+
+/// The grids the data is recorded on (folders of `refs/icon4py/dycore`).
+const GRIDS: [&str; 3] = ["r2b0", "r2b3-regional", "simple"];
+
+/// Largest relative error of one element in double precision. ICON4Py's gtfn_cpu code and
+/// gt4rs compute the same operations in the same order: they agree bit for bit today.
+const DOUBLE_RTOL: f64 = 1e-12;
+
+/// Largest relative error of one element in mixed precision: the same f32 operations in the
+/// same order, so today also bit for bit; ICON4Py's stencil tests accept 3e-6 (about 50 f32
+/// roundings), the bound kept here for a reordering a compiler may make.
+const MIXED_RTOL: f64 = 3e-6;
+
+fn dycore_refs() -> PathBuf {
+    icon4py_refs().join("dycore")
+}
+
+fn files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = GRIDS
+        .iter()
+        .flat_map(|grid| {
+            std::fs::read_dir(dycore_refs().join(grid))
+                .unwrap_or_else(|e| panic!("{grid}: {e}"))
+                .flatten()
+                .map(|e| e.path())
+        })
+        .filter(|p| p.extension().is_some_and(|e| e == "npz"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn is_mixed(file: &Path) -> bool {
+    file.file_stem()
+        .and_then(|s| s.to_str())
+        .is_some_and(|s| s.contains("__mixed"))
+}
+
+/// Runs every file with `options`; returns the largest error seen.
+fn check_every_file(options: &Options) -> f64 {
+    let files = files();
+    assert!(!files.is_empty(), "no .npz in {}", dycore_refs().display());
+    let mut worst = 0.0f64;
+    for file in &files {
+        let rtol = if is_mixed(file) {
+            MIXED_RTOL
+        } else {
+            DOUBLE_RTOL
+        };
+        match verify_file_with(file, options, rtol) {
+            FileOutcome::Checked { outputs, .. } => {
+                for o in &outputs {
+                    assert!(o.pass, "{}: {o:?}", file.display());
+                    worst = worst.max(o.max_rel);
+                }
+            }
+            FileOutcome::Unrunnable(why) => panic!("{}: {why}", file.display()),
+        }
+    }
+    worst
+}
+
+#[test]
+fn every_dycore_program_has_reference_data_on_every_grid_in_both_precisions() {
+    for grid in GRIDS {
+        for program in implicit_solver::PROGRAMS {
+            for suffix in ["", "__mixed"] {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_dycore_reference_passes_on_the_embedded_backend() {
+    let worst = check_every_file(&Options::new(Backend::Embedded));
+    eprintln!("embedded: largest relative error {worst:e}");
+}
+
+#[test]
+fn every_dycore_reference_passes_on_the_cpu_backend() {
+    let worst = check_every_file(&Options::new(Backend::Cpu));
+    eprintln!("cpu: largest relative error {worst:e}");
+}
+
+#[test]
+fn every_dycore_reference_passes_on_the_emulated_cuda_kernels() {
+    if !gxx_available() {
+        eprintln!("skipped: no g++");
+        return;
+    }
+    for cuda in TUNINGS {
+        let worst = check_every_file(&emulated(&Options::new(Backend::Cuda), cuda));
+        eprintln!("emulated CUDA {cuda:?}: largest relative error {worst:e}");
+    }
+}

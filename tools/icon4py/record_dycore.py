@@ -1,0 +1,373 @@
+"""Reference data for the dycore programs: ICON4Py's own `solve_nonhydro` programs called on
+seeded random inputs, written as refs-convention files (refs/icon4py/README.md) that
+`gt4rs verify` and `stencils/tests/dycore_refs.rs` read. Run by `tools/icon4py/record_dycore`,
+inside the environment of `tools/icon4py/setup`.
+
+One process records one precision (`--precision double|mixed`: ICON4Py reads its
+`FLOAT_PRECISION` when its modules are imported) on each grid of `--grids`: a grid file written
+by `gt4rs grid info GRID --npz FILE` (loaded as the peer benchmark loads it,
+benches/peer/icon4py_grid.py: ICON4Py's derived tables, zones from the refinement fields,
+`keep_skip_values=False`) or `simple` (ICON4Py's periodic simple grid). Each program runs on
+GT4Py's `gtfn_cpu` backend (`--backend embedded` for GT4Py's embedded one), every scalar passed
+at run time. Fields are stored as float64 whatever their precision: an f32 (mixed `vpfloat`)
+field's values are drawn in f64 and rounded to f32 first, so the stored value is exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import json
+import os
+import pathlib
+import sys
+from collections.abc import Callable
+from importlib.metadata import version
+
+import numpy as np
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benches" / "peer"))
+
+from calls import Fixed, Uniform  # noqa: E402  (the peer benchmark's value ranges)
+
+DYCORE = "icon4py.model.atmosphere.dycore.stencils."
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """One program call: its module, the horizontal domain (dimension, first zone, last zone:
+    from the start of the first to the end of the second), the vertical one as a function of
+    nlev, the fields with nlev + 1 levels, and the value ranges of inputs that need their own
+    (others are uniform in [-1, 1))."""
+
+    module: str
+    horizontal: tuple[str, str, str] | None
+    vertical: Callable[[int], tuple[int, int]] | None
+    half_levels: tuple[str, ...] = ()
+    draws: dict[str, Uniform | Fixed] = dataclasses.field(default_factory=dict)
+    # Other int32 and bool scalars: a value, or a function of the grid and nlev.
+    scalars: dict[str, int | bool | Callable] = dataclasses.field(default_factory=dict)
+    # More calls with other static values: a file suffix and the scalars it changes.
+    variants: dict[str, dict[str, int | bool]] = dataclasses.field(default_factory=dict)
+
+
+CELLS_NUDGING = ("Cell", "NUDGING", "LOCAL")
+CELLS_LB3 = ("Cell", "LATERAL_BOUNDARY_LEVEL_3", "LOCAL")
+CELLS_ALL = ("Cell", "LATERAL_BOUNDARY", "END")
+# ICON's time step of a dynamics substep is seconds; a small one keeps the implicit terms
+# smaller than the explicit ones, as in a model run.
+DTIME = Fixed(0.1)
+WEIGHT = Uniform(0.5, 1.0)
+POSITIVE = Uniform(0.5, 1.5)
+
+
+def full(nlev: int) -> tuple[int, int]:
+    return (0, nlev)
+
+
+def below_top(nlev: int) -> tuple[int, int]:
+    return (1, nlev)
+
+
+# ICON's calls (`solve_nonhydro.py`, `vertically_implicit_dycore_solver.py`): cells from the
+# nudging zone (the prognostic cells), the contravariant correction from lateral boundary
+# level 3; the correction of w on the half levels below the top, its lower boundary on the
+# surface half level nlev; the Rayleigh damping on the levels below the top down to nrdmax = 2.
+CALLS: dict[str, Call] = {
+    "compute_contravariant_correction_of_w": Call(
+        DYCORE + "compute_contravariant_correction_of_w", CELLS_LB3, below_top
+    ),
+    "compute_contravariant_correction_of_w_for_lower_boundary": Call(
+        DYCORE + "compute_contravariant_correction_of_w_for_lower_boundary",
+        CELLS_LB3,
+        lambda nlev: (nlev, nlev + 1),
+        half_levels=("w_concorr_c",),
+    ),
+    "compute_divergence_of_fluxes_of_rho_and_theta": Call(
+        DYCORE + "compute_divergence_of_fluxes_of_rho_and_theta", CELLS_NUDGING, full
+    ),
+    "compute_dwdz_for_divergence_damping": Call(
+        DYCORE + "compute_dwdz_for_divergence_damping",
+        CELLS_NUDGING,
+        full,
+        half_levels=("w", "w_concorr_c"),
+    ),
+    "compute_solver_coefficients_matrix": Call(
+        DYCORE + "compute_solver_coefficients_matrix",
+        CELLS_NUDGING,
+        full,
+        half_levels=("theta_v_ic", "rho_ic"),
+        draws={
+            "exner_nnow": POSITIVE,
+            "rho_nnow": POSITIVE,
+            "theta_v_nnow": POSITIVE,
+            "inv_ddqz_z_full": POSITIVE,
+            "vwind_impl_wgt": WEIGHT,
+            "dtime": DTIME,
+            "rd": Fixed(287.04),
+            "cvd": Fixed(1004.64 - 287.04),
+        },
+    ),
+    "compute_explicit_part_for_rho_and_exner": Call(
+        DYCORE + "compute_explicit_part_for_rho_and_exner",
+        CELLS_NUDGING,
+        full,
+        half_levels=("z_contr_w_fl_l", "theta_v_ic"),
+        draws={"dtime": DTIME},
+    ),
+    "add_analysis_increments_from_data_assimilation": Call(
+        DYCORE + "add_analysis_increments_from_data_assimilation", CELLS_NUDGING, full
+    ),
+    "apply_rayleigh_damping_mechanism": Call(
+        DYCORE + "apply_rayleigh_damping_mechanism",
+        CELLS_NUDGING,
+        lambda nlev: (1, 3),
+        half_levels=("w",),
+        draws={"z_raylfac": Uniform(0.5, 1.0)},
+    ),
+    "compute_results_for_thermodynamic_variables": Call(
+        DYCORE + "compute_results_for_thermodynamic_variables",
+        CELLS_NUDGING,
+        full,
+        half_levels=("rho_ic", "w", "z_alpha"),
+        draws={
+            "z_rho_expl": Uniform(1.0, 2.0),
+            "vwind_impl_wgt": WEIGHT,
+            "inv_ddqz_z_full": WEIGHT,
+            "rho_now": POSITIVE,
+            "theta_v_now": POSITIVE,
+            "exner_now": POSITIVE,
+            "dtime": DTIME,
+        },
+    ),
+    "update_mass_volume_flux": Call(
+        DYCORE + "update_mass_volume_flux",
+        CELLS_NUDGING,
+        below_top,
+        half_levels=("z_contr_w_fl_l", "rho_ic", "w", "mass_flx_ic", "vol_flx_ic"),
+        draws={"rho_ic": POSITIVE, "vwind_impl_wgt": WEIGHT, "r_nsubsteps": Fixed(0.2)},
+    ),
+    "update_dynamical_exner_time_increment": Call(
+        DYCORE + "update_dynamical_exner_time_increment",
+        CELLS_NUDGING,
+        full,
+        draws={"ndyn_substeps_var": Fixed(5.0), "dtime": DTIME},
+    ),
+}
+
+
+class SimpleGrid:
+    """ICON4Py's periodic simple grid (18 cells, 27 edges, 9 vertices) with the interface of
+    benches/peer/icon4py_grid.Grid: every zone starts at 0 and ends at the grid's size."""
+
+    label = "simple"
+    limited_area = False
+
+    def __init__(self, num_levels: int):
+        from icon4py.model.common.grid import simple
+
+        self.icon = simple.simple_grid(num_levels=num_levels)
+        self.tables = {
+            name: np.asarray(c.ndarray, dtype=np.int32)
+            for name, c in self.icon.connectivities.items()
+        }
+
+    def size(self, dim: str) -> int:
+        return {"Cell": 18, "Edge": 27, "Vertex": 9}[dim]
+
+    def start(self, dim: str, zone: str) -> int:
+        return 0
+
+    def end(self, dim: str, zone: str) -> int:
+        return self.size(dim)
+
+    @property
+    def offset_provider(self):
+        return self.icon.connectivities
+
+
+def load_grid(spec: str, levels: int):
+    if spec == "simple":
+        return SimpleGrid(levels)
+    import icon4py_grid
+
+    return icon4py_grid.load(spec, levels)
+
+
+def draw(rng: np.random.Generator, how, shape) -> np.ndarray:
+    if isinstance(how, Fixed):
+        return np.full(shape, how.value)
+    low, high = (how.low, how.high) if isinstance(how, Uniform) else (-1.0, 1.0)
+    return rng.uniform(low, high, shape)
+
+
+def record(
+    name: str, grid, levels: int, seed: int, backend_name: str, variant: str = ""
+) -> dict:
+    import gt4py.next as gtx
+    from gt4py.next.type_system import type_specifications as ts
+
+    import peer
+
+    spec = CALLS[name]
+    program = getattr(importlib.import_module(spec.module), name)
+    params = program.past_stage.past_node.type.definition.pos_or_kw_args
+    written, read = peer.past_roles(program)
+    rng = np.random.default_rng(peer.seed_of(name, seed))
+    domain: dict[str, int] = {}
+    if spec.horizontal is not None:
+        dim, first, last = spec.horizontal
+        domain["horizontal_start"] = grid.start(dim, first)
+        domain["horizontal_end"] = grid.end(dim, last)
+    if spec.vertical is not None:
+        domain["vertical_start"], domain["vertical_end"] = spec.vertical(levels)
+    given = {**spec.scalars, **spec.variants.get(variant, {})}
+    for pname, value in given.items():
+        domain[pname] = value(grid, levels) if callable(value) else value
+    arrays: dict[str, np.ndarray] = {}
+    described: list[dict] = []
+    fields: dict = {}
+    scalars: dict = {}
+    floats = {ts.ScalarKind.FLOAT64: np.float64, ts.ScalarKind.FLOAT32: np.float32}
+    for pname, ptype in params.items():
+        role = "inout" if pname in written and pname in read else "out" if pname in written else "in"
+        if isinstance(ptype, ts.FieldType):
+            nlev = levels + (1 if pname in spec.half_levels else 0)
+            shape = tuple(
+                nlev
+                if d.value == "K"
+                else grid.size(d.value)
+                if d.kind == gtx.DimensionKind.HORIZONTAL
+                else grid.tables[d.value].shape[1]
+                for d in ptype.dims
+            )
+            dtype = floats.get(ptype.dtype.kind)
+            if dtype is None:
+                raise SystemExit(f"{name}: no way to make field `{pname}` of {ptype}")
+            value = (
+                np.full(shape, np.nan) if role == "out" else draw(rng, spec.draws.get(pname), shape)
+            )
+            value = value.astype(dtype)
+            arrays[pname] = value.astype(np.float64)
+            fields[pname] = gtx.as_field(list(ptype.dims), value.copy())
+            described.append(
+                {
+                    "name": pname,
+                    "kind": "field",
+                    "dims": [d.value for d in ptype.dims],
+                    "dtype": "float64",
+                    "icon4py_dtype": str(np.dtype(dtype)),
+                    "role": role,
+                    "shape": list(shape),
+                }
+            )
+            continue
+        if ptype.kind in floats:
+            value = floats[ptype.kind](draw(rng, spec.draws.get(pname), ()))
+            scalars[pname] = value
+            arrays[pname] = np.array(value, dtype=np.float64)
+        elif ptype.kind == ts.ScalarKind.INT32:
+            if pname not in domain:
+                raise SystemExit(f"{name}: no value for int32 scalar `{pname}`")
+            value = int(domain[pname])
+            scalars[pname] = gtx.int32(value)
+            arrays[pname] = np.array(value, dtype=np.int32)
+        elif ptype.kind == ts.ScalarKind.BOOL:
+            if pname not in domain:
+                raise SystemExit(f"{name}: no value for bool scalar `{pname}`")
+            value = bool(domain[pname])
+            scalars[pname] = value
+            arrays[pname] = np.array(value, dtype=np.bool_)
+        else:
+            raise SystemExit(f"{name}: unexpected scalar `{pname}` of {ptype}")
+        described.append(
+            {
+                "name": pname,
+                "kind": "scalar",
+                "dtype": str(arrays[pname].dtype),
+                "icon4py_dtype": str(arrays[pname].dtype)
+                if ptype.kind not in floats
+                else str(np.dtype(floats[ptype.kind])),
+                "role": "in",
+                "value": float(value) if ptype.kind in floats else value,
+            }
+        )
+    backend = None if backend_name == "embedded" else getattr(gtx, backend_name)
+    program.with_backend(backend)(**fields, **scalars, offset_provider=grid.offset_provider)
+    outputs = [p["name"] for p in described if p["role"] in ("out", "inout")]
+    for pname in outputs:
+        arrays[f"out__{pname}"] = np.asarray(fields[pname].asnumpy()).astype(np.float64)
+    used = sorted(o for o in grid.tables if o in peer.offsets_read(program))
+    for offset in used:
+        arrays[offset] = grid.tables[offset]
+    return {
+        "name": name,
+        "stencil": name,
+        "module": spec.module,
+        "grid": grid.label,
+        "grid_sizes": {
+            "num_cells": grid.size("Cell"),
+            "num_edges": grid.size("Edge"),
+            "num_vertices": grid.size("Vertex"),
+            "num_levels": levels,
+        },
+        "domain": domain,
+        "offsets": {o: list(grid.tables[o].shape) for o in used},
+        "outputs": outputs,
+        "params": described,
+        "backend": backend_name,
+        "seed": peer.seed_of(name, seed),
+        "versions": {
+            "gt4py": version("gt4py"),
+            "icon4py-common": version("icon4py-common"),
+            "icon4py-atmosphere-dycore": version("icon4py-atmosphere-dycore"),
+            "numpy": np.__version__,
+            "python": sys.version.split()[0],
+        },
+        "arrays": arrays,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--grids", required=True, help="comma-separated: grid .npz files or `simple`")
+    parser.add_argument("--labels", required=True, help="comma-separated folder names, one a grid")
+    parser.add_argument("--levels", type=int, default=5)
+    parser.add_argument("--precision", choices=("double", "mixed"), default="double")
+    parser.add_argument("--backend", choices=("gtfn_cpu", "embedded"), default="gtfn_cpu")
+    parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--out", required=True, help="folder of the grids' folders")
+    parser.add_argument("programs", nargs="*", help="program names (default: every one)")
+    args = parser.parse_args()
+
+    os.environ["FLOAT_PRECISION"] = args.precision
+    from icon4py.model.common import type_alias
+
+    type_alias.set_precision(args.precision)
+    unknown = [p for p in args.programs if p not in CALLS]
+    if unknown:
+        raise SystemExit(f"unknown program(s) {', '.join(unknown)}; known: {', '.join(CALLS)}")
+    grids, labels = args.grids.split(","), args.labels.split(",")
+    if len(grids) != len(labels):
+        raise SystemExit("--grids and --labels must name as many grids")
+    suffix = "" if args.precision == "double" else f"__{args.precision}"
+    for spec, label in zip(grids, labels):
+        grid = load_grid(spec, args.levels)
+        folder = pathlib.Path(args.out) / label
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in args.programs or CALLS:
+            for variant in ("", *CALLS[name].variants):
+                made = record(name, grid, args.levels, args.seed, args.backend, variant)
+                arrays = made.pop("arrays")
+                made["precision"] = args.precision
+                stem = name + suffix + (f"_{variant}" if suffix else f"__{variant}" if variant else "")
+                np.savez_compressed(folder / f"{stem}.npz", **arrays)
+                (folder / f"{stem}.json").write_text(json.dumps(made, indent=1) + "\n")
+                print(f"{label}: {stem} ({args.precision}, {args.backend})", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
