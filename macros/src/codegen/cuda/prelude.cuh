@@ -50,6 +50,12 @@ template <typename T> __device__ __forceinline__ T gt4rs_ipow(T base, T exp) {
 }
 template <typename T> __device__ __forceinline__ T gt4rs_imin(T a, T b) { return a < b ? a : b; }
 template <typename T> __device__ __forceinline__ T gt4rs_imax(T a, T b) { return a > b ? a : b; }
+// gt4rs_ir::scalar's float min/max: the operand that is not NaN, if any, and -0.0 below +0.0
+// (C's fmin/fmax leave the sign of a zero result to the order of the operands).
+__device__ __forceinline__ double gt4rs_fmin(double a, double b) { return a == b ? (signbit(a) ? a : b) : (a < b || b != b ? a : b); }
+__device__ __forceinline__ double gt4rs_fmax(double a, double b) { return a == b ? (signbit(a) ? b : a) : (a > b || b != b ? a : b); }
+__device__ __forceinline__ float gt4rs_fminf(float a, float b) { return a == b ? (signbit(a) ? a : b) : (a < b || b != b ? a : b); }
+__device__ __forceinline__ float gt4rs_fmaxf(float a, float b) { return a == b ? (signbit(a) ? b : a) : (a > b || b != b ? a : b); }
 __device__ __forceinline__ double gt4rs_fdiv_euclid(double a, double b) { double q = trunc(a / b); return fmod(a, b) < 0.0 ? (b > 0.0 ? q - 1.0 : q + 1.0) : q; }
 __device__ __forceinline__ float gt4rs_fdiv_euclid(float a, float b) { float q = truncf(a / b); return fmodf(a, b) < 0.0f ? (b > 0.0f ? q - 1.0f : q + 1.0f) : q; }
 __device__ __forceinline__ double gt4rs_frem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }
