@@ -35,7 +35,16 @@ pub fn start(kind: ItemKind, attr: TokenStream, item: TokenStream) -> TokenStrea
     let key = item_key(&func.sig.ident, &item);
     let pending = match frontend::names::entity_paths(kind, &attr, &func) {
         Ok(p) => p,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => {
+            let err = e.to_compile_error();
+            if kind == ItemKind::Program {
+                return err;
+            }
+            // A recursive operator is not collected (its callees may be waiting on it): its
+            // callers learn that it has errors instead of missing its macro.
+            let def = codegen::operator::emit_broken(&func, &key);
+            return quote!(#err #def);
+        }
     };
     let state = State {
         kind,
