@@ -131,13 +131,15 @@ impl State {
                 }
             }
         }
-        if let Some((name, one, other)) = env.offset_conflicts.first() {
+        if let Some(conflict) = env.offset_conflicts.first() {
+            let ((one, one_route), (other, other_route)) = (&conflict.one, &conflict.other);
             return syn::Error::new(
                 func.sig.ident.span(),
                 format!(
-                    "two different offsets named `{name}` meet in `{}` (declared at {one} and at {other}): \
-                     one item names each offset once, so it cannot tell them apart; rename one of them",
-                    func.sig.ident
+                    "two different offsets named `{}` meet in `{}` (declared at {one}, {one_route}, and at \
+                     {other}, {other_route}): one item names each offset once, so it cannot tell them \
+                     apart; rename one of them",
+                    conflict.name, func.sig.ident
                 ),
             )
             .to_compile_error();
