@@ -166,6 +166,8 @@ pub(super) fn cast(a: &str, from: ScalarType, to: ScalarType) -> String {
         (ScalarType::Bool, t) if t.is_float() => format!("(({ty})(int){a})"),
         (_, ScalarType::Bool) if from.is_float() => format!("({a} != 0)"),
         (_, ScalarType::Bool) => format!("({a} != 0)"),
+        (f, ScalarType::I32) if f.is_float() => format!("gt4rs_f2i32({a})"),
+        (f, ScalarType::I64) if f.is_float() => format!("gt4rs_f2i64({a})"),
         _ => format!("(({ty}){a})"),
     }
 }
