@@ -475,9 +475,22 @@ impl Gen<'_> {
                     b(self.expr(home, dt, d, plain)),
                 ),
                 4 => {
-                    // Integers from floats: only from inputs scaled into range, so the
-                    // conversion is exact on every backend; i32 from i64 wraps.
-                    if dt == Dt::I32 && self.rng.chance(50) {
+                    // Integers from floats of any size: NaN gives 0, values beyond the range
+                    // saturate (`gt4rs_ir::scalar`'s rule, Rust's `as`) on every backend.
+                    if self.rng.chance(35) {
+                        let scale = *self.rng.pick(&[3.0e9, 1.0e19, 1.0e300]);
+                        let unbounded = Expr {
+                            home,
+                            dt: Dt::F64,
+                            kind: Kind::BinLeaf(
+                                '*',
+                                b(self.expr(home, Dt::F64, d, plain)),
+                                Leaf::Float(scale),
+                            ),
+                        };
+                        Kind::Cast(b(unbounded))
+                    } else if dt == Dt::I32 && self.rng.chance(50) {
+                        // From inputs scaled into range (exact); i32 from i64 wraps.
                         let scaled = Expr {
                             home,
                             dt: Dt::F64,
