@@ -853,16 +853,28 @@ fn domain(op: &FieldOp, reach: Reach) -> String {
     let t = i64::from(trim_h);
     match op.home {
         Home::Ij => {
-            let i0 = (-reach.i.0).max(0) + t;
-            let i1 = (mesh::NI - reach.i.1.max(0) - t).max(i0 + 1);
-            let j0 = (-reach.j.0).max(0);
-            let j1 = (mesh::NJ - reach.j.1.max(0)).max(j0 + 1);
+            let (i0, i1) = inside(reach.i, mesh::NI, t);
+            let (j0, j1) = inside(reach.j, mesh::NJ, 0);
             format!("domain![I: {i0}..{i1}, J: {j0}..{j1}, {k}]")
         }
         home => {
             let n = mesh::extent(home.horizontal()).unwrap_or(1);
             format!("domain![{}: {t}..{}, {k}]", home.horizontal(), n - t)
         }
+    }
+}
+
+/// The points `start..end` of a Cartesian dimension of `n` points whose reads, reaching `reach`
+/// from each, stay inside it, less `trim` at each end where that leaves any. Where the reach
+/// leaves none after trimming (the reach counts every `let`, read or not), the first point that
+/// fits: a range forced open past the reach would read outside the fields (seed 30451 wrote
+/// `I: 5..6` reading `I + 1` of 6 points, which the backends refuse with different messages).
+fn inside(reach: (i64, i64), n: i64, trim: i64) -> (i64, i64) {
+    let (lo, hi) = ((-reach.0).max(0), n - reach.1.max(0));
+    if lo + trim < hi - trim {
+        (lo + trim, hi - trim)
+    } else {
+        (lo, lo + 1)
     }
 }
 
