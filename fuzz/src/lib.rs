@@ -475,9 +475,22 @@ impl Gen<'_> {
                     b(self.expr(home, dt, d, plain)),
                 ),
                 4 => {
-                    // Integers from floats: only from inputs scaled into range, so the
-                    // conversion is exact on every backend; i32 from i64 wraps.
-                    if dt == Dt::I32 && self.rng.chance(50) {
+                    // Integers from floats of any size: NaN gives 0, values beyond the range
+                    // saturate (`gt4rs_ir::scalar`'s rule, Rust's `as`) on every backend.
+                    if self.rng.chance(35) {
+                        let scale = *self.rng.pick(&[3.0e9, 1.0e19, 1.0e300]);
+                        let unbounded = Expr {
+                            home,
+                            dt: Dt::F64,
+                            kind: Kind::BinLeaf(
+                                '*',
+                                b(self.expr(home, Dt::F64, d, plain)),
+                                Leaf::Float(scale),
+                            ),
+                        };
+                        Kind::Cast(b(unbounded))
+                    } else if dt == Dt::I32 && self.rng.chance(50) {
+                        // From inputs scaled into range (exact); i32 from i64 wraps.
                         let scaled = Expr {
                             home,
                             dt: Dt::F64,
@@ -840,16 +853,28 @@ fn domain(op: &FieldOp, reach: Reach) -> String {
     let t = i64::from(trim_h);
     match op.home {
         Home::Ij => {
-            let i0 = (-reach.i.0).max(0) + t;
-            let i1 = (mesh::NI - reach.i.1.max(0) - t).max(i0 + 1);
-            let j0 = (-reach.j.0).max(0);
-            let j1 = (mesh::NJ - reach.j.1.max(0)).max(j0 + 1);
+            let (i0, i1) = inside(reach.i, mesh::NI, t);
+            let (j0, j1) = inside(reach.j, mesh::NJ, 0);
             format!("domain![I: {i0}..{i1}, J: {j0}..{j1}, {k}]")
         }
         home => {
             let n = mesh::extent(home.horizontal()).unwrap_or(1);
             format!("domain![{}: {t}..{}, {k}]", home.horizontal(), n - t)
         }
+    }
+}
+
+/// The points `start..end` of a Cartesian dimension of `n` points whose reads, reaching `reach`
+/// from each, stay inside it, less `trim` at each end where that leaves any. Where the reach
+/// leaves none after trimming (the reach counts every `let`, read or not), the first point that
+/// fits: a range forced open past the reach would read outside the fields (seed 30451 wrote
+/// `I: 5..6` reading `I + 1` of 6 points, which the backends refuse with different messages).
+fn inside(reach: (i64, i64), n: i64, trim: i64) -> (i64, i64) {
+    let (lo, hi) = ((-reach.0).max(0), n - reach.1.max(0));
+    if lo + trim < hi - trim {
+        (lo + trim, hi - trim)
+    } else {
+        (lo, lo + 1)
     }
 }
 

@@ -35,7 +35,16 @@ pub fn start(kind: ItemKind, attr: TokenStream, item: TokenStream) -> TokenStrea
     let key = item_key(&func.sig.ident, &item);
     let pending = match frontend::names::entity_paths(kind, &attr, &func) {
         Ok(p) => p,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => {
+            let err = e.to_compile_error();
+            if kind == ItemKind::Program {
+                return err;
+            }
+            // A recursive operator is not collected (its callees may be waiting on it): its
+            // callers learn that it has errors instead of missing its macro.
+            let def = codegen::operator::emit_broken(&func, &key);
+            return quote!(#err #def);
+        }
     };
     let state = State {
         kind,
@@ -122,13 +131,15 @@ impl State {
                 }
             }
         }
-        if let Some((name, one, other)) = env.offset_conflicts.first() {
+        if let Some(conflict) = env.offset_conflicts.first() {
+            let ((one, one_route), (other, other_route)) = (&conflict.one, &conflict.other);
             return syn::Error::new(
                 func.sig.ident.span(),
                 format!(
-                    "two different offsets named `{name}` meet in `{}` (declared at {one} and at {other}): \
-                     one item names each offset once, so it cannot tell them apart; rename one of them",
-                    func.sig.ident
+                    "two different offsets named `{}` meet in `{}` (declared at {one}, {one_route}, and at \
+                     {other}, {other_route}): one item names each offset once, so it cannot tell them \
+                     apart; rename one of them",
+                    conflict.name, func.sig.ident
                 ),
             )
             .to_compile_error();

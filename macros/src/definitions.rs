@@ -79,9 +79,22 @@ pub struct Env {
     pub names: HashMap<String, Def>,
     /// Union of all collected bundles, dimensions and offsets.
     pub bundle: Bundle,
-    /// Two different offset declarations sharing one name, each as `(name, one place, the
-    /// other place)`: the item's IR names offsets by name, so it could not tell them apart.
-    pub offset_conflicts: Vec<(String, String, String)>,
+    /// Two different offset declarations sharing one name: the item's IR names offsets by
+    /// name, so it could not tell them apart.
+    pub offset_conflicts: Vec<OffsetConflict>,
+    /// How each offset declaration (by [`OffsetInfo::declared_at`]) first reached the item:
+    /// named by a path of its own, or through an operator it calls.
+    offset_routes: HashMap<String, String>,
+}
+
+/// Two offset declarations of one name that meet in one item.
+#[derive(Debug, PartialEq)]
+pub struct OffsetConflict {
+    pub name: String,
+    /// Each declaration's place and how it reached the item: "named `coarse::E2C`" or
+    /// "through `fine::second`".
+    pub one: (String, String),
+    pub other: (String, String),
 }
 
 impl Env {
@@ -95,13 +108,26 @@ impl Env {
             Def::Operator { bundle, .. } => &bundle.offsets,
             _ => &[],
         };
+        let route = match &def {
+            Def::Operator { .. } => format!("through `{key}`"),
+            _ => format!("named `{key}`"),
+        };
+        for o in incoming {
+            self.offset_routes
+                .entry(o.declared_at().to_string())
+                .or_insert_with(|| route.clone());
+        }
         for o in incoming {
             if let Some(present) = self.bundle.conflicting_offset(o) {
-                let conflict = (
-                    o.name.clone(),
-                    present.declared_at().to_string(),
-                    o.declared_at().to_string(),
-                );
+                let place = |at: &str| {
+                    let route = self.offset_routes.get(at).cloned().unwrap_or_default();
+                    (at.to_string(), route)
+                };
+                let conflict = OffsetConflict {
+                    name: o.name.clone(),
+                    one: place(present.declared_at()),
+                    other: place(o.declared_at()),
+                };
                 if !self.offset_conflicts.contains(&conflict) {
                     self.offset_conflicts.push(conflict);
                 }
@@ -338,6 +364,34 @@ fn sanitize(key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_offset_conflict_says_how_each_declaration_came() {
+        let e2c = |place: &str| OffsetInfo {
+            name: "E2C".into(),
+            key: format!("E2C@{place}"),
+            from: "Edge".into(),
+            to: "Cell".into(),
+            count: 2,
+            skip_values: false,
+        };
+        let mut env = Env::default();
+        env.add("coarse::E2C".into(), Def::Offset(e2c("a.rs:1:1")));
+        let bundle = Bundle {
+            offsets: vec![e2c("b.rs:2:2")],
+            ..Bundle::default()
+        };
+        let key = "op_0".to_string();
+        env.add("fine::op".into(), Def::Operator { key, bundle });
+        assert_eq!(
+            env.offset_conflicts,
+            vec![OffsetConflict {
+                name: "E2C".into(),
+                one: ("a.rs:1:1".into(), "named `coarse::E2C`".into()),
+                other: ("b.rs:2:2".into(), "through `fine::op`".into()),
+            }]
+        );
+    }
 
     #[test]
     fn each_chain_hands_its_payload_to_its_own_continuation() {

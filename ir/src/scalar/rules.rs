@@ -33,9 +33,12 @@ pub trait Arithmetic: Copy {
     /// `self` to an integer power. An integer base takes the exponent as `u32` (a negative
     /// exponent wraps to a large one), as the CUDA kernels do.
     fn powi(self, exponent: i32) -> Self;
-    /// The lesser value; for floats the one that is not NaN, if any.
+    /// The lesser value; for floats the one that is not NaN, if any, and -0.0 below +0.0
+    /// (IEEE 754-2019's minimumNumber), so the sign of a zero minimum does not depend on the
+    /// order of the operands.
     fn min(self, rhs: Self) -> Self;
-    /// The greater value; for floats the one that is not NaN, if any.
+    /// The greater value; for floats the one that is not NaN, if any, and +0.0 above -0.0
+    /// (IEEE 754-2019's maximumNumber).
     fn max(self, rhs: Self) -> Self;
 }
 
@@ -137,13 +140,24 @@ macro_rules! float_arithmetic {
             fn powi(self, exponent: i32) -> Self {
                 <$t>::powi(self, exponent)
             }
+            // Rust's `min`/`max` leave the sign of a zero result to the order of the operands
+            // (as C's `fmin`/`fmax` do). Equal operands are the same bits but for zeros of
+            // both signs, where the bitwise or (min) keeps -0.0 and the bitwise and (max) +0.0.
             #[inline(always)]
             fn min(self, rhs: Self) -> Self {
-                <$t>::min(self, rhs)
+                if self == rhs {
+                    <$t>::from_bits(self.to_bits() | rhs.to_bits())
+                } else {
+                    <$t>::min(self, rhs)
+                }
             }
             #[inline(always)]
             fn max(self, rhs: Self) -> Self {
-                <$t>::max(self, rhs)
+                if self == rhs {
+                    <$t>::from_bits(self.to_bits() & rhs.to_bits())
+                } else {
+                    <$t>::max(self, rhs)
+                }
             }
         }
     )*};
@@ -226,6 +240,44 @@ mod tests {
         assert_eq!(Arithmetic::min(f64::NAN, 2.0), 2.0);
         assert_eq!(Arithmetic::div_euclid(-7.0f64, 2.0), Some(-4.0));
         assert_eq!(Arithmetic::powi(2.0f32, -1), 0.5);
+    }
+
+    #[test]
+    fn the_sign_of_a_zero_extremum_does_not_depend_on_the_order() {
+        fn bits(pair: (f64, f64)) -> (u64, u64) {
+            (pair.0.to_bits(), pair.1.to_bits())
+        }
+        for (a, b) in [(0.0f64, -0.0f64), (-0.0, 0.0)] {
+            assert_eq!(Arithmetic::max(a, b).to_bits(), 0.0f64.to_bits());
+            assert_eq!(Arithmetic::min(a, b).to_bits(), (-0.0f64).to_bits());
+            assert_eq!(
+                Arithmetic::max(a as f32, b as f32).to_bits(),
+                0.0f32.to_bits()
+            );
+            assert_eq!(
+                Arithmetic::min(a as f32, b as f32).to_bits(),
+                (-0.0f32).to_bits()
+            );
+        }
+        for z in [0.0f64, -0.0] {
+            // Zeros of one sign, and a zero against NaN, keep that zero.
+            assert_eq!(
+                bits((Arithmetic::max(z, z), Arithmetic::min(z, z))),
+                bits((z, z))
+            );
+            assert_eq!(
+                bits((Arithmetic::max(z, f64::NAN), Arithmetic::min(f64::NAN, z))),
+                bits((z, z))
+            );
+            // A zero against a number of either sign.
+            assert_eq!(Arithmetic::max(z, -1.5).to_bits(), z.to_bits());
+            assert_eq!(Arithmetic::min(z, 1.5).to_bits(), z.to_bits());
+        }
+        assert!(Arithmetic::max(f64::NAN, f64::NAN).is_nan());
+        assert_eq!(
+            Arithmetic::max(f64::MIN, -0.0).to_bits(),
+            (-0.0f64).to_bits()
+        );
     }
 
     #[test]

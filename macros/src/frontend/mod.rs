@@ -5,6 +5,7 @@
 //! checker neither knows how the driver collected them nor what `codegen` makes of its IR.
 //!
 //! * `names`: which paths of an item name dimensions, offsets or operators (collection);
+//! * `recursion`: operators calling each other, found in the item's file before collecting;
 //! * `types`: dimension names and syn types to IR types;
 //! * `expr`: the `Checker`: blocks, `let`, literals, operators, tuples, casts, `if`;
 //! * `shift`, `math`, `call`, `builtins`: shifts and local indices, math functions, calls of
@@ -21,6 +22,7 @@ mod math;
 pub mod names;
 pub(crate) mod operator;
 mod program;
+mod recursion;
 mod shift;
 mod types;
 

@@ -15,6 +15,7 @@ use syn::{Expr, ItemFn, Pat, Path, Type};
 
 use crate::definitions::{path_key, ItemKind};
 use crate::frontend::operator::scan_options;
+use crate::frontend::recursion;
 
 /// Functions the language defines itself; every other called path is an operator.
 pub const BUILTIN_FUNCTIONS: &[&str] = &[
@@ -32,15 +33,7 @@ const PRIMITIVES: &[&str] = &["f32", "f64", "i32", "i64", "bool"];
 
 pub fn entity_paths(kind: ItemKind, attr: &TokenStream, func: &ItemFn) -> syn::Result<Vec<Path>> {
     let mut scan = Scan::default();
-    for input in &func.sig.inputs {
-        if let syn::FnArg::Typed(pt) = input {
-            scan.bind_pattern(&pt.pat);
-            scan.visit_type_entities(&pt.ty);
-        }
-    }
-    if let syn::ReturnType::Type(_, ty) = &func.sig.output {
-        scan.visit_type_entities(ty);
-    }
+    scan.visit_signature_entities(func);
     if kind == ItemKind::ScanOperator {
         // `axis = K` in the attribute (the checker reports a malformed one).
         if let Ok(metas) = scan_options(attr) {
@@ -54,8 +47,8 @@ pub fn entity_paths(kind: ItemKind, attr: &TokenStream, func: &ItemFn) -> syn::R
         }
     }
     scan.visit_block(&func.block);
-    if let Some(call) = scan.calls.iter().find(|p| names_item(p, &func.sig.ident)) {
-        let name = &func.sig.ident;
+    let name = &func.sig.ident;
+    if let Some(call) = scan.calls.iter().find(|p| names_item(p, name)) {
         let message = match kind {
             ItemKind::Program => format!(
                 "`{name}` calls itself, and programs are not called: a program calls field or scan operators"
@@ -66,7 +59,21 @@ pub fn entity_paths(kind: ItemKind, attr: &TokenStream, func: &ItemFn) -> syn::R
         };
         return Err(syn::Error::new_spanned(call, message));
     }
+    if kind != ItemKind::Program {
+        if let Some(cycle) = recursion::find(func, &scan.calls) {
+            return Err(syn::Error::new_spanned(&cycle.call, cycle.message()));
+        }
+    }
     Ok(scan.paths)
+}
+
+/// The paths that `func` calls as operators (every called path that is neither a builtin, a
+/// primitive's math function nor a local).
+pub fn operator_calls(func: &ItemFn) -> Vec<Path> {
+    let mut scan = Scan::default();
+    scan.visit_signature_entities(func);
+    scan.visit_block(&func.block);
+    scan.calls
 }
 
 /// Whether `path` is the item `name` itself as written in its own module: `name` or
@@ -90,6 +97,19 @@ struct Scan {
 }
 
 impl Scan {
+    /// Binds the parameters and scans the parameter and result types.
+    fn visit_signature_entities(&mut self, func: &ItemFn) {
+        for input in &func.sig.inputs {
+            if let syn::FnArg::Typed(pt) = input {
+                self.bind_pattern(&pt.pat);
+                self.visit_type_entities(&pt.ty);
+            }
+        }
+        if let syn::ReturnType::Type(_, ty) = &func.sig.output {
+            self.visit_type_entities(ty);
+        }
+    }
+
     fn push(&mut self, path: &Path) {
         if path.segments.len() == 1 && self.locals.contains(&path.segments[0].ident.to_string()) {
             return;

@@ -92,9 +92,9 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         const long long v7_row = i0;
         if (v7_row < 0 || v7_row >= p.t0_rows) { gt4rs_fail(p.error, 6LL, v7_row, p.t0_rows, 0LL, i0); return; }
         const bool v7_ok0 = p.t0[v7_row * 2LL + 0] >= 0;
-        const double v7_acc0 = v7_ok0 ? fmax(-1.7976931348623157e308, v3_0) : -1.7976931348623157e308;
+        const double v7_acc0 = v7_ok0 ? gt4rs_fmax(-1.7976931348623157e308, v3_0) : -1.7976931348623157e308;
         const bool v7_ok1 = p.t0[v7_row * 2LL + 1] >= 0;
-        const double v7_acc1 = v7_ok1 ? fmax(v7_acc0, v3_1) : v7_acc0;
+        const double v7_acc1 = v7_ok1 ? gt4rs_fmax(v7_acc0, v3_1) : v7_acc0;
         const double v7 = v7_acc1;
         const double v8 = (v6 + v7);
         const long long v10_row = i0;
@@ -108,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         if (v9_0_p0 < p.f0_o0 || v9_0_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 9LL, v9_0_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v9_0_p1 = gt4rs_add((gt4rs_i64)(k), 1LL);
         const double v9_0 = p.f0[(v9_0_p0 - p.f0_o0) * p.f0_s0 + (v9_0_p1 - p.f0_o1) * p.f0_s1];
-        const double v10_acc0 = v10_ok0 ? fmin(1.7976931348623157e308, v9_0) : 1.7976931348623157e308;
+        const double v10_acc0 = v10_ok0 ? gt4rs_fmin(1.7976931348623157e308, v9_0) : 1.7976931348623157e308;
         const bool v10_ok1 = p.t0[v10_row * 2LL + 1] >= 0;
         const long long v9_1_r1 = i0;
         if (v9_1_r1 < 0 || v9_1_r1 >= p.t0_rows) { gt4rs_fail(p.error, 10LL, v9_1_r1, p.t0_rows, 0LL, i0); return; }
@@ -118,7 +118,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) reductions_stage0
         if (v9_1_p0 < p.f0_o0 || v9_1_p0 >= p.f0_o0 + p.f0_n0) { gt4rs_fail(p.error, 11LL, v9_1_p0, p.f0_o0, p.f0_o0 + p.f0_n0, i0); return; }
         const long long v9_1_p1 = gt4rs_add((gt4rs_i64)(k), 1LL);
         const double v9_1 = p.f0[(v9_1_p0 - p.f0_o0) * p.f0_s0 + (v9_1_p1 - p.f0_o1) * p.f0_s1];
-        const double v10_acc1 = v10_ok1 ? fmin(v10_acc0, v9_1) : v10_acc0;
+        const double v10_acc1 = v10_ok1 ? gt4rs_fmin(v10_acc0, v9_1) : v10_acc0;
         const double v10 = v10_acc1;
         const long long v11_p0 = k;
         const double v11 = p.f2[(v11_p0 - p.f2_o0) * p.f2_s0];

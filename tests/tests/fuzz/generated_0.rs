@@ -62,27 +62,29 @@ pub mod fuzz_00000000013524a2 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_1 as i64) as i32) - (c_i32_1 * (c_i32_0 / 7)));
-        (c_f64_1 + (((c_f64_1 - c_f64_1) / neighbor_sum((e_f64_1.at(C2E3) * w_c2e3), C2E3)) + (select((c_f64_1 != c_f64_1), c_f64_0, c_f64_1) - c_f64_1.abs().sqrt())))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = (((c_f64_0 * 8.0) as i32) - select((c_f64_0 != c_f64_0), (c_i32_1 - c_i32_1), c_i32_0).at(K - 1));
+        select((((c_i32_1 * c_i32_1) - (t0 / 7)) > c_i32_0), c_i32_1, ((((c_i32_0 as i64) * (c_i32_1 as i64)) as i32) + (t0 - ((c_f64_0 * 1e19) as i32))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) - min_over((c_f64_1 + c_f64_0).at(E2C), E2C)), c_f64_1.at(K - 1).at(E2C[1]))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+        let t0 = (select((c_f64_1 > c_f64_0), c_f64_0, c_f64_1) * min_over(e_f64_1.at(C2E3), C2E3));
+        c_i32_0
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (e_i32_1 as f64);
-        concat_where(K < 6, e_f64_1, e_f64_0).at(K - 1)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_1 + 7) * v_i32_0.at(K - 1));
+        let t1 = select((t0 > v_i32_0), neighbor_sum(e_f64_0.at(V2E6), V2E6), v_f64_0);
+        neighbor_sum(e_f64_1.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, w_c2e3).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..6]);
-        op2(e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 2..7]);
+    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -98,22 +100,21 @@ pub mod fuzz_00000000013524a3 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((((c_f64_1 * 8.0) as i32) as f64), c_f64_1)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((((c_f64_1 * 1e19) as i32) as f64), (c_f64_0 / k_f64).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 * v_i32_1) * 7);
-        let t1 = min_over((e_f64_1 * e_f64_0).at(V2E6), V2E6);
-        (-(-t1))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = e_i32_1;
+        ((((-c_f64_1) - e_f64_0.at(C2E3[0])) * select((c_f64_0 <= c_f64_1), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (c_f64_1 - c_f64_1))).at(E2C[1])).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524a3(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(c_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 1..6]);
-        op2(e_f64_0, e_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(c_f64_0, c_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -208,26 +209,40 @@ pub mod fuzz_00000000013524a6 {
 pub mod fuzz_00000000013524a7 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), i32> {
-        ((e_f64_1 * 8.0) as i32)
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (v_f64_1.at(K - 1) + (v_f64_1 - v_f64_1))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        (((e_f64_1 * 8.0) as i32), select((((e_f64_0 + e_f64_0) / e_f64_0.at(K + 2)) != scan0(e_f64_0, e_f64_1).abs().sqrt()), scan1(concat_where(K < 4, (e_i32_0 as f64), (e_f64_1 * e_f64_1))), e_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_1.abs().sqrt()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (-concat_where(K < 5, select((g_i32_0 != g_i32_1), g_f64_0, g_f64_0), g_f64_0.at(J + 2)));
+        let t1 = (((t0 / g_f64_0) + g_f64_1.abs().sqrt()) * (g_f64_0 - (g_f64_0 * g_f64_0)));
+        (select(((g_f64_0 - t1) != g_f64_1), ((g_f64_1 - t0) - select((g_f64_0 != t0), g_f64_1, g_f64_1)), (g_f64_0 * t0).abs().sqrt()), (g_i32_1 as f64))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (((((c_i32_1 as i64) - (c_i32_0 as i64)) as f64) * 1e19) as i32);
+        let t1 = c_f64_0;
+        (concat_where(K < 6, (-c_f64_1), (c_f64_1 + c_f64_0)) + t1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a7(e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
-        op2(v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..3, K: 0..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -475,10 +490,10 @@ pub mod fuzz_00000000013524b2 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (((((c_i32_1 as i64) / 2) as i32) as f64) * neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt().at(K - 1));
-        let t1 = neighbor_sum(neighbor_sum(((c_f64_1 / 0.25) - c_f64_1).at(E2C), E2C).at(C2E3), C2E3);
-        c_f64_1
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((((c_f64_0 * 8.0) as i32) as f64) * (-e_f64_1.abs().sqrt()).at(C2E3[1]));
+        let t1 = c_i32_1;
+        (((c_i32_0.at(K + 1) - c_i32_0) + ((c_f64_1 * 8.0) as i32)) as f64)
     }
 
     #[field_operator]
@@ -489,9 +504,9 @@ pub mod fuzz_00000000013524b2 {
     }
 
     #[program]
-    pub fn fuzz_00000000013524b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013524b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..5]);
         op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
@@ -501,16 +516,21 @@ pub mod fuzz_00000000013524b2 {
 pub mod fuzz_00000000013524b3 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
         let t0 = (min_over((max_over(e_f64_1.at(C2E3), C2E3) + (c_f64_1 + c_f64_1)).at(E2C), E2C) * e_f64_1);
-        let t1 = ((((e_i32_1 + e_i32_0) - ((e_f64_1 * 8.0) as i32)) * select((t0 > e_f64_1), (e_i32_0 * e_i32_1), (e_i32_1 - e_i32_1))) as f64);
-        (min_over((-(c_f64_1 - (c_f64_0 + c_f64_0))).at(E2C), E2C), e_f64_1)
+        let t1 = ((((e_i32_1 + e_i32_0) - ((e_i32_0 as i64) as i32)) * ((e_i32_0 / 2) * 7)) as f64);
+        ((e_i32_1 - select(((e_f64_0 - e_f64_0) < scan0(e_f64_0)), ((e_i32_0 / 3) - (e_i32_1 - e_i32_1)), ((e_i32_1 * 7) + (e_i32_1 - e_i32_1)))), ((-(t0.abs().sqrt() + (e_f64_1 / e_f64_1))) * e_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524b3(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -532,16 +552,16 @@ pub mod fuzz_00000000013524b4 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = c_f64_1;
-        let t1 = (select((concat_where(K < 3, c_f64_1, c_f64_1) != (c_f64_1 + 0.25)), ((c_f64_1 * 8.0) as i32).at(K - 1), ((c_i32_1 * c_i32_1) + c_i32_1)) / 2);
-        select(((e_f64_1 - e_f64_1).at(C2E3[0]) > t0), ((((t1 as i64) - (c_i32_1 as i64)) * 3) as i32), ((c_i32_1.at(K + 1) + 3) * 3))
+        let t1 = (select((concat_where(K < 3, c_f64_1, c_f64_1) != (c_f64_1 + 0.25)), ((c_f64_0 * 3000000000.0) as i32).at(K - 1), c_i32_0) / 2);
+        concat_where(K < 2, (c_f64_1 - c_f64_1), (c_f64_1 + c_f64_0)).at(K - 1).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013524b4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_00000000013524b4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..6]);
-        op1(c_f64_1, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
     }
 }
 
@@ -551,14 +571,14 @@ pub mod fuzz_00000000013524b5 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = (((g_i32_1 as i64) - (g_i32_1 as i64)) as i32);
-        ((g_i32_0 * g_i32_1) + 3)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = (((g_f64_1 * 1e300) as i64) as i32);
+        g_f64_0
     }
 
     #[program]
-    pub fn fuzz_00000000013524b5(g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524b5(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -568,21 +588,23 @@ pub mod fuzz_00000000013524b6 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = (select((c_f64_1 > c_f64_0), c_i32_1, c_i32_0) as f64);
-        let t1 = ((c_f64_1 * 8.0) as i32);
-        (c_f64_1, c_f64_0)
+        let t1 = (select((c_i32_1 != c_i32_0), (c_i32_1 as i64), (c_i32_1 as i64)) as i32);
+        (t0 / (-c_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (-(concat_where(K < 5, g_f64_1, g_f64_1) * (g_f64_1 * g_f64_0)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        let t0 = max_over(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
+        let t1 = (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K - 2) * ((c_f64_0 - c_f64_0) * (-c_f64_0))).at(E2C[0]);
+        ((((e_i32_0 as i64).at(K + 1) as i32).at(K + 1) * 2), ((-c_f64_0).at(E2C[1]) * concat_where(K < 5, c_f64_1.at(E2C[1]).abs().sqrt(), (c_f64_1 - c_f64_0).at(E2C[0]))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..4]);
     }
 }
 
@@ -745,7 +767,7 @@ pub mod fuzz_00000000013524bd {
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s1: f64) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
         let t0 = (select((c_f64_0 <= c_f64_0), (-c_f64_1), (c_f64_1 - c_f64_0)).abs().sqrt() * c_f64_1);
         let t1 = (c_f64_1 - t0);
-        (select((select((c_f64_0 != t0), (c_i32_1 - c_i32_1), c_i32_0.at(K + 1)) != c_i32_1), (((c_i32_0 - c_i32_1) - c_i32_0.at(K + 1)) / 7), (select((c_f64_1 > c_f64_0), c_i32_0, c_i32_1) + (((c_i32_0 as i64) / 2) as i32))), (t0 * s1))
+        (select((select((c_f64_0 != t0), (c_i32_1 - c_i32_1), c_i32_0.at(K + 1)) != c_i32_1), (((c_i32_0 - c_i32_1) - c_i32_0.at(K + 1)) / 7), (select((c_f64_1 > c_f64_0), c_i32_0, c_i32_1) + ((c_i32_0 as i64).at(K + 1) as i32))), (t0 * s1))
     }
 
     #[field_operator]
@@ -765,28 +787,39 @@ pub mod fuzz_00000000013524bd {
 pub mod fuzz_00000000013524be {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (select((select((g_f64_1 <= g_f64_0), g_f64_1, g_f64_0) != g_f64_1), ((g_f64_1 - g_f64_1) + (g_f64_0 * g_f64_1)), (((g_i32_1 as i64) as i32) as f64)).abs().sqrt()).sin()
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 4, e_f64_1.abs().sqrt(), (e_f64_0 - e_f64_0)).at(C2E3[0]);
-        (e_f64_1.at(C2E3[2]) + (e_f64_0.at(C2E3[1]) - concat_where(K < 2, c_f64_0, c_f64_0)))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (select((select((g_f64_1 <= g_f64_0), g_f64_1, g_f64_0) != g_f64_1), ((g_f64_1 - g_f64_1) + (g_f64_0 * g_f64_1)), (((g_i32_0 as i64) as i32) as f64)).abs().sqrt(), (scan0(concat_where(K < 3, ((g_i32_0 as i64) as f64), g_f64_0.abs().sqrt())) + g_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = select((e_f64_0 != e_f64_1), max_over(c_f64_0.at(E2C), E2C), select((e_f64_0 <= e_f64_1), e_f64_1, e_f64_1));
-        (((t0 * e_f64_0) * max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), e_f64_1)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = g_f64_1;
+        (t0, ((t0 - g_f64_1) - (g_f64_0 - g_f64_1)))
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = min_over(e_f64_0.abs().sqrt().at(V2E6), V2E6).abs().sqrt();
+        let t1 = ((v_f64_1 * 8.0) as i32);
+        (((v_f64_0 * v_f64_1) * t0), ((v_f64_0.at(K + 1) / scan1(t0)) * t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524be(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(c_f64_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(c_f64_0, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524be(e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 0..7]);
+        op2(e_f64_0, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -870,33 +903,23 @@ pub mod fuzz_00000000013524c1 {
 pub mod fuzz_00000000013524c2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = (((select((v_i32_0 < v_i32_0), v_i32_1, v_i32_0) - v_i32_0) * 3) + 3);
-        let t1 = (((select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1) - ((v_i32_1 as i64) as i32)) / 7) - (v_i32_1 * (v_i32_0 - v_i32_0)).at(K + 1));
-        (concat_where(K < 3, ((v_f64_1.abs().sqrt() - (v_i32_0 as f64)) + ((v_i32_1 + 7) as f64)), select((v_f64_0.abs().sqrt() <= scan0(v_f64_0, v_f64_1)), v_f64_1.abs().sqrt(), v_f64_1))).sin()
+        let t1 = (((select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1) - ((v_f64_0 * 8.0) as i32)) / 7) - select(((t0 as f64) != ((v_i32_0 as i64) as f64)), (((v_i32_0 as i64) as i32) * select((v_f64_1 < v_f64_0), t0, v_i32_0)), t0));
+        (select((v_f64_1.at(K - 1).abs().sqrt() <= v_f64_1), v_f64_1, select((v_f64_1 != v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6), ((v_f64_0 * v_f64_0) + (v_f64_1 - v_f64_1)))), v_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        (min_over(e_f64_0.at(V2E6), V2E6) - scan1(v_f64_0, t0))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        neighbor_sum((min_over(e_f64_1.at(K - 1).at(C2E3), C2E3).at(E2C) * w_e2c), E2C).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c2(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(e_f64_0, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c2(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
+        op1(e_f64_1, w_e2c).write_to(out1_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -1001,22 +1024,22 @@ pub mod fuzz_00000000013524c6 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
         let t0 = ((((g_f64_0 + g_f64_1) - g_f64_1) + ((g_f64_0 - g_f64_1) * (g_f64_0 - g_f64_0))) + ((g_f64_0 + (g_f64_0 / k_f64)) / (g_f64_1 - (g_f64_1 * g_f64_1))));
         let t1 = (-((g_i32_1 - g_i32_1) as f64).at(I - 1));
-        ((((t1 * 8.0) as i32) * ((g_i32_0 / 2) / 3)) as f64)
+        (((((g_f64_1 * 8.0) as i32) * g_i32_1) as f64)).cos()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        ((-neighbor_sum(max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C)) - (e_f64_0 / (-(e_f64_1 / k_f64))))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c6(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524c6(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 0..7]);
-        op2(c_f64_1, e_f64_0, e_f64_1, k_f64).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 1..6]);
+        op2(e_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1087,15 +1110,15 @@ pub mod fuzz_00000000013524c9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = ((g_f64_1 * (g_f64_1 - g_f64_0)) * (-(g_f64_0 / g_f64_1)));
         let t1 = ((g_i32_1 * g_i32_1) - ((g_f64_1 * 8.0) as i32)).at(I - 1);
-        (concat_where(K < 2, (g_f64_1 - g_f64_1).at(I + 2), (g_f64_0 - (g_f64_0 * k_f64))), (((t0 - g_f64_0) + (t0 + g_f64_1)) * (g_f64_0 + g_f64_0)))
+        ((((g_i32_0 / 2) as f64) + ((g_f64_1 * g_f64_1) + (t0 * g_f64_0)))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to((out0_0, out0_1), domain![I: 1..4, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1104,14 +1127,9 @@ pub mod fuzz_00000000013524c9 {
 pub mod fuzz_00000000013524ca {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
@@ -1128,17 +1146,17 @@ pub mod fuzz_00000000013524ca {
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = (((g_f64_1 - g_f64_1) - (g_f64_0 - g_f64_1)) - select((g_f64_1 > g_f64_1), g_f64_1.abs().sqrt(), (g_f64_0 + g_f64_0)));
-        let t1 = ((g_i32_0 - g_i32_0.at(I - 1)) - (select((t0 <= g_f64_1), (g_i32_1 as i64), (g_i32_1 as i64)) as i32));
-        ((scan0(scan1(t0).abs().sqrt(), ((g_i32_1 as i64) as f64).at(J - 1))).cos(), ((select((t0 <= g_f64_1), g_f64_1, g_f64_1) / (t0 + g_f64_1)) - t0))
+        let t1 = ((g_i32_0 - g_i32_0.at(I - 1)) - (((g_i32_0 as i64) / 3) as i32));
+        scan0((select((g_f64_1 < g_f64_0), t1, g_i32_0) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013524ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(g_f64_0, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
         op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 1..6, J: 1..5, K: 1..7]);
+        op2(g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 2..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1147,37 +1165,35 @@ pub mod fuzz_00000000013524ca {
 pub mod fuzz_00000000013524cb {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_0 * 8.0) as i32);
-        let t1 = ((c_f64_1 - c_f64_1) + c_f64_0);
-        max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((-c_f64_0) * 1e300) as i32);
+        let t1 = ((c_f64_0 * k_f64) - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
+        ((c_f64_0 * c_f64_0) / k_f64)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = concat_where(K < 3, g_f64_1, g_f64_0).abs().sqrt().at(J - 2);
-        let t1 = scan0(select((g_f64_1 < g_f64_0), g_f64_0, g_f64_0).at(J - 1));
-        (((g_f64_1 + t0) * s1).abs().sqrt()).tanh()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f64_0 * v_f64_0.at(K - 1));
+        let t1 = select((v_f64_0 < t0), neighbor_sum(e_f64_0.at(V2E6), V2E6), min_over(e_f64_0.at(V2E6), V2E6));
+        scan0((v_f64_1 + v_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_i32_1.at(K - 1) - (v_i32_0 - v_i32_0)).at(K + 1);
-        let t1 = ((v_f64_1 * 8.0) as i32);
-        select((((v_f64_0 * 8.0) as i32) < t1), select((v_f64_1 <= v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6), (v_f64_1 + v_f64_0)), ((v_f64_0 * v_f64_0) + (-v_f64_1)))
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        (((c_i32_1 - c_i32_0).at(K + 1) / 7) - ((c_i32_1 as i64) as i32))
     }
 
     #[program]
-    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(g_f64_0, g_f64_1, s1).write_to(out1_0, domain![I: 0..6, J: 2..5, K: 1..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f64_0, k_f64).write_to(out0_0, domain![Cell: 1..6, K: 0..7]);
+        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
+        op2(c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..5]);
     }
 }
 
@@ -1260,28 +1276,39 @@ pub mod fuzz_00000000013524ce {
 pub mod fuzz_00000000013524cf {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = max_over(((e_i32_0 as i64) as f64).at(V2E6), V2E6);
-        let t1 = (((v_f64_1 * 8.0) as i32) as f64);
-        concat_where(K < 1, (-(v_f64_0 - v_f64_0)), ((v_f64_1 + v_f64_1) * neighbor_sum(e_f64_0.at(V2E6), V2E6)))
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (-g_f64_1).at(K + 1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = max_over(((e_i32_1 as i64) as f64).at(V2E6), V2E6);
+        let t1 = scan0(scan1(((v_i32_0 as i64) as f64), v_f64_0), concat_where(K < 2, v_f64_1, v_f64_0).abs().sqrt());
+        (((v_f64_1 - t1) + (-t0)).abs().sqrt(), neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((select((c_f64_1 > c_f64_0), c_f64_0, c_f64_1) - e_f64_1.at(C2E3[2])) / c_f64_1)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>, s0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (c_i32_1 - (c_i32_0 / 7));
+        (c_f64_1, select((concat_where(K < 5, c_f64_0, c_f64_0) < (c_f64_0 + k_f64)), ((c_f64_0 - c_f64_1) + k_f64), ((c_f64_0 - c_f64_0) + s0)).at(K - 1))
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, s1: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6) + (v_f64_1 * s1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_i32_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..5]);
-        op2(c_f64_0, c_f64_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_i32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64, s0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
+        op2(e_f64_0, s1, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1308,16 +1335,16 @@ pub mod fuzz_00000000013524d0 {
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_0 * 8.0) as i32);
-        (g_i32_0 as f64).abs().sqrt()
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((g_i32_1 as i64) * (g_i32_0 as i64).at(I + 1)) as i32);
+        concat_where(K < 5, ((-g_f64_1) + select((g_f64_1 != g_f64_1), (g_f64_1 - g_f64_0), g_f64_0.abs().sqrt())), (((-g_f64_0) - select((g_f64_1 < g_f64_1), g_f64_0, g_f64_1)) + (g_f64_1 - g_f64_1).at(J + 1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d0(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013524d0(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..5]);
         op1(s1, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(g_f64_0, g_i32_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..4, K: 0..7]);
     }
 }
 
@@ -1353,7 +1380,7 @@ pub mod fuzz_00000000013524d2 {
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = v_f64_0.abs().sqrt();
         let t1 = (v_f64_1 + v_f64_0);
-        (((((v_i32_0 as i64) as i32) + (v_i32_1 - v_i32_0)).at(K + 1) as f64), t1)
+        (((((v_f64_0 * 8.0) as i32) + (v_i32_1 - v_i32_0)).at(K + 1) as f64), t1)
     }
 
     #[field_operator]
@@ -1385,16 +1412,16 @@ pub mod fuzz_00000000013524d3 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         let t0 = (concat_where(K < 6, c_f64_1, c_f64_0) - (-c_f64_0));
         let t1 = (t0 + c_f64_0.at(K + 2));
-        (((c_i32_1 as i64) as i32) + (c_i32_0 * c_i32_1))
+        (((c_f64_1 * 8.0) as i32) + (c_i32_1 + 3))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
         op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
+        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..4]);
     }
 }
 
@@ -1495,16 +1522,21 @@ pub mod fuzz_00000000013524d6 {
 pub mod fuzz_00000000013524d7 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = ((c_f64_1 * 8.0) as i32);
-        (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (e_f64_0 + e_f64_1).at(C2E3[2]))
+        let t1 = ((c_i32_1 as i64) as i32);
+        (-scan0(t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d7(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524d7(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1635,32 +1667,28 @@ pub mod fuzz_00000000013524dc {
 pub mod fuzz_00000000013524dd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 * 8.0) as i32);
+        ((g_f64_0 - g_f64_0) * (-g_f64_1)).at(I - 2)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_i32_0 as i64).at(I - 1) - ((g_i32_0 as i64) * 2)) as i32);
-        (-scan0((g_f64_1 + g_f64_0), select((g_f64_0 <= g_f64_1), g_f64_0, g_f64_0)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 as i64) as i32) - select((c_i32_0 < c_i32_1), (c_i32_1 * c_i32_1), select((c_f64_0 > c_f64_0), c_i32_0, c_i32_1)));
+        ((-max_over(e_f64_0.abs().sqrt().at(C2E3), C2E3))).tanh()
     }
 
     #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        (((v_i32_1 as i64) as i32) + (v_i32_0 * v_i32_1)).at(K - 1)
-    }
-
-    #[field_operator]
-    pub fn op2(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((concat_where(K < 3, v_f64_0, (v_f64_0 * v_f64_0)) - k_f64)).tanh()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        e_f64_0
     }
 
     #[program]
-    pub fn fuzz_00000000013524dd(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..7]);
-        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(k_f64, v_f64_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_00000000013524dd(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 1..7]);
+        op1(c_f64_0, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(e_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1720,7 +1748,7 @@ pub mod fuzz_00000000013524e0 {
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
         let t0 = select(((v_i32_1 / 3) < (v_i32_0 / 7)), max_over(e_f64_1.at(V2E6), V2E6).at(K - 2), v_f64_0);
         let t1 = min_over(e_f64_0.at(V2E6), V2E6);
-        ((((v_i32_1 as i64) as i32).at(K - 1) - (v_i32_1 * v_i32_1).at(K - 1)), (select((v_f64_1 < v_f64_0), v_f64_0, v_f64_1).at(K - 2) / (concat_where(K < 1, v_f64_0, v_f64_1) + v_f64_0.at(K + 2))))
+        ((((v_f64_1 * 8.0) as i32).at(K - 1) - (v_i32_1 * v_i32_1).at(K - 1)), (select((v_f64_1 < v_f64_0), v_f64_0, v_f64_1).at(K - 2) / (concat_where(K < 1, v_f64_0, v_f64_1) + v_f64_0.at(K + 2))))
     }
 
     #[program]
@@ -1822,13 +1850,13 @@ pub mod fuzz_00000000013524e4 {
     #[field_operator]
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = (((select((g_f64_1 <= g_f64_0), g_i32_0, g_i32_1) * 7) + (select((g_f64_0 < g_f64_0), g_i32_1, g_i32_1) * (g_i32_1 * g_i32_0))) * g_i32_0);
-        ((((g_i32_1 as i64) + ((g_i32_0 as i64) - (t0 as i64))) - (select((g_i32_1 <= t0), g_i32_0, g_i32_0) as i64)) as f64)
+        ((((g_i32_0 as i64) + ((t0 as i64) * (g_i32_0 as i64))) - ((t0 + 2) as i64)) as f64)
     }
 
     #[program]
     pub fn fuzz_00000000013524e4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 2..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1885,34 +1913,34 @@ pub mod fuzz_00000000013524e6 {
 pub mod fuzz_00000000013524e7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
         let t0 = g_i32_0;
-        ((((g_f64_1 * 8.0) as i32) * (g_i32_1 + t0)) - (select((g_f64_1 != g_f64_1), g_i32_0, t0) - ((g_f64_0 * 8.0) as i32)))
+        ((((g_f64_0 * 1e19) as i32) * select((g_f64_1 > g_f64_0), g_i32_1, g_i32_1)) - ((t0 - g_i32_0) / 2))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = concat_where(K < 5, (g_f64_0 - g_f64_0), (g_f64_1 - g_f64_1));
-        let t1 = (g_f64_1.at(J - 1) + scan0(g_f64_0, g_f64_0));
-        ((t1 + t1) - (g_f64_1 * t0))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        scan0((e_f64_0 * e_f64_1), e_f64_1.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(e_f64_1.at(C2E3), C2E3)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (e_f64_0 / (-e_f64_0));
+        let t1 = (e_f64_0 - t0).abs().sqrt();
+        (e_i32_0.at(K - 1) * 7)
     }
 
     #[program]
-    pub fn fuzz_00000000013524e7(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 1..5, K: 0..7]);
-        op2(e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524e7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+        op2(e_f64_0, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1958,16 +1986,16 @@ pub mod fuzz_00000000013524e9 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = (v_f64_0 / s0);
         let t1 = (min_over(e_f64_1.at(V2E6), V2E6) / (neighbor_sum(e_f64_1.at(V2E6), V2E6) / t0));
-        select((((v_i32_0 as i64) as i32) > ((v_f64_0 * 8.0) as i32)), (-v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt()).at(K + 1)
+        select((((v_i32_1 as i64) as i32) > (v_i32_0 * v_i32_0)), v_f64_1, neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt()).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524e9(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524e9(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..3, J: 0..5, K: 0..7]);
-        op1(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+        op1(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -1987,22 +2015,24 @@ pub mod fuzz_00000000013524ea {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((select((e_f64_0 < e_f64_1), (e_i32_1 as i64), (e_i32_0 as i64)) + 7).at(K + 1) as i32);
-        let t1 = e_f64_0;
-        ((neighbor_sum(neighbor_sum((e_f64_0 * e_f64_1).at(C2E3), C2E3).at(E2C), E2C) / (-(c_f64_0 + c_f64_1)).at(E2C[0])), ((-(scan0(e_f64_0, t1) * t1)) - k_f64))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (select((c_f64_0.at(E2C[1]) <= (e_f64_1 * e_f64_0)), (((e_i32_1 as i64) + (e_i32_0 as i64)) * ((e_i32_0 as i64) / 7)), ((e_i32_0 as i64) * 7)) as i32);
+        let t1 = max_over(max_over(neighbor_sum((c_f64_0 * c_f64_0).at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C);
+        scan0((c_f64_1.at(E2C[0]) - (t0 as f64)), (e_f64_0 / e_f64_1).at(K - 2))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (((e_f64_0 / select((c_f64_0 < c_f64_1), c_f64_0, c_f64_1).at(E2C[1]))).cos(), e_f64_1)
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (e_f64_1 + e_f64_1);
+        let t1 = e_f64_0;
+        (max_over((-c_f64_1).abs().sqrt().at(E2C), E2C) - select(((e_f64_0 * t1) > (t1 - t0)), (((e_i32_1 as i64) * (e_i32_1 as i64)) as f64), t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ea(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524ea(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..5]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -2045,22 +2075,28 @@ pub mod fuzz_00000000013524eb {
 pub mod fuzz_00000000013524ec {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = (c_i32_0.at(K + 1) * ((c_i32_0 as i64) as i32));
-        (select((c_f64_1 < c_f64_1), (c_i32_1 as i64), (t0 as i64)) as i32)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = e_f64_1;
-        (e_i32_0, (e_f64_0 / k_f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (c_i32_0.at(K + 1) * ((c_i32_0 as i64) as i32));
+        select((c_f64_1 != c_f64_0), c_f64_1.abs().sqrt(), (t0 as f64))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (((e_f64_0 * 1e300) as i32).at(K + 1) * 2);
+        let t1 = (-scan0((e_f64_0 - e_f64_0), concat_where(K < 4, e_f64_1, e_f64_0)));
+        (select((t1 < t1), select((t0 < e_i32_1), t1, e_f64_1), max_over(c_f64_0.at(E2C), E2C)) + t1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524ec(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), i32>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, k_f64).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524ec(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
+        op1(c_f64_0, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..5]);
     }
 }
 
@@ -2144,7 +2180,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524a0", seed: 20260000, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a0::fuzz_00000000013524a0::compile(o)?)) },
     Case { name: "fuzz_00000000013524a1", seed: 20260001, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a1::fuzz_00000000013524a1::compile(o)?)) },
     Case { name: "fuzz_00000000013524a2", seed: 20260002, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a2::fuzz_00000000013524a2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a3", seed: 20260003, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a3", seed: 20260003, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
     Case { name: "fuzz_00000000013524a4", seed: 20260004, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a4::fuzz_00000000013524a4::compile(o)?)) },
     Case { name: "fuzz_00000000013524a5", seed: 20260005, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a5::fuzz_00000000013524a5::compile(o)?)) },
     Case { name: "fuzz_00000000013524a6", seed: 20260006, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a6::fuzz_00000000013524a6::compile(o)?)) },
@@ -2171,20 +2207,20 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524bb", seed: 20260027, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bb::fuzz_00000000013524bb::compile(o)?)) },
     Case { name: "fuzz_00000000013524bc", seed: 20260028, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bc::fuzz_00000000013524bc::compile(o)?)) },
     Case { name: "fuzz_00000000013524bd", seed: 20260029, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bd::fuzz_00000000013524bd::compile(o)?)) },
-    Case { name: "fuzz_00000000013524be", seed: 20260030, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
+    Case { name: "fuzz_00000000013524be", seed: 20260030, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
     Case { name: "fuzz_00000000013524bf", seed: 20260031, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bf::fuzz_00000000013524bf::compile(o)?)) },
     Case { name: "fuzz_00000000013524c0", seed: 20260032, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c0::fuzz_00000000013524c0::compile(o)?)) },
     Case { name: "fuzz_00000000013524c1", seed: 20260033, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c1::fuzz_00000000013524c1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
     Case { name: "fuzz_00000000013524c3", seed: 20260035, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c3::fuzz_00000000013524c3::compile(o)?)) },
     Case { name: "fuzz_00000000013524c4", seed: 20260036, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c4::fuzz_00000000013524c4::compile(o)?)) },
     Case { name: "fuzz_00000000013524c5", seed: 20260037, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c5::fuzz_00000000013524c5::compile(o)?)) },
     Case { name: "fuzz_00000000013524c6", seed: 20260038, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
     Case { name: "fuzz_00000000013524c7", seed: 20260039, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c7::fuzz_00000000013524c7::compile(o)?)) },
     Case { name: "fuzz_00000000013524c8", seed: 20260040, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c9", seed: 20260041, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c9", seed: 20260041, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ca", seed: 20260042, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ca::fuzz_00000000013524ca::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cb", seed: 20260043, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cb", seed: 20260043, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
     Case { name: "fuzz_00000000013524cc", seed: 20260044, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
     Case { name: "fuzz_00000000013524cd", seed: 20260045, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
     Case { name: "fuzz_00000000013524ce", seed: 20260046, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ce::fuzz_00000000013524ce::compile(o)?)) },
@@ -2215,7 +2251,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524e7", seed: 20260071, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e7::fuzz_00000000013524e7::compile(o)?)) },
     Case { name: "fuzz_00000000013524e8", seed: 20260072, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e8::fuzz_00000000013524e8::compile(o)?)) },
     Case { name: "fuzz_00000000013524e9", seed: 20260073, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e9::fuzz_00000000013524e9::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ea", seed: 20260074, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ea::fuzz_00000000013524ea::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ea", seed: 20260074, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ea::fuzz_00000000013524ea::compile(o)?)) },
     Case { name: "fuzz_00000000013524eb", seed: 20260075, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524eb::fuzz_00000000013524eb::compile(o)?)) },
     Case { name: "fuzz_00000000013524ec", seed: 20260076, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ec::fuzz_00000000013524ec::compile(o)?)) },
     Case { name: "fuzz_00000000013524ed", seed: 20260077, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ed::fuzz_00000000013524ed::compile(o)?)) },

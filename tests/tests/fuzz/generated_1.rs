@@ -7,27 +7,25 @@ pub mod fuzz_00000000013524f0 {
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = (select(((c_f64_1 * c_f64_1) > c_f64_0.abs().sqrt()), ((c_i32_0 + c_i32_1) + c_i32_1), ((c_i32_0 / 7) - select((c_f64_1 < c_f64_0), c_i32_0, c_i32_1))) - c_i32_0);
-        let t1 = (select(((c_f64_1 / c_f64_1) <= (c_f64_1 * c_f64_1)), ((c_f64_1 * 8.0) as i32).at(K + 1), ((c_f64_1 * 8.0) as i32).at(K - 1)) * 7);
-        (neighbor_sum(neighbor_sum((c_f64_0.at(K + 2) + (c_f64_0 / c_f64_0)).at(E2C), E2C).at(C2E3), C2E3), c_f64_1)
+        let t1 = (select(((c_f64_1 / c_f64_1) <= (c_f64_1 * c_f64_1)), ((c_f64_1 * 3000000000.0) as i32).at(K + 1), (select((c_f64_0 > c_f64_0), c_i32_0, t0) * 3)) * 7);
+        (c_f64_0, (c_f64_0 / (select((c_f64_1 > c_f64_0), c_f64_0, c_f64_1) + (c_f64_0 - c_f64_1)).at(K - 2)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_0 - 0.125).at(K - 2)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (select((v_f64_1 > v_f64_1), v_f64_1, v_f64_0) / max_over(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (c_f64_0 + c_f64_1).at(E2C[1]);
-        let t1 = ((-e_f64_0) - s1);
-        (c_f64_0.abs().sqrt().at(E2C[0]), ((t0 / s0) + k_f64))
+    pub fn op2(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        ((-(c_i32_1 as f64))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..4]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, k_f64, s0, s1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524f0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..6]);
+        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+        op2(c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -73,39 +71,38 @@ pub mod fuzz_00000000013524f1 {
 pub mod fuzz_00000000013524f2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * 0.25 + x0 * x0
     }
 
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         let t0 = select((((c_i32_0 as i64) as f64).abs().sqrt() != concat_where(K < 1, (c_f64_1 * c_f64_1), (c_f64_0 / c_f64_1))), c_f64_0.abs().sqrt(), c_f64_1);
-        let t1 = (select((((c_i32_1 as i64) as i32) != ((c_f64_1 * 8.0) as i32)), (c_f64_1 + 0.5), (c_i32_1.at(K + 1) as f64)) * t0);
-        (((scan0((-c_f64_1)) * (e_f64_0.at(C2E3[1]) * k_f64)).abs().sqrt()).exp(), select((((c_i32_1 + c_i32_1) as f64) != t0), scan1(c_f64_1.at(K + 1).at(K + 1), ((t1 / c_f64_0) * (c_f64_1 * c_f64_0))), min_over(e_f64_0.at(K - 2).at(C2E3), C2E3)))
+        let t1 = (select((((c_i32_1 as i64) as i32) != (c_i32_1 / 2)), c_f64_0.abs().sqrt(), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) * t0);
+        c_i32_1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 1, (-c_f64_0), (-c_f64_1.at(E2C[0]).at(C2E3[2])));
-        (-concat_where(K < 1, ((c_f64_0 * s0) - c_f64_1), ((c_f64_1 / c_f64_1) - e_f64_1.at(C2E3[1]))))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (scan0(scan1(v_f64_0))).exp()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        select(((((e_i32_1 as i64) + (e_i32_0 as i64)) as i32) < select((e_f64_0 != e_f64_0), ((e_i32_1 as i64) as i32), (e_i32_1 + e_i32_1))), select((e_i32_0.at(K + 1) < (e_i32_1 - e_i32_0)), (((e_i32_0 as i64) as i32) + 3), ((e_i32_0 - e_i32_1) - (e_i32_1 / 3))), ((e_i32_1 / 3).at(K + 1) + 3))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (-(select((c_f64_1 > c_f64_1), c_f64_0, c_f64_1) - (c_f64_1 * c_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..4]);
-        op1(c_f64_0, c_f64_1, e_f64_1, s0).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
-        op2(e_f64_0, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..5]);
+    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
+        op1(v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -115,19 +112,20 @@ pub mod fuzz_00000000013524f3 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum((e_f64_1 * e_f64_0).at(V2E6), V2E6), (((v_f64_1 * 8.0) as i32) as f64))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (neighbor_sum((e_f64_1 * e_f64_0).at(V2E6), V2E6), (((v_i32_1 as i64) as i32) as f64))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_1;
+        ((-select((c_i32_1 < c_i32_1), (c_f64_0 + c_f64_1), select((c_f64_1 != c_f64_1), c_f64_0, c_f64_0)))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f3(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+    pub fn fuzz_00000000013524f3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -200,33 +198,42 @@ pub mod fuzz_00000000013524f6 {
 pub mod fuzz_00000000013524f7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+        carry * 0.25 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_f64_1 < v_f64_1), ((v_f64_1 * 8.0) as i32), (v_i32_1 - v_i32_1));
-        let t1 = ((v_f64_1 - v_f64_0) - (v_f64_0 - s1));
-        scan0((t1 - v_f64_1), (t1 + t1))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((v_f64_1 < v_f64_1), ((v_f64_1 * 1e19) as i32), v_i32_0);
+        let t1 = scan0(neighbor_sum(e_f64_1.at(V2E6), V2E6), select((v_f64_1 > v_f64_1), v_f64_1, v_f64_0));
+        ((t1 / t1) - concat_where(K < 2, v_f64_1, v_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (g_f64_0 * (g_f64_1 + g_f64_0)).at(I + 1).abs().sqrt()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = ((g_f64_1 * g_f64_0).at(I + 1) * ((g_f64_1 - g_f64_1) + (g_f64_0 * g_f64_0)));
+        let t1 = g_f64_0;
+        (((concat_where(K < 1, g_f64_0, g_f64_1) + g_f64_1) * concat_where(K < 4, (g_f64_1 - g_f64_1), (g_f64_1 * g_f64_0))), select((g_f64_0 != (g_i32_1 as f64)), ((g_f64_0 - t1) + g_f64_1.at(K + 2)), ((g_i32_0 as i64).at(I + 1) as f64)))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        ((v_i32_1 / 3) - ((v_f64_0 * 8.0) as i32))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64) -> Field<(Edge, K), f64> {
+        let t0 = ((scan1(e_f64_1, e_f64_0) + (e_f64_0 - 3.0)) + k_f64);
+        let t1 = neighbor_sum(max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
+        (((t1 - s0) - s0) - e_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524f7(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
-        op0(s1, v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..4, J: 0..5, K: 1..7]);
-        op2(v_f64_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524f7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..5, J: 0..5, K: 1..4]);
+        op2(e_f64_0, e_f64_1, k_f64, s0).write_to(out2_0, domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -252,29 +259,37 @@ pub mod fuzz_00000000013524f8 {
 pub mod fuzz_00000000013524f9 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_1 * 8.0) as i32);
-        (e_f64_1 / concat_where(K < 4, (e_f64_0 + e_f64_1), e_f64_0))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (((((c_i32_0 * c_i32_1) + ((c_i32_0 as i64) as i32)) - select((c_f64_1 > c_f64_0), select((c_f64_0 <= c_f64_1), c_i32_0, c_i32_0), (c_i32_1 * c_i32_0))) as f64)).tanh()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (((-select((e_i32_1 != e_i32_1), e_f64_1, e_f64_0)) * 3000000000.0) as i32);
+        (e_f64_0).cos()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = neighbor_sum(e_f64_1.abs().sqrt().at(C2E3), C2E3);
-        (select((t1 > t0), select((c_i32_1 != c_i32_1), c_f64_0, c_f64_0), min_over(e_f64_0.at(C2E3), C2E3))).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((e_f64_0.at(K + 1)).cos(), (scan0((((e_i32_1 as i64) * 2) as f64), (select((e_f64_1 < e_f64_0), e_f64_0, e_f64_0) - e_f64_1)) + neighbor_sum(((c_f64_0 - c_f64_0) * neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).at(E2C), E2C)))
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (select((v_f64_1 > v_f64_0), select(((v_i32_0 - v_i32_0) != v_i32_1), neighbor_sum(e_f64_1.at(V2E6), V2E6), (v_i32_1 as f64).at(K - 2)), ((scan1(v_f64_0) - (v_f64_1 - v_f64_0)) - (-(v_f64_0 - v_f64_1)))), (-(-(v_f64_1 * (v_f64_1 / s1)))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
-        op2(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524f9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 0..6]);
+        op2(e_f64_1, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 3..6]);
     }
 }
 
@@ -303,14 +318,14 @@ pub mod fuzz_00000000013524fb {
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1 * 8.0) as i32).at(I + 1);
-        let t1 = ((((g_i32_1 as i64) as i32).at(I + 1) * g_i32_0) + 7);
-        (((g_f64_1 + g_f64_0) - g_f64_0.at(K - 2)).at(I - 1) - 0.125)
+        let t0 = (select((g_f64_0 < g_f64_0), (g_i32_1 as i64).at(I - 1), (g_i32_0 as i64)) as i32).at(I + 1);
+        let t1 = g_f64_1;
+        (((g_f64_1 - g_f64_0) + (g_i32_0 as f64)).at(I + 2) + (-((g_f64_0 / g_f64_1) - concat_where(K < 5, g_f64_1, g_f64_1))))
     }
 
     #[program]
     pub fn fuzz_00000000013524fb(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 2..6]);
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 1..7]);
     }
 }
 
@@ -331,7 +346,7 @@ pub mod fuzz_00000000013524fc {
 
     #[field_operator]
     pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 4, (((-(e_i32_1 as i64)) + (e_i32_1 as i64)) as f64), select((concat_where(K < 4, e_f64_1, e_f64_1) <= e_f64_1.abs().sqrt()), (e_f64_0 + e_f64_1), ((e_i32_0 * e_i32_0) as f64)));
+        let t0 = concat_where(K < 4, (((-(e_i32_1 as i64)) + ((e_f64_0 * 1e19) as i64)) as f64), select((e_f64_1.abs().sqrt() > e_f64_1.abs().sqrt()), (e_f64_0 + e_f64_1), ((e_i32_0 * e_i32_0) as f64)));
         let t1 = concat_where(K < 6, e_f64_1, max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)).at(K - 1);
         concat_where(K < 6, ((-(-e_f64_1)) + e_f64_1), (((e_i32_1 as f64) + select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0)) - neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)))
     }
@@ -400,20 +415,18 @@ pub mod fuzz_00000000013524ff {
     #[field_operator]
     pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_1;
-        ((select((t0 < t0), (v_i32_1 as i64), ((v_i32_1 as i64) * (v_i32_1 as i64))) as i32) as f64)
+        (((((v_i32_1 as i64) / 7) + 7) as i32) as f64)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_0 + g_f64_1) / 0.5);
-        let t1 = (select((g_f64_0 < t0), g_f64_1, g_f64_1) / (g_f64_0 - t0));
-        ((g_i32_0 as i64) as f64)
+    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((-g_f64_1.at(K - 1).abs().sqrt()), ((((g_i32_1 as i64) + (g_i32_1 as i64)) as f64) + ((g_i32_1 as f64) + s1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ff(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524ff(g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(g_f64_1, g_i32_1, s1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 2..7]);
     }
 }
 
@@ -452,19 +465,18 @@ pub mod fuzz_0000000001352501 {
 
     #[field_operator]
     pub fn op0(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        ((c_i32_0 as i64) as i32)
+        (((c_i32_0 as i64) + (c_i32_0 as i64)) as i32)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = ((select((c_f64_1 != c_f64_1), c_i32_1, c_i32_0) * c_i32_1.at(K - 1)) * 2);
-        (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + c_f64_0)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        neighbor_sum(((e_f64_0 * e_f64_1).at(K - 2).abs().sqrt().at(V2E6) * w_v2e6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352501(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_0000000001352501(c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
+        op1(e_f64_0, e_f64_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -494,29 +506,28 @@ pub mod fuzz_0000000001352503 {
         carry * 0.25 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         let t0 = (select((c_i32_0 <= c_i32_1), c_i32_1, c_i32_1) / 2).at(K + 1);
-        let t1 = (((t0 - c_i32_1) - t0) * (((t0 as i64) / 2) as i32));
-        ((max_over(neighbor_sum((c_f64_0 + c_f64_1).at(E2C), E2C).at(C2E3), C2E3)).tanh(), ((c_f64_1 + scan0(c_f64_0, c_f64_0)) + c_f64_0))
+        let t1 = (((t0 - c_i32_1) - t0) * ((c_f64_0 * 8.0) as i32));
+        c_i32_1.at(K + 1).at(K - 1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_f64_0 + v_f64_0) + scan1(v_f64_1));
-        let t1 = t0;
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6)).tanh()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_1 + scan0(g_f64_0, g_f64_0)) + g_f64_1);
+        ((((g_f64_0 - t0) - (t0 * g_f64_1)) + scan1((t0 * t0), g_f64_0)) - (((t0 + t0) - t0) + (t0 - t0).abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_0000000001352503(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_0000000001352503(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -548,27 +559,27 @@ pub mod fuzz_0000000001352505 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (((e_i32_0 as i64) as i32) as f64);
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (((e_f64_0 * 8.0) as i32) as f64);
         let t1 = concat_where(K < 1, (-e_f64_1), e_f64_1);
-        (((e_f64_0 * 8.0) as i32) * e_i32_1)
+        (((e_f64_1 * 1e19) as i32) * e_i32_1.at(K + 1))
     }
 
     #[field_operator]
-    pub fn op1(e_i32_0: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum(((e_i32_0 as i64) as f64).at(V2E6), V2E6), (-((-v_f64_0) - concat_where(K < 6, v_f64_0, v_f64_1))))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        (((((e_f64_0 * e_f64_0).at(C2E3[2]) * 3000000000.0) as i32) - ((c_i32_1 * (c_i32_0 + c_i32_0)) * (((c_i32_1 as i64) * (c_i32_1 as i64)) as i32))), c_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (((c_i32_1 as f64) * c_f64_1.abs().sqrt()), c_f64_1)
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((-(neighbor_sum(e_f64_1.at(V2E6), V2E6) * concat_where(K < 5, v_f64_0, v_f64_1))), (select((v_i32_1 > v_i32_0), select((v_i32_1 <= v_i32_1), v_i32_1, v_i32_0), (v_i32_1 * v_i32_0)) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
-        op1(e_i32_0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(c_f64_1, c_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
+        op2(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -577,40 +588,30 @@ pub mod fuzz_0000000001352505 {
 pub mod fuzz_0000000001352506 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
         let t0 = ((e_i32_1 / 2) + (e_i32_0 + e_i32_0));
         let t1 = (-(-e_f64_0));
-        (select((e_f64_1 > e_f64_0), ((t0 as i64) as i32), (t0 - t0)), ((e_f64_0 * e_f64_0) / e_f64_0.at(K + 2)))
+        select((e_f64_1 > e_f64_0), ((e_i32_1 as i64) as i32), e_i32_0)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((scan0(g_f64_1) + g_f64_1.at(K + 1)) + scan1((g_f64_0 * g_f64_0), (g_f64_0 * g_f64_1)));
-        let t1 = (select((g_f64_1 < g_f64_1), g_f64_0, g_f64_0).at(I + 1) - (g_f64_1.abs().sqrt() - (g_f64_1 * g_f64_0)));
-        t0
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        ((select((c_f64_0 != c_f64_0), c_f64_0, c_f64_0).at(K - 1) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))).atan()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        c_f64_1
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 + g_f64_1) + (g_f64_0 * g_f64_0)).at(K + 1);
+        let t1 = ((g_f64_1.abs().sqrt() * select((g_f64_1 > g_f64_0), t0, t0)) * k_f64);
+        ((((t1 * t0) * g_f64_0) * g_f64_0)).tanh()
     }
 
     #[program]
-    pub fn fuzz_0000000001352506(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..5]);
-        op2(c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352506(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(g_f64_0, g_f64_1, k_f64).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 1..5]);
     }
 }
 
@@ -697,15 +698,15 @@ pub mod fuzz_000000000135250a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_f64_1 * 8.0) as i32) + 3);
-        let t1 = ((c_f64_0 + c_f64_0) - (-c_f64_1));
-        max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 as i64) as i32) + 3);
+        let t1 = concat_where(K < 5, c_f64_0, c_f64_0).abs().sqrt();
+        neighbor_sum((-e_f64_1).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_000000000135250a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_000000000135250a(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -803,32 +804,30 @@ pub mod fuzz_000000000135250e {
 pub mod fuzz_000000000135250f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (v_f64_0, min_over((((e_f64_0 * 3000000000.0) as i64) as f64).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op0(e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_0, min_over(((e_i32_1 as i64) as f64).at(V2E6), V2E6))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = min_over(((c_f64_1 * c_f64_1).abs().sqrt() / 3.0).at(E2C), E2C);
+        let t1 = (e_f64_1 + k_f64);
+        (((c_i32_0 as i64) / 3) as f64).at(E2C[0]).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        scan0((e_f64_1 * e_f64_1).at(K + 1), e_f64_1.at(K - 2).at(K - 2))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        (((((c_i32_1 as i64) - (c_i32_0 as i64)) as i32) / 3) - select(((c_i32_0 as f64) > neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)), c_i32_1, ((c_i32_0 + c_i32_1) * c_i32_0.at(K - 1))))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_f64_1 * e_f64_1) * (e_i32_0 as f64));
+        let t1 = ((e_i32_0 + e_i32_1) / 7);
+        (-(e_f64_0 - e_f64_1))
     }
 
     #[program]
-    pub fn fuzz_000000000135250f(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(e_i32_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 4..5]);
-        op2(c_f64_0, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 1..6, K: 2..7]);
+    pub fn fuzz_000000000135250f(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..6]);
+        op1(c_f64_1, c_i32_0, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -837,29 +836,37 @@ pub mod fuzz_000000000135250f {
 pub mod fuzz_0000000001352510 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         let t0 = c_i32_1;
         let t1 = concat_where(K < 5, (c_f64_1 * c_f64_0), (c_i32_0 as f64));
-        ((c_i32_1 as i64).at(K - 1) as i32)
+        (((c_i32_0 as i64) / 3) as i32)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-c_f64_0).abs().sqrt();
-        c_f64_0
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((-c_f64_1.at(K - 1)) + (e_f64_0.at(C2E3[1]) - (c_i32_1 as f64)));
+        let t1 = (((t0 * c_f64_0) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) + k_f64);
+        ((((c_f64_1 * 8.0) as i32) * select((c_f64_1 < c_f64_1), c_i32_0, c_i32_0)) as f64)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (((g_f64_0 - g_f64_0) - (g_i32_0 as f64))).sin()
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (e_f64_0 - e_f64_0).at(K - 1).at(K - 1);
+        let t1 = (scan0((e_f64_1 + e_f64_0), e_f64_0) - select((e_i32_1 != e_i32_1), c_f64_1.at(E2C[0]), (-e_f64_1)));
+        t0
     }
 
     #[program]
-    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(g_f64_0, g_i32_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 2..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -867,11 +874,6 @@ pub mod fuzz_0000000001352510 {
 #[allow(unused, clippy::all)]
 pub mod fuzz_0000000001352511 {
     use super::*;
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
 
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
@@ -881,22 +883,24 @@ pub mod fuzz_0000000001352511 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
         let t0 = neighbor_sum((e_f64_0 + e_f64_0).at(K - 2).at(V2E6), V2E6);
-        let t1 = (v_i32_0 + (((v_f64_0 * 8.0) as i32) - v_i32_0.at(K - 1)));
-        (neighbor_sum(e_f64_0.at(K - 2).at(V2E6), V2E6) - scan0(v_f64_1).abs().sqrt())
+        let t1 = (v_i32_0 + (((t0 * 1e300) as i32) - v_i32_0));
+        (-select((v_f64_1 <= v_f64_1), (v_f64_0 / k_f64), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (select((v_f64_0 > v_f64_1), v_f64_1, v_f64_1) * min_over(e_f64_0.at(V2E6), V2E6))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64) -> Field<(Edge, K), i32> {
+        let t0 = (((e_f64_0 / e_f64_1).at(K - 1) / k_f64) * ((c_f64_1.at(E2C[1]) + s0) * select((e_f64_0 > e_f64_0), e_f64_0.at(K + 2), (-e_f64_0))));
+        let t1 = (select(((e_i32_0 as f64) <= (e_f64_1 + e_f64_0)), select((e_f64_1 > t0), (e_i32_0 - e_i32_0), e_i32_1.at(K + 1)), (((e_i32_1 as i64) / 7) as i32)) * select((concat_where(K < 6, e_f64_1, e_f64_1) != (t0 / e_f64_0)), (((e_i32_0 as i64) - (e_i32_1 as i64)) as i32), (e_i32_1 - e_i32_1)));
+        t1
     }
 
     #[program]
-    pub fn fuzz_0000000001352511(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352511(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
         op0(e_f64_0, e_f64_1, e_i32_0, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 3..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..6]);
+        op1(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s0).write_to(out2_0, domain![Edge: 1..10, K: 1..5]);
     }
 }
 
@@ -1020,30 +1024,40 @@ pub mod fuzz_0000000001352515 {
 pub mod fuzz_0000000001352516 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_i32_1 * (g_i32_1 * 2)) - (((g_i32_1 as i64) * (g_i32_0 as i64)) as i32));
-        let t1 = g_f64_0.abs().sqrt();
-        (g_f64_1).exp()
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        (-c_f64_0.at(E2C[0]))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_i32_1 * (g_i32_1 * 2)) - ((g_f64_0 * 8.0) as i32));
+        let t1 = concat_where(K < 3, select((g_f64_1 <= g_f64_0), (-g_f64_1), (g_f64_0 * g_f64_1)), (scan0(g_f64_0) + (g_f64_0 + g_f64_0)));
+        concat_where(K < 4, ((g_f64_0 + g_f64_1) + g_f64_1), (-g_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = concat_where(K < 2, v_f64_1, (-v_f64_0));
-        let t1 = (select((t0 <= v_f64_0), v_i32_1, v_i32_0) - v_i32_0);
-        (v_i32_1.at(K + 1) / 3)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        (e_f64_1).exp()
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (((concat_where(K < 6, e_f64_1, (e_f64_1 * e_f64_0)) * 1e19) as i32) as f64);
+        (scan1((-e_f64_1.abs().sqrt()), (-e_f64_1.abs().sqrt())) + (e_f64_1.at(K + 2) / (e_f64_1 - e_f64_0)).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352516(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(c_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352516(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..5]);
     }
 }
 
@@ -1184,7 +1198,7 @@ pub mod fuzz_000000000135251c {
 
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        ((((e_f64_0 * 8.0) as i32) + (e_i32_1 * e_i32_1)) - ((e_i32_1 - e_i32_0) - e_i32_0.at(K + 1)))
+        ((((e_f64_0 * 1e300) as i32) + e_i32_1.at(K + 1)) - ((e_i32_1 - e_i32_0) - e_i32_0.at(K + 1)))
     }
 
     #[field_operator]
@@ -1364,11 +1378,6 @@ pub mod fuzz_0000000001352522 {
         carry * 0.25 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = max_over(neighbor_sum(((c_f64_1 + c_f64_1) * (c_f64_1 + c_f64_1)).at(E2C), E2C).at(C2E3), C2E3);
@@ -1377,23 +1386,22 @@ pub mod fuzz_0000000001352522 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64) -> Field<(Edge, K), f64> {
         let t0 = concat_where(K < 1, select((c_f64_0 != c_f64_1), c_f64_0, c_f64_1), c_f64_1).at(E2C[1]);
-        let t1 = ((e_f64_1 * 8.0) as i32);
-        ((((((e_i32_1 as i64) - (e_i32_1 as i64)) / 7) as f64)).sin(), (-scan1(e_f64_0, e_f64_1.at(K + 2))))
+        let t1 = (((e_f64_1.at(K - 1) - k_f64) * 3000000000.0) as i32);
+        concat_where(K < 2, ((e_f64_1 * e_f64_1) - (e_f64_1 + s1)), ((e_f64_1 + e_f64_0) + concat_where(K < 1, e_f64_1, e_f64_0)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_0 * c_f64_1) + (-c_f64_0));
-        ((c_f64_0 + c_f64_1) + (t0 + t0))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        min_over((-(e_f64_0 + e_f64_0).at(K - 1)).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..5]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, k_f64, s1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1440,15 +1448,15 @@ pub mod fuzz_0000000001352524 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (((e_i32_0 as i64) + ((e_i32_0 as i64) - (e_i32_0 as i64))) as f64);
-        let t1 = t0;
-        e_i32_1
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((((e_f64_0 * 1e19) as i64) + (e_i32_0 as i64)) as f64);
+        let t1 = ((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * 3000000000.0) as i32);
+        (e_f64_1, min_over(c_f64_0.at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_0000000001352524(e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
-        op0(e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_0000000001352524(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -1489,13 +1497,13 @@ pub mod fuzz_0000000001352526 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        ((select((g_f64_1 != g_f64_1), ((g_i32_1 as i64) + (g_i32_1 as i64)), select((g_f64_1 < g_f64_0), (g_i32_1 as i64), (g_i32_0 as i64))) + (g_i32_0 as i64)) as i32)
+    pub fn op0(g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        ((g_i32_1 as i64) as i32)
     }
 
     #[program]
-    pub fn fuzz_0000000001352526(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352526(g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
+        op0(g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1599,15 +1607,15 @@ pub mod fuzz_000000000135252a {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_1 * 8.0) as i32);
-        concat_where(K < 3, c_f64_0, ((c_f64_1 * s1) * concat_where(K < 6, c_f64_0, c_f64_0)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((e_f64_0.at(C2E3[0]).at(K + 2) * 1e300) as i32);
+        concat_where(K < 1, (neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3) / c_f64_1), (c_f64_0 - (c_f64_0 - c_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_000000000135252a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135252a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(c_f64_0, c_f64_1, s1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 1..4]);
     }
 }
 
@@ -1705,11 +1713,6 @@ pub mod fuzz_000000000135252e {
         carry * 0.75 + x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = (g_f64_0 + (scan0((g_i32_1 as f64)) + concat_where(K < 1, g_f64_1.abs().sqrt(), (g_f64_1 / g_f64_1))));
@@ -1717,16 +1720,16 @@ pub mod fuzz_000000000135252e {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((((c_i32_0 / 7) / 3) / 2) + select(((c_f64_1 * c_f64_1) <= (c_f64_1 * c_f64_1)), ((c_f64_1 * 8.0) as i32), c_i32_0));
-        let t1 = (((concat_where(K < 3, c_f64_1, c_f64_0) * (-c_f64_0)) - c_f64_1) * scan1(c_f64_1, c_f64_0));
-        concat_where(K < 6, (-c_f64_0), neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3).abs().sqrt().abs().sqrt())
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((((c_i32_0 / 7) / 3) / 2) + select(((c_f64_1 * c_f64_1) <= (c_f64_1 * c_f64_1)), ((c_f64_0 * 1e19) as i32), ((c_i32_0 / 3) - c_i32_1.at(K - 1))));
+        let t1 = ((((c_i32_1 + c_i32_1) + (t0 + c_i32_0)) - c_i32_1) / 2);
+        neighbor_sum(e_f64_1.at(C2E3), C2E3).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_000000000135252e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135252e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, w_c2e3).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
     }
 }
 
@@ -1735,36 +1738,35 @@ pub mod fuzz_000000000135252e {
 pub mod fuzz_000000000135252f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), i32> {
         let t0 = select((neighbor_sum(e_f64_0.at(V2E6), V2E6) < neighbor_sum(e_f64_0.at(V2E6), V2E6)), max_over(e_f64_1.at(V2E6), V2E6), ((-v_f64_1) * (-v_f64_0)));
-        let t1 = (((v_i32_0 as i64) - ((v_i32_0 as i64) / 7)) as i32);
-        ((neighbor_sum((e_f64_1 + e_f64_0).at(V2E6), V2E6) * max_over(e_f64_0.at(V2E6), V2E6))).cos()
+        let t1 = (((neighbor_sum(e_f64_1.at(V2E6), V2E6) * 1e300) as i64) as i32);
+        select((neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6) <= (v_f64_0 + v_f64_1)), (v_i32_0 / 7), (((t0 + 1.5) * 3000000000.0) as i32))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = ((-g_f64_0) + (g_f64_1 / g_f64_0));
-        (select((g_i32_1 > g_i32_1), g_i32_0, g_i32_0) - g_i32_1)
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan0(v_f64_0, v_f64_1);
+        v_f64_0
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (select((v_f64_1 < v_f64_1.at(K + 1)), neighbor_sum((e_f64_1 - e_f64_0).at(V2E6), V2E6), concat_where(K < 6, (v_f64_0 * v_f64_0), v_f64_0)) * (max_over((e_f64_1 + e_f64_1).at(V2E6), V2E6) / s0));
-        let t1 = ((v_f64_1 * neighbor_sum((e_f64_0 + k_f64).at(V2E6), V2E6)) / min_over((e_f64_0 - (e_f64_0 * e_f64_1)).at(V2E6), V2E6));
-        (t0, scan0(t1, select((v_f64_0 <= v_f64_1), (-v_f64_0), (t0 - v_f64_1))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (-c_f64_1);
+        ((e_f64_0 / e_f64_0).at(C2E3[2]) * concat_where(K < 6, (c_f64_0 * c_f64_0), c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135252f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op2(e_f64_0, e_f64_1, k_f64, s0, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..5]);
+    pub fn fuzz_000000000135252f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1887,6 +1889,11 @@ pub mod fuzz_0000000001352535 {
         carry * 0.5 + (x0 - x1) * 0.5
     }
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (-scan0(c_f64_1, c_f64_0));
@@ -1897,21 +1904,22 @@ pub mod fuzz_0000000001352535 {
     #[field_operator]
     pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = concat_where(K < 4, ((-v_f64_1) - ((v_f64_0 * v_f64_1) - (v_i32_0 as f64))), ((v_i32_1 as i64) as f64));
-        let t1 = (v_i32_0 - (v_i32_1 - ((v_f64_0 * 8.0) as i32).at(K + 1)));
-        v_f64_0.at(K - 2).at(K + 1)
+        let t1 = (v_i32_0 - (v_i32_1 - ((v_f64_0 * 3000000000.0) as i32).at(K + 1)));
+        ((t1 as f64) / v_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = (((select((e_f64_1 > e_f64_0), e_f64_0, e_f64_0) - neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) / select((e_f64_0 > e_f64_1), e_f64_1, e_f64_0)) * select((e_f64_1 != (e_f64_1 + 0.25)), max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C[0]), (-e_f64_1.at(K - 2))));
-        ((e_i32_0 * e_i32_1), neighbor_sum(neighbor_sum((-(e_f64_1 + e_f64_1)).at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = select(((select((e_f64_0 < e_f64_0), e_i32_0, e_i32_1) + ((e_f64_1 * 3000000000.0) as i32)) > (((e_f64_0 * 8.0) as i32) - ((e_i32_1 as i64) as i32))), ((-(e_f64_0 + e_f64_1)) + 0.25), concat_where(K < 5, scan1((e_f64_1 - e_f64_1)), e_f64_0));
+        let t1 = (((e_i32_0.at(K + 1) + (e_i32_1 * e_i32_0)) + (e_i32_0.at(K - 1) + ((e_f64_0 * 1e19) as i32))) * 3);
+        ((e_f64_0).atan(), (((t0 - max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) + (-(e_f64_0 + e_f64_0))) + concat_where(K < 1, (select((e_i32_0 <= e_i32_1), e_f64_0, e_f64_0) * select((e_i32_1 != e_i32_0), e_f64_0, e_f64_0)), (e_f64_1 * e_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), i32>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
         op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 2..5]);
-        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 3..7]);
+        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 2..6]);
     }
 }
 
@@ -2005,15 +2013,15 @@ pub mod fuzz_0000000001352539 {
     }
 
     #[field_operator]
-    pub fn op0(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0((((v_i32_0 as i64) as i32) as f64), v_f64_0);
-        let t1 = (((v_i32_1 as i64) + (((v_i32_1 as i64) - (v_i32_0 as i64)) - ((v_i32_1 as i64) + (v_i32_1 as i64)))) as f64);
-        ((((v_f64_0 / k_f64).at(K - 2) + ((v_i32_0 + v_i32_1) as f64)) + 1.5)).cos()
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = scan0((((v_i32_0 as i64) as i32) as f64), (v_f64_0.abs().sqrt() + (v_f64_1 - v_f64_1)));
+        let t1 = v_f64_1;
+        (((v_i32_1.at(K + 1) + (v_i32_1 * 7)) / 3) as f64)
     }
 
     #[program]
-    pub fn fuzz_0000000001352539(k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(k_f64, v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
+    pub fn fuzz_0000000001352539(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -2041,7 +2049,7 @@ pub mod fuzz_000000000135253a {
 
     #[field_operator]
     pub fn op1(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        select(((scan0(v_f64_1, v_f64_1) + k_f64) > select((v_f64_0 <= v_f64_1), v_f64_1.abs().sqrt(), scan1(v_f64_1, v_f64_0))), (((v_i32_1 + v_i32_1) as i64) as i32), (select((v_f64_0 != v_f64_1), v_i32_1, v_i32_0) - v_i32_0.at(K - 1)).at(K + 1))
+        select(((scan0(v_f64_1, v_f64_1) + k_f64) > select((v_f64_0 <= v_f64_1), v_f64_1.abs().sqrt(), scan1(v_f64_1, v_f64_0))), ((((v_i32_1 as i64) + (v_i32_1 as i64)) / 2) as i32), select(((v_f64_1 - v_f64_0) <= v_f64_0.at(K - 1)), select((v_f64_1 > v_f64_0), (v_i32_1 + v_i32_0), v_i32_0), v_i32_1))
     }
 
     #[program]
@@ -2057,15 +2065,15 @@ pub mod fuzz_000000000135253b {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = select((e_f64_1 <= (e_f64_0 - e_f64_1)), (((e_i32_1 as i64) / 2) as i32), e_i32_0);
-        let t1 = (-(neighbor_sum(c_f64_1.at(E2C), E2C) * concat_where(K < 6, e_f64_0, e_f64_0)));
-        (((e_i32_1 as i64) as i32).at(K - 1) * ((e_f64_1 * 8.0) as i32))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = select((e_f64_1 <= (e_f64_0 - e_f64_1)), ((e_i32_0 as i64) as i32), e_i32_1);
+        let t1 = (select((e_i32_0 <= t0), (e_i32_0 - e_i32_0), (t0 / 2)) * ((e_f64_0 * 8.0) as i32));
+        (select((e_f64_0 <= e_f64_0), e_f64_1, e_f64_1).at(K + 2)).atan()
     }
 
     #[program]
-    pub fn fuzz_000000000135253b(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_000000000135253b(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..4]);
     }
 }
 
@@ -2096,16 +2104,16 @@ pub mod fuzz_000000000135253d {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_i32_0 as i64) as i32);
-        let t1 = c_f64_1.abs().sqrt();
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_1 * 8.0) as i32);
+        let t1 = c_f64_1.at(K - 1);
         (concat_where(K < 2, neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3[1])).sin()
     }
 
     #[program]
-    pub fn fuzz_000000000135253d(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135253d(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+        op1(c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -2115,14 +2123,14 @@ pub mod fuzz_000000000135253e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), ((v_f64_0 * 8.0) as i32), ((select((v_i32_0 < v_i32_0), v_i32_0, v_i32_0) * (v_i32_0 + v_i32_1)) + (v_i32_1 + 2).at(K - 1)));
-        (((v_i32_1 - v_i32_0) + v_i32_0) + v_i32_0.at(K + 1)).at(K - 1)
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), ((((v_f64_0 * v_f64_1) + v_f64_0) * 1e19) as i32), v_i32_0);
+        (t0 as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135253e(v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>) {
-        op0(v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135253e(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -2138,24 +2146,24 @@ pub mod fuzz_000000000135253f {
 
     #[field_operator]
     pub fn op1(e_f64_0: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (((v_i32_1 as i64).at(K - 1) + select((v_f64_1 <= v_f64_0), (v_i32_0 as i64), (v_i32_0 as i64))) as i32);
-        let t1 = (-(v_f64_0.abs().sqrt() / s1));
-        (v_f64_1.at(K - 2) + neighbor_sum(e_f64_0.at(V2E6), V2E6))
+        let t0 = (select((v_f64_0 > v_f64_0), (v_i32_1 as i64), (v_i32_0 as i64).at(K - 1)) as i32);
+        let t1 = neighbor_sum((e_f64_0.abs().sqrt() / s1).at(V2E6), V2E6);
+        v_f64_1.at(K - 2).abs().sqrt()
     }
 
     #[program]
     pub fn fuzz_000000000135253f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(e_f64_0, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 3..7]);
+        op1(e_f64_0, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
-    Case { name: "fuzz_00000000013524f0", seed: 20260080, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f0::fuzz_00000000013524f0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f0", seed: 20260080, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f0::fuzz_00000000013524f0::compile(o)?)) },
     Case { name: "fuzz_00000000013524f1", seed: 20260081, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f1::fuzz_00000000013524f1::compile(o)?)) },
     Case { name: "fuzz_00000000013524f2", seed: 20260082, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f3", seed: 20260083, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f3", seed: 20260083, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
     Case { name: "fuzz_00000000013524f4", seed: 20260084, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f4::fuzz_00000000013524f4::compile(o)?)) },
     Case { name: "fuzz_00000000013524f5", seed: 20260085, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f5::fuzz_00000000013524f5::compile(o)?)) },
     Case { name: "fuzz_00000000013524f6", seed: 20260086, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f6::fuzz_00000000013524f6::compile(o)?)) },
@@ -2171,10 +2179,10 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352500", seed: 20260096, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
     Case { name: "fuzz_0000000001352501", seed: 20260097, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352501::fuzz_0000000001352501::compile(o)?)) },
     Case { name: "fuzz_0000000001352502", seed: 20260098, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352502::fuzz_0000000001352502::compile(o)?)) },
-    Case { name: "fuzz_0000000001352503", seed: 20260099, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352503::fuzz_0000000001352503::compile(o)?)) },
+    Case { name: "fuzz_0000000001352503", seed: 20260099, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352503::fuzz_0000000001352503::compile(o)?)) },
     Case { name: "fuzz_0000000001352504", seed: 20260100, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352504::fuzz_0000000001352504::compile(o)?)) },
     Case { name: "fuzz_0000000001352505", seed: 20260101, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352505::fuzz_0000000001352505::compile(o)?)) },
-    Case { name: "fuzz_0000000001352506", seed: 20260102, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352506::fuzz_0000000001352506::compile(o)?)) },
+    Case { name: "fuzz_0000000001352506", seed: 20260102, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352506::fuzz_0000000001352506::compile(o)?)) },
     Case { name: "fuzz_0000000001352507", seed: 20260103, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352507::fuzz_0000000001352507::compile(o)?)) },
     Case { name: "fuzz_0000000001352508", seed: 20260104, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352508::fuzz_0000000001352508::compile(o)?)) },
     Case { name: "fuzz_0000000001352509", seed: 20260105, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352509::fuzz_0000000001352509::compile(o)?)) },
@@ -2184,7 +2192,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135250d", seed: 20260109, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250d::fuzz_000000000135250d::compile(o)?)) },
     Case { name: "fuzz_000000000135250e", seed: 20260110, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
     Case { name: "fuzz_000000000135250f", seed: 20260111, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352510", seed: 20260112, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352510::fuzz_0000000001352510::compile(o)?)) },
+    Case { name: "fuzz_0000000001352510", seed: 20260112, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352510::fuzz_0000000001352510::compile(o)?)) },
     Case { name: "fuzz_0000000001352511", seed: 20260113, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352511::fuzz_0000000001352511::compile(o)?)) },
     Case { name: "fuzz_0000000001352512", seed: 20260114, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
     Case { name: "fuzz_0000000001352513", seed: 20260115, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352513::fuzz_0000000001352513::compile(o)?)) },
@@ -2202,7 +2210,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135251f", seed: 20260127, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
     Case { name: "fuzz_0000000001352520", seed: 20260128, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },
     Case { name: "fuzz_0000000001352521", seed: 20260129, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352521::fuzz_0000000001352521::compile(o)?)) },
-    Case { name: "fuzz_0000000001352522", seed: 20260130, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
+    Case { name: "fuzz_0000000001352522", seed: 20260130, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
     Case { name: "fuzz_0000000001352523", seed: 20260131, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352523::fuzz_0000000001352523::compile(o)?)) },
     Case { name: "fuzz_0000000001352524", seed: 20260132, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352524::fuzz_0000000001352524::compile(o)?)) },
     Case { name: "fuzz_0000000001352525", seed: 20260133, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352525::fuzz_0000000001352525::compile(o)?)) },
@@ -2215,19 +2223,19 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135252c", seed: 20260140, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252c::fuzz_000000000135252c::compile(o)?)) },
     Case { name: "fuzz_000000000135252d", seed: 20260141, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252d::fuzz_000000000135252d::compile(o)?)) },
     Case { name: "fuzz_000000000135252e", seed: 20260142, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252e::fuzz_000000000135252e::compile(o)?)) },
-    Case { name: "fuzz_000000000135252f", seed: 20260143, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252f::fuzz_000000000135252f::compile(o)?)) },
+    Case { name: "fuzz_000000000135252f", seed: 20260143, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252f::fuzz_000000000135252f::compile(o)?)) },
     Case { name: "fuzz_0000000001352530", seed: 20260144, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
     Case { name: "fuzz_0000000001352531", seed: 20260145, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352531::fuzz_0000000001352531::compile(o)?)) },
     Case { name: "fuzz_0000000001352532", seed: 20260146, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352532::fuzz_0000000001352532::compile(o)?)) },
     Case { name: "fuzz_0000000001352533", seed: 20260147, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352533::fuzz_0000000001352533::compile(o)?)) },
     Case { name: "fuzz_0000000001352534", seed: 20260148, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352534::fuzz_0000000001352534::compile(o)?)) },
-    Case { name: "fuzz_0000000001352535", seed: 20260149, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352535::fuzz_0000000001352535::compile(o)?)) },
+    Case { name: "fuzz_0000000001352535", seed: 20260149, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352535::fuzz_0000000001352535::compile(o)?)) },
     Case { name: "fuzz_0000000001352536", seed: 20260150, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352536::fuzz_0000000001352536::compile(o)?)) },
     Case { name: "fuzz_0000000001352537", seed: 20260151, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352537::fuzz_0000000001352537::compile(o)?)) },
     Case { name: "fuzz_0000000001352538", seed: 20260152, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352538::fuzz_0000000001352538::compile(o)?)) },
-    Case { name: "fuzz_0000000001352539", seed: 20260153, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352539::fuzz_0000000001352539::compile(o)?)) },
+    Case { name: "fuzz_0000000001352539", seed: 20260153, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352539::fuzz_0000000001352539::compile(o)?)) },
     Case { name: "fuzz_000000000135253a", seed: 20260154, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
-    Case { name: "fuzz_000000000135253b", seed: 20260155, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
+    Case { name: "fuzz_000000000135253b", seed: 20260155, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
     Case { name: "fuzz_000000000135253c", seed: 20260156, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
     Case { name: "fuzz_000000000135253d", seed: 20260157, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253d::fuzz_000000000135253d::compile(o)?)) },
     Case { name: "fuzz_000000000135253e", seed: 20260158, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253e::fuzz_000000000135253e::compile(o)?)) },

@@ -49,15 +49,15 @@ pub mod fuzz_0000000001352542 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = scan0((c_f64_0 * c_f64_1).at(K - 1), scan1((c_f64_0 * c_f64_0)));
-        let t1 = ((c_i32_0 as i64) as i32);
+        let t1 = ((t0 * 8.0) as i32);
         ((t0 * (select((t0 < t0), c_f64_1, t0) / (c_f64_0 + c_f64_0))) * min_over((e_f64_0 * neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_0000000001352542(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352542(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -126,15 +126,15 @@ pub mod fuzz_0000000001352545 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_1;
         let t1 = (select((v_f64_0 != t0), min_over(e_f64_0.at(V2E6), V2E6), min_over(e_f64_1.at(V2E6), V2E6)) * t0);
-        ((((t0 * 8.0) as i32) as f64), neighbor_sum(e_f64_1.at(V2E6), V2E6))
+        (((v_f64_0.abs().sqrt() * 1e300) as i32) as f64)
     }
 
     #[program]
-    pub fn fuzz_0000000001352545(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352545(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -172,24 +172,22 @@ pub mod fuzz_0000000001352547 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_0 as i64) as i32).at(K + 1) as f64);
-        let t1 = select((select((t0 < t0), c_f64_1, c_f64_0) > (t0.abs().sqrt() - t0)), select((c_f64_1 != c_f64_0.at(K + 1)), ((c_i32_0 * 2) + 3), c_i32_0), (c_i32_1 - select((c_f64_1 != c_f64_0), (c_i32_0 - c_i32_0), select((c_f64_0 != c_f64_0), c_i32_0, c_i32_0))));
-        (((-(t0 + t0)) * concat_where(K < 6, (c_f64_0 + 3.0), c_f64_0)) - neighbor_sum((e_f64_0.abs().sqrt() + (e_i32_1 as f64)).at(C2E3), C2E3))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = ((((c_i32_1 as i64) * (c_i32_1 as i64)) as i32).at(K + 1) as f64);
+        let t1 = c_f64_0;
+        (c_i32_0 + select(((t0 - t1) < t0), select((t1 != c_f64_1), c_i32_1, (c_i32_0 * c_i32_1)), (select((c_f64_0 < t1), c_i32_1, c_i32_1) * 2)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (max_over(select((e_f64_0 < e_f64_1), e_f64_0, e_f64_1).at(V2E6), V2E6) - (select((v_f64_1 != v_f64_1), v_f64_1, v_f64_1) * (v_f64_1 - v_f64_1)));
-        let t1 = ((v_i32_0 * 2).at(K - 1) + v_i32_1);
-        ((v_f64_1 + v_f64_1).at(K - 1) * (neighbor_sum(e_f64_1.at(V2E6), V2E6) / t0))
+    pub fn op2(e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        e_i32_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352547(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352547(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Edge, K), i32>) {
         op0(v_f64_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
-        op2(e_f64_0, e_f64_1, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -253,6 +251,11 @@ pub mod fuzz_000000000135254a {
         carry * 0.75 + (x0 - x1) * 0.5
     }
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = (e_f64_1.abs().sqrt() / (e_f64_1 - e_f64_1));
@@ -261,24 +264,22 @@ pub mod fuzz_000000000135254a {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_i32_0 as i64) as i32).at(I + 1) as f64);
-        let t1 = select(((g_f64_1 - t0) < (g_f64_1 - t0)), ((g_i32_0 * g_i32_1) + ((g_f64_1 * 8.0) as i32)), select((g_i32_1 != g_i32_0), select((g_f64_1 <= g_f64_0), g_i32_1, g_i32_1), ((g_i32_1 as i64) as i32)));
-        ((-(-g_f64_1)) / t0)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> Field<(I, J, K), f64> {
+        let t0 = (((g_f64_0 * 8.0) as i32).at(I + 1) as f64);
+        let t1 = select(((g_f64_1 - t0) < (g_f64_1 - t0)), ((g_i32_0 * g_i32_1) + ((g_f64_0 * 1e19) as i32)), (((g_f64_1 / s0) * 3000000000.0) as i32));
+        t0
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = (select((e_f64_0 < e_f64_0), e_f64_0, e_f64_0) / 1.5);
-        (e_i32_1, select((e_f64_1 <= e_f64_0), e_f64_0.at(K + 1), c_f64_1.at(E2C[1])))
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        scan1((v_f64_0 * v_f64_1))
     }
 
     #[program]
-    pub fn fuzz_000000000135254a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), i32>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_000000000135254a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 1..5]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 1..6]);
+        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -317,31 +318,32 @@ pub mod fuzz_000000000135254c {
         carry * 0.25 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (((c_f64_0 * 8.0) as i32) as f64)
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (((c_f64_1 * 8.0) as i32) as f64)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        concat_where(K < 3, concat_where(K < 5, scan0(g_f64_1), g_f64_1), (g_f64_1 * 0.125))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        (((scan0(c_f64_0.abs().sqrt().abs().sqrt()) * 1e19) as i32), c_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        concat_where(K < 4, (scan1(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), (e_f64_1 / k_f64)) - ((e_f64_1 - e_f64_0) + k_f64)), max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 2, scan1((e_f64_1 * e_f64_0), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), ((e_f64_0 * e_f64_1) / k_f64)).abs().sqrt();
+        (c_f64_0.at(E2C[1]) + e_f64_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135254c(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op2(e_f64_0, e_f64_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_000000000135254c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
+        op2(c_f64_0, e_f64_0, e_f64_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -418,15 +420,15 @@ pub mod fuzz_0000000001352550 {
     }
 
     #[field_operator]
-    pub fn op2(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        (((c_i32_1 as i64) / 7) as i32)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (c_f64_0.at(K - 2).abs().sqrt(), c_f64_1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352550(c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_0000000001352550(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op2(c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 3..6]);
     }
 }
 
@@ -561,30 +563,38 @@ pub mod fuzz_0000000001352556 {
 pub mod fuzz_0000000001352557 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, w_c2e3: Field<(Cell, C2E3), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         ((((e_i32_0 as f64) - min_over(neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3).at(E2C), E2C).abs().sqrt())).exp(), e_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = ((v_f64_1 * 8.0) as i32);
-        let t1 = v_f64_1;
-        (select((concat_where(K < 1, neighbor_sum(e_f64_0.at(V2E6), V2E6), min_over(e_f64_1.at(V2E6), V2E6)) < (-v_f64_0).at(K - 2)), min_over(((e_f64_0 + e_f64_0) + (e_f64_0 - s0)).at(V2E6), V2E6), (max_over(e_f64_0.at(V2E6), V2E6) * v_f64_0)), max_over(((e_i32_0 as f64) + (e_f64_1 + e_f64_1)).at(V2E6), V2E6).abs().sqrt())
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((select((select((v_f64_1 < v_f64_0), v_f64_0, v_f64_0) <= concat_where(K < 1, v_f64_0, v_f64_0)), min_over((-e_f64_0).at(V2E6), V2E6), ((-v_f64_0) + neighbor_sum(e_f64_0.at(V2E6), V2E6))) * 1e300) as i32);
+        let t1 = v_f64_0;
+        (((t1 - s0)).sin(), max_over(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        let t0 = neighbor_sum(neighbor_sum(((c_f64_1 - c_f64_0) - 1.5).at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = (select(((-t0) < c_f64_0), ((c_i32_0 / 7) + (c_i32_1 * 3)), ((c_i32_1 as i64).at(K - 1) as i32)) + c_i32_0);
-        (((c_i32_1 as i64) as i32), concat_where(K < 1, max_over(neighbor_sum((-c_f64_1).at(E2C), E2C).at(C2E3), C2E3), c_f64_0))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        scan0((e_f64_1 + e_f64_1), scan1(e_f64_0, e_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352557(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), i32>, out2_1: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352557(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_0, w_c2e3).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, s0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 3..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..7]);
+        op1(e_f64_0, s0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -609,22 +619,23 @@ pub mod fuzz_0000000001352558 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = scan0((e_f64_0 / s1), (e_f64_0 - e_f64_0));
         let t1 = scan1(e_f64_1, neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C));
-        ((c_f64_1.at(E2C[0]) * (-t0)), ((e_i32_0 as i64) as f64))
+        ((c_f64_1.at(E2C[0]) * (-t0)), (((e_f64_0 * 1e300) as i64) as f64))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((c_f64_0 * e_f64_1.at(C2E3[0])) - neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f64_0 * min_over((select((e_f64_0 < e_f64_1), (e_i32_1 as i64), (e_i32_0 as i64)) as f64).at(V2E6), V2E6));
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6) - ((min_over(e_f64_1.at(V2E6), V2E6) - v_f64_1.at(K + 2)) + ((t0 - v_f64_1) + min_over(e_f64_1.at(V2E6), V2E6))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352558(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352558(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, s1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
-        op2(c_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_1, e_f64_0, e_f64_1, s1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -649,16 +660,21 @@ pub mod fuzz_0000000001352559 {
 pub mod fuzz_000000000135255a {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = c_f64_1;
-        let t1 = ((c_i32_0 as i64) as i32);
-        c_f64_0
+        let t1 = (((c_i32_0 as i64) / 7) as i32);
+        (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3), scan0((c_f64_1 * c_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_000000000135255a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_000000000135255a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -674,21 +690,22 @@ pub mod fuzz_000000000135255b {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_f64_0 * 8.0) as i32) * select((c_f64_0 < c_f64_0), c_i32_1, c_i32_0));
-        select((c_f64_1 < c_f64_1), c_f64_0.at(K - 2), e_f64_0.at(C2E3[1]))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_f64_1 * 8.0) as i32) * (c_i32_0 - c_i32_0));
+        (((c_f64_1 * 8.0) as i32) as f64)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (max_over(e_f64_0.at(C2E3), C2E3)).atan()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = ((neighbor_sum(((e_f64_1 + e_f64_1).at(V2E6) * w_v2e6), V2E6) + (v_f64_0 / (v_f64_0 * v_f64_1))) / ((neighbor_sum(e_f64_0.at(V2E6), V2E6) + (v_i32_1 as f64)) - ((v_i32_1 as f64) / (v_f64_1 - v_f64_1))));
+        (select((v_f64_1.at(K + 1) <= (v_f64_0 + v_f64_0)), concat_where(K < 6, concat_where(K < 1, v_f64_0, v_f64_0), (v_f64_0 - v_f64_0)), v_f64_0) * select(((v_f64_0 * v_f64_0) <= v_f64_1.abs().sqrt()), (-(v_f64_1 * v_f64_1)), max_over((e_f64_0 - e_f64_0).at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_000000000135255b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135255b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 3..6]);
-        op2(e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+        op1(c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6).write_to(out2_0, domain![Vertex: 1..4, K: 0..5]);
     }
 }
 
@@ -742,20 +759,20 @@ pub mod fuzz_000000000135255e {
     }
 
     #[field_operator]
-    pub fn op1(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        ((c_i32_0 * 3).at(K + 1) - (((c_i32_1 as i64) - (c_i32_1 as i64)) as i32))
+    pub fn op1(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        ((c_i32_0 * 3).at(K + 1) - (((c_i32_0 as i64) - (c_i32_0 as i64)) as i32))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((neighbor_sum((e_f64_1 / k_f64).at(V2E6), V2E6) / 0.25) + concat_where(K < 1, v_f64_1, select((v_f64_0 < v_f64_0), v_f64_0, v_f64_1)).abs().sqrt())
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((((g_f64_1 * g_f64_0) * g_f64_0) / 0.25) + concat_where(K < 1, g_f64_1, select((g_f64_0 < g_f64_0), g_f64_0, g_f64_1)).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_000000000135255e(c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_000000000135255e(c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(c_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -795,21 +812,16 @@ pub mod fuzz_000000000135255f {
 pub mod fuzz_0000000001352560 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (select((e_f64_0 != e_f64_0), (e_i32_1 as i64), (e_i32_1 as i64)) as i32);
-        let t1 = scan0((t0 as f64), c_f64_0.at(E2C[1]));
-        e_f64_1
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (((e_i32_0 as i64) * (e_i32_1 as i64)) as i32);
+        let t1 = concat_where(K < 1, select((e_f64_0 > e_f64_0), e_f64_1, e_f64_0), select((e_i32_0 > e_i32_1), e_f64_0, e_f64_1));
+        max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_0000000001352560(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352560(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -834,24 +846,24 @@ pub mod fuzz_0000000001352561 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
         let t0 = (g_f64_1 - g_f64_1).abs().sqrt();
         let t1 = (concat_where(K < 6, g_f64_0, g_f64_1) - (-g_f64_0));
-        (((g_f64_1 * 8.0) as i32) - (g_i32_0 + g_i32_0))
+        ((((g_f64_1 * 1e300) as i32) - (g_i32_0 * g_i32_1)), ((t1 * g_f64_1) * (g_f64_0 + t1)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((((e_i32_0 as i64) * 3) as i32) - select((e_f64_1 > e_f64_0), (e_i32_0 + e_i32_0), ((e_f64_0 * 8.0) as i32))) / 2);
-        let t1 = t0;
-        ((c_f64_0 - c_f64_1).at(K + 1) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)).at(E2C[1])
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = (neighbor_sum(e_f64_0.at(V2E6), V2E6) - select((v_i32_0 < v_i32_0), v_f64_0, v_f64_0));
+        let t1 = max_over((e_f64_0 + e_f64_1).at(V2E6), V2E6);
+        v_i32_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352561(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_0000000001352561(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
         op0(c_f64_0, c_f64_1, e_f64_0, s0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..7]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -908,28 +920,38 @@ pub mod fuzz_0000000001352563 {
 pub mod fuzz_0000000001352564 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
         (-(c_f64_1 + c_f64_0).at(K - 1).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_i32_1 * g_i32_1) - g_i32_1) + (((g_f64_0 * 8.0) as i32) / 3)) * 3);
-        ((select((g_f64_1 > g_f64_1), ((t0 as i64) as i32), ((t0 as i64) as i32)) * (((g_f64_0 * 8.0) as i32) / 2)) as f64)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = ((((g_i32_1 * g_i32_1) - g_i32_1) + (((g_f64_1 * 8.0) as i32) / 3)) * 3);
+        (((-g_f64_1.abs().sqrt()) / k_f64), (select((g_f64_0 != g_f64_1), scan0(scan1(g_f64_0)), ((g_f64_1 - g_f64_1) * g_f64_0.at(I - 2))) * (concat_where(K < 5, g_f64_0, g_f64_1) + g_f64_1.abs().sqrt()).abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1 * 8.0) as i32);
-        g_f64_0.abs().sqrt().at(I - 2)
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>, s0: f64, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (concat_where(K < 1, ((-g_f64_0) - g_f64_1), ((-g_f64_1) - (g_f64_0 - g_f64_0))) - ((select((g_f64_1 < g_f64_1), (g_i32_1 as i64), (g_i32_0 as i64)) as f64) + g_f64_1.at(J - 2).at(J - 1)));
+        (((concat_where(K < 3, (-g_f64_1), (-g_f64_1)) + ((g_f64_0 * g_f64_1) * s0)) + select(((g_f64_0 - t0) != (g_f64_1 + t0)), concat_where(K < 6, (g_f64_0 * g_f64_0), concat_where(K < 2, g_f64_1, g_f64_0)), concat_where(K < 3, (g_f64_1 + g_f64_0), (g_f64_1 / k_f64)))), ((concat_where(K < 6, (g_f64_1 * g_f64_0), (g_f64_1 / g_f64_1)) * s1) * t0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352564(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_0000000001352564(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 2..6, J: 0..5, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to((out1_0, out1_1), domain![I: 3..5, J: 0..5, K: 0..7]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64, s0, s1).write_to((out2_0, out2_1), domain![I: 1..5, J: 3..5, K: 1..6]);
     }
 }
 
@@ -939,14 +961,14 @@ pub mod fuzz_0000000001352565 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_f64_1 * 8.0) as i32) * 2);
-        (c_f64_0.abs().sqrt() + (c_f64_1 - c_f64_0))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 as i64) as i32) * 2);
+        (-(c_f64_1 * c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352565(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
+    pub fn fuzz_0000000001352565(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -961,15 +983,15 @@ pub mod fuzz_0000000001352566 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (((select((v_f64_1 != v_f64_1), (v_i32_1 as i64), (v_i32_0 as i64)) as i32) + 3) - (((v_i32_0 / 7) * ((v_i32_1 as i64) as i32)) + ((v_f64_0 * 8.0) as i32)));
-        concat_where(K < 4, (((-(v_i32_0 as i64)) * (v_i32_1 as i64)) as f64), (neighbor_sum(e_f64_0.at(V2E6), V2E6) - ((-v_f64_1) * v_f64_1.abs().sqrt())))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((((v_f64_1 * 8.0) as i32) + 3) - (((v_i32_1 as i64) * 2) as i32).at(K + 1));
+        ((neighbor_sum((e_f64_0 * e_f64_1).at(V2E6), V2E6) * min_over(select((e_f64_0 > e_f64_1), e_f64_1, e_f64_0).at(V2E6), V2E6)).at(K + 2), v_f64_0.at(K + 1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352566(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352566(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
         op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..5]);
     }
 }
 
@@ -978,32 +1000,23 @@ pub mod fuzz_0000000001352566 {
 pub mod fuzz_0000000001352567 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_f64_0 > c_f64_1), c_i32_1, c_i32_0) + ((c_i32_0 as i64) as i32)).at(K + 1);
+        let t0 = (select((c_f64_0 > c_f64_1), c_i32_1, c_i32_0) + ((c_f64_0 * 8.0) as i32)).at(K + 1);
         let t1 = neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C).at(C2E3[0]);
-        ((c_i32_0 as i64) as f64).at(K - 2)
+        (((c_f64_0 * 1e19) as i64) as f64).at(K - 2)
     }
 
     #[field_operator]
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (scan0(scan1(g_f64_0).abs().sqrt(), ((g_f64_1 * g_f64_1) * (g_f64_1 * g_f64_1)))).tanh()
+        let t0 = ((select((g_f64_0 > g_f64_0), g_f64_1, g_f64_0).at(K - 1).abs().sqrt() * 1e19) as i32);
+        ((((g_f64_1 + g_f64_0) - (g_f64_1 / g_f64_0)) + ((t0 * 7) as f64)) * concat_where(K < 4, (g_f64_0 - (g_f64_0 + g_f64_1)), (concat_where(K < 3, g_f64_0, g_f64_1) * (g_f64_0 / g_f64_0))))
     }
 
     #[program]
     pub fn fuzz_0000000001352567(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, w_e2c).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, w_e2c).write_to(out0_0, domain![Cell: 1..6, K: 3..5]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1157,37 +1170,30 @@ pub mod fuzz_000000000135256f {
         carry * 0.75 + x0 * x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
         let t0 = ((select((v_f64_0 <= v_f64_0), v_i32_1, v_i32_1).at(K - 1) as f64) / scan0(v_f64_0));
-        let t1 = (select(((t0 + t0) != v_f64_1), ((v_i32_1 as i64).at(K + 1) - (v_i32_1 as i64)), ((v_i32_1 * v_i32_1) as i64)) as i32);
-        (((-v_f64_1) + t0)).atan()
+        let t1 = ((((concat_where(K < 4, v_f64_1, v_f64_1) * 1e19) as i64) - select((v_i32_1 < v_i32_1), select((v_i32_1 != v_i32_1), (v_i32_0 as i64), (v_i32_1 as i64)), select((v_f64_0 < t0), (v_i32_0 as i64), (v_i32_1 as i64)))) as i32);
+        ((v_f64_1 * 8.0) as i32)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = ((g_i32_0 - g_i32_1) as f64);
-        let t1 = ((-g_f64_0) + (g_f64_0 * t0));
-        (((-t0) * (g_i32_0 as f64)), concat_where(K < 3, (g_f64_0 * g_f64_1), (g_f64_0 * g_f64_1)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((v_i32_0 + v_i32_0) - ((v_i32_1 as i64) as i32));
+        (concat_where(K < 1, select((v_f64_0 > v_f64_1), v_f64_1, v_f64_1), min_over(e_f64_0.at(V2E6), V2E6)), v_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = scan1(g_f64_1.abs().sqrt(), g_f64_0);
-        let t1 = (((g_f64_0 * 8.0) as i32) / 2);
-        (((g_i32_0 + t1) as f64) * (g_f64_1.at(I + 2) / select((g_f64_1 < g_f64_1), t0, g_f64_1)))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (e_f64_0 - e_f64_1).at(K + 1);
+        (e_f64_0, t0)
     }
 
     #[program]
-    pub fn fuzz_000000000135256f(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 0..4, J: 0..5, K: 1..7]);
+    pub fn fuzz_000000000135256f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
+        op2(e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 0..5]);
     }
 }
 
@@ -1253,26 +1259,21 @@ pub mod fuzz_0000000001352571 {
 pub mod fuzz_0000000001352572 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        (((v_i32_0 as i64) as i32) as f64)
     }
 
     #[field_operator]
-    pub fn op0(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (((v_i32_1 as i64) as i32) as f64)
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (max_over((e_f64_1 - e_f64_0).abs().sqrt().at(V2E6), V2E6) / ((select((v_f64_1 < v_f64_1), v_i32_1, v_i32_1) as f64) + scan0((v_i32_0 as f64), v_f64_1)));
-        ((t0 + ((v_i32_0 - v_i32_0) as f64)) * v_f64_1)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_1.abs().sqrt().at(K - 2);
+        (neighbor_sum((e_f64_1.at(K + 2) * concat_where(K < 4, e_f64_0, e_f64_1)).at(V2E6), V2E6), ((v_i32_0 as i64) as f64).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352572(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_0, e_f64_1, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_0000000001352572(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(e_f64_0, e_f64_1, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..5]);
     }
 }
 
@@ -1339,14 +1340,14 @@ pub mod fuzz_0000000001352576 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        let t0 = ((select((c_f64_1 <= c_f64_0), ((c_i32_1 as i64) as i32), c_i32_0) + c_i32_1.at(K + 1)) / 7);
-        (select(((c_i32_0 * ((c_f64_1 * 8.0) as i32)) > ((c_i32_1 - c_i32_0) + (c_i32_1 + 3))), (((c_i32_0 * 7) * (c_i32_1 + 2)) - select((c_i32_1 != c_i32_0), c_i32_1, c_i32_1).at(K + 1)), (((c_f64_1 * 8.0) as i32) + select((c_f64_1 < c_f64_0), (t0 * t0), c_i32_1.at(K - 1)))), max_over(neighbor_sum((c_f64_0 - k_f64).at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = ((select((c_f64_1 <= c_f64_0), ((c_i32_1 as i64) as i32), c_i32_1) + (c_i32_1.at(K - 1) + c_i32_0.at(K - 1))) / 7);
+        c_f64_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352576(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..5]);
+    pub fn fuzz_0000000001352576(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1355,34 +1356,36 @@ pub mod fuzz_0000000001352576 {
 pub mod fuzz_0000000001352577 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_f64_1 * 8.0) as i32) + ((g_f64_1 * 8.0) as i32).at(I + 1)) as f64);
-        ((-g_f64_1.abs().sqrt()) + scan0((t0.abs().sqrt() * (g_i32_1 as f64))))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((((g_f64_0 - g_f64_0) * 1e300) as i32) + (((g_f64_1 * 8.0) as i32) - (g_i32_1 / 3))) as f64);
+        select(((-(g_f64_1 * t0)) > ((g_i32_0 * g_i32_1) as f64)), (scan0((t0 * g_f64_1)) * (concat_where(K < 2, g_f64_0, g_f64_0) + t0)), ((concat_where(K < 3, g_f64_1, g_f64_0) + (t0 + g_f64_0)) - (-t0)))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (v_f64_0).cos()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = min_over((select((c_f64_1 > c_f64_0), (c_f64_1 * c_f64_1), c_f64_0.abs().sqrt()) + (select((c_i32_1 != c_i32_0), c_i32_0, c_i32_0) as f64)).at(E2C), E2C);
+        let t1 = ((t0 * 8.0) as i32);
+        ((select((c_f64_1.abs().sqrt() != (c_f64_0 * c_f64_1)), (c_f64_0 / 0.25), e_f64_1.at(C2E3[2])).at(E2C[0])).tanh(), (max_over(max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C).at(K - 1) / (t1 as f64)))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = g_f64_1;
-        let t1 = ((g_f64_0 + t0) * (g_f64_1 + g_f64_1));
-        (g_f64_0 + (t0 + t1))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = select((v_f64_1 != v_f64_1), neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6), v_f64_1);
+        let t1 = (concat_where(K < 1, v_f64_1, v_f64_0) + (t0 * v_f64_0));
+        (((v_i32_0 as i64) as i32) as f64)
     }
 
     #[program]
-    pub fn fuzz_0000000001352577(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_1, g_i32_1).write_to(out0_0, domain![I: 1..4, J: 0..5, K: 0..6]);
-        op1(v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352577(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 2..6]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1391,40 +1394,40 @@ pub mod fuzz_0000000001352577 {
 pub mod fuzz_0000000001352578 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+        carry * 0.5 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * -0.5 + x0
     }
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>, s0: f64) -> Field<(I, J, K), f64> {
         let t0 = select((g_f64_1 < ((g_f64_0 - k_f64) * (g_f64_0 * g_f64_1))), select((g_i32_0 > select((g_f64_0 < g_f64_1), g_i32_0, g_i32_0)), ((g_i32_1 * g_i32_0) + 2), ((g_i32_1 + g_i32_1) / 3)), (g_i32_0 * ((g_i32_0 as i64) as i32)).at(I - 1));
-        let t1 = (((((g_i32_1 as i64) + (g_i32_0 as i64)) + 3) - ((g_i32_1 as i64).at(I + 1) - (g_i32_0 as i64))) as i32);
-        concat_where(K < 4, ((concat_where(K < 2, g_f64_0, g_f64_0) - g_f64_0) * s0), ((g_i32_0.at(I + 1) as f64) * select((g_f64_0 > g_f64_1), (g_f64_0 + g_f64_1), scan0(g_f64_0, g_f64_1))))
+        let t1 = select((((g_f64_0 - g_f64_1) * scan0(g_f64_1, g_f64_0)) < (g_f64_1 + (g_f64_0 / g_f64_0))), concat_where(K < 4, ((g_f64_1 - g_f64_1) * s0), (g_f64_0 - (g_f64_0 * g_f64_1))), (-scan1((g_f64_0 - g_f64_0))));
+        g_f64_1
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (select((((e_i32_0 + e_i32_1) + select((e_f64_0 <= e_f64_0), e_i32_0, e_i32_0)) <= (e_i32_0 + e_i32_0).at(K - 1)), select((select((e_f64_1 <= e_f64_1), e_f64_1, e_f64_0) > e_f64_0), e_f64_1, ((e_f64_1 * e_f64_1) * e_f64_1)), e_f64_1)).sin()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (e_f64_0.at(K - 2) + select((e_i32_1 <= e_i32_1), e_f64_0, e_f64_0));
+        let t1 = t0;
+        (((e_i32_1 as i64) / 3) as f64)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = neighbor_sum(neighbor_sum((c_f64_0 - c_f64_0).at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = (concat_where(K < 3, (c_f64_0 / c_f64_0), c_f64_0.abs().sqrt()) * 0.25);
-        (((scan1((c_f64_1 * c_f64_0)) / c_f64_0)).atan(), (c_f64_0 + c_f64_0).abs().sqrt().at(K - 2))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        select((((v_i32_1 as i64) as f64) <= v_f64_0.at(K - 2)), neighbor_sum(((e_f64_1 + e_f64_1).at(V2E6) * w_v2e6), V2E6), (-v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352578(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64, s0).write_to(out0_0, domain![I: 2..4, J: 0..5, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 2..6]);
+    pub fn fuzz_0000000001352578(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64, s0).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 0..7]);
+        op1(e_f64_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 3..6]);
+        op2(e_f64_1, v_f64_0, v_i32_1, w_v2e6).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1589,29 +1592,24 @@ pub mod fuzz_000000000135257f {
 pub mod fuzz_0000000001352580 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (select(((c_i32_1 * c_i32_0) > (c_i32_1 * c_i32_1)), select((c_i32_1 < c_i32_1), c_i32_0, ((c_i32_0 as i64) as i32)), ((c_i32_1 / 3) * 7)) as f64);
+        let t1 = t0;
+        (((((c_f64_1 - t0) + (c_f64_1 + k_f64)) - concat_where(K < 3, c_f64_0, c_f64_1).at(K + 1)) + select((e_f64_1 != e_f64_1), e_f64_0, e_f64_1).abs().sqrt().at(C2E3[1]))).cos()
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (select(((c_i32_1 * c_i32_0) > (c_i32_1 * c_i32_1)), select((c_i32_1 < c_i32_1), c_i32_0, ((c_i32_1 as i64) as i32)), ((c_i32_0 as i64).at(K - 1) as i32)) as f64);
-        let t1 = concat_where(K < 1, concat_where(K < 3, ((c_f64_1 - c_f64_1) + e_f64_1.at(C2E3[2])), c_f64_0), ((neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) + concat_where(K < 6, c_f64_1, c_f64_0)) + k_f64));
-        (select((((c_i32_1 as i64) as f64) != c_f64_0), t0, (-scan0(t0))).abs().sqrt(), (t0 + (((c_f64_1 * 8.0) as i32) as f64)))
-    }
-
-    #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = (v_i32_0.at(K + 1) - (v_i32_1 + v_i32_0));
-        let t1 = ((v_i32_1 + v_i32_0) as f64);
-        ((v_i32_1 + t0) * 2)
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = neighbor_sum((e_f64_1.at(C2E3) * w_c2e3), C2E3).at(K + 2);
+        let t1 = t0;
+        (c_f64_1, (e_f64_1 + e_f64_0).at(C2E3[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352580(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_0000000001352580(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
+        op1(c_f64_1, e_f64_0, e_f64_1, w_c2e3).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..4]);
     }
 }
 
@@ -1838,14 +1836,14 @@ pub mod fuzz_0000000001352588 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((((e_f64_1 * 8.0) as i32) as f64).at(C2E3[0]) / 3.0)
+    pub fn op1(e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        ((((e_i32_0 as i64) as i32) as f64).at(C2E3[0]) / 3.0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352588(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352588(e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op1(e_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1912,16 +1910,16 @@ pub mod fuzz_000000000135258b {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = g_f64_0;
-        let t1 = select(((g_f64_1 + g_f64_1) <= select((g_f64_0 <= g_f64_0), t0, t0)), ((g_f64_0 * 8.0) as i32), (((g_i32_1 as i64) as i32) / 7));
-        select((g_f64_1 <= g_f64_1.at(I + 2)), ((g_f64_1 - g_f64_0) * select((t0 > t0), g_f64_0, t0)), (g_f64_1 * select((t0 != t0), t0, g_f64_1)))
+        let t1 = select(((g_f64_1 + g_f64_1) <= select((g_f64_0 <= g_f64_0), t0, t0)), (((g_f64_1 * g_f64_0) * 1e19) as i32), ((g_i32_0 * g_i32_1) * 2));
+        (((t0 * g_f64_0).abs().sqrt() * (g_f64_1 * k_f64).abs().sqrt()), (((t0 * t0) + k_f64) + select((g_f64_1 > t0), t0, g_f64_0).abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_000000000135258b(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_000000000135258b(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..4, J: 0..5, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1955,22 +1953,29 @@ pub mod fuzz_000000000135258c {
 pub mod fuzz_000000000135258d {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), i32> {
-        let t0 = ((((c_f64_1 * 8.0) as i32) - select((c_f64_0 <= c_f64_1), c_i32_1, c_i32_1)) * 7).at(K - 1);
-        let t1 = (((c_i32_0 as f64).abs().sqrt() - neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * k_f64);
-        (select((((c_f64_1 * 8.0) as i32) != (c_i32_1 * t0)), ((t1 * 8.0) as i32), ((c_i32_1 * c_i32_1) * ((t0 as i64) as i32))) * select((concat_where(K < 5, c_f64_1, c_f64_1) != concat_where(K < 6, c_f64_0, c_f64_0)), (((t0 as i64) + (c_i32_0 as i64)) as i32), ((t0 / 3) + t0)))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        concat_where(K < 4, (v_f64_0 - v_f64_0), min_over(e_f64_1.at(V2E6), V2E6))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = ((((c_f64_1 * 1e300) as i32) - (c_i32_1 / 3)) * 7).at(K - 1);
+        let t1 = select((select((c_f64_1 <= c_f64_0), c_f64_0.at(K + 2), e_f64_0.at(C2E3[2])) < c_f64_0.abs().sqrt()), c_f64_0, min_over(((e_f64_1 + e_f64_1) * min_over(c_f64_0.at(E2C), E2C)).at(C2E3), C2E3));
+        (((t1 - (((t0 as i64) as f64).abs().sqrt() - select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0).at(C2E3[1])))).atan(), (select((e_f64_1.at(C2E3[1]) < (c_f64_0 + c_f64_1)), ((c_i32_0 * 7) as f64), scan0((c_f64_0 - c_f64_0), select((c_i32_0 <= c_i32_1), t1, t1))) - neighbor_sum(neighbor_sum(select((c_i32_1 > c_i32_1), c_f64_0, c_f64_0).at(E2C), E2C).at(C2E3), C2E3)))
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 * g_f64_1) + (g_f64_1 - g_f64_0));
+        let t1 = concat_where(K < 5, (g_f64_0 - g_f64_1), concat_where(K < 1, g_f64_1, g_f64_0));
+        concat_where(K < 3, g_f64_0, (g_f64_0 - k_f64))
     }
 
     #[program]
-    pub fn fuzz_000000000135258d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(e_f64_1, v_f64_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_000000000135258d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
+        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -2054,7 +2059,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352564", seed: 20260196, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352564::fuzz_0000000001352564::compile(o)?)) },
     Case { name: "fuzz_0000000001352565", seed: 20260197, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352565::fuzz_0000000001352565::compile(o)?)) },
     Case { name: "fuzz_0000000001352566", seed: 20260198, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352566::fuzz_0000000001352566::compile(o)?)) },
-    Case { name: "fuzz_0000000001352567", seed: 20260199, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352567::fuzz_0000000001352567::compile(o)?)) },
+    Case { name: "fuzz_0000000001352567", seed: 20260199, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352567::fuzz_0000000001352567::compile(o)?)) },
     Case { name: "fuzz_0000000001352568", seed: 20260200, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352568::fuzz_0000000001352568::compile(o)?)) },
     Case { name: "fuzz_0000000001352569", seed: 20260201, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352569::fuzz_0000000001352569::compile(o)?)) },
     Case { name: "fuzz_000000000135256a", seed: 20260202, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256a::fuzz_000000000135256a::compile(o)?)) },
@@ -2062,7 +2067,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135256c", seed: 20260204, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256c::fuzz_000000000135256c::compile(o)?)) },
     Case { name: "fuzz_000000000135256d", seed: 20260205, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256d::fuzz_000000000135256d::compile(o)?)) },
     Case { name: "fuzz_000000000135256e", seed: 20260206, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256e::fuzz_000000000135256e::compile(o)?)) },
-    Case { name: "fuzz_000000000135256f", seed: 20260207, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
+    Case { name: "fuzz_000000000135256f", seed: 20260207, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
     Case { name: "fuzz_0000000001352570", seed: 20260208, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352570::fuzz_0000000001352570::compile(o)?)) },
     Case { name: "fuzz_0000000001352571", seed: 20260209, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352571::fuzz_0000000001352571::compile(o)?)) },
     Case { name: "fuzz_0000000001352572", seed: 20260210, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352572::fuzz_0000000001352572::compile(o)?)) },
@@ -2071,7 +2076,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352575", seed: 20260213, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352575::fuzz_0000000001352575::compile(o)?)) },
     Case { name: "fuzz_0000000001352576", seed: 20260214, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352576::fuzz_0000000001352576::compile(o)?)) },
     Case { name: "fuzz_0000000001352577", seed: 20260215, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352577::fuzz_0000000001352577::compile(o)?)) },
-    Case { name: "fuzz_0000000001352578", seed: 20260216, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352578::fuzz_0000000001352578::compile(o)?)) },
+    Case { name: "fuzz_0000000001352578", seed: 20260216, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352578::fuzz_0000000001352578::compile(o)?)) },
     Case { name: "fuzz_0000000001352579", seed: 20260217, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352579::fuzz_0000000001352579::compile(o)?)) },
     Case { name: "fuzz_000000000135257a", seed: 20260218, math: true, compile: |o| Ok(Box::new(fuzz_000000000135257a::fuzz_000000000135257a::compile(o)?)) },
     Case { name: "fuzz_000000000135257b", seed: 20260219, math: true, compile: |o| Ok(Box::new(fuzz_000000000135257b::fuzz_000000000135257b::compile(o)?)) },
@@ -2079,7 +2084,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135257d", seed: 20260221, math: true, compile: |o| Ok(Box::new(fuzz_000000000135257d::fuzz_000000000135257d::compile(o)?)) },
     Case { name: "fuzz_000000000135257e", seed: 20260222, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257e::fuzz_000000000135257e::compile(o)?)) },
     Case { name: "fuzz_000000000135257f", seed: 20260223, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257f::fuzz_000000000135257f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352580", seed: 20260224, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352580::fuzz_0000000001352580::compile(o)?)) },
+    Case { name: "fuzz_0000000001352580", seed: 20260224, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352580::fuzz_0000000001352580::compile(o)?)) },
     Case { name: "fuzz_0000000001352581", seed: 20260225, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352581::fuzz_0000000001352581::compile(o)?)) },
     Case { name: "fuzz_0000000001352582", seed: 20260226, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352582::fuzz_0000000001352582::compile(o)?)) },
     Case { name: "fuzz_0000000001352583", seed: 20260227, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352583::fuzz_0000000001352583::compile(o)?)) },
@@ -2092,7 +2097,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135258a", seed: 20260234, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258a::fuzz_000000000135258a::compile(o)?)) },
     Case { name: "fuzz_000000000135258b", seed: 20260235, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258b::fuzz_000000000135258b::compile(o)?)) },
     Case { name: "fuzz_000000000135258c", seed: 20260236, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258c::fuzz_000000000135258c::compile(o)?)) },
-    Case { name: "fuzz_000000000135258d", seed: 20260237, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
+    Case { name: "fuzz_000000000135258d", seed: 20260237, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
     Case { name: "fuzz_000000000135258e", seed: 20260238, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258e::fuzz_000000000135258e::compile(o)?)) },
     Case { name: "fuzz_000000000135258f", seed: 20260239, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258f::fuzz_000000000135258f::compile(o)?)) },
 ];

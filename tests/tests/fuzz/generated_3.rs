@@ -9,27 +9,22 @@ pub mod fuzz_0000000001352590 {
         carry * -0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
-    }
-
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         (select((e_f64_0 < e_f64_1), e_f64_0, concat_where(K < 6, e_f64_0, e_f64_0))).cos()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64, w_e2c: Field<(Edge, E2C), f64>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = (select((scan0(e_f64_1, e_f64_0) < (e_f64_1 * e_f64_1)), ((e_f64_0 * 8.0) as i32).at(K - 1), (e_i32_1 + (e_i32_1 / 3))) + e_i32_1.at(K + 1));
-        let t1 = t0;
-        (((((e_i32_0 + 3) * e_i32_1) / 3) + ((((t0 as i64) - (e_i32_1 as i64)) as i32) + select((t0 <= t1), ((t0 as i64) as i32), (e_i32_0 - e_i32_0)))), scan1((e_f64_1 + s0), neighbor_sum(((c_f64_0 + k_f64).at(E2C) * w_e2c), E2C)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (select((scan0(e_f64_1, e_f64_0) < (e_f64_1 * e_f64_1)), ((e_f64_0 * 3000000000.0) as i32).at(K - 1), e_i32_1) + e_i32_1);
+        let t1 = (select((t0 > t0), e_i32_1, e_i32_0) as f64).abs().sqrt();
+        (((e_f64_1 - e_f64_0) + (e_i32_1 as f64)).at(K - 2) - 0.5)
     }
 
     #[program]
-    pub fn fuzz_0000000001352590(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out1_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_0000000001352590(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s0, w_e2c).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..5]);
+        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -188,35 +183,29 @@ pub mod fuzz_0000000001352595 {
 pub mod fuzz_0000000001352596 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_f64_0 * 8.0) as i32);
+        concat_where(K < 3, (v_f64_0 + v_f64_1), concat_where(K < 5, v_f64_0, v_f64_0))
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (((v_i32_0 as i64) * (v_i32_0 as i64)) as i32);
-        (concat_where(K < 5, v_f64_0, v_f64_0) - select((v_f64_0 != v_f64_0), v_f64_0, v_f64_1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = select(((c_f64_1 / c_f64_0) != (c_i32_0 as f64)), max_over(e_f64_0.at(K - 2).at(C2E3), C2E3), max_over((e_f64_0 * k_f64).at(C2E3), C2E3));
+        ((c_i32_0.at(K + 1) as f64) - c_f64_0.at(E2C[0]).at(C2E3[2]))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum((max_over(e_f64_1.at(C2E3), C2E3).at(E2C) * w_e2c), E2C);
-        let t1 = e_i32_0;
-        scan0((t0 + 0.25))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(((-(e_i32_1 as f64)).at(V2E6) * w_v2e6), V2E6);
-        ((concat_where(K < 3, v_f64_0, v_f64_0) + v_f64_0.at(K - 2)) - (neighbor_sum(e_f64_0.at(V2E6), V2E6) - v_f64_0.abs().sqrt()))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_0;
+        ((neighbor_sum(neighbor_sum(((c_i32_1 as i64) as f64).at(E2C), E2C).at(C2E3), C2E3) * ((c_f64_0.at(K - 1) * (t0 + t0)) + select((c_i32_1 > c_i32_0), (t0 - c_f64_0), t0)))).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352596(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_e2c: &Field<(Edge, E2C), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_1, e_i32_0, w_e2c).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
-        op2(e_f64_0, e_i32_1, v_f64_0, w_v2e6).write_to(out2_0, domain![Vertex: 0..5, K: 3..6]);
+    pub fn fuzz_0000000001352596(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, k_f64).write_to(out1_0, domain![Cell: 1..6, K: 2..5]);
+        op2(c_f64_0, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -225,32 +214,22 @@ pub mod fuzz_0000000001352596 {
 pub mod fuzz_0000000001352597 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
-    }
-
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = (neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) + (((e_i32_1 as i64) as i32) as f64));
-        (select((neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) > scan0(t0)), scan1((e_f64_0 - e_f64_0)), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))).exp()
+        e_f64_1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = select((c_f64_1 > c_f64_0), (c_i32_0 - c_i32_0), ((c_i32_1 as i64) as i32));
-        min_over(e_f64_0.at(C2E3), C2E3)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_0 as f64) / k_f64);
+        neighbor_sum(select((e_f64_1 <= e_f64_0), e_f64_0, e_f64_1).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352597(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352597(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+        op1(e_f64_0, e_f64_1, k_f64, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -421,15 +400,15 @@ pub mod fuzz_000000000135259d {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        (select((e_i32_0 != ((e_i32_1 as i64) as i32)), (((e_f64_0 * 8.0) as i32) / 3), e_i32_0) + ((select((e_f64_0 < e_f64_0), (e_i32_0 as i64), (e_i32_0 as i64)) / 2) as i32))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        (select((e_i32_0 != ((e_f64_1 * 8.0) as i32)), (((e_i32_0 as i64) as i32) / 3), (((e_i32_1 as i64) + (e_i32_0 as i64)) as i32)) + (select((e_f64_1 <= e_f64_0), e_i32_0, e_i32_1).at(K - 1) + e_i32_0.at(K + 1).at(K - 1)))
     }
 
     #[program]
     pub fn fuzz_000000000135259d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
         op0(k_f64, s0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
         op1(c_f64_0, c_f64_1, e_f64_1, s1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
-        op2(e_f64_0, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -607,14 +586,14 @@ pub mod fuzz_00000000013525a5 {
     }
 
     #[field_operator]
-    pub fn op1(e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        ((e_i32_1.at(K - 1) as i64) as i32)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), i32> {
+        ((e_f64_0 * 8.0) as i32)
     }
 
     #[program]
-    pub fn fuzz_00000000013525a5(e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_00000000013525a5(e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), i32>) {
         op0(v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
-        op1(e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op1(e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -666,17 +645,17 @@ pub mod fuzz_00000000013525a7 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) + 1.5);
-        let t1 = (((c_i32_0 as i64) as i32) * 7);
-        ((c_i32_0 / 2) + 3)
+        let t1 = (((c_f64_1 * 8.0) as i32) * 7);
+        concat_where(K < 4, e_f64_0, e_f64_0).at(C2E3[2])
     }
 
     #[program]
-    pub fn fuzz_00000000013525a7(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_00000000013525a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
         op1(e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(c_f64_0, c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -698,14 +677,14 @@ pub mod fuzz_00000000013525a8 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_f64_0 - (g_f64_1 * g_f64_0)) - ((g_i32_1 * g_i32_0) as f64)) - select(((g_f64_1 + g_f64_0) > (-g_f64_1)), concat_where(K < 3, concat_where(K < 3, g_f64_0, g_f64_0), (g_f64_0 * g_f64_0)), g_f64_0)), ((((g_f64_0 * 8.0) as i32) as f64) * ((g_f64_1 + s0) + concat_where(K < 3, g_f64_1, g_f64_1)).at(K - 2)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((((g_f64_0 - (g_f64_1 * g_f64_0)) - ((g_i32_1 * g_i32_0) as f64)) - select(((g_f64_1 + g_f64_0) > (-g_f64_1)), concat_where(K < 3, concat_where(K < 3, g_f64_0, g_f64_0), (g_f64_0 * g_f64_0)), g_f64_0)), ((((g_i32_0 as i64).at(I - 1) as i32) as f64) * g_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013525a8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013525a8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 2..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -716,7 +695,7 @@ pub mod fuzz_00000000013525a9 {
 
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        (((e_i32_0 + 7) + select((e_f64_1 < e_f64_0), e_i32_1, e_i32_1)).at(K - 1) - ((((e_i32_0 as i64) * 2) as i32) * ((e_f64_0 * 8.0) as i32)))
+        (((e_i32_0 + 7) + select((e_f64_1 < e_f64_0), e_i32_1, e_i32_1)).at(K - 1) - ((((e_i32_0 as i64) + (e_i32_0 as i64)) as i32) * e_i32_0))
     }
 
     #[field_operator]
@@ -775,35 +754,28 @@ pub mod fuzz_00000000013525ab {
 pub mod fuzz_00000000013525ac {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
         let t0 = neighbor_sum(((c_f64_1 - c_f64_0).abs().sqrt() - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)).at(E2C), E2C);
         let t1 = t0.abs().sqrt();
-        select(((e_f64_1 + t0) > (select((e_i32_0 <= e_i32_1), e_i32_1, e_i32_0) as f64)), e_i32_1.at(K - 1), (select((e_f64_0 > e_f64_0), ((e_i32_1 as i64) - (e_i32_1 as i64)), ((e_i32_0 as i64) / 7)) as i32))
+        (select(((e_f64_1 + t0) > (select((e_i32_0 <= e_i32_1), e_i32_1, e_i32_0) as f64)), e_i32_1.at(K - 1), (((concat_where(K < 3, e_f64_1, e_f64_1) * 1e19) as i64) as i32)), e_f64_0.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_1;
-        ((concat_where(K < 3, scan0(concat_where(K < 3, v_f64_1, v_f64_1), concat_where(K < 1, v_f64_1, v_f64_1)), concat_where(K < 4, select((v_f64_0 != v_f64_1), v_f64_1, v_f64_1), concat_where(K < 6, v_f64_1, v_f64_1)))).atan(), (-v_f64_1))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_1.at(K + 2)).cos()
     }
 
     #[field_operator]
-    pub fn op2(c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((((c_i32_0 as i64) + (c_i32_0 as i64)) as i32) as f64);
-        min_over(select((e_f64_1 <= e_f64_0), (e_f64_1 * e_f64_0), max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3), C2E3)
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        concat_where(K < 3, c_f64_1, c_f64_1).at(K - 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(c_i32_0, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 2..6]);
     }
 }
 
@@ -835,17 +807,17 @@ pub mod fuzz_00000000013525ad {
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = ((g_f64_1 * 8.0) as i32);
-        let t1 = (select((g_f64_1 != g_f64_1), t0, g_i32_1) as f64);
-        select((g_f64_1 < g_f64_0), g_i32_0, g_i32_0).at(I + 1)
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 * 8.0) as i32);
+        let t1 = g_f64_1;
+        ((g_f64_0 + g_f64_1) * (g_f64_1 + g_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013525ad(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
+    pub fn fuzz_00000000013525ad(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
         op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..4, J: 0..5, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 1..7]);
+        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -949,9 +921,14 @@ pub mod fuzz_00000000013525b1 {
 pub mod fuzz_00000000013525b2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
@@ -962,23 +939,22 @@ pub mod fuzz_00000000013525b2 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = e_i32_1.at(K + 1).at(K + 1);
-        let t1 = (e_f64_1 / (((e_i32_1 as i64) as f64) / (max_over(c_f64_1.at(E2C), E2C) / concat_where(K < 1, e_f64_0, e_f64_0))));
-        scan0(concat_where(K < 2, c_f64_0, c_f64_1).at(E2C[0]))
+        let t1 = (e_f64_1 / (((e_i32_0 as i64) as f64) / (e_f64_0.abs().sqrt() - (t0 as f64))));
+        (concat_where(K < 3, (-(-e_f64_1)), e_f64_0) * scan0(scan1(c_f64_1.at(E2C[0]), (e_i32_0 as f64))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (select((v_f64_1.abs().sqrt() < neighbor_sum(e_f64_1.at(V2E6), V2E6)), select((v_f64_1 > v_f64_0), v_f64_0, (-v_f64_1)), v_f64_0) + neighbor_sum(((e_f64_1 / k_f64).at(V2E6) * w_v2e6), V2E6).abs().sqrt());
-        (v_f64_0, (max_over(((e_f64_0 + e_f64_1) * (-e_f64_0)).at(V2E6), V2E6) - min_over(concat_where(K < 3, e_f64_0.abs().sqrt(), (e_f64_0 * e_f64_0)).at(V2E6), V2E6)))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (g_f64_0.abs().sqrt(), (g_f64_1 + ((g_f64_1 - g_f64_0) * g_f64_1.at(I + 1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013525b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_i32_0, s0).write_to(out0_0, domain![Cell: 1..6, K: 2..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..4]);
-        op2(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, w_v2e6).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 0..6]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..5]);
+        op2(g_f64_0, g_f64_1).write_to((out2_0, out2_1), domain![I: 1..4, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1093,15 +1069,15 @@ pub mod fuzz_00000000013525b6 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (select((c_i32_0.at(K + 1) <= (c_i32_1 - c_i32_1)), c_i32_1.at(K - 1).at(K - 1), ((c_f64_1 * 8.0) as i32).at(K - 1)) as f64)
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((select((c_i32_0.at(K + 1) <= (c_i32_1 - c_i32_1)), c_i32_1.at(K - 1).at(K - 1), ((c_f64_1 * 3000000000.0) as i32).at(K - 1)) as f64), (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) - k_f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(e_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
         op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, k_f64, w_c2e3).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
-        op2(c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 2..6]);
+        op2(c_f64_1, c_i32_0, c_i32_1, k_f64).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 2..5]);
     }
 }
 
@@ -1163,7 +1139,7 @@ pub mod fuzz_00000000013525b9 {
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        select(((g_f64_0 + 0.5).at(I - 2) < (g_f64_0 * 0.5).abs().sqrt()), select((((g_i32_0 as i64) as f64) != select((g_i32_1 < g_i32_0), g_f64_1, g_f64_0)), ((g_i32_1 / 2) - g_i32_0), select((g_f64_0 <= g_f64_1), ((g_i32_1 as i64) as i32), select((g_i32_1 != g_i32_0), g_i32_1, g_i32_1))), g_i32_0)
+        select(((g_f64_0 + 0.5).at(I - 2) < (g_f64_0 * 0.5).abs().sqrt()), select((((g_i32_0 as i64) as f64) != select((g_i32_1 < g_i32_0), g_f64_1, g_f64_0)), ((g_i32_1 / 2) - g_i32_0), select((g_f64_0 <= g_f64_1), ((g_f64_1 * 8.0) as i32), select((g_i32_1 != g_i32_0), g_i32_1, g_i32_1))), g_i32_0)
     }
 
     #[program]
@@ -1217,13 +1193,13 @@ pub mod fuzz_00000000013525bb {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), i32> {
-        ((v_f64_1 * 8.0) as i32)
+    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+        (((v_f64_1 * 8.0) as i32), v_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525bb(v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), i32>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525bb(v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -1240,13 +1216,13 @@ pub mod fuzz_00000000013525bc {
     #[field_operator]
     pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_0;
-        (((v_i32_1 * v_i32_0) * ((v_i32_1 as i64) as i32)) as f64)
+        (((v_i32_1 * v_i32_0) * ((t0 * 8.0) as i32)) as f64)
     }
 
     #[program]
     pub fn fuzz_00000000013525bc(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 2..6, J: 0..5, K: 1..7]);
-        op1(v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1263,15 +1239,15 @@ pub mod fuzz_00000000013525bd {
     }
 
     #[field_operator]
-    pub fn op1(g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op1(g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_i32_1;
-        (((g_i32_0 as i64) * 2) as f64)
+        (((t0 as i64) * 2) as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013525bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013525bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
-        op1(g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op1(g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1417,8 +1393,8 @@ pub mod fuzz_00000000013525c2 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_f64_0 * 8.0) as i32) + (((e_i32_0 as i64) as i32) / 2));
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (((e_f64_1.at(K - 2) * 1e300) as i32) + ((e_f64_0 * 8.0) as i32));
         let t1 = (e_f64_0.at(K - 1) - 0.5);
         e_f64_1
     }
@@ -1427,7 +1403,7 @@ pub mod fuzz_00000000013525c2 {
     pub fn fuzz_00000000013525c2(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
         op1(c_f64_1, e_f64_0, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -1456,7 +1432,7 @@ pub mod fuzz_00000000013525c3 {
     #[field_operator]
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
         let t0 = (g_f64_0 + (g_f64_1 + s1));
-        let t1 = select((select((g_f64_1 > g_f64_1), (g_i32_1 + g_i32_0), (g_i32_0 * 3)) <= g_i32_0), select(((g_f64_0 - t0) != (t0 * g_f64_0)), ((g_f64_1 * 8.0) as i32), select((g_i32_1 < g_i32_1), (g_i32_1 + 7), (g_i32_0 - g_i32_0))), ((g_i32_0 * g_i32_1).at(I + 1) * g_i32_1));
+        let t1 = select((select((g_f64_1 > g_f64_1), (g_i32_1 + g_i32_0), (g_i32_0 * 3)) <= g_i32_0), select(((g_f64_0 - t0) != (t0 * g_f64_0)), (((g_i32_0 as i64) + (g_i32_1 as i64)) as i32), (g_i32_1 + 7)), ((concat_where(K < 6, (g_f64_0 + g_f64_0), (g_f64_1 + g_f64_1)) * 1e300) as i32));
         concat_where(K < 1, ((select((g_f64_1 > g_f64_0), g_i32_0, g_i32_1) as f64) - ((g_f64_1 - g_f64_0) - g_f64_0)), select((g_f64_1.at(I + 1) <= g_f64_0), (g_f64_0 * g_f64_1), (concat_where(K < 6, g_f64_0, g_f64_1) * select((g_f64_0 > g_f64_0), g_f64_1, g_f64_0))))
     }
 
@@ -1631,11 +1607,6 @@ pub mod fuzz_00000000013525ca {
         carry * 0.75 + x0 * x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
     pub fn op0(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
         let t0 = c_i32_0;
@@ -1644,24 +1615,23 @@ pub mod fuzz_00000000013525ca {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = select((select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0) != c_i32_1.at(K - 1)), select((c_f64_0 > c_f64_1), c_i32_1, (c_i32_0 * 2)), (((c_i32_0 as i64) - (c_i32_0 as i64)) as i32));
-        let t1 = select(((c_f64_1 * c_f64_1) > scan1(c_f64_1)), select((c_f64_0 != c_f64_0), (c_f64_1 - k_f64), (c_i32_1 as f64)), (select((t0 < t0), c_f64_1, c_f64_1) + (c_f64_1 + 0.5)));
-        ((((c_i32_0 as i64) - (c_i32_0 as i64)) as i32) as f64)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = select((select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0) != c_i32_1.at(K - 1)), select((c_f64_0 > c_f64_1), c_i32_1, (c_i32_0 * 2)), (((c_i32_0 as i64) * (c_i32_1 as i64)) as i32));
+        let t1 = c_f64_0;
+        ((c_f64_1 + e_f64_1.at(C2E3[0])) * (-neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = ((((c_f64_1 * 8.0) as i32) * c_i32_0.at(K - 1)) * (c_i32_0 + c_i32_1));
-        let t1 = ((c_i32_0 / 2) - select((c_i32_1 > c_i32_1), c_i32_1, c_i32_0)).at(K + 1);
-        ((c_f64_0 - select((c_f64_1 > c_f64_1), c_f64_1, c_f64_1).at(K + 2)), max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt())
+    pub fn op2(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_i32_1 < g_i32_0), g_f64_1.at(K - 2), g_f64_1.at(J - 1));
+        (((g_f64_1 * 8.0) as i32) as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013525ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 2..4]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 1..5, K: 2..6]);
     }
 }
 
@@ -1722,23 +1692,32 @@ pub mod fuzz_00000000013525cc {
 pub mod fuzz_00000000013525cd {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
-        let t0 = ((((c_f64_0 * 8.0) as i32) * (c_i32_1 / 7)) as f64);
-        let t1 = (e_f64_0 + (e_f64_0 - e_f64_0)).at(C2E3[1]);
-        (((t1 * 8.0) as i32) * (select((c_f64_1 > t0), c_i32_1, c_i32_0) + (c_i32_1 - c_i32_0)))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(e_f64_0.at(C2E3), C2E3).at(K + 2);
-        c_f64_1.abs().sqrt()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((((c_f64_1 * 3000000000.0) as i32) * ((c_f64_1 * 1e19) as i32)) as f64);
+        let t1 = min_over((neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) * e_f64_0).at(C2E3), C2E3);
+        neighbor_sum(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3)
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (((g_f64_1 * g_f64_1) * scan0(g_f64_1)) - scan1((-g_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525cd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(c_f64_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
+    pub fn fuzz_00000000013525cd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op1(g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1770,35 +1749,33 @@ pub mod fuzz_00000000013525ce {
 pub mod fuzz_00000000013525cf {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (((e_f64_0 * 8.0) as i32).at(K + 1) as f64)
+        (((e_f64_0.at(K + 2) * 1e19) as i32).at(K + 1) as f64)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = select((select((v_f64_1 > v_f64_0), v_f64_0, v_f64_1) <= (v_i32_1 as f64)), ((v_i32_1 + v_i32_0) * select((v_f64_0 > v_f64_0), v_i32_1, v_i32_1)), (v_i32_0 + v_i32_1).at(K - 1));
-        let t1 = scan0((neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6) * s0));
-        ((min_over(e_f64_1.at(V2E6), V2E6) * 0.125).abs().sqrt()).sin()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (select((g_f64_0 <= g_f64_1), g_f64_0, g_f64_0) - (g_f64_0 - g_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (c_f64_1.at(K - 1).at(E2C[0]) * max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C));
-        let t1 = (t0 + select((e_i32_1 > e_i32_1), (e_f64_0 + t0), t0));
-        (-c_f64_1).at(K - 1).at(E2C[0])
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (min_over((e_f64_0 + e_f64_0).at(C2E3), C2E3) - ((c_i32_1 as f64) + (c_f64_0 + c_f64_0)));
+        let t1 = ((c_i32_0 * c_i32_1).at(K + 1) + select((t0 <= c_f64_1), c_i32_0, c_i32_0.at(K - 1)));
+        (((((c_i32_1 as i64) as f64) - s1) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)), (t0 + select((c_i32_1 > c_i32_1), scan0(c_f64_0), e_f64_1.at(C2E3[2]))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525cf(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_1, e_f64_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013525cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..3]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1821,28 +1798,28 @@ pub mod fuzz_00000000013525d0 {
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> Field<(Edge, K), i32> {
         let t0 = ((((e_i32_0 * 2) / 2) as f64) - (max_over(c_f64_1.at(E2C), E2C) - ((e_f64_0 - 0.5) / 0.5)));
         let t1 = select((neighbor_sum(concat_where(K < 3, c_f64_0, c_f64_0).at(E2C), E2C) < (scan0(e_f64_1, t0) - t0)), concat_where(K < 1, ((e_f64_0 - s1) - concat_where(K < 6, e_f64_1, e_f64_1)), e_f64_0), (concat_where(K < 4, scan1(e_f64_0, e_f64_1), (e_f64_0 + e_f64_1)) + ((t0 - e_f64_1) + e_f64_0.abs().sqrt())));
-        ((select((e_i32_0 != e_i32_1), (e_i32_0 as i64), (e_i32_1 as i64)).at(K + 1) as i32) - (select((t1 < e_f64_0), (e_i32_0 * e_i32_0), e_i32_0) + 7))
+        (((t1 * 8.0) as i32) - select((e_i32_0.at(K - 1) != e_i32_1), (select((t1 < e_f64_0), e_i32_0, e_i32_1) + 7), ((neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * 1e300) as i32)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 5, (c_f64_1 - c_f64_1), e_f64_0.at(C2E3[2]));
-        let t1 = c_f64_0;
-        (((c_f64_0 * t0) - select((c_i32_0 < c_i32_1), c_f64_1, c_f64_1))).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 / 3) * 2) * ((c_i32_1 as i64) as i32));
+        let t1 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt();
+        c_f64_1
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((max_over(e_f64_0.at(V2E6), V2E6) != neighbor_sum((e_f64_0 + 1.5).at(V2E6), V2E6)), v_i32_1, (((v_f64_0 * 8.0) as i32) * select((v_f64_0 <= v_f64_1), (v_i32_1 * v_i32_0), ((v_f64_1 * 8.0) as i32))));
-        let t1 = v_i32_0;
-        (-v_f64_0)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
+        let t0 = ((e_f64_0 - e_f64_0) * s0).at(C2E3[0]);
+        let t1 = ((t0 * c_f64_1) * neighbor_sum(e_f64_0.at(C2E3), C2E3)).abs().sqrt();
+        ((select((c_f64_0 <= t1), c_f64_0, (t0 / c_f64_0)) - s0)).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013525d0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_00000000013525d0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, s1: f64, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, s0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1852,14 +1829,14 @@ pub mod fuzz_00000000013525d1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_i32_0 > c_i32_0), (c_i32_0 as i64), ((c_i32_0 as i64) / 3)) as i32);
-        neighbor_sum((max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3) * w_c2e3), C2E3).at(K - 1)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 as i64).at(K - 1) * 7) as i32);
+        select(((c_i32_0 * t0) < (t0 + t0)), c_f64_0, concat_where(K < 5, (c_f64_0 * c_f64_0), c_f64_1.abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d1(c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_i32_0, e_f64_0, w_c2e3).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013525d1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -1869,22 +1846,21 @@ pub mod fuzz_00000000013525d2 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s1: f64) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
         let t0 = g_i32_0;
         let t1 = ((g_f64_0 * g_f64_1) + (g_f64_1 - g_f64_1));
-        ((t1 * 8.0) as i32)
+        ((((t1 + s1) * 1e300) as i32), g_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_i32_1 + g_i32_0) - (g_i32_0 - g_i32_0)) - ((g_f64_0 * 8.0) as i32).at(I - 1));
-        concat_where(K < 4, g_f64_0.at(I - 1), ((g_f64_1 + g_f64_1) * (g_f64_0 / g_f64_0)))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((concat_where(K < 3, (v_f64_0 * 0.25), (v_f64_0 + v_f64_1)).at(K - 1)).tanh(), max_over(((e_i32_1 as f64) + (e_f64_1 - e_f64_1)).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d2(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525d2(e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), i32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, s1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(e_f64_1, e_i32_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..7]);
     }
 }
 
@@ -1893,29 +1869,36 @@ pub mod fuzz_00000000013525d2 {
 pub mod fuzz_00000000013525d3 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s1: f64) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s1: f64) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
         let t0 = e_f64_1;
-        (select(((e_f64_0 + s1) != max_over(c_f64_0.at(E2C), E2C)), select((e_f64_0 <= e_f64_0), e_i32_0, ((e_f64_0 * 8.0) as i32)), e_i32_0).at(K + 1), e_f64_0)
+        (select(((e_f64_0 + s1) != max_over(c_f64_0.at(E2C), E2C)), select((e_f64_0 <= e_f64_0), e_i32_0, ((e_f64_1 * 3000000000.0) as i32)), (((e_f64_1 * 1e19) as i32) - select((e_f64_0 <= e_f64_0), e_i32_1, e_i32_0))).at(K + 1), (select((e_f64_0.abs().sqrt() > c_f64_0.at(E2C[0])), concat_where(K < 1, scan0(e_f64_1), (e_f64_1 * e_f64_0)), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) + (-(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * k_f64))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(concat_where(K < 6, concat_where(K < 4, e_f64_0, e_f64_1), (e_f64_0 - e_f64_0)).at(C2E3), C2E3)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_i32_1 - g_i32_1).at(I + 1) - select((g_i32_1 < g_i32_1), g_i32_0, select((g_i32_0 > g_i32_1), g_i32_1, g_i32_0)));
+        let t1 = (((-g_f64_1) * (g_f64_1 + g_f64_0)) / g_f64_0.at(K + 1).at(J - 2));
+        ((t1 + ((-g_f64_1) + g_f64_1.at(J + 1)))).tanh()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (e_f64_1 - c_f64_1.at(E2C[0]));
-        let t1 = (select((e_f64_0 < t0), (e_i32_1 as i64), (e_i32_0 as i64)) as i32);
-        (t0).tanh()
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = neighbor_sum((e_f64_1 * e_f64_1).at(C2E3), C2E3);
+        let t1 = ((c_i32_0 * c_i32_0) - (c_i32_1 * c_i32_1));
+        c_f64_1
     }
 
     #[program]
-    pub fn fuzz_00000000013525d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, s1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..5]);
-        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013525d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 2..4, K: 1..6]);
+        op2(c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -1940,21 +1923,21 @@ pub mod fuzz_00000000013525d4 {
     pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
         let t0 = ((e_i32_0 - e_i32_1).at(K - 1).at(K - 1) as f64);
         let t1 = ((((e_i32_0 * e_i32_1) + select((e_f64_1 != t0), e_i32_1, e_i32_0)) - (e_i32_1 * 2)) / 3);
-        select(((concat_where(K < 3, e_f64_1, e_f64_0) * (e_i32_1 as f64)) <= concat_where(K < 1, e_f64_1, e_f64_1.abs().sqrt())), (((e_i32_0 + t1) * e_i32_0.at(K + 1)) - (select((e_i32_0 > t1), e_i32_1, e_i32_1) * ((t0 * 8.0) as i32))), ((select((t0 <= t0), t1, t1) / 7) - ((t1 + t1) + (t1 + 3))))
+        select(((concat_where(K < 3, e_f64_1, e_f64_0) * (e_i32_1 as f64)) <= concat_where(K < 1, e_f64_1, e_f64_1.abs().sqrt())), (((e_i32_0 + t1) * e_i32_0.at(K + 1)) - (select((e_i32_0 > t1), e_i32_1, e_i32_1) * ((e_f64_0 * 3000000000.0) as i32))), ((e_i32_1 as i64).at(K - 1) as i32))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6).abs().sqrt().at(K + 1);
-        let t1 = (-(-(t0 / t0)));
-        neighbor_sum(e_f64_0.at(V2E6), V2E6)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = max_over(neighbor_sum((c_i32_1 as f64).at(E2C), E2C).at(C2E3), C2E3);
+        let t1 = ((c_i32_1 * c_i32_1.at(K + 1)) as f64);
+        neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt().at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525d4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013525d4(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 1..6]);
         op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 3..6]);
-        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f64_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..5]);
     }
 }
 
@@ -2046,34 +2029,28 @@ pub mod fuzz_00000000013525d7 {
 pub mod fuzz_00000000013525d8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (((e_f64_1 * 3000000000.0) as i32) - ((e_f64_0 * 1e19) as i32));
+        c_f64_0.at(E2C[1])
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (((e_f64_0 * 8.0) as i32) - (e_i32_1 - e_i32_0));
-        (select((e_f64_0 > e_f64_1), e_f64_0, select((e_f64_0 > e_f64_1), e_f64_0, e_f64_0)), (e_f64_1 - e_f64_0))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
+        (((c_i32_0 / 7) as f64), ((c_i32_1 - c_i32_1) as f64))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        let t1 = t0;
-        neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt()
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (concat_where(K < 1, select((v_f64_1 <= v_f64_0), max_over(e_f64_1.at(V2E6), V2E6), scan0(v_f64_0, v_f64_0)), select((v_f64_1 <= v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6), neighbor_sum(e_f64_1.at(V2E6), V2E6))), (((v_i32_0 + 3) as i64) as f64))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        neighbor_sum(neighbor_sum((c_f64_0 + c_f64_1).at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_00000000013525d8(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_1, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+        op1(c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
+        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -2099,20 +2076,22 @@ pub mod fuzz_00000000013525da {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_1;
-        ((((v_f64_1 * 8.0) as i32) as i64) as f64)
+        ((((v_i32_1.at(K - 1) as f64) * 1e19) as i64) as f64)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s1: f64) -> Field<(Vertex, K), f64> {
-        (min_over(e_f64_0.at(V2E6), V2E6) / s1)
+    pub fn op1(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum((e_f64_1 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C).at(K - 1);
+        let t1 = e_f64_0.abs().sqrt().at(C2E3[1]).at(E2C[0]);
+        ((c_i32_1 * c_i32_1) as f64).at(E2C[1]).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013525da(e_f64_0: &Field<(Edge, K), f64>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f64_0, s1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013525da(c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..6]);
     }
 }
 
@@ -2166,7 +2145,7 @@ pub mod fuzz_00000000013525dc {
 
     #[field_operator]
     pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64, s1: f64) -> Field<(Edge, K), f64> {
-        let t0 = select((((-e_f64_1) * s0) <= concat_where(K < 5, (e_f64_1 + e_f64_1), c_f64_0.at(E2C[1]))), (select((e_i32_0 < e_i32_1), ((e_i32_1 as i64) as i32), (e_i32_0 * e_i32_1)) * ((e_i32_0 + 7) * (e_i32_1 + e_i32_1))), e_i32_1);
+        let t0 = select((((-e_f64_1) * s0) <= concat_where(K < 5, (e_f64_1 + e_f64_1), c_f64_0.at(E2C[1]))), (select((e_i32_0 < e_i32_1), ((e_i32_1 as i64) as i32), e_i32_1.at(K - 1)) * ((e_i32_0 + 7) * (e_i32_1 + e_i32_1))), e_i32_1);
         ((e_f64_0.at(K - 2) - k_f64) * s1).abs().sqrt()
     }
 
@@ -2289,8 +2268,8 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352593", seed: 20260243, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352593::fuzz_0000000001352593::compile(o)?)) },
     Case { name: "fuzz_0000000001352594", seed: 20260244, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352594::fuzz_0000000001352594::compile(o)?)) },
     Case { name: "fuzz_0000000001352595", seed: 20260245, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352595::fuzz_0000000001352595::compile(o)?)) },
-    Case { name: "fuzz_0000000001352596", seed: 20260246, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352596::fuzz_0000000001352596::compile(o)?)) },
-    Case { name: "fuzz_0000000001352597", seed: 20260247, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
+    Case { name: "fuzz_0000000001352596", seed: 20260246, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352596::fuzz_0000000001352596::compile(o)?)) },
+    Case { name: "fuzz_0000000001352597", seed: 20260247, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
     Case { name: "fuzz_0000000001352598", seed: 20260248, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352598::fuzz_0000000001352598::compile(o)?)) },
     Case { name: "fuzz_0000000001352599", seed: 20260249, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
     Case { name: "fuzz_000000000135259a", seed: 20260250, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259a::fuzz_000000000135259a::compile(o)?)) },
@@ -2346,10 +2325,10 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525cc", seed: 20260300, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cc::fuzz_00000000013525cc::compile(o)?)) },
     Case { name: "fuzz_00000000013525cd", seed: 20260301, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cd::fuzz_00000000013525cd::compile(o)?)) },
     Case { name: "fuzz_00000000013525ce", seed: 20260302, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ce::fuzz_00000000013525ce::compile(o)?)) },
-    Case { name: "fuzz_00000000013525cf", seed: 20260303, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525cf::fuzz_00000000013525cf::compile(o)?)) },
+    Case { name: "fuzz_00000000013525cf", seed: 20260303, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cf::fuzz_00000000013525cf::compile(o)?)) },
     Case { name: "fuzz_00000000013525d0", seed: 20260304, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d0::fuzz_00000000013525d0::compile(o)?)) },
     Case { name: "fuzz_00000000013525d1", seed: 20260305, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d1::fuzz_00000000013525d1::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d2", seed: 20260306, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d2::fuzz_00000000013525d2::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d2", seed: 20260306, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d2::fuzz_00000000013525d2::compile(o)?)) },
     Case { name: "fuzz_00000000013525d3", seed: 20260307, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d3::fuzz_00000000013525d3::compile(o)?)) },
     Case { name: "fuzz_00000000013525d4", seed: 20260308, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d4::fuzz_00000000013525d4::compile(o)?)) },
     Case { name: "fuzz_00000000013525d5", seed: 20260309, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d5::fuzz_00000000013525d5::compile(o)?)) },

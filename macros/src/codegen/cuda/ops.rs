@@ -98,14 +98,15 @@ pub(super) fn binary(op: BinaryOp, dtype: ScalarType, a: &str, b: &str) -> Strin
 
 /// The greater (`max`) or lesser of `a` and `b`.
 pub(super) fn min_max(max: bool, t: ScalarType, a: &str, b: &str) -> String {
-    match t {
-        ScalarType::F64 => format!("{}({a}, {b})", if max { "fmax" } else { "fmin" }),
-        ScalarType::F32 => format!("{}({a}, {b})", if max { "fmaxf" } else { "fminf" }),
-        _ => format!(
-            "{}({a}, {b})",
-            if max { "gt4rs_imax" } else { "gt4rs_imin" }
-        ),
-    }
+    let fun = match (t, max) {
+        (ScalarType::F64, true) => "gt4rs_fmax",
+        (ScalarType::F64, false) => "gt4rs_fmin",
+        (ScalarType::F32, true) => "gt4rs_fmaxf",
+        (ScalarType::F32, false) => "gt4rs_fminf",
+        (_, true) => "gt4rs_imax",
+        (_, false) => "gt4rs_imin",
+    };
+    format!("{fun}({a}, {b})")
 }
 
 pub(super) fn math(fun: MathFun, t: ScalarType, a: &[String]) -> Result<String, String> {
@@ -165,6 +166,8 @@ pub(super) fn cast(a: &str, from: ScalarType, to: ScalarType) -> String {
         (ScalarType::Bool, t) if t.is_float() => format!("(({ty})(int){a})"),
         (_, ScalarType::Bool) if from.is_float() => format!("({a} != 0)"),
         (_, ScalarType::Bool) => format!("({a} != 0)"),
+        (f, ScalarType::I32) if f.is_float() => format!("gt4rs_f2i32({a})"),
+        (f, ScalarType::I64) if f.is_float() => format!("gt4rs_f2i64({a})"),
         _ => format!("(({ty}){a})"),
     }
 }

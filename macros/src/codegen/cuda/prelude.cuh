@@ -50,10 +50,24 @@ template <typename T> __device__ __forceinline__ T gt4rs_ipow(T base, T exp) {
 }
 template <typename T> __device__ __forceinline__ T gt4rs_imin(T a, T b) { return a < b ? a : b; }
 template <typename T> __device__ __forceinline__ T gt4rs_imax(T a, T b) { return a > b ? a : b; }
+// gt4rs_ir::scalar's float min/max: the operand that is not NaN, if any, and -0.0 below +0.0
+// (C's fmin/fmax leave the sign of a zero result to the order of the operands).
+__device__ __forceinline__ double gt4rs_fmin(double a, double b) { return a == b ? (signbit(a) ? a : b) : (a < b || b != b ? a : b); }
+__device__ __forceinline__ double gt4rs_fmax(double a, double b) { return a == b ? (signbit(a) ? b : a) : (a > b || b != b ? a : b); }
+__device__ __forceinline__ float gt4rs_fminf(float a, float b) { return a == b ? (signbit(a) ? a : b) : (a < b || b != b ? a : b); }
+__device__ __forceinline__ float gt4rs_fmaxf(float a, float b) { return a == b ? (signbit(a) ? b : a) : (a > b || b != b ? a : b); }
 __device__ __forceinline__ double gt4rs_fdiv_euclid(double a, double b) { double q = trunc(a / b); return fmod(a, b) < 0.0 ? (b > 0.0 ? q - 1.0 : q + 1.0) : q; }
 __device__ __forceinline__ float gt4rs_fdiv_euclid(float a, float b) { float q = truncf(a / b); return fmodf(a, b) < 0.0f ? (b > 0.0f ? q - 1.0f : q + 1.0f) : q; }
 __device__ __forceinline__ double gt4rs_frem_euclid(double a, double b) { double r = fmod(a, b); return r < 0.0 ? r + fabs(b) : r; }
 __device__ __forceinline__ float gt4rs_frem_euclid(float a, float b) { float r = fmodf(a, b); return r < 0.0f ? r + fabsf(b) : r; }
+// gt4rs_ir::scalar's float-to-integer cast (Rust's `as`): NaN is 0, values beyond the type's
+// range saturate at its ends, the rest truncate toward zero. A C cast of a value out of range is
+// undefined (x86 gives the minimum for all of them; PTX's cvt saturates): each bound below is a
+// power of two, exact in both float types, and the C cast runs only strictly inside them.
+__device__ __forceinline__ gt4rs_i32 gt4rs_f2i32(double x) { return x != x ? 0 : x <= -2147483648.0 ? (-2147483647 - 1) : x >= 2147483648.0 ? 2147483647 : (gt4rs_i32)x; }
+__device__ __forceinline__ gt4rs_i32 gt4rs_f2i32(float x) { return gt4rs_f2i32((double)x); }
+__device__ __forceinline__ gt4rs_i64 gt4rs_f2i64(double x) { return x != x ? 0LL : x <= -9223372036854775808.0 ? (-9223372036854775807LL - 1) : x >= 9223372036854775808.0 ? 9223372036854775807LL : (gt4rs_i64)x; }
+__device__ __forceinline__ gt4rs_i64 gt4rs_f2i64(float x) { return gt4rs_f2i64((double)x); }
 __device__ __forceinline__ gt4rs_i64 gt4rs_clamp(gt4rs_i64 x, gt4rs_i64 lo, gt4rs_i64 hi) { return x < lo ? lo : (x > hi ? hi : x); }
 // Records the first failure of a kernel in its error record: the thread that claims the record
 // (its code was 0) writes the values of the message and the coordinates of its point; the host

@@ -16,7 +16,8 @@
 //!   program writing one inside a domain fails with an error naming the output and the point
 //!   (nothing of that call is written).
 //! * Integer arithmetic wraps; integer division or remainder by zero is an error. `min`/`max`
-//!   (and `max_over`/`min_over`) follow Rust's `f64::max`/`f64::min`, which ignore NaN.
+//!   (and `max_over`/`min_over`) ignore NaN, as Rust's `f64::max`/`f64::min` do, and order
+//!   -0.0 below +0.0 (`gt4rs_ir::scalar::Arithmetic`, the rule of every backend).
 //! * `concat_where`: along dimensions the condition does not name, the result covers the
 //!   intersection of both branches; along the named ones, the union of the branches' regions
 //!   must be a range. An end reached only by broadcast (unbounded) branches has to be stored

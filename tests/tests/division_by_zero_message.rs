@@ -1,0 +1,72 @@
+//! An integer division by zero is an error on every backend, with one message: "program `p`:
+//! integer division by zero at point I 3, J 1, K 1". With one zero divisor every backend names
+//! the same point. With several, each names one of them, but not always the same one: the
+//! embedded backend the first in the domain's order, the CPU kernels the first any thread meets
+//! (in these runs the same), the CUDA kernels the first thread to claim the error record (in
+//! the emulation the lowest block of levels first: `K 1` before `I 0 … K 4`; on a device, any).
+//! See docs/reliability.md, *Open disagreements*. The differential fuzzer compares failing programs by their messages, so it
+//! draws no divisor that may be zero until the backends agree on which point to name.
+
+use gt4rs::prelude::*;
+use gt4rs_tests::*;
+use rand::RngExt;
+
+#[field_operator]
+fn quotient(n: Field<(I, J, K), i32>, m: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+    n / m
+}
+
+#[program]
+fn quotient_prog(
+    n: &Field<(I, J, K), i32>,
+    m: &Field<(I, J, K), i32>,
+    q: &mut Field<(I, J, K), i32>,
+) {
+    quotient(n, m).write_to(q);
+}
+
+#[test]
+fn a_division_by_zero_is_an_error_naming_a_zero_divisor_on_every_backend() {
+    let mut rng = rng(20_261_127);
+    let domain = [0..NI as i64, 0..NJ as i64, 0..NK as i64];
+    let n: Field<(I, J, K), i32> = random_int_field(&mut rng, &domain, 1..100);
+    for zeros in [1, 2, 5, 12] {
+        let mut m: Field<(I, J, K), i32> = random_int_field(&mut rng, &domain, 1..9);
+        let mut zero_points = Vec::new();
+        for _ in 0..zeros {
+            let point: Vec<i64> = domain.iter().map(|r| rng.random_range(r.clone())).collect();
+            m.set(&point, 0).expect("a point of the domain");
+            zero_points.push(point);
+        }
+        let mut messages: Vec<(String, String)> = Vec::new();
+        for_each_backend(|backend| {
+            let program = quotient_prog::compile(&backend.options())?;
+            let mut q: Field<(I, J, K), i32> = poisoned(&domain);
+            let result = program.call(quotient_prog::Args {
+                n: &n,
+                m: &m,
+                q: &mut q,
+            });
+            match result {
+                Ok(()) => panic!("{}: no error for {zeros} zero divisors", backend.name()),
+                Err(e) => messages.push((backend.name(), e.to_string())),
+            }
+            Ok(())
+        });
+        for (name, message) in &messages {
+            eprintln!("{zeros} zero divisors, {name}: {message}");
+            assert!(
+                message.starts_with("program `quotient_prog`: integer division by zero at point ")
+                    && zero_points.iter().any(|p| message
+                        .ends_with(&format!("at point I {}, J {}, K {}", p[0], p[1], p[2]))),
+                "{name}: `{message}` names none of the zero divisors {zero_points:?}"
+            );
+        }
+        if zeros == 1 {
+            let (reference, first) = &messages[0];
+            for (name, message) in &messages[1..] {
+                assert_eq!(message, first, "{name} and {reference} disagree");
+            }
+        }
+    }
+}
