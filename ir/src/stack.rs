@@ -22,6 +22,12 @@ pub fn grow<R>(step: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, SEGMENT, step)
 }
 
+/// Runs `f` on a fresh stack of `size` bytes (on the same thread), for a recursion that cannot
+/// be cut into [`grow`] steps (a library's own: syn's clone and drop of a deep expression).
+pub fn with_stack<R>(size: usize, f: impl FnOnce() -> R) -> R {
+    stacker::grow(size, f)
+}
+
 /// Parses JSON nested as deep as the expressions it holds: without serde_json's recursion
 /// limit of 128 levels (the recursive types grow the stack instead, see [`grow`]).
 pub fn from_json<T: DeserializeOwned>(json: &str) -> Result<T, serde_json::Error> {

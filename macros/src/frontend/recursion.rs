@@ -87,25 +87,21 @@ fn file_operators(file: PathBuf) -> Option<Arc<Vec<FileOperator>>> {
     Some(operators)
 }
 
-/// The stack of the thread that parses a file: ample for syn's clone, drop and printing of an
-/// expression as deep as the size tests' (2,000 chained additions), which recurse once per
-/// level, unoptimised in a debug build of the macros (the pages are only touched as used).
+/// The stack a file is parsed on: ample for syn's clone, drop and printing of an expression as
+/// deep as the size tests' (2,000 chained additions), which recurse once per level, unoptimised
+/// in a debug build of the macros (the pages are only touched as used).
 const PARSE_STACK: usize = 512 * 1024 * 1024;
 
-/// The operators of `source`, parsed and walked on a thread with [`PARSE_STACK`]: on rustc's
-/// own stack a clippy (debug) build of the size tests aborted with a stack overflow here.
+/// The operators of `source`, parsed and walked on a stack of [`PARSE_STACK`] (on rustc's own
+/// stack a clippy build of the size tests aborted with a stack overflow here). The same thread:
+/// the compiler's token API answers only the thread of the expansion.
 fn read_operators(source: String) -> Option<Vec<FileOperator>> {
-    std::thread::Builder::new()
-        .stack_size(PARSE_STACK)
-        .spawn(move || {
-            let parsed = syn::parse_file(&source).ok()?;
-            let mut operators = Vec::new();
-            collect_operators(&parsed.items, &mut Vec::new(), false, &mut operators);
-            Some(operators)
-        })
-        .ok()?
-        .join()
-        .ok()?
+    gt4rs_ir::stack::with_stack(PARSE_STACK, move || {
+        let parsed = syn::parse_file(&source).ok()?;
+        let mut operators = Vec::new();
+        collect_operators(&parsed.items, &mut Vec::new(), false, &mut operators);
+        Some(operators)
+    })
 }
 
 /// An operator written in the file.

@@ -40,7 +40,11 @@ pub struct Unit {
 const ICON_ENTITIES: &str = include_str!("../../../stencils/src/icon/dims.rs");
 /// What `stencils/src/icon/dsl/diffusion.rs` declares around the ICON sources.
 const ICON_SCALARS: &str = "gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }";
-const ICON_SOURCES: [(&str, &str); 10] = [
+const ICON_SOURCES: [(&str, &str); 11] = [
+    (
+        "implicit_solver",
+        include_str!("../../../stencils/src/icon/dsl/source/implicit_solver.rs"),
+    ),
     (
         "nabla4",
         include_str!("../../../stencils/src/icon/dsl/source/nabla4.rs"),
