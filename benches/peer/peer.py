@@ -348,10 +348,43 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
         times.append(time.perf_counter() - t)
     median = statistics.median(times)
 
+    recorded = recorded_file(
+        name,
+        spec,
+        grid,
+        program,
+        RecordedCall(args.levels, domain, described, outputs, arrays),
+        "gtfn_cpu",
+        seed_of(name, args.seed),
+        ["gt4py", "icon4py-common"],
+    )
+    recorded["static_args"] = sorted(static_scalars)
+    recorded["timing"] = {
+        "threads": os.environ.get("OMP_NUM_THREADS"),
+        "compile_s": max(first_call_s - median, 0.0),
+        "median_ms": median * 1e3,
+        "calls_ms": [t * 1e3 for t in times],
+    }
+    return recorded
+
+
+@dataclasses.dataclass
+class RecordedCall:
+    """What one call of a program put in its file: levels, domain, parameters, outputs, arrays."""
+
+    levels: int
+    domain: dict
+    described: list
+    outputs: list
+    arrays: dict
+
+
+def recorded_file(name, spec, grid, program, call, backend, seed, packages) -> dict:
+    """The contents of a refs-convention file (the sidecar's fields and `arrays`, the tables the
+    program reads added): shared by this benchmark and `tools/icon4py/record_dycore.py`."""
     used = sorted(o for o in grid.tables if o in offsets_read(program))
     for offset in used:
-        arrays[offset] = grid.tables[offset]
-
+        call.arrays[offset] = grid.tables[offset]
     return {
         "name": name,
         "stencil": name,
@@ -361,28 +394,20 @@ def run_program(name: str, grid, args: argparse.Namespace) -> dict:
             "num_cells": grid.size("Cell"),
             "num_edges": grid.size("Edge"),
             "num_vertices": grid.size("Vertex"),
-            "num_levels": args.levels,
+            "num_levels": call.levels,
         },
-        "domain": domain,
+        "domain": call.domain,
         "offsets": {o: list(grid.tables[o].shape) for o in used},
-        "outputs": outputs,
-        "params": described,
-        "backend": "gtfn_cpu",
-        "static_args": sorted(static_scalars),
-        "seed": seed_of(name, args.seed),
+        "outputs": call.outputs,
+        "params": call.described,
+        "backend": backend,
+        "seed": seed,
         "versions": {
-            "gt4py": version("gt4py"),
-            "icon4py-common": version("icon4py-common"),
+            **{package: version(package) for package in packages},
             "numpy": np.__version__,
             "python": sys.version.split()[0],
         },
-        "timing": {
-            "threads": os.environ.get("OMP_NUM_THREADS"),
-            "compile_s": max(first_call_s - median, 0.0),
-            "median_ms": median * 1e3,
-            "calls_ms": [t * 1e3 for t in times],
-        },
-        "arrays": arrays,
+        "arrays": call.arrays,
     }
 
 

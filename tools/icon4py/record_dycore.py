@@ -23,7 +23,6 @@ import os
 import pathlib
 import sys
 from collections.abc import Callable
-from importlib.metadata import version
 
 import numpy as np
 
@@ -196,13 +195,6 @@ def load_grid(spec: str, levels: int):
     return icon4py_grid.load(spec, levels)
 
 
-def draw(rng: np.random.Generator, how, shape) -> np.ndarray:
-    if isinstance(how, Fixed):
-        return np.full(shape, how.value)
-    low, high = (how.low, how.high) if isinstance(how, Uniform) else (-1.0, 1.0)
-    return rng.uniform(low, high, shape)
-
-
 def record(
     name: str, grid, levels: int, seed: int, backend_name: str, variant: str = ""
 ) -> dict:
@@ -247,7 +239,7 @@ def record(
             if dtype is None:
                 raise SystemExit(f"{name}: no way to make field `{pname}` of {ptype}")
             value = (
-                np.full(shape, np.nan) if role == "out" else draw(rng, spec.draws.get(pname), shape)
+                np.full(shape, np.nan) if role == "out" else peer.draw(rng, spec.draws.get(pname), shape)
             )
             value = value.astype(dtype)
             arrays[pname] = value.astype(np.float64)
@@ -265,7 +257,7 @@ def record(
             )
             continue
         if ptype.kind in floats:
-            value = floats[ptype.kind](draw(rng, spec.draws.get(pname), ()))
+            value = floats[ptype.kind](peer.draw(rng, spec.draws.get(pname), ()))
             scalars[pname] = value
             arrays[pname] = np.array(value, dtype=np.float64)
         elif ptype.kind == ts.ScalarKind.INT32:
@@ -299,35 +291,16 @@ def record(
     outputs = [p["name"] for p in described if p["role"] in ("out", "inout")]
     for pname in outputs:
         arrays[f"out__{pname}"] = np.asarray(fields[pname].asnumpy()).astype(np.float64)
-    used = sorted(o for o in grid.tables if o in peer.offsets_read(program))
-    for offset in used:
-        arrays[offset] = grid.tables[offset]
-    return {
-        "name": name,
-        "stencil": name,
-        "module": spec.module,
-        "grid": grid.label,
-        "grid_sizes": {
-            "num_cells": grid.size("Cell"),
-            "num_edges": grid.size("Edge"),
-            "num_vertices": grid.size("Vertex"),
-            "num_levels": levels,
-        },
-        "domain": domain,
-        "offsets": {o: list(grid.tables[o].shape) for o in used},
-        "outputs": outputs,
-        "params": described,
-        "backend": backend_name,
-        "seed": peer.seed_of(name, seed),
-        "versions": {
-            "gt4py": version("gt4py"),
-            "icon4py-common": version("icon4py-common"),
-            "icon4py-atmosphere-dycore": version("icon4py-atmosphere-dycore"),
-            "numpy": np.__version__,
-            "python": sys.version.split()[0],
-        },
-        "arrays": arrays,
-    }
+    return peer.recorded_file(
+        name,
+        spec,
+        grid,
+        program,
+        peer.RecordedCall(levels, domain, described, outputs, arrays),
+        backend_name,
+        peer.seed_of(name, seed),
+        ["gt4py", "icon4py-common", "icon4py-atmosphere-dycore"],
+    )
 
 
 def main() -> int:
