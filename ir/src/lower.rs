@@ -13,10 +13,10 @@
 //! operations are folded.
 //!
 //! Temporaries, decided here and nowhere else:
-//! * a computed value that itself gathers from neighbours (contains a reduction or a neighbour
-//!   shift) and is read through a neighbour shift of an offset with two or more neighbours is
-//!   materialised: a stage before the reading one computes it over the reading stage's
-//!   vertical range and, along the `to` dimension of that offset, over the reach of the reading
+//! * a computed value that itself gathers from neighbours (contains a reduction, or more than
+//!   two neighbour shifts) and is read through a neighbour shift of an offset with two or more
+//!   neighbours is materialised: a stage before the reading one computes it over the reading
+//!   stage's vertical range and, along the `to` dimension of that offset, over the reach of the reading
 //!   stage: [`Bound::Reach`], the least..greatest+1 table entry over the rows of the reading
 //!   domain (-1 entries skipped), evaluated once per call. So a limited-area grid's boundary
 //!   rows, whose -1 slots the reading domain never reaches, are not gathered from. Where the
@@ -27,7 +27,10 @@
 //!   redo its gather once per reading neighbour (fan-out ≥ 2). The same value read by several
 //!   shifts shares one temporary.
 //! * everything else is recomputed (inlined) at each point that reads it: pointwise values,
-//!   Cartesian shifts, and gathers read through one-neighbour offsets.
+//!   Cartesian shifts, gathers read through one-neighbour offsets, and values of at most two
+//!   neighbour reads (ICON's edge difference `θ@E2C[1] - θ@E2C[0]`): the kernels are bound by
+//!   memory, and a temporary's write and read-back cost more than reading the few columns
+//!   again (`calculate_nabla2_for_theta` 11 → 7 ms at R2B5, docs/performance.md).
 //! * a scan whose direction (or axis) conflicts with the scan its stage already runs (e.g. a
 //!   forward sweep read by a backward substitution) is materialised: a stage of its own over
 //!   the whole domain of the reading stage writes one temporary per carry component.
@@ -469,7 +472,14 @@ struct Lowering<'p> {
     gathers_memo: RefCell<GathersMemo<'p>>,
 }
 
-type GathersMemo<'p> = HashMap<(usize, usize, u32), (Rc<Env<'p>>, bool)>;
+type GathersMemo<'p> = HashMap<(usize, usize, u32), (Rc<Env<'p>>, u32)>;
+
+/// What a reduction counts for in [`Lowering::gathers`]: more than any value recomputed.
+const REDUCTION_GATHER: u32 = 1 << 16;
+
+/// The most neighbour shifts (and no reduction) a value read through a neighbour offset may
+/// make and still be recomputed at each reading neighbour rather than materialised.
+const RECOMPUTED_GATHERS: u32 = 2;
 
 impl<'p> Lowering<'p> {
     fn lower_index_scalar(&mut self, e: &'p Expr, env: &Rc<Env<'p>>) -> Result<NodeId, LowerError> {
@@ -749,7 +759,7 @@ impl<'p> Lowering<'p> {
                 }
             }
         }
-        if !self.gathers(arg, env, 0) {
+        if self.gathers(arg, env, 0) <= RECOMPUTED_GATHERS {
             return Ok(None);
         }
         let key = (
@@ -1151,8 +1161,10 @@ impl<'p> Lowering<'p> {
         Ok((domain, value))
     }
 
-    /// Whether `e` (with its parameters and variables resolved) gathers from neighbours.
-    fn gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
+    /// How much `e` (with its parameters and variables resolved) gathers from neighbours: the
+    /// number of neighbour shifts it makes, [`REDUCTION_GATHER`] for a reduction (at least),
+    /// saturating; 0 for a value that gathers nothing.
+    fn gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> u32 {
         let key = (e as *const Expr as usize, Rc::as_ptr(env) as usize, depth);
         if let Some((_, gathers)) = self.gathers_memo.borrow().get(&key) {
             return *gathers;
@@ -1164,17 +1176,18 @@ impl<'p> Lowering<'p> {
         gathers
     }
 
-    fn gathers_unmemoised(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> bool {
+    fn gathers_unmemoised(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32) -> u32 {
         use ExprKind as K;
         if depth > 256 {
-            return false;
+            return 0;
         }
         let through = |b: Option<&Binding<'p>>| match b {
             Some(Binding::Expr { expr, env, .. }) => self.gathers(expr, env, depth + 1),
-            _ => false,
+            _ => 0,
         };
         match &e.kind {
-            K::Reduce { .. } | K::NeighborShift { .. } => true,
+            K::Reduce { .. } => REDUCTION_GATHER,
+            K::NeighborShift { arg, .. } => 1u32.saturating_add(self.gathers(arg, env, depth + 1)),
             K::Param(i) => through(env.params.get(*i as usize)),
             K::Var(v) => through(env.vars.get(v)),
             K::Let { var, value, body } => {
@@ -1190,18 +1203,23 @@ impl<'p> Lowering<'p> {
                 self.gathers(body, &Rc::new(inner), depth + 1)
             }
             K::Call { callee, args } => {
-                let mut in_body = false;
+                // The operator's own gathers (its parameters' counted with the arguments).
+                let mut in_body = 0u32;
                 if let Some(op) = self.program.bundle.operator(callee) {
-                    op.body.walk(&mut |x| {
-                        in_body |= matches!(x.kind, K::Reduce { .. } | K::NeighborShift { .. })
+                    op.body.walk(&mut |x| match x.kind {
+                        K::Reduce { .. } => in_body = in_body.saturating_add(REDUCTION_GATHER),
+                        K::NeighborShift { .. } => in_body = in_body.saturating_add(1),
+                        _ => {}
                     });
                 }
-                in_body || args.iter().any(|a| self.gathers(a, env, depth + 1))
+                args.iter().fold(in_body, |sum, a| {
+                    sum.saturating_add(self.gathers(a, env, depth + 1))
+                })
             }
             _ => {
-                let mut any = false;
-                e.for_each_child(|c| any = any || self.gathers(c, env, depth + 1));
-                any
+                let mut sum = 0u32;
+                e.for_each_child(|c| sum = sum.saturating_add(self.gathers(c, env, depth + 1)));
+                sum
             }
         }
     }

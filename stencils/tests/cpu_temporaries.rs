@@ -1,8 +1,10 @@
-//! The CPU backend's temporaries: `calculate_nabla2_for_theta` gathers `z_nabla2_e` on edges
-//! into a temporary and reads it through C2E. On a limited-area grid that keeps its -1
-//! entries, the temporary must cover only the edges the domain (cells from the nudging zone)
-//! reaches, whose E2C slots are valid; its buffers are kept by the compiled program, so a
-//! repeated call allocates nothing, and calls on several threads at once stay correct.
+//! The CPU backend's temporaries: ∇²θ with its edge gradient written as a sum over E2C (a
+//! reduction, so the lowering gathers it on edges into a temporary that the cell sum reads
+//! through C2E; the library's `calculate_nabla2_for_theta`, an edge difference of two reads, is
+//! recomputed per cell instead). On a limited-area grid that keeps its -1 entries, the
+//! temporary must cover only the edges the domain (cells from the nudging zone) reaches, whose
+//! E2C slots are valid; its buffers are kept by the compiled program, so a repeated call
+//! allocates nothing, and calls on several threads at once stay correct.
 
 mod support;
 
@@ -13,8 +15,57 @@ use gt4rs::grid::{Grid, GridDim, Zone};
 use gt4rs::prelude::*;
 use gt4rs::testing::{self, Tolerance};
 use gt4rs::{Backend, CpuOptions, Options};
-use gt4rs_stencils::icon::dims::{Cell, Edge, C2E, K};
-use gt4rs_stencils::icon::dsl::diffusion::calculate_nabla2_for_theta;
+use gt4rs_stencils::icon::dims::{Cell, Edge, C2E, E2C, K};
+
+/// The edge gradient of θ as a weighted sum over the edge's two cells (ICON's weights are ±1).
+#[field_operator]
+fn _edge_gradient(
+    kh_smag_e: Field<(Edge, K), f64>,
+    inv_dual_edge_length: Field<Edge, f64>,
+    theta_v: Field<(Cell, K), f64>,
+    e2c_weights: Field<(Edge, E2C), f64>,
+) -> Field<(Edge, K), f64> {
+    kh_smag_e * inv_dual_edge_length * neighbor_sum(e2c_weights * theta_v.at(E2C), E2C)
+}
+
+#[field_operator]
+fn _nabla2_through_edges(
+    kh_smag_e: Field<(Edge, K), f64>,
+    inv_dual_edge_length: Field<Edge, f64>,
+    theta_v: Field<(Cell, K), f64>,
+    e2c_weights: Field<(Edge, E2C), f64>,
+    geofac_div: Field<(Cell, C2E), f64>,
+) -> Field<(Cell, K), f64> {
+    let gradient = _edge_gradient(kh_smag_e, inv_dual_edge_length, theta_v, e2c_weights);
+    neighbor_sum(gradient.at(C2E) * geofac_div, C2E)
+}
+
+#[allow(clippy::too_many_arguments)]
+#[program]
+fn nabla2_through_edges(
+    kh_smag_e: &Field<(Edge, K), f64>,
+    inv_dual_edge_length: &Field<Edge, f64>,
+    theta_v: &Field<(Cell, K), f64>,
+    e2c_weights: &Field<(Edge, E2C), f64>,
+    geofac_div: &Field<(Cell, C2E), f64>,
+    z_temp: &mut Field<(Cell, K), f64>,
+    horizontal_start: i32,
+    horizontal_end: i32,
+    vertical_start: i32,
+    vertical_end: i32,
+) {
+    _nabla2_through_edges(
+        kh_smag_e,
+        inv_dual_edge_length,
+        theta_v,
+        e2c_weights,
+        geofac_div,
+    )
+    .write_to(
+        z_temp,
+        domain![Cell: horizontal_start..horizontal_end, K: vertical_start..vertical_end],
+    );
+}
 
 /// Counts the allocations of the calling thread while it is counting.
 struct CountingAllocator;
@@ -79,6 +130,7 @@ struct Inputs {
     kh_smag_e: Field<(Edge, K), f64>,
     inv_dual_edge_length: Field<Edge, f64>,
     theta_v: Field<(Cell, K), f64>,
+    e2c_weights: Field<(Edge, E2C), f64>,
     geofac_div: Field<(Cell, C2E), f64>,
     cells: (i32, i32),
 }
@@ -101,6 +153,7 @@ fn random_inputs(grid: &Grid, seed: u64) -> Inputs {
         kh_smag_e: random(&mut rng, &[0..ne, 0..NLEV]),
         inv_dual_edge_length: random(&mut rng, &[0..ne]),
         theta_v: random(&mut rng, &[0..nc, 0..NLEV]),
+        e2c_weights: random(&mut rng, &[0..ne, 0..2]),
         geofac_div: random(&mut rng, &[0..nc, 0..3]),
         cells: (start, end),
     }
@@ -112,14 +165,15 @@ fn poisoned(grid: &Grid) -> Field<(Cell, K), f64> {
 }
 
 fn run(
-    program: &calculate_nabla2_for_theta::Compiled,
+    program: &nabla2_through_edges::Compiled,
     inputs: &Inputs,
     z_temp: &mut Field<(Cell, K), f64>,
 ) -> Result<(), gt4rs::Error> {
-    program.call(calculate_nabla2_for_theta::Args {
+    program.call(nabla2_through_edges::Args {
         kh_smag_e: &inputs.kh_smag_e,
         inv_dual_edge_length: &inputs.inv_dual_edge_length,
         theta_v: &inputs.theta_v,
+        e2c_weights: &inputs.e2c_weights,
         geofac_div: &inputs.geofac_div,
         z_temp,
         horizontal_start: inputs.cells.0,
@@ -134,15 +188,17 @@ fn same(a: &Field<(Cell, K), f64>, b: &Field<(Cell, K), f64>) -> bool {
     testing::compare(a, b, Tolerance::Relative(1e-12)).is_ok()
 }
 
-fn compile(grid: &Grid, backend: Backend, cpu: CpuOptions) -> calculate_nabla2_for_theta::Compiled {
+fn compile(grid: &Grid, backend: Backend, cpu: CpuOptions) -> nabla2_through_edges::Compiled {
     let options = Options::new(backend)
         .with_connectivities(support::connectivities_of(grid))
         .with_cpu(cpu);
-    calculate_nabla2_for_theta::compile(&options).expect("compiles")
+    nabla2_through_edges::compile(&options).expect("compiles")
 }
 
 #[test]
 fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
+    let lowered = gt4rs::__private::ir::lower::lower(nabla2_through_edges::ir()).expect("lowers");
+    assert_eq!(lowered.stages.len(), 2, "the edge gradient is a temporary");
     let grid = limited_area_grid();
     assert!(
         grid.table("E2C").expect("E2C").iter().any(|&n| n < 0),

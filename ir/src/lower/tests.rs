@@ -5,7 +5,8 @@ use super::*;
 use crate::build::{
     self, add, bundle, call, cartesian_shift, concat_where, field_operator, field_target, float,
     index_cmp, int, let_, literal, literal_domain, mul, neighbor_shift, offset, operator_param,
-    param, positional_params, program_param, reduce, scan_operator, tuple, var, whole_field, write,
+    param, positional_params, program_param, reduce, scan_operator, sub, tuple, var, whole_field,
+    write,
 };
 use crate::fieldview::{Literal, Operator, ProgramCall, ReduceOp, Role};
 use crate::stage::{Node, Slot, Step};
@@ -428,6 +429,44 @@ fn pointwise_values_and_single_neighbour_reads_are_recomputed() {
         assert!(lowered.temporaries.is_empty());
         assert_eq!(lowered.stages.len(), 1);
     }
+}
+
+/// `Σ_C2E (c@E2C[1] - c@E2C[0])@C2E`: an edge difference of a cell field (two neighbour reads,
+/// ICON's ∇θ at edges) read through C2E is recomputed at each edge of the cell rather than
+/// written to an edge temporary and read back (docs/performance.md measures the difference);
+/// a reduction read the same way is a temporary (`gathers_read_through_fan_out_shifts_...`).
+#[test]
+fn an_edge_difference_read_through_a_fan_out_shift_is_recomputed() {
+    let difference = sub(
+        neighbor_shift(param(1, ck()), "E2C", Some(1), ek()),
+        neighbor_shift(param(1, ck()), "E2C", Some(0), ek()),
+    );
+    let value = reduce(
+        ReduceOp::Sum,
+        "C2E",
+        neighbor_shift(
+            difference,
+            "C2E",
+            None,
+            Type::field(&["Cell", "C2E", "K"], F),
+        ),
+    );
+    let prog = program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("out", ck(), Role::Out),
+        ],
+        vec![write(value, whole_field(2))],
+        vec![],
+    );
+    let lowered = lower(&prog).unwrap();
+    assert!(lowered.temporaries.is_empty());
+    assert_eq!(lowered.stages.len(), 1);
+    // c read at both cells of the reduction's edge: two loads, each through C2E and E2C.
+    let loads = loads(&lowered.stages[0]);
+    assert_eq!(loads.len(), 2);
+    assert!(loads.iter().all(|path| path.steps.len() == 2), "{loads:?}");
 }
 
 /// `let v = Σ_C2E x@C2E` (a cell gather); `let w = v@E2C[0]`; `w + w@C2E[0]@E2C[0]`: `v` is read

@@ -33,8 +33,8 @@ pub fn emit(
     args: &ArgsInfo,
 ) -> TokenStream {
     let ty = &args.ty;
-    let statics = bool_statics(program);
-    let emitted = if (1..=MAX_SPECIALISED_STATICS).contains(&statics.len()) && lowered.is_ok() {
+    let statics = lowered.map_or_else(|_| Vec::new(), |l| specialised_statics(program, l));
+    let emitted = if !statics.is_empty() {
         // A copy that cannot be lowered (not expected where the program itself can be)
         // leaves the program unspecialised rather than unable to run.
         emit_specialised(program, &statics, ty).or_else(|_| {
@@ -87,40 +87,113 @@ pub fn emit(
     }
 }
 
-/// The program's `CpuScratch` (one buffer per temporary, kept between calls in the
-/// `Compiled` program's pool) and the body of `run_cpu`.
-/// The most `bool` static arguments a program's CPU kernels are specialised on (2^n copies).
-const MAX_SPECIALISED_STATICS: usize = 3;
+/// The most copies of a program's CPU kernels its static arguments may make.
+const MAX_SPECIALISED_COPIES: usize = 8;
 
-/// The program's `bool` static arguments: position and name.
-fn bool_statics(program: &Program) -> Vec<(u32, syn::Ident)> {
-    program
-        .params
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.is_static && p.ty == Type::Scalar(ScalarType::Bool))
-        .map(|(i, p)| (i as u32, syn::Ident::new(&p.name, Span::call_site())))
-        .collect()
+/// A static argument the CPU kernels are specialised on: its position, name and the values a
+/// copy is lowered with, each with the pattern that picks that copy.
+struct Specialised {
+    param: u32,
+    name: syn::Ident,
+    cases: Vec<(Literal, TokenStream)>,
 }
 
-/// One loop nest per combination of the `bool` static arguments' values, each lowered with
-/// those values fixed, chosen by a `match` at the call: a branch on a static flag that is not
-/// taken is then neither computed nor read (ICON's `apply_zdiffusion_t = false` skips the
-/// truly horizontal diffusion and its gathers), and the stages left may take the fast path.
+/// The static arguments that get a copy of the kernels per value: every `bool`, and every
+/// integer the stages only test for equality with literals (a copy per literal and one for
+/// any other value, lowered with a value equal to none of them); in parameter order while the
+/// copies stay within [`MAX_SPECIALISED_COPIES`].
+fn specialised_statics(program: &Program, lowered: &StageProgram) -> Vec<Specialised> {
+    let mut chosen = Vec::new();
+    let mut copies = 1usize;
+    for (i, p) in program.params.iter().enumerate() {
+        let Type::Scalar(dtype) = p.ty else {
+            continue;
+        };
+        if !p.is_static {
+            continue;
+        }
+        let param = i as u32;
+        let cases = match dtype {
+            ScalarType::Bool => vec![
+                (Literal::Bool(false), quote!(false)),
+                (Literal::Bool(true), quote!(true)),
+            ],
+            ScalarType::I32 | ScalarType::I64 => {
+                let Some(tested) = lowered.equality_tests_of(param) else {
+                    continue;
+                };
+                // A literal outside the parameter's type never equals it: the copy for other
+                // values covers it.
+                let fits = |v: i64| dtype == ScalarType::I64 || i32::try_from(v).is_ok();
+                let tested: Vec<i64> = tested.into_iter().filter(|&v| fits(v)).collect();
+                if tested.is_empty() {
+                    continue;
+                }
+                let other = (0..).find(|v| !tested.contains(v)).unwrap_or(-1);
+                let mut cases: Vec<(Literal, TokenStream)> = tested
+                    .into_iter()
+                    .map(|v| {
+                        let pattern = if dtype == ScalarType::I32 {
+                            proc_macro2::Literal::i32_suffixed(v as i32)
+                        } else {
+                            proc_macro2::Literal::i64_suffixed(v)
+                        };
+                        (Literal::Int(v), quote!(#pattern))
+                    })
+                    .collect();
+                cases.push((Literal::Int(other), quote!(_)));
+                cases
+            }
+            _ => continue,
+        };
+        if copies.saturating_mul(cases.len()) > MAX_SPECIALISED_COPIES {
+            continue;
+        }
+        copies *= cases.len();
+        chosen.push(Specialised {
+            param,
+            name: syn::Ident::new(&p.name, Span::call_site()),
+            cases,
+        });
+    }
+    chosen
+}
+
+/// One loop nest per combination of the specialised static arguments' cases, each lowered
+/// with those values fixed, chosen by a `match` at the call: a branch on a static argument that
+/// is not taken is then neither computed nor read (ICON's `apply_zdiffusion_t = false` skips the
+/// truly horizontal diffusion and its gathers, `type_shear != 2` the gradients of w), and the
+/// stages left may take the fast path.
 fn emit_specialised(
     program: &Program,
-    statics: &[(u32, syn::Ident)],
+    statics: &[Specialised],
     args_ty: &TokenStream,
 ) -> Result<(TokenStream, TokenStream), String> {
+    // Every combination, the earlier arguments varying slowest and each argument's literal
+    // cases before its `_`: the `match` then takes the first arm that fits, which is the copy
+    // of exactly the literals the values equal.
+    let mut combinations: Vec<Vec<usize>> = vec![Vec::new()];
+    for s in statics {
+        combinations = combinations
+            .into_iter()
+            .flat_map(|prefix| {
+                (0..s.cases.len()).map(move |c| {
+                    let mut next = prefix.clone();
+                    next.push(c);
+                    next
+                })
+            })
+            .collect();
+    }
     let mut scratch_defs = Vec::new();
     let mut functions = Vec::new();
     let mut scratch_fields = Vec::new();
     let mut arms = Vec::new();
-    for variant in 0..1usize << statics.len() {
+    for (variant, combination) in combinations.iter().enumerate() {
         let values: Vec<(u32, Literal)> = statics
             .iter()
-            .enumerate()
-            .map(|(bit, (param, _))| (*param, Literal::Bool(variant >> bit & 1 == 1)))
+            .zip(combination)
+            .map(|(s, &c)| (s.param, s.cases[c].0))
             .collect();
         let fixed = program.with_scalar_values(&values);
         let lowered = lower(&fixed).map_err(|e| e.message)?;
@@ -131,10 +204,7 @@ fn emit_specialised(
         );
         scratch_defs.push(scratch);
         scratch_fields.push(quote!(#field: #ty));
-        let pattern = values.iter().map(|(_, v)| match v {
-            Literal::Bool(b) => quote!(#b),
-            _ => quote!(_),
-        });
+        let pattern = statics.iter().zip(combination).map(|(s, &c)| &s.cases[c].1);
         // A function per copy: one function holding every copy's loops was optimised worse
         // (the truly horizontal diffusion's general loop took 1.6x as long).
         let function = format_ident!("run_cpu_v{}", variant);
@@ -149,7 +219,7 @@ fn emit_specialised(
         });
         arms.push(quote!((#(#pattern,)*) => self.#function(args)?,));
     }
-    let names = statics.iter().map(|(_, name)| name);
+    let names = statics.iter().map(|s| &s.name);
     let scratch = quote! {
         #(#scratch_defs)*
         /// The buffers of the program's temporaries, per specialisation, reused by later calls.

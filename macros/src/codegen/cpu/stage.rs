@@ -61,6 +61,10 @@ struct StageEmitter<'a> {
     columns: Vec<ColumnRead>,
     /// Values computed outside the vertical loop that the vertical loop reads.
     level_inputs: BTreeMap<String, ScalarType>,
+    /// The flags among `level_inputs` with the value they have at almost every column: a
+    /// neighbour present (`true`), nothing outside a field or undefined (`false`). The fast
+    /// path has a copy of its loop with these values written in (see `fast_path`).
+    level_flags: BTreeMap<String, bool>,
     level_names: HashSet<String>,
     read_fields: BTreeSet<Source>,
 }
@@ -122,6 +126,7 @@ impl<'a> StageEmitter<'a> {
             level_can_fail: false,
             columns: Vec::new(),
             level_inputs: BTreeMap::new(),
+            level_flags: BTreeMap::new(),
             level_names: HashSet::new(),
             read_fields,
         })
@@ -336,6 +341,8 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
     fn flag_ref(&mut self, flag: &str, defined: Section, from: Section) -> TokenStream {
         if from == Section::Level && defined != Section::Level {
             self.level_inputs.insert(flag.to_string(), ScalarType::Bool);
+            // Every flag but a slot's presence (recorded by `slot_present`) says undefined.
+            self.level_flags.entry(flag.to_string()).or_insert(false);
         }
         self.name(flag)
     }
@@ -371,6 +378,7 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         );
         if section == Section::Level && center != Section::Level {
             self.level_inputs.insert(ok.to_string(), ScalarType::Bool);
+            self.level_flags.insert(ok.to_string(), true);
         }
     }
 

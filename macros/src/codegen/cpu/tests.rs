@@ -138,11 +138,75 @@ fn bool_static_arguments_get_a_loop_nest_each() {
     // Parameter 4 is `zd_vertoffset`, read only by the truly horizontal diffusion.
     assert!(!off.contains("f4 . get ()"), "{off}");
     assert!(on.contains("f4 . get ()"), "{on}");
-    assert!(off.contains("fn stage1_levels"), "{off}");
-    assert!(!on.contains("fn stage1_levels"), "{on}");
+    // One stage in each (the edge flux, two neighbour reads, is recomputed per cell, see
+    // `gt4rs_ir::lower`): over slices without the flag, the general loop with it.
+    assert!(off.contains("fn stage0_levels"), "{off}");
+    assert!(!on.contains("_levels"), "{on}");
     // θ read at `K + zd_vertoffset` in the branch: a dynamic column, whose neighbour rows are
     // read once per column, so the cell stage's level loop (the last one) reads no table.
     let level_loop = &on[on.rfind("for k in").expect("a level loop")..];
     assert!(!level_loop.contains("get_unchecked"), "{level_loop}");
     assert!(level_loop.contains("_kout"), "{level_loop}");
+}
+
+/// ICON's `apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence` (its
+/// `IR_JSON`): ∇²w sums over `C2E2CO`, whose slots are present or not per column. The fast path
+/// has a second call of its level function with every slot present and nothing undefined
+/// written in, taken where the column's flags say so; the vector loop comes from that copy.
+#[test]
+fn neighbour_sums_get_a_level_loop_with_every_slot_present() {
+    let code = emitted(include_str!(
+        "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence.json"
+    ));
+    let calls: Vec<&str> = code
+        .match_indices("stage0_levels (")
+        .map(|(at, _)| &code[at..])
+        .filter(|rest| !rest.starts_with("stage0_levels (n :"))
+        .collect();
+    // Two per copy of the program (`type_shear` is 2 or not, below).
+    assert_eq!(calls.len(), 4, "{code}");
+    let argument_list = |call: &str| call[..call.find("} ;").unwrap_or(call.len())].to_string();
+    for pair in calls.chunks(2) {
+        let (usual, general) = (argument_list(pair[0]), argument_list(pair[1]));
+        assert!(usual.contains("true , true , true , true"), "{usual}");
+        assert!(!general.contains("true , true , true , true"), "{general}");
+    }
+    // Which copy runs: every slot present and no flag of an undefined value set.
+    assert!(
+        code.contains("v14_ok0 && v14_ok1 && v14_ok2 && v14_ok3 {"),
+        "{code}"
+    );
+    assert!(code.contains("if ! v11_0_hout &&"), "{code}");
+}
+
+/// The same program: `type_shear` (an `i32` static argument) is only tested with
+/// `type_shear == 2`, so the kernels have a copy for 2 and one for any other value, where the
+/// gradients of w are not computed and `geofac_grg_x`/`_y` not read. `nrdmax` (not static, and
+/// compared with `K`) is not such a value.
+#[test]
+fn integer_statics_tested_for_equality_get_a_copy_per_literal() {
+    let json =
+        include_str!("apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence.json");
+    let program = Program::from_json(json).expect("fixture parses");
+    let position = |name: &str| {
+        program
+            .params
+            .iter()
+            .position(|p| p.name == name)
+            .expect("a parameter of the program") as u32
+    };
+    let lowered = lower(&program).expect("the program lowers");
+    let tested = lowered.equality_tests_of(position("type_shear"));
+    assert_eq!(tested, Some([2].into_iter().collect()));
+    assert_eq!(lowered.equality_tests_of(position("nrdmax")), None);
+
+    let code = emitted(json);
+    assert!(
+        code.contains("match (args . type_shear ,) { (2i32 ,) => self . run_cpu_v0 (args) ? , (_ ,) => self . run_cpu_v1 (args) ? , }"),
+        "{code}"
+    );
+    let (two, other) = code.split_at(code.find("fn run_cpu_v1").expect("a second copy"));
+    let grg_x = format!("f{} . get ()", position("geofac_grg_x"));
+    assert!(two.contains(&grg_x), "{two}");
+    assert!(!other.contains(&grg_x), "{other}");
 }

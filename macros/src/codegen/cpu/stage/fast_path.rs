@@ -125,6 +125,15 @@ impl StageEmitter<'_> {
                 }
             }
         }
+        // Where the loop reduces over neighbours whose presence is known per column, the
+        // flags it reads from outside it, at their usual value (every neighbour present,
+        // nothing undefined), give a second copy of the loop with those values written in:
+        // LLVM turns a select between a sum and its previous value on a loop-invariant flag
+        // into a branch around the neighbour's load, and that loop does not vectorise. (Other
+        // flags only feed the undefined-write test, which vectorises as it is; a copy for them
+        // measured slower.)
+        let mut usual_args = args.clone();
+        let mut usual = Vec::new();
         for (name, dtype) in &self.level_inputs {
             if self.level_names.contains(name) {
                 continue;
@@ -133,8 +142,31 @@ impl StageEmitter<'_> {
             let ty = rust_type(*dtype);
             params.push(quote!(#i: #ty));
             args.push(quote!(#i));
+            match self.level_flags.get(name) {
+                Some(&value) => {
+                    usual_args.push(quote!(#value));
+                    usual.push(if value { quote!(#i) } else { quote!(!#i) });
+                }
+                None => usual_args.push(quote!(#i)),
+            }
         }
-        let call = quote!(#func(#nk, #klo, #(#args),*));
+        let reduces_over_slots = self
+            .level_inputs
+            .keys()
+            .any(|name| self.level_flags.get(name) == Some(&true));
+        let call = if !reduces_over_slots || usual.is_empty() {
+            quote!(#func(#nk, #klo, #(#args),*))
+        } else {
+            quote! {
+                {
+                    if #(#usual)&&* {
+                        #func(#nk, #klo, #(#usual_args),*)
+                    } else {
+                        #func(#nk, #klo, #(#args),*)
+                    }
+                }
+            }
+        };
         let (function, run) = if !reports_undefined {
             (
                 quote! {
