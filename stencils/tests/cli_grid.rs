@@ -1,7 +1,7 @@
 //! `gt4rs grid info` as a user runs it: negative coordinates, a grid written with `--npz` and
 //! read back, and a file that is no grid.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn gt4rs(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_gt4rs"))
@@ -58,4 +58,22 @@ fn a_written_grid_reads_back_and_a_stray_file_is_refused() {
         text.contains("`num_cells`") && text.contains("grid_meta"),
         "{text}"
     );
+}
+
+/// `gt4rs grid info … | head`: a reader that has closed the pipe before the first line ends
+/// the command quietly (status 0, nothing on stderr); `print!` used to panic there.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gt4rs"))
+        .args(["grid", "info", "r2b0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gt4rs binary runs");
+    // Closing the read end before the grid is built: every write then fails.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("it ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(stderr.is_empty(), "{stderr}");
 }

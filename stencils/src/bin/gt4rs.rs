@@ -287,7 +287,7 @@ fn main() {
         } => {
             if list {
                 for p in gt4rs_stencils::programs::ALL {
-                    println!("{}", p.name);
+                    cli::stdout::write(format_args!("{}\n", p.name));
                 }
                 Ok(true)
             } else if files.is_empty() {

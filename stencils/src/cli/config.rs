@@ -5,6 +5,7 @@
 //! builds, which no outside binary can see. A model shows its programs from its own binary with
 //! the library call this command uses, `<program>::options(&options)` (docs/guide.md, §5).
 
+use crate::cli::stdout::out;
 use std::path::Path;
 
 use gt4rs::{Config, Error, Options};
@@ -33,7 +34,7 @@ pub fn show(program: &str, config: Option<&Path>, arch: Option<&str>) -> Result<
         }
         None => options.program_options(program)?,
     };
-    print!("{shown}");
+    out!("{shown}");
     Ok(true)
 }
 

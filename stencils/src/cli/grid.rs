@@ -1,6 +1,7 @@
 //! `gt4rs grid info`: build a grid, print its sizes, zones and geometry statistics, and run
 //! the consistency checks.
 
+use crate::cli::stdout::{out, outln};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -106,18 +107,18 @@ pub fn info(spec: &str, region: Option<RegionSpec>, npz_out: Option<&str>) -> Re
     if let Some(region) = region {
         grid = grid.regional(region)?;
     }
-    print!("{}", describe(&grid));
-    println!(
+    out!("{}", describe(&grid));
+    outln!(
         "built in {:.3} s (cut and geometry included: {:.3} s)",
         built.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
     let report = grid.check();
-    println!("checks:");
-    print!("{report}");
+    outln!("checks:");
+    out!("{report}");
     if let Some(path) = npz_out {
         grid.write_npz(path)?;
-        println!("written to {path}");
+        outln!("written to {path}");
     }
     Ok(report.is_ok())
 }

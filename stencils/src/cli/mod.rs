@@ -5,5 +5,6 @@ pub mod config;
 pub mod cuda;
 pub mod grid;
 pub mod run;
+pub mod stdout;
 pub mod time;
 pub mod verify;

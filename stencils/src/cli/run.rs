@@ -1,5 +1,6 @@
 //! `gt4rs run diffusion`: the diffusion granule's main job.
 
+use crate::cli::stdout::out;
 use std::path::PathBuf;
 
 use gt4rs::{Backend, Error};
@@ -32,7 +33,7 @@ pub fn diffusion(
         ..JobSpec::default()
     };
     if let Some(report) = job::run_anywhere(&spec)? {
-        print!("{}", report.summary());
+        out!("{}", report.summary());
     }
     Ok(true)
 }

@@ -5,6 +5,7 @@
 //! ([`DynProgram::call_dynamic_timed`](gt4rs::__private::dynamic::DynProgram)). Threads: the CPU
 //! backend's pool (`RAYON_NUM_THREADS`).
 
+use crate::cli::stdout::outln;
 use std::fs::File;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -61,7 +62,7 @@ pub struct Request<'a> {
 /// Runs `gt4rs time`, printing one line of figures.
 pub fn run(request: &Request) -> Result<bool, Error> {
     let timing = measure(request)?;
-    println!(
+    outln!(
         "{}: compile {:.1} ms, first call {:.3} ms, {} calls: median {:.3} ms, min {:.3} ms, max {:.3} ms ({} backend, {} threads)",
         timing.program,
         timing.compile_ms,

@@ -1,6 +1,7 @@
 //! `gt4rs verify FILE.npz…`: runs each recorded program call (refs convention, see
 //! `refs/icon4py/README.md`) and compares every output with the recorded one.
 
+use crate::cli::stdout::outln;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -55,9 +56,9 @@ fn print_outcome(file: &str, outcome: &FileOutcome, backend: Backend) {
     match outcome {
         FileOutcome::Checked { program, outputs } => {
             let verdict = if outcome.passed() { "PASS" } else { "FAIL" };
-            println!("{verdict} {file} ({program}, {} backend)", backend.name());
+            outln!("{verdict} {file} ({program}, {} backend)", backend.name());
             for o in outputs {
-                println!(
+                outln!(
                     "  {:<4} {:<48} max abs err {:.3e}  max rel err {:.3e}",
                     if o.pass { "ok" } else { "FAIL" },
                     o.name,
@@ -66,7 +67,7 @@ fn print_outcome(file: &str, outcome: &FileOutcome, backend: Backend) {
                 );
             }
         }
-        FileOutcome::Unrunnable(why) => println!("FAIL {file}: cannot run: {why}"),
+        FileOutcome::Unrunnable(why) => outln!("FAIL {file}: cannot run: {why}"),
     }
 }
 
