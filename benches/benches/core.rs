@@ -1,7 +1,8 @@
 //! The CPU backend against hand-written rayon loops and a STREAM triad, in one run:
 //! the Cartesian laplacian (512×512×80) and ICON's `calculate_nabla4` on random neighbour
 //! tables of MCH R04B09's size and on the generated R2B4 grid, and `calculate_nabla2_for_theta`
-//! (an edge-flux temporary, then a cell sum) on the generated R2B5 grid.
+//! (an edge flux read by a cell sum; the hand-written loop keeps the flux in a buffer) on the
+//! generated R2B5 grid.
 //!
 //! Timed with criterion (group `core`: `triad`, then `<case>/gt4rs` and `<case>/hand` per case);
 //! the table after criterion's report takes every ratio and bandwidth from the estimates of this
@@ -201,8 +202,9 @@ fn bench_nabla4(
     case
 }
 
-/// `calculate_nabla2_for_theta` on the whole generated R2B5 grid: the CPU lowering keeps the edge
-/// flux as a temporary (it gathers from cells and is read through C2E) and fuses the rest.
+/// `calculate_nabla2_for_theta` on the whole generated R2B5 grid: the CPU lowering recomputes the
+/// edge flux (two reads of cells) at each cell's edges; the hand-written loop writes it to a
+/// buffer once per edge and then sums.
 fn bench_nabla2_for_theta(group: &mut Group<'_>, rng: &mut ChaCha8Rng) -> Case {
     let nk = 65usize;
     let grid = IcosahedralGrid::generate(2, 5).expect("R2B5 builds");
