@@ -12,7 +12,7 @@ use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
 use gt4rs_stencils::icon::dsl::implicit_solver;
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
-use gt4rs_tests::refs::icon4py_refs;
+use gt4rs_tests::refs::{icon4py_refs, npz_files_in};
 
 /// The grids the data is recorded on (folders of `refs/icon4py/dycore`).
 const GRIDS: [&str; 3] = ["r2b0", "r2b3-regional", "simple"];
@@ -33,13 +33,7 @@ fn dycore_refs() -> PathBuf {
 fn files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = GRIDS
         .iter()
-        .flat_map(|grid| {
-            std::fs::read_dir(dycore_refs().join(grid))
-                .unwrap_or_else(|e| panic!("{grid}: {e}"))
-                .flatten()
-                .map(|e| e.path())
-        })
-        .filter(|p| p.extension().is_some_and(|e| e == "npz"))
+        .flat_map(|grid| npz_files_in(&dycore_refs().join(grid)))
         .collect();
     files.sort();
     files

@@ -4,19 +4,12 @@ use std::path::{Path, PathBuf};
 
 use gt4rs::Backend;
 use gt4rs_stencils::cli::verify::{verify_file, FileOutcome};
-use gt4rs_tests::refs::{icon4py_ref, icon4py_refs};
+use gt4rs_tests::refs::{icon4py_ref, icon4py_refs, npz_files_in};
 use ndarray::ArrayD;
 use ndarray_npy::{NpzReader, NpzWriter};
 
 fn reference_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(icon4py_refs())
-        .expect("readable refs dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "npz"))
-        .collect();
-    files.sort();
-    files
+    npz_files_in(&icon4py_refs())
 }
 
 #[test]

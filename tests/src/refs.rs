@@ -47,3 +47,18 @@ pub fn icon4py_ref(name: &str) -> PathBuf {
     );
     path
 }
+
+/// The `.npz` files directly in `dir`, sorted by path.
+///
+/// # Panics
+/// If `dir` cannot be read.
+pub fn npz_files_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "npz"))
+        .collect();
+    files.sort();
+    files
+}

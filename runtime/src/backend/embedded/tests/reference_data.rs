@@ -11,8 +11,9 @@ use crate::connectivity::Connectivity;
 use refs::icon4py_ref;
 
 // gt4rs-tests, which holds the lookup of the reference data, depends on this crate: its source
-// is compiled here instead.
+// is compiled here instead (these tests read named files; the listing of a folder goes unused).
 #[path = "../../../../../tests/src/refs.rs"]
+#[allow(dead_code)]
 mod refs;
 
 /// ICON's forward sweep of the tridiagonal solve for w, written as the checker would lower it,
