@@ -150,11 +150,9 @@ impl StageEmitter<'_> {
                 None => usual_args.push(quote!(#i)),
             }
         }
-        let reduces_over_slots = self
-            .level_inputs
-            .keys()
-            .any(|name| self.level_flags.get(name) == Some(&true));
-        let call = if !reduces_over_slots || usual.is_empty() {
+        // A slot's presence is the one flag whose usual value is `true`.
+        let reduces_over_slots = self.level_flags.values().any(|&usual| usual);
+        let call = if !reduces_over_slots {
             quote!(#func(#nk, #klo, #(#args),*))
         } else {
             quote! {
