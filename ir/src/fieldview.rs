@@ -423,6 +423,59 @@ pub enum ExprKind {
     },
 }
 
+/// The one match over an expression's direct sub-expressions, for [`Expr::for_each_child`]
+/// (`$kind` a `&ExprKind`, lists walked with `iter`) and [`Expr::for_each_child_mut`]
+/// (`&mut ExprKind`, `iter_mut`): the patterns bind references of the matched kind's mutability.
+macro_rules! each_child {
+    ($kind:expr, $f:ident, $iter:ident) => {{
+        use ExprKind::*;
+        match $kind {
+            Param(_) | Var(_) | Literal(_) => {}
+            Let { value, body, .. } => {
+                $f(value);
+                $f(body)
+            }
+            CartesianShift { arg, .. }
+            | NeighborShift { arg, .. }
+            | LocalIndex { arg, .. }
+            | Unary { arg, .. }
+            | Cast { arg, .. }
+            | Reduce { arg, .. }
+            | Broadcast { arg, .. }
+            | TupleGet { arg, .. } => $f(arg),
+            DynamicShift { arg, offset, .. } => {
+                $f(arg);
+                $f(offset)
+            }
+            Binary { lhs, rhs, .. } | Compare { lhs, rhs, .. } => {
+                $f(lhs);
+                $f(rhs)
+            }
+            Math { args, .. } | Tuple(args) | Call { args, .. } => args.$iter().for_each($f),
+            Select {
+                cond,
+                if_true,
+                if_false,
+            }
+            | IfElse {
+                cond,
+                then: if_true,
+                otherwise: if_false,
+            } => {
+                $f(cond);
+                $f(if_true);
+                $f(if_false)
+            }
+            ConcatWhere {
+                if_true, if_false, ..
+            } => {
+                $f(if_true);
+                $f(if_false)
+            }
+        }
+    }};
+}
+
 impl Expr {
     /// An expression of type `ty` computing `kind`.
     pub fn new(ty: Type, kind: ExprKind) -> Expr {
@@ -431,108 +484,12 @@ impl Expr {
 
     /// Calls `f` on every direct sub-expression (not on domain-condition values).
     pub fn for_each_child<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
-        use ExprKind::*;
-        match &self.kind {
-            Param(_) | Var(_) | Literal(_) => {}
-            Let { value, body, .. } => {
-                f(value);
-                f(body)
-            }
-            CartesianShift { arg, .. }
-            | NeighborShift { arg, .. }
-            | LocalIndex { arg, .. }
-            | Unary { arg, .. }
-            | Cast { arg, .. }
-            | Reduce { arg, .. }
-            | Broadcast { arg, .. }
-            | TupleGet { arg, .. } => f(arg),
-            DynamicShift { arg, offset, .. } => {
-                f(arg);
-                f(offset)
-            }
-            Binary { lhs, rhs, .. } | Compare { lhs, rhs, .. } => {
-                f(lhs);
-                f(rhs)
-            }
-            Math { args, .. } | Tuple(args) | Call { args, .. } => args.iter().for_each(f),
-            Select {
-                cond,
-                if_true,
-                if_false,
-            } => {
-                f(cond);
-                f(if_true);
-                f(if_false)
-            }
-            IfElse {
-                cond,
-                then,
-                otherwise,
-            } => {
-                f(cond);
-                f(then);
-                f(otherwise)
-            }
-            ConcatWhere {
-                if_true, if_false, ..
-            } => {
-                f(if_true);
-                f(if_false)
-            }
-        }
+        each_child!(&self.kind, f, iter)
     }
 
     /// Calls `f` on every direct sub-expression, mutably (as [`Expr::for_each_child`]).
     pub fn for_each_child_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
-        use ExprKind::*;
-        match &mut self.kind {
-            Param(_) | Var(_) | Literal(_) => {}
-            Let { value, body, .. } => {
-                f(value);
-                f(body)
-            }
-            CartesianShift { arg, .. }
-            | NeighborShift { arg, .. }
-            | LocalIndex { arg, .. }
-            | Unary { arg, .. }
-            | Cast { arg, .. }
-            | Reduce { arg, .. }
-            | Broadcast { arg, .. }
-            | TupleGet { arg, .. } => f(arg),
-            DynamicShift { arg, offset, .. } => {
-                f(arg);
-                f(offset)
-            }
-            Binary { lhs, rhs, .. } | Compare { lhs, rhs, .. } => {
-                f(lhs);
-                f(rhs)
-            }
-            Math { args, .. } | Tuple(args) | Call { args, .. } => args.iter_mut().for_each(f),
-            Select {
-                cond,
-                if_true,
-                if_false,
-            } => {
-                f(cond);
-                f(if_true);
-                f(if_false)
-            }
-            IfElse {
-                cond,
-                then,
-                otherwise,
-            } => {
-                f(cond);
-                f(then);
-                f(otherwise)
-            }
-            ConcatWhere {
-                if_true, if_false, ..
-            } => {
-                f(if_true);
-                f(if_false)
-            }
-        }
+        each_child!(&mut self.kind, f, iter_mut)
     }
 
     /// Visits this expression and all sub-expressions mutably, parents first.
