@@ -304,17 +304,20 @@ def make_arguments(name: str, program, grid, domain: dict[str, int], args) -> Ar
             arrays[pname] = np.array(value, dtype=np.bool_)
         else:
             raise SystemExit(f"{name}: unexpected scalar `{pname}` of {ptype}")
-        described.append(
-            {
-                "name": pname,
-                "kind": "scalar",
-                "dtype": str(arrays[pname].dtype),
-                "role": "in",
-                "value": value,
-            }
-        )
+        described.append(scalar_entry(pname, arrays[pname], value))
 
     return made
+
+
+def scalar_entry(name: str, array: np.ndarray, value, icon4py_dtype: str | None = None) -> dict:
+    """The sidecar's description of scalar argument `name`, stored as the 0-d `array` (its
+    dtype is what gt4rs reads); `icon4py_dtype` where ICON4Py's parameter has another type."""
+    entry = {"name": name, "kind": "scalar", "dtype": str(array.dtype)}
+    if icon4py_dtype is not None:
+        entry["icon4py_dtype"] = icon4py_dtype
+    entry["role"] = "in"
+    entry["value"] = value
+    return entry
 
 
 def run_program(name: str, grid, args: argparse.Namespace) -> dict:

@@ -274,17 +274,14 @@ def record(
             arrays[pname] = np.array(value, dtype=np.bool_)
         else:
             raise SystemExit(f"{name}: unexpected scalar `{pname}` of {ptype}")
+        is_float = ptype.kind in floats
         described.append(
-            {
-                "name": pname,
-                "kind": "scalar",
-                "dtype": str(arrays[pname].dtype),
-                "icon4py_dtype": str(arrays[pname].dtype)
-                if ptype.kind not in floats
-                else str(np.dtype(floats[ptype.kind])),
-                "role": "in",
-                "value": float(value) if ptype.kind in floats else value,
-            }
+            peer.scalar_entry(
+                pname,
+                arrays[pname],
+                float(value) if is_float else value,
+                str(np.dtype(floats[ptype.kind])) if is_float else str(arrays[pname].dtype),
+            )
         )
     backend = None if backend_name == "embedded" else getattr(gtx, backend_name)
     program.with_backend(backend)(**fields, **scalars, offset_provider=grid.offset_provider)
@@ -335,7 +332,9 @@ def main() -> int:
                 made = record(name, grid, args.levels, args.seed, args.backend, variant)
                 arrays = made.pop("arrays")
                 made["precision"] = args.precision
-                stem = name + suffix + (f"_{variant}" if suffix else f"__{variant}" if variant else "")
+                # `NAME`, `NAME__VARIANT`, `NAME__mixed`, `NAME__mixed_VARIANT`.
+                tail = "" if not variant else f"_{variant}" if suffix else f"__{variant}"
+                stem = name + suffix + tail
                 np.savez_compressed(folder / f"{stem}.npz", **arrays)
                 (folder / f"{stem}.json").write_text(json.dumps(made, indent=1) + "\n")
                 print(f"{label}: {stem} ({args.precision}, {args.backend})", flush=True)
