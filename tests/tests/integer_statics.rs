@@ -1,0 +1,58 @@
+//! An `i32` static argument that the program only tests for equality with literals, one of
+//! them negative: the CPU kernels get a copy per literal and one for every other value (a
+//! `match` at the call picks it). Every backend gives the same values for the literals, for
+//! values next to them and for values far from them.
+
+use gt4rs_tests::*;
+
+use gt4rs::prelude::*;
+
+#[field_operator]
+fn by_mode(a: Field<(I, K), f64>, mode: i32) -> Field<(I, K), f64> {
+    if mode == -1 {
+        a * 2.0
+    } else if mode != 3 {
+        a + 1.0
+    } else {
+        a.at(K - 1)
+    }
+}
+
+#[program]
+fn by_mode_prog(a: &Field<(I, K), f64>, out: &mut Field<(I, K), f64>, #[static_arg] mode: i32) {
+    by_mode(a, mode).write_to(out, domain![I: 0..5, K: 1..4]);
+}
+
+#[test]
+fn each_value_of_an_integer_static_runs_its_own_copy() {
+    let ir = gt4rs::__private::ir::lower::lower(by_mode_prog::ir()).expect("lowers");
+    assert_eq!(
+        ir.equality_tests_of(2),
+        Some([-1, 3].into_iter().collect()),
+        "the program tests `mode` against -1 and 3 only"
+    );
+    let mut rng = rng(1701);
+    let a: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..4]);
+    for_each_backend(|backend| {
+        let prog = by_mode_prog::compile(&backend.options())?;
+        for mode in [-1, 3, 0, -2, 2, 4, i32::MIN, i32::MAX] {
+            let mut out = poisoned(&[0..5, 0..4]);
+            prog.call(by_mode_prog::Args {
+                a: &a,
+                out: &mut out,
+                mode,
+            })?;
+            expect_field(
+                &format!("mode {mode}"),
+                &out,
+                &[0..5, 1..4],
+                |p| match mode {
+                    -1 => 2.0 * at(&a, p),
+                    3 => at(&a, &[p[0], p[1] - 1]),
+                    _ => at(&a, p) + 1.0,
+                },
+            );
+        }
+        Ok(())
+    });
+}
