@@ -335,6 +335,15 @@ pub fn at<D: Dims, T: TestScalar>(field: &Field<D, T>, point: &[i64]) -> T {
         .unwrap_or_else(|| panic!("reference reads {point:?} outside {:?}", field.domain()))
 }
 
+/// The failure an error's message describes, without the note the CPU kernels add about what
+/// a call that failed inside a loop had written (the rest is the same on every backend).
+pub fn failure_described(message: &str) -> &str {
+    message
+        .split(gt4rs::__private::cpu::WROTE_IN_PLACE)
+        .next()
+        .unwrap_or(message)
+}
+
 /// Asserts that `result` is an error whose message contains every one of `needles`.
 pub fn expect_error<T>(result: Result<T, Error>, needles: &[&str]) {
     match result {

@@ -13,12 +13,14 @@ mod failure;
 mod ops;
 mod stage;
 
+use std::collections::BTreeSet;
+
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use gt4rs_ir::fieldview::{Literal, Program, Role};
 use gt4rs_ir::lower::lower;
-use gt4rs_ir::stage::StageProgram;
+use gt4rs_ir::stage::{Source, StageProgram};
 use gt4rs_ir::{ScalarType, Type};
 
 use crate::codegen::program::ArgsInfo;
@@ -333,9 +335,20 @@ fn emit_body(
             let mut #s: [isize; #rank] = [0; #rank];
         });
     }
+    // Every stage's prologue and checks first, then the stages' loops in order: a call whose
+    // checks fail writes nothing, and one that fails inside a loop says what it wrote.
     let mut stages = Vec::new();
+    let mut runs = Vec::new();
+    let written = written_params(program, lowered);
     for (index, s) in lowered.stages.iter().enumerate() {
-        stages.push(stage::emit(program, lowered, &used_offsets, index, s)?);
+        let code = stage::emit(program, lowered, &used_offsets, index, s)?;
+        let run = format_ident!("run_stage{}", index);
+        stages.push(quote!(let #run = #code;));
+        let before: BTreeSet<&str> = written[..index].iter().flatten().copied().collect();
+        let (before, failing) = (before.into_iter(), written[index].iter());
+        runs.push(quote! {
+            #run().map_err(|e| ::gt4rs::__private::cpu::stopped_after_writing(e, &[#(#before),*], &[#(#failing),*]))?;
+        });
     }
     let scratch_ty = match variant {
         None => format_ident!("CpuScratch"),
@@ -355,8 +368,26 @@ fn emit_body(
         #(#tables)*
         #(#temporaries)*
         #(#stages)*
+        #(#runs)*
     };
     Ok((scratch, body))
+}
+
+/// Per stage, the names of the arguments it writes (not its temporaries).
+fn written_params<'p>(program: &'p Program, lowered: &StageProgram) -> Vec<BTreeSet<&'p str>> {
+    lowered
+        .stages
+        .iter()
+        .map(|s| {
+            s.outputs
+                .iter()
+                .filter_map(|o| match o.target {
+                    Source::Param(p) => program.params.get(p as usize).map(|p| p.name.as_str()),
+                    Source::Temporary(_) => None,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The Rust type of elements of `t` in generated code.

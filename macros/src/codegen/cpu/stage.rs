@@ -32,6 +32,9 @@ use crate::codegen::stage_walk::{
 };
 use load::LoadKind;
 
+/// The stage as an expression: evaluating it computes the stage's bounds and makes its checks
+/// (returning the error of a failed one from the program's function), and its value is the
+/// closure that runs the stage's loop.
 pub(super) fn emit(
     program: &Program,
     lowered: &StageProgram,

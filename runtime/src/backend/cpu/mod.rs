@@ -73,6 +73,66 @@ impl ErrorSlot {
     }
 }
 
+/// How the note of [`stopped_after_writing`] begins: the failure itself is described before
+/// it, in the words every backend uses.
+pub const WROTE_IN_PLACE: &str = " (the cpu kernels write in place: ";
+
+/// `error`, from a stage's loop, with what the call had written when it stopped: the outputs
+/// of the stages before (`before`, written over their domains) and some points of the failing
+/// stage's (`failing`). A failure inside a loop cannot be found before the loop runs, and the
+/// kernels write in place; every check that can run before the first write does.
+#[cold]
+#[inline(never)]
+pub fn stopped_after_writing(error: Error, before: &[&str], failing: &[&str]) -> Error {
+    let quoted = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut written = Vec::new();
+    if !before.is_empty() {
+        written.push(format!(
+            "{} over the earlier stages' domains",
+            quoted(before)
+        ));
+    }
+    if !failing.is_empty() {
+        written.push(format!(
+            "any part of {} over the failing stage's domain",
+            quoted(failing)
+        ));
+    }
+    if written.is_empty() {
+        return error;
+    }
+    let note = format!(
+        "{WROTE_IN_PLACE}when the call stopped it had written {}; every other output is as it was)",
+        written.join(", and ")
+    );
+    match error {
+        Error::Domain { program, message } => Error::Domain {
+            program,
+            message: message + &note,
+        },
+        Error::Argument {
+            program,
+            arg,
+            message,
+        } => Error::Argument {
+            program,
+            arg,
+            message: message + &note,
+        },
+        Error::Execution { program, message } => Error::Execution {
+            program,
+            message: message + &note,
+        },
+        other => other,
+    }
+}
+
 /// Runs `body(lo, hi, level_lo, level_hi)` over tiles that cover `0..n_outer` horizontal
 /// points × `0..levels` levels (relative to the stage's first level) once each: the whole stage
 /// on the calling thread when it has fewer than `options.parallel_threshold` points, else one

@@ -33,8 +33,15 @@ pub(crate) fn run(
         regions: Default::default(),
     };
     let mut values = check_args(program, args)?;
+    // The arguments are written once every call has run: a call that fails leaves every
+    // output as it was, as the CUDA backend's host calls do (the later calls read the earlier
+    // ones' writes from `values`).
+    let mut writes = Vec::new();
     for call in &program.calls {
-        run_call(&ctx, call, args, &mut values)?;
+        run_call(&ctx, call, args, &mut values, &mut writes)?;
+    }
+    for w in writes {
+        apply(&mut args[w.param], &w.region, &w.data);
     }
     Ok(())
 }
@@ -355,8 +362,9 @@ struct Write {
 fn run_call(
     ctx: &Ctx<'_>,
     call: &ProgramCall,
-    args: &mut [Arg<'_>],
+    args: &[Arg<'_>],
     values: &mut [Value],
+    pending: &mut Vec<Write>,
 ) -> Result<(), Error> {
     let what = match &call.value.kind {
         ExprKind::Call { callee, .. } => ctx
@@ -383,17 +391,51 @@ fn run_call(
         ));
     }
     for w in writes {
-        apply(&mut args[w.param], &w.region, &w.data);
-        let view =
-            as_view(&args[w.param]).ok_or_else(|| ctx.err("a written argument is not a field"))?;
-        let dims = ctx.program.params[w.param]
-            .ty
-            .dims()
-            .unwrap_or(&[])
-            .to_vec();
-        values[w.param] = Value::Field(to_value(&view, &dims));
+        let Some(Value::Field(field)) = values.get_mut(w.param) else {
+            return Err(ctx.err("a written argument is not a field"));
+        };
+        store(field, &w.region, &w.data);
+        pending.push(w);
     }
     Ok(())
+}
+
+/// Writes `data` (row-major over `region`) into `field`'s elements, as [`apply`] writes it
+/// into the argument: an element of another type (an undefined one) leaves the old value.
+fn store(field: &mut FieldValue, region: &[Range<i64>], data: &[Elem]) {
+    let strides = field.strides();
+    let starts: Vec<i64> = field
+        .extents
+        .iter()
+        .map(|e| match e {
+            Extent::Bounded { start, .. } => *start,
+            Extent::Unbounded => 0,
+        })
+        .collect();
+    let dtype = field.dtype;
+    let elements = Rc::make_mut(&mut field.data);
+    let extents: Vec<Extent> = region
+        .iter()
+        .map(|r| Extent::range(r.start, r.end))
+        .collect();
+    let mut next = data.iter();
+    let _ = for_each_point(&extents, |point| -> Result<(), ()> {
+        let Some(&e) = next.next() else {
+            return Err(());
+        };
+        if e.dtype() == Some(dtype) {
+            let at: usize = point
+                .iter()
+                .zip(&starts)
+                .zip(&strides)
+                .map(|((&i, &s), &stride)| (i - s) as usize * stride)
+                .sum();
+            if let Some(slot) = elements.get_mut(at) {
+                *slot = e;
+            }
+        }
+        Ok(())
+    });
 }
 
 fn plan_writes(

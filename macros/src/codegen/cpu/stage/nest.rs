@@ -83,14 +83,23 @@ impl StageEmitter<'_> {
         } = shape;
         let out_bases = stores.bases;
         let err_label = quote!('points);
+        // The prologue and the checks run where this block is, before any stage's loop (so a
+        // call that a check refuses writes nothing); the loop is the closure it evaluates to,
+        // which keeps this stage's names apart from the other stages'.
         Ok(quote! {
             {
                 #(#uniform)*
                 #(#prologue)*
                 let n_outer: usize = #n_outer;
                 let nk: usize = #nk;
-                if n_outer > 0 && nk > 0 {
+                let active = n_outer > 0 && nk > 0;
+                if active {
                     #(#checks)*
+                }
+                move || -> ::core::result::Result<(), ::gt4rs::Error> {
+                    if !active {
+                        return Ok(());
+                    }
                     let err_slot = ::gt4rs::__private::cpu::ErrorSlot::new();
                     {
                         let err = &err_slot;
@@ -107,7 +116,7 @@ impl StageEmitter<'_> {
                         };
                         ::gt4rs::__private::cpu::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
                     }
-                    err_slot.take()?;
+                    err_slot.take()
                 }
             }
         })
