@@ -206,6 +206,16 @@ impl Ctx<'_> {
     }
 }
 
+/// The dimensions and element type of each field in `ty`, in leaf order (a scalar leaf, which
+/// no scan returns, ends the list where it is met).
+fn field_leaves(ty: &Type, out: &mut Vec<(Vec<String>, ScalarType)>) {
+    match ty {
+        Type::Field { dims, dtype } => out.push((dims.clone(), *dtype)),
+        Type::Tuple(items) => items.iter().for_each(|t| field_leaves(t, out)),
+        Type::Scalar(_) => {}
+    }
+}
+
 /// A scan computed by a stage of its own: its environment (kept alive for the memo's key), the
 /// shape of its value, and the temporary and type of each leaf.
 type MaterialisedScan<'p> = (Rc<Env<'p>>, Value, Vec<(u32, ScalarType)>);
@@ -332,6 +342,7 @@ fn lower_group(
         vertical,
         consumer,
         scan_memo: HashMap::new(),
+        scan_through_memo: HashMap::new(),
         temporaries: std::mem::take(temporaries),
         pre_stages: Vec::new(),
         memo: HashMap::new(),
@@ -442,6 +453,9 @@ struct Lowering<'p> {
     /// A scan materialised by [`Self::materialise_scan`], by the addresses of its call and
     /// environment.
     scan_memo: HashMap<(usize, usize), MaterialisedScan<'p>>,
+    /// Scans materialised by [`Self::materialise_scan_through`], by the addresses of their
+    /// call and environment and the offset they are read through.
+    scan_through_memo: HashMap<(usize, usize, String), MaterialisedScan<'p>>,
     /// The field parameters the call writes.
     written: Vec<u32>,
     /// While a temporary's stage is lowered: the vertical shift its reader reads it through
@@ -1003,6 +1017,168 @@ impl<'p> Lowering<'p> {
             }
         };
         // Read where the reader reads it: at its point, or through its shift.
+        Ok(self.read_temporaries(&shape, temporaries, ctx))
+    }
+
+    /// A scan read through one neighbour shift (and vertical shifts around it), computed by a
+    /// stage of its own into one temporary per carry component: over the neighbours the
+    /// reading stage reaches through the offset (the whole target dimension where the read
+    /// is not at the stage's point) and the levels the reader writes, as the embedded backend
+    /// runs the scan over the call's levels. `None` where the path is not of that form or the
+    /// scan's dimensions are not the offset's target and the vertical.
+    fn materialise_scan_through(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+    ) -> Result<Option<Value>, LowerError> {
+        let program = self.program;
+        let is_vertical =
+            |d: &String| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical);
+        let mut neighbour = None;
+        let mut at_stage_point = true;
+        for s in &ctx.path.steps {
+            match s {
+                Step::Cartesian { dim, .. } if is_vertical(dim) => {}
+                Step::Neighbor { offset, .. } if neighbour.is_none() => {
+                    neighbour = Some(offset.clone());
+                }
+                _ => return Ok(None),
+            }
+            if neighbour.is_none() {
+                at_stage_point &= matches!(s, Step::Cartesian { .. });
+            }
+        }
+        let Some(offset) = neighbour else {
+            return Ok(None);
+        };
+        let Some(info) = program.bundle.offset(&offset).cloned() else {
+            return Ok(None);
+        };
+        // Every leaf of the scan's value is a field over the offset's target (and levels).
+        let mut leaf_types = Vec::new();
+        field_leaves(&call.ty, &mut leaf_types);
+        let Some((dims, _)) = leaf_types.first().cloned() else {
+            return Ok(None);
+        };
+        let vertical = dims.iter().find(|d| is_vertical(d)).cloned();
+        let fits = |d: &Vec<String>| {
+            d.first() == Some(&info.to)
+                && d.len() == 1 + usize::from(vertical.is_some())
+                && d.iter().skip(1).all(|d| Some(d) == vertical.as_ref())
+        };
+        if !leaf_types.iter().all(|(d, _)| fits(d)) {
+            return Ok(None);
+        }
+        let key = (
+            call as *const Expr as usize,
+            Rc::as_ptr(env) as usize,
+            offset.clone(),
+        );
+        if let Some((_, shape, temporaries)) = self.scan_through_memo.get(&key) {
+            let (shape, temporaries) = (shape.clone(), temporaries.clone());
+            return Ok(Some(self.read_temporaries(&shape, temporaries, ctx)));
+        }
+        let rows = match self.consumer.iter().find(|r| r.dim() == info.from) {
+            Some(VerticalRange::Exprs { start, end, .. }) if at_stage_point => {
+                Some(RowRange::Exprs(start, end))
+            }
+            Some(VerticalRange::Field { dim, param }) if at_stage_point => {
+                Some(RowRange::Field(dim.clone(), *param))
+            }
+            _ => None,
+        };
+        let saved = std::mem::take(&mut self.b);
+        self.lowered_uses.push(HashMap::new());
+        let was_in_temporary = std::mem::replace(&mut self.in_temporary, true);
+        let built = self.scan_through_stage(call, env, ctx, &info.to, &offset, rows, vertical);
+        self.in_temporary = was_in_temporary;
+        self.lowered_uses.pop();
+        let builder = std::mem::replace(&mut self.b, saved);
+        let (domain, value) = built?;
+        let mut leaves = Vec::new();
+        value.leaves(&mut leaves);
+        if leaves.len() != leaf_types.len() {
+            return err("a scan whose value does not match its type");
+        }
+        let mut outputs = Vec::new();
+        let mut temporaries = Vec::new();
+        for (leaf, (dims, _)) in leaves.into_iter().zip(leaf_types) {
+            let t = self.temporaries.len() as u32;
+            let dtype = builder.dtype(leaf);
+            self.temporaries.push(Temporary {
+                dims,
+                dtype,
+                mask: None,
+            });
+            outputs.push(Output {
+                target: Source::Temporary(t),
+                value: leaf,
+            });
+            temporaries.push((t, dtype));
+        }
+        self.pre_stages.push(builder.finish(domain, outputs));
+        self.scan_through_memo
+            .insert(key, (env.clone(), value.clone(), temporaries.clone()));
+        Ok(Some(self.read_temporaries(&value, temporaries, ctx)))
+    }
+
+    /// The domain and value of [`Self::materialise_scan_through`]'s stage.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_through_stage(
+        &mut self,
+        call: &'p Expr,
+        env: &Rc<Env<'p>>,
+        ctx: &Ctx<'p>,
+        to: &str,
+        offset: &str,
+        rows: Option<RowRange<'p>>,
+        vertical: Option<String>,
+    ) -> Result<(Vec<StageRange>, Value), LowerError> {
+        let (start, end) = self.horizontal_bounds(offset, rows)?;
+        let mut domain = vec![StageRange {
+            dim: to.to_string(),
+            start,
+            end,
+        }];
+        if let Some(v) = vertical {
+            let (start, end) = match self.consumer.iter().find(|r| r.dim() == v) {
+                Some(VerticalRange::Exprs { start, end, .. }) => {
+                    let root = self.root.clone();
+                    let (start, end) = (*start, *end);
+                    let s = self.lower_index_scalar(start, &root)?;
+                    let e = self.lower_index_scalar(end, &root)?;
+                    (Bound::Node(s), Bound::Node(e))
+                }
+                Some(VerticalRange::Field { dim, param }) => (
+                    Bound::FieldStart {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                    Bound::FieldEnd {
+                        param: *param,
+                        dim: dim.clone(),
+                    },
+                ),
+                None => return err("the reader of a scan has no levels to run it over"),
+            };
+            domain.push(StageRange { dim: v, start, end });
+        }
+        let at_point = Ctx {
+            guarded: ctx.guarded,
+            ..Ctx::default()
+        };
+        let value = self.lower(call, env, &at_point)?;
+        Ok((domain, value))
+    }
+
+    /// Loads of a materialised value's temporaries where the reader reads it, in its shape.
+    fn read_temporaries(
+        &mut self,
+        shape: &Value,
+        temporaries: Vec<(u32, ScalarType)>,
+        ctx: &Ctx<'p>,
+    ) -> Value {
         let mut loads = Vec::with_capacity(temporaries.len());
         for (t, dtype) in temporaries {
             loads.push(self.b.add(Node::Load {
@@ -1013,7 +1189,7 @@ impl<'p> Lowering<'p> {
                 guarded: ctx.guarded,
             }));
         }
-        Ok(rebuild(&shape, &mut loads.into_iter()))
+        rebuild(shape, &mut loads.into_iter())
     }
 
     fn scan_stage(
@@ -1056,21 +1232,14 @@ impl<'p> Lowering<'p> {
         Ok((domain, value))
     }
 
-    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (the reach of `offset`
-    /// over the reader's `rows`, or all of `to` without them) and the reader's vertical range
-    /// shifted by `kshift`.
-    #[allow(clippy::too_many_arguments)]
-    fn temporary_stage(
+    /// The range of a temporary along the offset's target: the reach of `offset` over the
+    /// reader's `rows`, or the whole target dimension without them.
+    fn horizontal_bounds(
         &mut self,
-        arg: &'p Expr,
-        env: &Rc<Env<'p>>,
-        to: &str,
         offset: &str,
         rows: Option<RowRange<'p>>,
-        vertical: Option<&String>,
-        kshift: i64,
-    ) -> Result<(Vec<StageRange>, NodeId), LowerError> {
-        let (start, end) = match rows {
+    ) -> Result<(Bound, Bound), LowerError> {
+        Ok(match rows {
             Some(rows) => {
                 let (rows_start, rows_end) = match rows {
                     RowRange::Exprs(start, end) => {
@@ -1103,7 +1272,24 @@ impl<'p> Lowering<'p> {
                     offset: offset.to_string(),
                 },
             ),
-        };
+        })
+    }
+
+    /// Lowers `arg` into `self.b` as the stage of a temporary over `to` (the reach of `offset`
+    /// over the reader's `rows`, or all of `to` without them) and the reader's vertical range
+    /// shifted by `kshift`.
+    #[allow(clippy::too_many_arguments)]
+    fn temporary_stage(
+        &mut self,
+        arg: &'p Expr,
+        env: &Rc<Env<'p>>,
+        to: &str,
+        offset: &str,
+        rows: Option<RowRange<'p>>,
+        vertical: Option<&String>,
+        kshift: i64,
+    ) -> Result<(Vec<StageRange>, NodeId), LowerError> {
+        let (start, end) = self.horizontal_bounds(offset, rows)?;
         let mut domain = vec![StageRange {
             dim: to.to_string(),
             start,
@@ -1340,13 +1526,18 @@ impl<'p> Lowering<'p> {
                         .steps
                         .iter()
                         .all(|s| matches!(s, Step::Cartesian { .. }));
-                    if !cartesian || self.in_temporary {
-                        return err(format!(
-                            "the result of scan operator `{}` is read through a neighbour shift; the fused backends read a scan's result only at the point or through a Cartesian shift (compute it in a program of its own and read its output)",
-                            op.name
-                        ));
+                    if cartesian && !self.in_temporary {
+                        return self.materialise_scan(call, env, ctx);
                     }
-                    return self.materialise_scan(call, env, ctx);
+                    if !self.in_temporary {
+                        if let Some(value) = self.materialise_scan_through(call, env, ctx)? {
+                            return Ok(value);
+                        }
+                    }
+                    return err(format!(
+                        "the result of scan operator `{}` is read through a shift the fused backends do not follow for a scan (a dynamic shift, two neighbour shifts, or a read inside a value they keep as a temporary); compute it in a program of its own and read its output",
+                        op.name
+                    ));
                 }
                 if self.b.scan_conflicts(axis, *forward) {
                     return self.materialise_scan(call, env, ctx);

@@ -3,7 +3,9 @@
 //! The fused backends used to refuse it ("needs a temporary, which the fused backends do not
 //! build"); the scan now runs over the written levels by a stage of its own, into a temporary
 //! read through the shift, and every backend computes the same values, or the same error where
-//! the shift leaves those levels.
+//! the shift leaves those levels. Read through a neighbour shift (a scan over vertices read at
+//! an edge's ends, or summed over a cell's corners), the scan runs over the neighbours the
+//! domain reaches and the written levels; the fused backends refused that too.
 
 use gt4rs::prelude::*;
 use gt4rs_tests::*;
@@ -157,6 +159,131 @@ fn a_scan_read_past_its_levels_is_an_error() {
             "temporary 0 is read at K 1..9"
         };
         expect_error(result, &[needle]);
+        Ok(())
+    });
+}
+
+/// A scan over vertices read at both ends of each edge.
+#[field_operator]
+fn edge_mean_of_scan(x: Field<(Vertex, K), f64>) -> Field<(Edge, K), f64> {
+    let d = damped(x);
+    0.5 * (d.at(E2V[0]) + d.at(E2V[1]))
+}
+
+#[program]
+fn edge_mean_of_scan_prog(
+    x: &Field<(Vertex, K), f64>,
+    out: &mut Field<(Edge, K), f64>,
+    edges: i32,
+    k_start: i32,
+    k_end: i32,
+) {
+    edge_mean_of_scan(x).write_to(out, domain![Edge: 0..edges, K: k_start..k_end]);
+}
+
+/// A backward scan over vertices, summed over each cell's corners, next to a term at the
+/// cell: the scan's reads go through a reduction.
+#[field_operator]
+fn corner_sum_of_scan(
+    x: Field<(Vertex, K), f64>,
+    c: Field<(Cell, K), f64>,
+) -> Field<(Cell, K), f64> {
+    c + neighbor_sum(suffix_sum(x).at(C2V), C2V)
+}
+
+#[program]
+fn corner_sum_of_scan_prog(
+    x: &Field<(Vertex, K), f64>,
+    c: &Field<(Cell, K), f64>,
+    out: &mut Field<(Cell, K), f64>,
+    k_end: i32,
+) {
+    corner_sum_of_scan(x, c).write_to(out, domain![K: 0..k_end]);
+}
+
+/// The scan of vertex `v` over `lo..hi`, as `column_scan` computes a cell's.
+fn vertex_scan(
+    x: &Field<(Vertex, K), f64>,
+    v: i64,
+    (lo, hi): (i64, i64),
+    forward: bool,
+    init: f64,
+    step: impl Fn(f64, f64) -> f64,
+) -> Vec<f64> {
+    let mut out = vec![f64::NAN; hi as usize];
+    let mut carry = init;
+    let levels: Vec<i64> = if forward {
+        (lo..hi).collect()
+    } else {
+        (lo..hi).rev().collect()
+    };
+    for k in levels {
+        carry = step(carry, at(x, &[v, k]));
+        out[k as usize] = carry;
+    }
+    out
+}
+
+#[test]
+fn a_scan_read_at_the_ends_of_edges() {
+    let mesh = SimpleMesh::new();
+    let nk = 9i64;
+    let (nv, ne) = (mesh.n_vertices as i64, mesh.n_edges as i64);
+    let mut rng = rng(1504);
+    let x: Field<(Vertex, K), f64> = random_field(&mut rng, &[0..nv, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = edge_mean_of_scan_prog::compile(&backend.options_with(mesh.connectivities()))?;
+        // A few edges (reaching some vertices) and the levels 2..7: the scan starts at level 2.
+        for (edges, k_start, k_end) in [(ne, 0, nk), (5, 2, 7)] {
+            let mut out = poisoned(&[0..ne, 0..nk]);
+            prog.call(edge_mean_of_scan_prog::Args {
+                x: &x,
+                out: &mut out,
+                edges: edges as i32,
+                k_start: k_start as i32,
+                k_end: k_end as i32,
+            })?;
+            expect_field("out", &out, &[0..edges, k_start..k_end], |p| {
+                let ends = neighbours(&mesh.e2v, p[0]);
+                let scan = |v: i32| {
+                    vertex_scan(&x, v as i64, (k_start, k_end), true, 1.0, |c, v| {
+                        0.5 * c + v
+                    })[p[1] as usize]
+                };
+                0.5 * (scan(ends[0]) + scan(ends[1]))
+            });
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn a_backward_scan_summed_over_the_corners_of_cells() {
+    let mesh = SimpleMesh::new();
+    let nk = 8i64;
+    let (nv, nc) = (mesh.n_vertices as i64, mesh.n_cells as i64);
+    let mut rng = rng(1505);
+    let x: Field<(Vertex, K), f64> = random_field(&mut rng, &[0..nv, 0..nk]);
+    let c: Field<(Cell, K), f64> = random_field(&mut rng, &[0..nc, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = corner_sum_of_scan_prog::compile(&backend.options_with(mesh.connectivities()))?;
+        let k_end = 6i64;
+        let mut out = poisoned(&[0..nc, 0..nk]);
+        prog.call(corner_sum_of_scan_prog::Args {
+            x: &x,
+            c: &c,
+            out: &mut out,
+            k_end: k_end as i32,
+        })?;
+        expect_field("out", &out, &[0..nc, 0..k_end], |p| {
+            let corners: f64 = neighbours(&mesh.c2v, p[0])
+                .iter()
+                .map(|&v| {
+                    vertex_scan(&x, v as i64, (0, k_end), false, 0.0, |c, v| c + v)[p[1] as usize]
+                })
+                .sum();
+            at(&c, p) + corners
+        });
         Ok(())
     });
 }
