@@ -844,7 +844,7 @@ impl<'p> Lowering<'p> {
         let stage = builder.finish(domain, outputs);
         // The same value reached through another inlining of its operator (another
         // environment) builds the same stage: read the temporary that stage already writes.
-        if let Some(existing) = self.same_temporary_stage(&stage) {
+        if let Some(existing) = self.same_stage(&stage).and_then(|e| e.first().copied()) {
             self.temporaries.truncate(t as usize);
             self.widen_unless_same_reach(existing, &reach_offset);
             self.memo.insert(key, (env.clone(), existing));
@@ -856,10 +856,11 @@ impl<'p> Lowering<'p> {
         Ok(Some(t))
     }
 
-    /// The temporary written by a stage before this one that computes what `stage` (just built,
-    /// writing the last temporaries) does: the same domain, nodes and output values into
-    /// temporaries of the same types.
-    fn same_temporary_stage(&self, stage: &Stage) -> Option<u32> {
+    /// The temporaries written by a stage before this one that computes what `stage` (just
+    /// built, writing the last temporaries) does, in the order of its outputs: the same domain,
+    /// nodes, scan and output values into temporaries of the same types. Stages before this
+    /// one write temporaries only, so an earlier stage of the same nodes reads the same values.
+    fn same_stage(&self, stage: &Stage) -> Option<Vec<u32>> {
         let temporary = |target: Source| match target {
             Source::Temporary(t) => self.temporaries.get(t as usize),
             Source::Param(_) => None,
@@ -867,7 +868,7 @@ impl<'p> Lowering<'p> {
         self.pre_stages.iter().find_map(|earlier| {
             let same = earlier.domain == stage.domain
                 && earlier.nodes == stage.nodes
-                && earlier.scan.is_none()
+                && earlier.scan == stage.scan
                 && earlier.outputs.len() == stage.outputs.len()
                 && earlier.outputs.iter().zip(&stage.outputs).all(|(a, b)| {
                     a.value == b.value
@@ -875,14 +876,41 @@ impl<'p> Lowering<'p> {
                         && temporary(a.target).map(|t| (&t.dims, t.dtype))
                             == temporary(b.target).map(|t| (&t.dims, t.dtype))
                 });
-            match earlier.outputs.first() {
-                Some(Output {
-                    target: Source::Temporary(t),
-                    ..
-                }) if same => Some(*t),
-                _ => None,
-            }
+            same.then(|| {
+                earlier
+                    .outputs
+                    .iter()
+                    .filter_map(|o| match o.target {
+                        Source::Temporary(t) => Some(t),
+                        Source::Param(_) => None,
+                    })
+                    .collect()
+            })
         })
+    }
+
+    /// `stage`, writing `temporaries` (the last ones made), as a stage before this one, unless
+    /// an earlier stage computes the same (a scan reached through another inlining of the
+    /// operators around it, another environment): then those are dropped and the earlier
+    /// stage's temporaries read instead. Without this, a scan read by a value that is inlined
+    /// at every use ran once per use (ICON4Py's fused solver steps built 205 stages).
+    fn push_scan_stage(
+        &mut self,
+        stage: Stage,
+        temporaries: Vec<(u32, ScalarType)>,
+    ) -> Vec<(u32, ScalarType)> {
+        if let Some(existing) = self.same_stage(&stage) {
+            if let Some(&(first, _)) = temporaries.first() {
+                self.temporaries.truncate(first as usize);
+            }
+            return existing
+                .into_iter()
+                .zip(temporaries)
+                .map(|(t, (_, dtype))| (t, dtype))
+                .collect();
+        }
+        self.pre_stages.push(stage);
+        temporaries
     }
 
     /// The temporary holding a copy of field parameter `p` (the call writes it and reads it
@@ -1010,7 +1038,8 @@ impl<'p> Lowering<'p> {
                     });
                     temporaries.push((t, dtype));
                 }
-                self.pre_stages.push(builder.finish(domain, outputs));
+                let temporaries =
+                    self.push_scan_stage(builder.finish(domain, outputs), temporaries);
                 self.scan_memo
                     .insert(key, (env.clone(), value.clone(), temporaries.clone()));
                 (value, temporaries)
@@ -1117,7 +1146,7 @@ impl<'p> Lowering<'p> {
             });
             temporaries.push((t, dtype));
         }
-        self.pre_stages.push(builder.finish(domain, outputs));
+        let temporaries = self.push_scan_stage(builder.finish(domain, outputs), temporaries);
         self.scan_through_memo
             .insert(key, (env.clone(), value.clone(), temporaries.clone()));
         Ok(Some(self.read_temporaries(&value, temporaries, ctx)))
