@@ -10,6 +10,7 @@ use gt4rs::{Error, Options};
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
     diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
+    vertically_implicit_dycore_solver,
 };
 
 /// A program of this crate, compiled on demand.
@@ -81,6 +82,8 @@ registry! {
     implicit_solver::compute_results_for_thermodynamic_variables,
     implicit_solver::update_mass_volume_flux,
     implicit_solver::update_dynamical_exner_time_increment,
+    vertically_implicit_dycore_solver::vertically_implicit_solver_at_predictor_step,
+    vertically_implicit_dycore_solver::vertically_implicit_solver_at_corrector_step,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -130,6 +133,8 @@ registry! {
     implicit_solver::mixed::compute_results_for_thermodynamic_variables,
     implicit_solver::mixed::update_mass_volume_flux,
     implicit_solver::mixed::update_dynamical_exner_time_increment,
+    vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_predictor_step,
+    vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_corrector_step,
 }
 
 /// Every program's name, for checking options keyed by program name

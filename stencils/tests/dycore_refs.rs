@@ -4,13 +4,14 @@
 //! mixed precision) runs through `gt4rs verify` on the embedded and the CPU backend and on the
 //! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
-//! grid in both precisions.
+//! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` in double
+//! precision with both values of each static argument.
 
 use std::path::{Path, PathBuf};
 
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
-use gt4rs_stencils::icon::dsl::implicit_solver;
+use gt4rs_stencils::icon::dsl::{implicit_solver, vertically_implicit_dycore_solver};
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
 use gt4rs_tests::refs::{icon4py_refs, npz_files_in};
 
@@ -69,11 +70,23 @@ fn check_every_file(options: &Options) -> f64 {
     worst
 }
 
+/// ICON4Py 0.4.1 cannot run its fused solver programs in mixed precision: GT4Py rejects the
+/// forward sweep's scan, whose return annotation says `(wpfloat, wpfloat)` while it returns
+/// `(vpfloat, wpfloat)` ("Annotated return type does not match deduced return type"). Their
+/// mixed versions have no ICON4Py data; the pieces they call have.
 #[test]
-fn every_dycore_program_has_reference_data_on_every_grid_in_both_precisions() {
+fn every_dycore_program_has_reference_data_on_every_grid() {
     for grid in GRIDS {
         for program in implicit_solver::PROGRAMS {
             for suffix in ["", "__mixed"] {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in vertically_implicit_dycore_solver::PROGRAMS {
+            for suffix in ["", "__static_values_off"] {
                 let file = dycore_refs()
                     .join(grid)
                     .join(format!("{program}{suffix}.npz"));

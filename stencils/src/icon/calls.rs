@@ -160,6 +160,27 @@ const THERMODYNAMIC_RESULTS_VALUES: &[(&str, Draw)] = &[
     ("dtime", Draw::Fixed(0.1)),
 ];
 
+/// The predictor step's divisions (by ρ·θ_v, exner and the new ρ) need positive states, and
+/// its tridiagonal system positive weights and layer thicknesses; a small buoyancy keeps the
+/// explicit w of the size of the current one.
+const PREDICTOR_VALUES: &[(&str, Draw)] = &[
+    ("current_exner", Draw::Uniform(0.5, 1.0)),
+    ("current_rho", Draw::Uniform(0.5, 1.5)),
+    ("current_theta_v", Draw::Uniform(0.5, 1.5)),
+    ("theta_v_at_cells_on_half_levels", Draw::Uniform(0.5, 1.5)),
+    ("rho_at_cells_on_half_levels", Draw::Uniform(0.5, 1.5)),
+    ("inv_ddqz_z_full", Draw::Uniform(0.5, 1.5)),
+    ("ddqz_z_half", Draw::Uniform(0.5, 1.5)),
+    ("exner_w_implicit_weight_parameter", Draw::Uniform(0.5, 1.0)),
+    ("exner_w_explicit_weight_parameter", Draw::Uniform(0.0, 0.5)),
+    (
+        "nonhydro_buoy_at_cells_on_half_levels",
+        Draw::Uniform(-1.0e-3, 1.0e-3),
+    ),
+    ("rayleigh_damping_factor", Draw::Uniform(0.5, 1.0)),
+    ("dtime", Draw::Fixed(0.1)),
+];
+
 /// Half-level heights of a column falling from the model top (`12 km` a level) to 0–3 km.
 const HEIGHTS: Draw = Draw::FallingHeights {
     spacing: 12_000.0,
@@ -412,6 +433,106 @@ pub fn icon_calls(
                 ("ndyn_substeps_var", Draw::Fixed(5.0)),
                 ("dtime", Draw::Fixed(0.1)),
             ])]
+        }
+        // The fused predictor step as `SolveNonhydro` calls it: the contravariant correction
+        // from lateral boundary level 3 below the flat level nflatlev = 1, the solver on the
+        // prognostic cells, Rayleigh damping down to level 1, the moist levels from level 1;
+        // once with Klemp damping, 3-D divergence damping, IAU and the first substep, once with
+        // every static value the other way.
+        "vertically_implicit_solver_at_predictor_step" => {
+            let cells = (
+                start(Cell, Zone::Nudging)? as i32,
+                grid.end(Cell, Zone::Local)? as i32,
+            );
+            let lateral = (
+                start(Cell, Zone::LateralBoundaryLevel3)? as i32,
+                grid.end(Cell, Zone::Halo)? as i32,
+            );
+            [(true, 2, 3), (false, 1, 2)]
+                .into_iter()
+                .map(|(on, rayleigh_type, divdamp_type)| Setup {
+                    half_levels: &[
+                        "contravariant_correction_at_cells_on_half_levels",
+                        "next_w",
+                        "current_w",
+                        "predictor_vertical_wind_advective_tendency",
+                        "nonhydro_buoy_at_cells_on_half_levels",
+                        "rho_at_cells_on_half_levels",
+                        "theta_v_at_cells_on_half_levels",
+                        "ddqz_z_half",
+                        "wgtfac_c",
+                        "wgtfacq_c",
+                    ],
+                    ints: vec![
+                        ("rayleigh_type", rayleigh_type),
+                        ("divdamp_type", divdamp_type),
+                        ("end_index_of_damping_layer", 1),
+                        ("kstart_moist", 1),
+                        ("flat_level_index_plus1", 2),
+                        ("start_cell_index_nudging", cells.0),
+                        ("end_cell_index_local", cells.1),
+                        ("start_cell_index_lateral_lvl3", lateral.0),
+                        ("end_cell_index_halo_lvl1", lateral.1),
+                        ("vertical_start_index_model_top", 0),
+                        ("vertical_end_index_model_surface", nlev as i32 + 1),
+                    ],
+                    flags: vec![("is_iau_active", on), ("at_first_substep", on)],
+                    ..setup((0, 0), full_k).with_values(PREDICTOR_VALUES)
+                })
+                .collect()
+        }
+        // The fused corrector step: the solver on the prognostic cells, Klemp damping down to
+        // level 1, the moist levels from level 1; once with the fluxes for tracer advection,
+        // IAU, the first and the last substep, once with every static value the other way.
+        "vertically_implicit_solver_at_corrector_step" => {
+            let cells = (
+                start(Cell, Zone::Nudging)? as i32,
+                grid.end(Cell, Zone::Local)? as i32,
+            );
+            [(true, 2), (false, 1)]
+                .into_iter()
+                .map(|(on, rayleigh_type)| Setup {
+                    half_levels: &[
+                        "next_w",
+                        "dynamical_vertical_mass_flux_at_cells_on_half_levels",
+                        "dynamical_vertical_volumetric_flux_at_cells_on_half_levels",
+                        "current_w",
+                        "predictor_vertical_wind_advective_tendency",
+                        "corrector_vertical_wind_advective_tendency",
+                        "nonhydro_buoy_at_cells_on_half_levels",
+                        "rho_at_cells_on_half_levels",
+                        "contravariant_correction_at_cells_on_half_levels",
+                        "theta_v_at_cells_on_half_levels",
+                        "ddqz_z_half",
+                    ],
+                    ints: vec![
+                        ("rayleigh_type", rayleigh_type),
+                        ("end_index_of_damping_layer", 1),
+                        ("kstart_moist", 1),
+                        ("start_cell_index_nudging", cells.0),
+                        ("end_cell_index_local", cells.1),
+                        ("vertical_start_index_model_top", 0),
+                        ("vertical_end_index_model_surface", nlev as i32 + 1),
+                    ],
+                    flags: vec![
+                        ("lprep_adv", on),
+                        ("is_iau_active", on),
+                        ("at_first_substep", on),
+                        ("at_last_substep", on),
+                    ],
+                    values: [
+                        PREDICTOR_VALUES,
+                        &[
+                            ("advection_explicit_weight_parameter", Draw::Fixed(0.25)),
+                            ("advection_implicit_weight_parameter", Draw::Fixed(0.75)),
+                            ("r_nsubsteps", Draw::Fixed(0.2)),
+                            ("ndyn_substeps_var", Draw::Fixed(5.0)),
+                        ],
+                    ]
+                    .concat(),
+                    ..setup((0, 0), full_k)
+                })
+                .collect()
         }
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })

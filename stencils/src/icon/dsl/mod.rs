@@ -14,3 +14,4 @@ pub mod implicit_solver;
 pub mod interpolation;
 pub mod solver;
 pub mod velocity_advection;
+pub mod vertically_implicit_dycore_solver;
