@@ -79,6 +79,7 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence_stage1",
         "apply_diffusion_to_theta_and_exner_stage0",
         "apply_diffusion_to_vn_stage0",
+        "vertically_implicit_solver_at_predictor_step_stage0",
     ];
     for t in all() {
         for k in t.kernels() {
