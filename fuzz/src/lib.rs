@@ -301,8 +301,9 @@ struct Gen<'a> {
     rng: &'a mut Rng,
     lets: Vec<(Home, Dt)>,
     scans: &'a mut Vec<ScanOp>,
-    /// Inside a shift: no scan (a scan's result read shifted needs a temporary, which the
-    /// fused backends do not build: `compile()` says so), and no `let` (it may hold one).
+    /// Inside a shift: no scan (a scan read shifted is generated on its own, below; inside
+    /// other shifts the fused backends refuse it at `compile()`), and no `let` (it may hold
+    /// one).
     no_scan: bool,
     /// Inside a `concat_where` branch: no vertical shift (see docs/reliability.md, *Open
     /// disagreements*), and no `let`.
@@ -359,7 +360,7 @@ impl Gen<'_> {
         let d = depth - 1;
         let b = Box::new;
         let kind = if dt == Dt::F64 {
-            match self.rng.below(15) {
+            match self.rng.below(16) {
                 0 | 1 => {
                     let op = *self.rng.pick(&['+', '-', '*', '/']);
                     Kind::Bin(
@@ -441,6 +442,31 @@ impl Gen<'_> {
                     Kind::Cast(b(self.expr(home, from, d, plain)))
                 }
                 11 => Kind::Sqrt(b(self.expr(home, dt, d, plain))),
+                13 if !plain && !self.no_scan && home != Home::Ij && self.scans.len() < 2 => {
+                    // A scan on the neighbours, read through one slot (a table without -1)
+                    // or summed over the offset: the fused backends run it over the
+                    // neighbours the domain reaches. Its arguments gather nothing and read no
+                    // variable (which may hold a scan).
+                    let &(offset, to) = self.rng.pick(home.offsets());
+                    let args = 1 + self.rng.below(2) as usize;
+                    let n = self.scan_op(args);
+                    let scan = Expr {
+                        home: to,
+                        dt,
+                        kind: Kind::Scan(
+                            n,
+                            (0..args)
+                                .map(|_| self.shifted(to, dt, d.min(2), true))
+                                .collect(),
+                        ),
+                    };
+                    if offset.has_skips() {
+                        Kind::Reduce(Reduce::Sum, offset, b(scan), false)
+                    } else {
+                        let slot = self.rng.below(offset.count());
+                        Kind::Slot(offset, slot, b(scan))
+                    }
+                }
                 12 if !plain && !self.no_scan && self.scans.len() < 2 => {
                     let args = 1 + self.rng.below(2) as usize;
                     let n = self.scan_op(args);

@@ -343,6 +343,7 @@ fn lower_group(
         consumer,
         scan_memo: HashMap::new(),
         scan_through_memo: HashMap::new(),
+        region_dims: None,
         temporaries: std::mem::take(temporaries),
         pre_stages: Vec::new(),
         memo: HashMap::new(),
@@ -456,6 +457,11 @@ struct Lowering<'p> {
     /// Scans materialised by [`Self::materialise_scan_through`], by the addresses of their
     /// call and environment and the offset they are read through.
     scan_through_memo: HashMap<(usize, usize, String), MaterialisedScan<'p>>,
+    /// While a scan read through a neighbour shift is lowered into its own stage: that stage's
+    /// dimensions. A `concat_where` region of the reader on another dimension (the reader's
+    /// horizontal one) cannot be decided at the scan's points and does not restrict the scan,
+    /// as on the embedded backend.
+    region_dims: Option<Vec<String>>,
     /// The field parameters the call writes.
     written: Vec<u32>,
     /// While a temporary's stage is lowered: the vertical shift its reader reads it through
@@ -1193,12 +1199,18 @@ impl<'p> Lowering<'p> {
             };
             domain.push(StageRange { dim: v, start, end });
         }
+        // In the regions of the branches the scan is written in, as far as they are decided
+        // at its own points (its levels, not the reader's horizontal dimension).
         let at_point = Ctx {
             guarded: ctx.guarded,
+            regions: ctx.regions.clone(),
             ..Ctx::default()
         };
-        let value = self.lower(call, env, &at_point)?;
-        Ok((domain, value))
+        let dims = domain.iter().map(|r| r.dim.clone()).collect();
+        let outer = self.region_dims.replace(dims);
+        let value = self.lower(call, env, &at_point);
+        self.region_dims = outer;
+        Ok((domain, value?))
     }
 
     /// Loads of a materialised value's temporaries where the reader reads it, in its shape.
@@ -1631,19 +1643,28 @@ impl<'p> Lowering<'p> {
         }
     }
 
-    /// A bool node: every region holds at the stage's point (`None`: no regions).
+    /// A bool node: every region holds at the stage's point (`None`: no regions). With
+    /// [`Self::region_dims`] set, a region holds unless its condition is decided against it
+    /// by the comparisons on those dimensions.
     fn regions_hold(&mut self, regions: &[Region<'p>]) -> Result<Option<NodeId>, LowerError> {
         let mut all: Option<NodeId> = None;
         for r in regions {
-            let c = self.lower_cond(r.cond, &r.env, &Ctx::default())?;
-            let c = if r.holds {
-                c
-            } else {
-                self.b.add(Node::Unary {
-                    op: crate::fieldview::UnaryOp::Not,
-                    arg: c,
-                    dtype: ScalarType::Bool,
-                })
+            let c = match self.region_dims.clone() {
+                None => {
+                    let c = self.lower_cond(r.cond, &r.env, &Ctx::default())?;
+                    if r.holds {
+                        c
+                    } else {
+                        self.not(c)
+                    }
+                }
+                Some(dims) => {
+                    let (holds, fails) = self.lower_cond_partly(r.cond, &r.env, &dims)?;
+                    match if r.holds { fails } else { holds } {
+                        Some(against) => self.not(against),
+                        None => continue,
+                    }
+                }
             };
             all = Some(match all {
                 None => c,
@@ -1656,6 +1677,64 @@ impl<'p> Lowering<'p> {
             });
         }
         Ok(all)
+    }
+
+    fn not(&mut self, arg: NodeId) -> NodeId {
+        self.b.add(Node::Unary {
+            op: crate::fieldview::UnaryOp::Not,
+            arg,
+            dtype: ScalarType::Bool,
+        })
+    }
+
+    /// `l op r` of two sets of points given as bool nodes, `None` meaning nowhere: and'ed with
+    /// nowhere is nowhere, or'ed with it the other side.
+    fn join(&mut self, l: Option<NodeId>, r: Option<NodeId>, op: BinaryOp) -> Option<NodeId> {
+        match (l, r) {
+            (Some(lhs), Some(rhs)) => Some(self.b.add(Node::Binary {
+                op,
+                lhs,
+                rhs,
+                dtype: ScalarType::Bool,
+            })),
+            (l, r) if op == BinaryOp::BitOr => l.or(r),
+            _ => None,
+        }
+    }
+
+    /// `cond` decided by its comparisons on `dims` alone: (where it surely holds, where it
+    /// surely fails), `None` for nowhere; a comparison on another dimension decides nothing
+    /// (the three-valued rule of the embedded backend's `holds_partly`).
+    #[allow(clippy::type_complexity)]
+    fn lower_cond_partly(
+        &mut self,
+        cond: &'p DomainCond,
+        env: &Rc<Env<'p>>,
+        dims: &[String],
+    ) -> Result<(Option<NodeId>, Option<NodeId>), LowerError> {
+        Ok(match cond {
+            DomainCond::Cmp { dim, .. } if dims.contains(dim) => {
+                let c = self.lower_cond(cond, env, &Ctx::default())?;
+                (Some(c), Some(self.not(c)))
+            }
+            DomainCond::Cmp { .. } => (None, None),
+            DomainCond::And(a, b) => {
+                let (ta, fa) = self.lower_cond_partly(a, env, dims)?;
+                let (tb, fb) = self.lower_cond_partly(b, env, dims)?;
+                (
+                    self.join(ta, tb, BinaryOp::BitAnd),
+                    self.join(fa, fb, BinaryOp::BitOr),
+                )
+            }
+            DomainCond::Or(a, b) => {
+                let (ta, fa) = self.lower_cond_partly(a, env, dims)?;
+                let (tb, fb) = self.lower_cond_partly(b, env, dims)?;
+                (
+                    self.join(ta, tb, BinaryOp::BitOr),
+                    self.join(fa, fb, BinaryOp::BitAnd),
+                )
+            }
+        })
     }
 
     fn lower_cond(

@@ -128,6 +128,57 @@ fn a_skipped_neighbour_read_in_a_concat_where_branch_is_an_error_where_it_applie
     });
 }
 
+/// The true branch reads two levels up, so it has values on levels 0..5 of a field over 0..7;
+/// the false branch starts at level 6: level 5 lies in neither part.
+#[field_operator]
+fn two_up_below_six(a: Field<(Cell, K), f64>, b: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+    concat_where(K < 6, a.at(K + 2), b)
+}
+#[program]
+fn two_up_below_six_prog(
+    a: &Field<(Cell, K), f64>,
+    b: &Field<(Cell, K), f64>,
+    out: &mut Field<(Cell, K), f64>,
+    k_end: i32,
+) {
+    two_up_below_six(a, b).write_to(out, domain![K: 0..k_end]);
+}
+
+/// A `concat_where` whose branches leave a hole (level 5 above): written around the hole, every
+/// backend computes the branches' values; written over it, every backend names the point. The
+/// embedded backend used to refuse the union of the branches' parts when it was not a box even
+/// where the call writes none of the hole (the differential fuzzer's seed 20260314 and, before
+/// that, its open disagreement of seed 20260194), while the fused backends computed the call.
+#[test]
+fn a_concat_where_with_a_hole_between_its_branches_is_undefined_only_in_the_hole() {
+    let nk = 7i64;
+    let mut rng = rng(1203);
+    let a: Field<(Cell, K), f64> = random_field(&mut rng, &[0..4, 0..nk]);
+    let b: Field<(Cell, K), f64> = random_field(&mut rng, &[0..4, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = two_up_below_six_prog::compile(&backend.options())?;
+        let mut out = poisoned(&[0..4, 0..nk]);
+        prog.call(two_up_below_six_prog::Args {
+            a: &a,
+            b: &b,
+            out: &mut out,
+            k_end: 5,
+        })?;
+        expect_field("around the hole", &out, &[0..4, 0..5], |p| {
+            at(&a, &[p[0], p[1] + 2])
+        });
+        let mut out = poisoned(&[0..4, 0..nk]);
+        let over = prog.call(two_up_below_six_prog::Args {
+            a: &a,
+            b: &b,
+            out: &mut out,
+            k_end: 7,
+        });
+        expect_error(over, &["is undefined at point Cell ", ", K 5"]);
+        Ok(())
+    });
+}
+
 #[field_operator]
 fn shifted_if(a: Field<I, f64>, shift: bool) -> Field<I, f64> {
     if shift {

@@ -287,3 +287,51 @@ fn a_backward_scan_summed_over_the_corners_of_cells() {
         Ok(())
     });
 }
+
+/// A backward scan over vertices, read at an edge's first end in the `K >= 3` branch of a
+/// `concat_where`: the scan runs in that branch's levels, so its carry starts at the last
+/// written level and it stops at level 3 (the differential fuzzer's seed 20260201 and 20260129:
+/// the fused backends had run it over every written level).
+#[field_operator]
+fn scan_in_a_branch(x: Field<(Vertex, K), f64>, e: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    concat_where(K < 3, e, suffix_sum(x).at(E2V[0]))
+}
+
+#[program]
+fn scan_in_a_branch_prog(
+    x: &Field<(Vertex, K), f64>,
+    e: &Field<(Edge, K), f64>,
+    out: &mut Field<(Edge, K), f64>,
+    k_end: i32,
+) {
+    scan_in_a_branch(x, e).write_to(out, domain![K: 0..k_end]);
+}
+
+#[test]
+fn a_scan_read_through_a_neighbour_in_a_branch_runs_in_the_branch() {
+    let mesh = SimpleMesh::new();
+    let nk = 8i64;
+    let (nv, ne) = (mesh.n_vertices as i64, mesh.n_edges as i64);
+    let mut rng = rng(1506);
+    let x: Field<(Vertex, K), f64> = random_field(&mut rng, &[0..nv, 0..nk]);
+    let e: Field<(Edge, K), f64> = random_field(&mut rng, &[0..ne, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = scan_in_a_branch_prog::compile(&backend.options_with(mesh.connectivities()))?;
+        let k_end = 7i64;
+        let mut out = poisoned(&[0..ne, 0..nk]);
+        prog.call(scan_in_a_branch_prog::Args {
+            x: &x,
+            e: &e,
+            out: &mut out,
+            k_end: k_end as i32,
+        })?;
+        expect_field("out", &out, &[0..ne, 0..k_end], |p| {
+            if p[1] < 3 {
+                return at(&e, p);
+            }
+            let v = neighbours(&mesh.e2v, p[0])[0] as i64;
+            vertex_scan(&x, v, (3, k_end), false, 0.0, |c, v| c + v)[p[1] as usize]
+        });
+        Ok(())
+    });
+}

@@ -4,32 +4,40 @@
 pub mod fuzz_00000000013524a0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_0.at(K + 2) / (c_f64_0 * c_f64_1))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_0.abs().sqrt() / (c_f64_0 / c_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        scan0((select((v_f64_0 < v_f64_1), v_f64_1, v_f64_1) * v_f64_0.at(K - 1)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (scan0(g_f64_0, g_f64_0) * g_f64_0.abs().sqrt());
+        let t1 = (concat_where(K < 3, g_f64_0, g_f64_0) - (t0 / t0));
+        ((g_f64_1.abs().sqrt() + (g_f64_0 - g_f64_1)), (-(g_f64_0 - g_f64_1)))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = (select((g_f64_1 < g_f64_1), g_f64_1, g_f64_1).at(I + 1) - (((g_f64_0 + g_f64_1) / k_f64) + ((g_f64_0 - g_f64_1) + k_f64)));
-        g_f64_1
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (-scan1(select((c_i32_0 < c_i32_1), c_f64_1, c_f64_0), (c_f64_0 - c_f64_1)).at(E2C[0]));
+        let t1 = (e_i32_0.at(K - 1) * e_i32_1.at(K + 1));
+        ((((e_f64_1 + e_f64_0) / (t0 * e_f64_1)) + concat_where(K < 4, e_f64_0, e_f64_0))).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013524a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
-        op2(g_f64_0, g_f64_1, k_f64).write_to(out2_0, domain![I: 1..4, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -38,21 +46,26 @@ pub mod fuzz_00000000013524a0 {
 pub mod fuzz_00000000013524a1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_1 + (c_f64_1.at(K - 1) / scan0(c_f64_1)));
-        let t1 = c_f64_1;
-        (e_i32_0 as f64).abs().sqrt().at(C2E3[1])
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = scan0((e_f64_0 - e_f64_0).abs().sqrt(), ((e_f64_0 + e_f64_0) / (e_f64_0 + e_f64_1))).at(C2E3[1]);
+        let t1 = (((c_i32_1 - c_i32_0) as f64) - (t0 / k_f64));
+        scan1((c_f64_0.abs().sqrt() / (c_f64_1 + c_f64_0)), (min_over(e_f64_0.at(C2E3), C2E3) - (c_i32_1 as f64)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a1(c_f64_1: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_00000000013524a1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -61,6 +74,16 @@ pub mod fuzz_00000000013524a1 {
 pub mod fuzz_00000000013524a2 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         let t0 = (((c_f64_0 * 8.0) as i32) - select((c_f64_0 != c_f64_0), (c_i32_1 - c_i32_1), c_i32_0).at(K - 1));
@@ -68,23 +91,23 @@ pub mod fuzz_00000000013524a2 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
-        let t0 = (select((c_f64_1 > c_f64_0), c_f64_0, c_f64_1) * min_over(e_f64_1.at(C2E3), C2E3));
-        c_i32_0
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (scan0(c_f64_1, c_f64_0) - c_f64_1.abs().sqrt());
+        (select((c_i32_1 < c_i32_0), c_f64_0, t0) + k_f64)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 + 7) * v_i32_0.at(K - 1));
-        let t1 = select((t0 > v_i32_0), neighbor_sum(e_f64_0.at(V2E6), V2E6), v_f64_0);
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan1(v_f64_1.at(K + 2));
+        let t1 = (concat_where(K < 1, v_f64_1, v_f64_1) * 3.0);
+        (min_over(e_f64_1.at(V2E6), V2E6) * (v_f64_1 * v_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(e_f64_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -93,28 +116,40 @@ pub mod fuzz_00000000013524a2 {
 pub mod fuzz_00000000013524a3 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = e_f64_1;
-        neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)
+        max_over(select((c_f64_0 > c_f64_1), c_f64_1, c_f64_0).at(E2C), E2C)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((((c_f64_1 * 1e19) as i32) as f64), (c_f64_0 / k_f64).abs().sqrt())
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = scan0((c_f64_1 * c_f64_0), (c_f64_1 - c_f64_0)).abs().sqrt();
+        let t1 = ((c_i32_0.at(K + 1) - (c_i32_1 + 2)) / 2);
+        (((c_i32_1 + t1) / 7) + ((t0 * 8.0) as i32))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_i32_1;
-        ((((-c_f64_1) - e_f64_0.at(C2E3[0])) * select((c_f64_0 <= c_f64_1), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (c_f64_1 - c_f64_1))).at(E2C[1])).exp()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = select((v_f64_1 > v_f64_0), v_f64_0.at(K + 2), (v_i32_1 as f64));
+        ((scan1(v_f64_0) - concat_where(K < 1, v_f64_0, v_f64_0)), neighbor_sum(((e_f64_0 + e_f64_1).at(V2E6) * w_v2e6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(c_f64_0, c_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..5]);
     }
 }
 
@@ -124,27 +159,32 @@ pub mod fuzz_00000000013524a4 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_f64_1 - s1) - min_over(e_f64_0.at(V2E6), V2E6));
-        let t1 = (((t0 + t0) + concat_where(K < 4, v_f64_1, v_f64_1)) + neighbor_sum((concat_where(K < 1, e_f64_1, e_f64_1).at(V2E6) * w_v2e6), V2E6));
-        t0
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((concat_where(K < 4, v_f64_1, v_f64_1) > concat_where(K < 6, v_f64_1, v_f64_0)), v_f64_0, neighbor_sum(e_f64_1.at(V2E6), V2E6));
+        let t1 = concat_where(K < 5, (neighbor_sum(scan0(e_f64_0, e_f64_0).at(V2E6), V2E6) - (v_f64_1 + v_f64_1)), neighbor_sum(scan1((e_f64_1 * e_f64_0)).at(V2E6), V2E6));
+        ((-(v_f64_1 + v_f64_1)) * select((v_i32_1 > v_i32_0), neighbor_sum(e_f64_0.at(V2E6), V2E6), neighbor_sum(e_f64_0.at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (((max_over(e_f64_1.at(V2E6), V2E6) / 0.5) + (scan0(v_f64_0) - neighbor_sum(e_f64_1.at(V2E6), V2E6))) - concat_where(K < 6, (v_f64_1.abs().sqrt() + select((v_f64_1 <= v_f64_1), v_f64_0, v_f64_0)), ((v_i32_0 / 3) as f64)));
-        v_f64_0
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (neighbor_sum(e_f64_1.at(V2E6), V2E6) - ((v_i32_1 as i64) as f64));
+        (v_f64_1.abs().sqrt(), max_over((e_f64_0 - e_f64_1).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, s1, v_f64_1, w_v2e6).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013524a4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(e_f64_0, e_f64_1, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -153,37 +193,33 @@ pub mod fuzz_00000000013524a4 {
 pub mod fuzz_00000000013524a5 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (scan0((-(c_f64_1 - 0.5))) - select((concat_where(K < 5, c_f64_0, c_f64_1) < (-c_f64_1)), select((c_f64_1 > c_f64_1), c_f64_1.at(K - 2), (c_f64_0 + c_f64_1)), c_f64_0.abs().sqrt()))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        ((select((c_f64_1 > c_f64_0), c_i32_0, c_i32_1) as f64).at(K + 1) - k_f64)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        e_f64_1.at(K - 1)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = (scan0((g_f64_0 - g_f64_0), g_f64_0.abs().sqrt()) - k_f64);
+        g_f64_1
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = c_f64_0;
-        (((((-e_f64_0) - (e_f64_0 - k_f64)).at(C2E3[0]) / ((c_i32_0 * select((c_f64_1 <= t0), c_i32_1, c_i32_0)) as f64))).tanh(), scan1(((c_f64_1 * c_f64_0) * e_f64_1.at(C2E3[2])), (-select((c_f64_1 != t0), t0, c_f64_0))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = ((c_f64_1 + c_f64_1) + (c_f64_1 + 1.5));
+        select((c_f64_0 != t0), select((t0 > c_f64_0), c_i32_0, c_i32_1), c_i32_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
-        op1(e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -209,40 +245,29 @@ pub mod fuzz_00000000013524a6 {
 pub mod fuzz_00000000013524a7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        (((e_f64_1 * 8.0) as i32), neighbor_sum(neighbor_sum((e_f64_0 / 0.5).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        (((e_f64_1 * 8.0) as i32), select((((e_f64_0 + e_f64_0) / e_f64_0.at(K + 2)) != scan0(e_f64_0, e_f64_1).abs().sqrt()), scan1(concat_where(K < 4, (e_i32_0 as f64), (e_f64_1 * e_f64_1))), e_f64_1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = concat_where(K < 1, (-(-(c_f64_0 + c_f64_0))), max_over(neighbor_sum(select((c_f64_0 < c_f64_1), c_f64_1, c_f64_0).at(E2C), E2C).at(C2E3), C2E3));
+        (c_f64_1, (-select((t0 > c_f64_1.abs().sqrt()), select((c_f64_1 < c_f64_1), select((c_f64_0 != c_f64_0), t0, c_f64_1), c_f64_0.at(K - 2)), (c_f64_1 + c_f64_0.at(K + 2)))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (-concat_where(K < 5, select((g_i32_0 != g_i32_1), g_f64_0, g_f64_0), g_f64_0.at(J + 2)));
-        let t1 = (((t0 / g_f64_0) + g_f64_1.abs().sqrt()) * (g_f64_0 - (g_f64_0 * g_f64_0)));
-        (select(((g_f64_0 - t1) != g_f64_1), ((g_f64_1 - t0) - select((g_f64_0 != t0), g_f64_1, g_f64_1)), (g_f64_0 * t0).abs().sqrt()), (g_i32_1 as f64))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (((((c_i32_1 as i64) - (c_i32_0 as i64)) as f64) * 1e19) as i32);
-        let t1 = c_f64_0;
-        (concat_where(K < 6, (-c_f64_1), (c_f64_1 + c_f64_0)) + t1)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = select((v_f64_1 <= v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6), min_over(e_f64_0.at(V2E6), V2E6));
+        let t1 = (-(v_f64_1 * v_f64_1));
+        t0
     }
 
     #[program]
-    pub fn fuzz_00000000013524a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..3, K: 0..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 1..6, K: 0..7]);
+    pub fn fuzz_00000000013524a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..6]);
+        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 3..5]);
+        op2(e_f64_0, e_f64_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -251,26 +276,21 @@ pub mod fuzz_00000000013524a7 {
 pub mod fuzz_00000000013524a8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
-    }
-
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         (e_f64_0).cos()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (scan0(e_f64_1) - e_f64_1);
-        max_over(neighbor_sum(((e_i32_0 as i64) as f64).at(C2E3), C2E3).at(E2C), E2C)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (-(e_f64_1 + (e_f64_0 - e_f64_1)));
+        ((e_i32_1.at(K + 1) * select((e_i32_0 <= e_i32_0), e_i32_0, e_i32_1)) + 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a8(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524a8(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
         op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -279,20 +299,15 @@ pub mod fuzz_00000000013524a8 {
 pub mod fuzz_00000000013524a9 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((-(e_f64_0 + e_f64_1)) / e_f64_1.at(K + 2));
-        scan0(e_f64_1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 2, (-select((e_i32_1 < e_i32_1), e_f64_0, e_f64_0)), e_f64_1);
+        max_over(neighbor_sum((e_f64_1 + e_f64_1).at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_00000000013524a9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -301,34 +316,40 @@ pub mod fuzz_00000000013524a9 {
 pub mod fuzz_00000000013524aa {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((-g_f64_0) + g_f64_0).abs().sqrt();
-        (t0.abs().sqrt().abs().sqrt() - select((g_f64_1 <= t0), (t0 - t0), (-g_f64_0)))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_f64_1 - (g_f64_0 + 3.0).abs().sqrt());
+        (concat_where(K < 2, (g_i32_1 as f64), concat_where(K < 2, g_f64_1, g_f64_1)) / 3.0)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = v_f64_0.abs().sqrt().at(K + 2);
-        select((v_i32_1 < v_i32_0), v_i32_0.at(K - 1), v_i32_0.at(K + 1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = e_f64_0;
+        ((((e_f64_1 + 0.125) - (scan0(e_f64_0, e_f64_0) - (e_f64_0 - t0))) * scan1((c_f64_0 * c_f64_1).at(E2C[0]), (e_f64_0.at(K + 2) - (t0 - t0)))), (-e_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0(((v_i32_0 * v_i32_0) as f64), (v_f64_0 - v_f64_0).abs().sqrt());
-        neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6).abs().sqrt()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((min_over(e_f64_1.at(V2E6), V2E6) * v_f64_1.at(K + 2)) + ((v_i32_0 as f64) / max_over(e_f64_0.at(V2E6), V2E6)));
+        let t1 = (select((v_f64_0 <= v_f64_0), v_f64_1.at(K - 2), select((t0 > v_f64_0), v_f64_0, v_f64_1)) * v_f64_1.abs().sqrt().at(K - 2));
+        neighbor_sum(e_f64_0.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524aa(e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..4]);
-        op2(e_f64_0, v_f64_0, v_i32_0, w_v2e6).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..4]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 0..5, K: 3..4]);
     }
 }
 
@@ -354,14 +375,19 @@ pub mod fuzz_00000000013524ab {
 pub mod fuzz_00000000013524ac {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        (g_f64_0.abs().sqrt() + k_f64)
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        scan0(g_f64_1.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524ac(g_f64_0: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524ac(g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -371,13 +397,13 @@ pub mod fuzz_00000000013524ad {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (concat_where(K < 3, select((g_f64_0 < g_f64_1), g_f64_0, g_f64_0), concat_where(K < 3, g_f64_1, g_f64_1)).at(J + 1), g_f64_1)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((g_f64_0 / select((g_f64_1 <= g_f64_0), (-g_f64_0), (g_f64_0 + g_f64_1)))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ad(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..4, K: 1..6]);
+    pub fn fuzz_00000000013524ad(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -386,21 +412,26 @@ pub mod fuzz_00000000013524ad {
 pub mod fuzz_00000000013524ae {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 as i64) as f64).at(K - 1);
-        concat_where(K < 5, v_f64_0, (v_f64_1 * v_f64_0))
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_1 * e_f64_0.abs().sqrt())
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-v_f64_0.abs().sqrt());
+        (-scan0(t0, t0))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s1: f64) -> Field<(Edge, K), f64> {
+        (-(e_f64_0 / s1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ae(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
-        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524ae(e_f64_0: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f64_0, s1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -409,26 +440,28 @@ pub mod fuzz_00000000013524ae {
 pub mod fuzz_00000000013524af {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (e_f64_1 + e_f64_0).abs().sqrt();
-        concat_where(K < 2, (e_f64_0 * e_f64_1), (e_i32_1 as f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = scan0((e_f64_0 * k_f64), (e_i32_1 as f64));
+        ((t0 + e_f64_0).abs().sqrt(), c_f64_0.abs().sqrt().at(E2C[0]))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        ((scan0(select((g_f64_1 > g_f64_0), g_f64_1.at(I + 2), concat_where(K < 5, g_f64_0, g_f64_0))) + (((g_f64_1 - g_f64_1) - (g_f64_1 * g_f64_0)) - k_f64))).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = e_i32_1;
+        let t1 = select((c_f64_1 > c_f64_1), c_f64_1, c_f64_0).at(E2C[0]);
+        max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_00000000013524af(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 0..4, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524af(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -437,29 +470,34 @@ pub mod fuzz_00000000013524af {
 pub mod fuzz_00000000013524b0 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
         g_f64_0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
-        let t1 = min_over(c_f64_1.at(E2C), E2C);
-        select((t0 != e_f64_1), (e_i32_0 + e_i32_1), (e_i32_0 - e_i32_1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = e_f64_1.abs().sqrt();
+        let t1 = e_f64_0.abs().sqrt().at(K + 2);
+        ((min_over(c_f64_1.at(E2C), E2C)).cos(), (scan0(c_f64_0, c_f64_1).at(E2C[0]) - e_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = ((e_i32_1 - e_i32_0) as f64);
-        (e_i32_1.at(K - 1) - (e_i32_1 / 7))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (c_f64_1.at(E2C[0]) - max_over(c_f64_0.at(E2C), E2C));
+        (-e_f64_1).at(K + 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b0(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_00000000013524b0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(g_f64_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op1(c_f64_1, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
-        op2(e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 1..4]);
+        op2(c_f64_0, c_f64_1, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..4]);
     }
 }
 
@@ -469,13 +507,13 @@ pub mod fuzz_00000000013524b1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_1, (((v_f64_1 - v_f64_1).at(K - 2) + v_f64_0) / (select((v_f64_0 != v_f64_1), select((v_i32_0 < v_i32_1), v_i32_1, v_i32_1), (v_i32_0 - v_i32_0)) as f64)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (v_f64_1, ((-min_over(e_f64_1.at(V2E6), V2E6)) + neighbor_sum(e_f64_0.at(V2E6), V2E6)).at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b1(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..7]);
+    pub fn fuzz_00000000013524b1(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..6]);
     }
 }
 
@@ -484,30 +522,37 @@ pub mod fuzz_00000000013524b1 {
 pub mod fuzz_00000000013524b2 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (-(e_f64_0 + e_f64_1))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((((c_f64_0 * 8.0) as i32) as f64) * (-e_f64_1.abs().sqrt()).at(C2E3[1]));
-        let t1 = c_i32_1;
-        (((c_i32_0.at(K + 1) - c_i32_0) + ((c_f64_1 * 8.0) as i32)) as f64)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        select((e_f64_0 != e_f64_0), scan0(c_f64_0, c_f64_0).at(E2C[1]), scan1(e_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0;
-        let t1 = max_over(neighbor_sum((c_f64_1 + c_f64_0).at(E2C), E2C).at(C2E3), C2E3);
-        (-max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((select((g_f64_0 < g_f64_1), g_i32_0, g_i32_1) - g_i32_0.at(I + 1)) - g_i32_1) * g_i32_1);
+        ((g_f64_0.abs().sqrt() + select((g_f64_1 > g_f64_0), g_f64_1.abs().sqrt(), (g_f64_1 - g_f64_0))) - (((g_f64_0 * g_f64_0) + (g_f64_1 - g_f64_0)) * ((g_f64_1 * g_f64_1) / (g_f64_1 - 3.0))))
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (e_f64_0 / (e_f64_1 * e_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..5]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013524b2(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..4, J: 0..5, K: 1..6]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -516,21 +561,16 @@ pub mod fuzz_00000000013524b2 {
 pub mod fuzz_00000000013524b3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = (min_over((max_over(e_f64_1.at(C2E3), C2E3) + (c_f64_1 + c_f64_1)).at(E2C), E2C) * e_f64_1);
-        let t1 = ((((e_i32_1 + e_i32_0) - ((e_i32_0 as i64) as i32)) * ((e_i32_0 / 2) * 7)) as f64);
-        ((e_i32_1 - select(((e_f64_0 - e_f64_0) < scan0(e_f64_0)), ((e_i32_0 / 3) - (e_i32_1 - e_i32_1)), ((e_i32_1 * 7) + (e_i32_1 - e_i32_1)))), ((-(t0.abs().sqrt() + (e_f64_1 / e_f64_1))) * e_f64_1))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (e_i32_1.at(K + 1) as f64).abs().sqrt().abs().sqrt();
+        let t1 = e_f64_1.at(K - 1);
+        (e_f64_1).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524b3(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013524b3(e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 2..6]);
     }
 }
 
@@ -540,28 +580,33 @@ pub mod fuzz_00000000013524b4 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = select((select((e_f64_1 < e_f64_1), e_i32_1, e_i32_1) > (e_i32_0 - e_i32_0)), (e_i32_0.at(K + 1) as f64), ((e_f64_0 + k_f64) - e_f64_0.at(K - 1)));
-        let t1 = ((e_f64_0.at(K - 1) * concat_where(K < 1, e_f64_0, e_f64_0)) + ((e_f64_0 * e_f64_0) + max_over(c_f64_1.at(E2C), E2C)));
-        ((scan0(t1) - c_f64_0.at(E2C[1])).abs().sqrt(), neighbor_sum((e_f64_1 / e_f64_0).at(C2E3), C2E3).at(E2C[1]))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (-e_f64_1);
+        let t1 = (scan0((c_f64_0 - c_f64_0), c_f64_0.abs().sqrt()).at(E2C[1]) - (c_f64_1 / c_f64_0).at(E2C[0]));
+        ((scan1(concat_where(K < 1, c_f64_0, c_f64_0)).at(E2C[0]) - neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)), (e_f64_0 + (select((e_f64_1 <= e_f64_0), t0, e_f64_0) + t1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_1;
-        let t1 = (select((concat_where(K < 3, c_f64_1, c_f64_1) != (c_f64_1 + 0.25)), ((c_f64_0 * 3000000000.0) as i32).at(K - 1), c_i32_0) / 2);
-        concat_where(K < 2, (c_f64_1 - c_f64_1), (c_f64_1 + c_f64_0)).at(K - 1).abs().sqrt()
+    pub fn op1(e_i32_0: Field<(Edge, K), i32>, s0: f64, s1: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-((v_f64_1 / s1) - (-v_f64_1)));
+        let t1 = neighbor_sum((-(e_i32_0 as f64)).at(V2E6), V2E6);
+        (t1 / s0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
+    pub fn fuzz_00000000013524b4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s0: f64, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
+        op1(e_i32_0, s0, s1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -587,24 +632,29 @@ pub mod fuzz_00000000013524b5 {
 pub mod fuzz_00000000013524b6 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_f64_1 > c_f64_0), c_i32_1, c_i32_0) as f64);
-        let t1 = (select((c_i32_1 != c_i32_0), (c_i32_1 as i64), (c_i32_1 as i64)) as i32);
-        (t0 / (-c_f64_1))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = max_over(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
-        let t1 = (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K - 2) * ((c_f64_0 - c_f64_0) * (-c_f64_0))).at(E2C[0]);
-        ((((e_i32_0 as i64).at(K + 1) as i32).at(K + 1) * 2), ((-c_f64_0).at(E2C[1]) * concat_where(K < 5, c_f64_1.at(E2C[1]).abs().sqrt(), (c_f64_1 - c_f64_0).at(E2C[0]))))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = scan0(((c_i32_0 as i64) as f64), (c_f64_1 + c_f64_1));
+        let t1 = c_f64_1;
+        c_f64_0
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_i32_0 > g_i32_1), select((g_f64_0 <= g_f64_0), g_i32_1, g_i32_0), (g_i32_1 + g_i32_1));
+        let t1 = g_f64_0.at(J + 2);
+        (((g_f64_0 - g_f64_1) - t1.abs().sqrt())).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..4]);
+    pub fn fuzz_00000000013524b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..3, K: 1..7]);
     }
 }
 
@@ -613,34 +663,38 @@ pub mod fuzz_00000000013524b6 {
 pub mod fuzz_00000000013524b7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (scan0((max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + (c_i32_0 as f64)), (c_f64_0 * (c_f64_1 + c_f64_0))), (((c_f64_0 + k_f64).at(K + 1) / 3.0) - (((c_i32_0 - c_i32_0) as f64) + c_f64_0.abs().sqrt().at(K + 1))))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (concat_where(K < 4, ((e_f64_1 - e_f64_1) * (e_f64_0 * e_f64_0)).at(C2E3[1]), c_f64_0), (max_over(((e_f64_1 * e_f64_0) + e_f64_1).at(C2E3), C2E3) * (scan0(c_f64_1.abs().sqrt()) * c_f64_0)))
     }
 
     #[field_operator]
-    pub fn op1(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = ((e_i32_0 + e_i32_1) * e_i32_0);
-        let t1 = t0;
-        e_i32_0
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((((v_i32_0 as i64) as f64)).tanh(), concat_where(K < 3, neighbor_sum(((e_f64_0 * e_f64_0).at(V2E6) * w_v2e6), V2E6), v_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = (v_i32_0 / 2).at(K + 1);
-        (select((v_f64_0 > v_f64_0), t0, v_i32_1) + 3)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (scan1((c_f64_1 - c_f64_1).at(K - 1)).at(E2C[0]) + ((concat_where(K < 4, e_f64_0, e_f64_0) * c_f64_0.at(E2C[0])) + e_f64_1));
+        let t1 = (-max_over((c_f64_0.abs().sqrt() + select((c_f64_1 <= c_f64_1), c_f64_1, c_f64_0)).at(E2C), E2C));
+        (((e_i32_0 * e_i32_1).at(K + 1) / 3) * (e_i32_1 + 3).at(K - 1).at(K + 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
-        op1(e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(v_f64_0, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..5]);
+    pub fn fuzz_00000000013524b7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
+        op1(e_f64_0, v_f64_0, v_i32_0, w_v2e6).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -649,23 +703,27 @@ pub mod fuzz_00000000013524b7 {
 pub mod fuzz_00000000013524b8 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 1, concat_where(K < 5, v_f64_1, v_f64_0), (v_f64_0 - v_f64_1)).abs().sqrt();
-        let t1 = (max_over(e_f64_0.at(K + 2).at(V2E6), V2E6) + v_f64_0);
-        t0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_1 * c_f64_0) * (c_f64_1 / c_f64_1));
-        (neighbor_sum((e_f64_1 * e_f64_1).at(C2E3), C2E3)).atan()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((v_f64_0 != v_f64_1), (v_f64_1 - v_f64_0), v_f64_0) / neighbor_sum(e_f64_0.at(V2E6), V2E6).abs().sqrt());
+        let t1 = ((v_f64_0 - s0) - scan0((t0 + v_f64_0)));
+        (select((v_i32_1 != v_i32_0), (v_i32_0 + v_i32_1), select((v_f64_0 <= t0), v_i32_1, v_i32_0)) as f64)
+    }
+
+    #[field_operator]
+    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        v_f64_1
     }
 
     #[program]
-    pub fn fuzz_00000000013524b8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..5]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524b8(e_f64_0: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -675,14 +733,14 @@ pub mod fuzz_00000000013524b9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s0: f64, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (e_f64_0.abs().sqrt() - s1);
-        (e_f64_0.abs().sqrt(), ((t0 - t0) / s0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(c_f64_0.abs().sqrt().at(E2C), E2C);
+        max_over(e_f64_1.at(C2E3[0]).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b9(e_f64_0: &Field<(Edge, K), f64>, s0: f64, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, s0, s1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_00000000013524b9(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -691,38 +749,31 @@ pub mod fuzz_00000000013524b9 {
 pub mod fuzz_00000000013524ba {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (((e_f64_1 - scan0(e_f64_1)) + neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt()).abs().sqrt(), concat_where(K < 6, e_f64_0, ((concat_where(K < 4, e_f64_1, e_f64_1) * e_f64_1.abs().sqrt()) - (-((e_i32_1 as i64) as f64)))))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
+        ((-scan0(((c_i32_0 as f64) * c_f64_0)).at(E2C[1]))).exp()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        concat_where(K < 5, select((g_f64_1 != g_f64_0), g_f64_1, g_f64_0), concat_where(K < 4, g_f64_1, g_f64_1))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        g_f64_0
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (scan1(v_f64_1) * (v_f64_0 - v_f64_1));
-        let t1 = v_i32_1;
-        ((v_i32_1 as i64) as f64).abs().sqrt()
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((concat_where(K < 5, v_f64_0, v_f64_1) + 0.5), ((v_i32_1 + v_i32_1) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ba(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_00000000013524ba(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op2(v_f64_0, v_f64_1, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -748,13 +799,13 @@ pub mod fuzz_00000000013524bc {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((v_f64_0 + v_f64_1) + v_f64_0.abs().sqrt()).at(K - 1)
+    pub fn op0(s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (concat_where(K < 5, select((v_f64_0 <= v_f64_0), (v_f64_1 + v_f64_0), (v_f64_0 + v_f64_0)), concat_where(K < 2, (v_f64_0 - s1), (v_f64_0 + v_f64_0)))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524bc(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_00000000013524bc(s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(s1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -763,22 +814,32 @@ pub mod fuzz_00000000013524bc {
 pub mod fuzz_00000000013524bd {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s1: f64) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        let t0 = (select((c_f64_0 <= c_f64_0), (-c_f64_1), (c_f64_1 - c_f64_0)).abs().sqrt() * c_f64_1);
-        let t1 = (c_f64_1 - t0);
-        (select((select((c_f64_0 != t0), (c_i32_1 - c_i32_1), c_i32_0.at(K + 1)) != c_i32_1), (((c_i32_0 - c_i32_1) - c_i32_0.at(K + 1)) / 7), (select((c_f64_1 > c_f64_0), c_i32_0, c_i32_1) + ((c_i32_0 as i64).at(K + 1) as i32))), (t0 * s1))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (((g_f64_0 - (g_f64_0 - g_f64_0)) * ((g_f64_1 * g_f64_0) * (g_f64_1 - g_f64_1))) - ((((g_i32_0 as i64) + 7) * ((g_i32_0 as i64) * (g_i32_0 as i64))) as f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = select(((((c_f64_1 * 3000000000.0) as i32) as f64) != concat_where(K < 1, c_f64_0, (c_f64_1 * c_f64_1))), scan0(scan1((c_f64_1 + c_f64_1), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), c_f64_1);
+        let t1 = (((e_f64_1.at(C2E3[0]) - neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * 0.5) * (t0 * (concat_where(K < 3, c_f64_1, c_f64_1) + (t0 + c_f64_0))));
+        t0
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (((g_f64_0 * 1e19) as i64) as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013524bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, s1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -787,39 +848,32 @@ pub mod fuzz_00000000013524bd {
 pub mod fuzz_00000000013524be {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (select((select((g_f64_1 <= g_f64_0), g_f64_1, g_f64_0) != g_f64_1), ((g_f64_1 - g_f64_1) + (g_f64_0 * g_f64_1)), (((g_i32_0 as i64) as i32) as f64)).abs().sqrt(), (scan0(concat_where(K < 3, ((g_i32_0 as i64) as f64), g_f64_0.abs().sqrt())) + g_f64_1))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (select(((g_f64_0 * g_f64_1).abs().sqrt() > (-g_f64_1)), (-((g_f64_1 - g_f64_1) * (g_f64_1 * g_f64_0))), g_f64_0)).sin()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_f64_1;
-        (t0, ((t0 - g_f64_1) - (g_f64_0 - g_f64_1)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((-(scan0(g_f64_0, g_f64_1) * (g_f64_0 * g_f64_0))) + ((g_f64_1 + concat_where(K < 2, g_f64_0, g_f64_1)) * (-g_f64_0.at(J + 1))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = min_over(e_f64_0.abs().sqrt().at(V2E6), V2E6).abs().sqrt();
-        let t1 = ((v_f64_1 * 8.0) as i32);
-        (((v_f64_0 * v_f64_1) * t0), ((v_f64_0.at(K + 1) / scan1(t0)) * t0))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_0.at(K + 2);
+        (t0 / 0.25).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013524be(e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 0..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_00000000013524be(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..4, K: 1..7]);
+        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..5]);
     }
 }
 
@@ -828,40 +882,40 @@ pub mod fuzz_00000000013524be {
 pub mod fuzz_00000000013524bf {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = ((((e_i32_0 as i64) * 2) as f64) - s0);
-        let t1 = select((t0 < e_f64_0), (t0 + t0), (e_f64_1 * e_f64_0)).abs().sqrt();
-        select(((t0 - e_f64_0) < e_f64_1.at(K + 1)), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), scan0((e_f64_0 + e_f64_0)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = neighbor_sum(neighbor_sum((-e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = e_f64_0;
+        ((((e_f64_1 + e_f64_0) - select((e_i32_1 > e_i32_0), t1, t0)) + neighbor_sum(c_f64_0.at(E2C), E2C).at(K - 1)), (e_f64_1 * s0))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6), (((t0 + t0) / t0) + scan1((v_f64_1 - t0))))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        scan0(max_over(e_f64_0.at(V2E6), V2E6).at(K + 1), ((v_f64_0 * v_f64_0) * v_f64_0.abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = c_i32_0;
-        ((-c_f64_0) - (-c_f64_1).abs().sqrt()).at(K - 2)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((select((e_f64_0 <= e_f64_1), e_i32_0, e_i32_1) - (e_i32_0 * e_i32_0)) - ((e_i32_0 - e_i32_0) * (e_i32_0 + e_i32_1)));
+        let t1 = (((e_i32_1 as i64).at(K - 1) + ((e_i32_1 as i64) + 3)) as i32);
+        (scan1(e_f64_1) - e_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524bf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, s0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_0, e_f64_1, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1, c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
+    pub fn fuzz_00000000013524bf(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..7]);
+        op1(e_f64_0, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -887,14 +941,14 @@ pub mod fuzz_00000000013524c1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_i32_0: Field<(Edge, K), i32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = min_over((e_i32_0 as f64).at(V2E6), V2E6);
-        v_f64_1.abs().sqrt()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (neighbor_sum(e_f64_0.at(V2E6), V2E6) / k_f64);
+        v_f64_1
     }
 
     #[program]
-    pub fn fuzz_00000000013524c1(e_i32_0: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_i32_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c1(e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, k_f64, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -904,22 +958,22 @@ pub mod fuzz_00000000013524c2 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = (((select((v_i32_0 < v_i32_0), v_i32_1, v_i32_0) - v_i32_0) * 3) + 3);
-        let t1 = (((select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1) - ((v_f64_0 * 8.0) as i32)) / 7) - select(((t0 as f64) != ((v_i32_0 as i64) as f64)), (((v_i32_0 as i64) as i32) * select((v_f64_1 < v_f64_0), t0, v_i32_0)), t0));
-        (select((v_f64_1.at(K - 1).abs().sqrt() <= v_f64_1), v_f64_1, select((v_f64_1 != v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6), ((v_f64_0 * v_f64_0) + (v_f64_1 - v_f64_1)))), v_f64_0)
+        let t1 = (((select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1) - ((v_f64_0 * 8.0) as i32)) / 7) - select((concat_where(K < 3, v_f64_1, v_f64_1) != v_f64_1.abs().sqrt()), ((v_i32_0 / 3) / 3), (select((v_f64_1 < v_f64_0), t0, v_i32_0) * t0)));
+        ((max_over(select((e_f64_1 < e_f64_0), (e_f64_1 - e_f64_1), e_f64_1).at(V2E6), V2E6) + v_f64_1)).sin()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        neighbor_sum((min_over(e_f64_1.at(K - 1).at(C2E3), C2E3).at(E2C) * w_e2c), E2C).abs().sqrt()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_0;
+        (((t0 + v_f64_1) - (v_f64_1 * v_f64_0)), neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524c2(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
-        op1(e_f64_1, w_e2c).write_to(out1_0, domain![Edge: 0..11, K: 2..7]);
+    pub fn fuzz_00000000013524c2(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f64_0, v_f64_0, v_f64_1, w_v2e6).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -929,14 +983,14 @@ pub mod fuzz_00000000013524c3 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = (select((e_f64_1 <= e_f64_0), e_i32_0, e_i32_1) / 7);
-        (neighbor_sum(c_f64_1.at(E2C), E2C).abs().sqrt(), e_f64_1)
+        (((-e_f64_1) / 0.5)).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c3(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524c3(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -945,19 +999,14 @@ pub mod fuzz_00000000013524c3 {
 pub mod fuzz_00000000013524c4 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        scan0(select((e_f64_0 != e_f64_0), e_f64_1, e_f64_0).at(C2E3[0]), c_f64_1.abs().sqrt())
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        concat_where(K < 4, (c_f64_1 / c_f64_1).abs().sqrt().abs().sqrt(), ((e_f64_1 - e_f64_1).at(C2E3[2]) + (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * (c_f64_1 - c_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c4(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_00000000013524c4(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -966,39 +1015,27 @@ pub mod fuzz_00000000013524c4 {
 pub mod fuzz_00000000013524c5 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        (e_f64_0 / k_f64).at(C2E3[1])
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        ((c_f64_0 - c_f64_1) + scan0(c_f64_1, c_f64_1))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        ((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) / neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * c_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_0.abs().sqrt() / c_f64_0);
-        let t1 = (concat_where(K < 2, c_f64_0, c_f64_1) * c_f64_1);
-        scan1(t0)
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        c_f64_1.at(E2C[1]).abs().sqrt()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (e_f64_1 + e_f64_0);
+        (select(((e_i32_0 + 3) != (e_i32_1 * e_i32_0)), t0, e_f64_1), e_f64_1.at(K + 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
-        op2(c_f64_1, e_f64_0).write_to(out2_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_00000000013524c5(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 1..5]);
     }
 }
 
@@ -1009,37 +1046,38 @@ pub mod fuzz_00000000013524c6 {
 
     #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+        carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (scan0((g_f64_0 + g_f64_1)) + g_f64_0);
-        ((scan1(concat_where(K < 4, g_f64_0, g_f64_0), concat_where(K < 2, g_f64_0, g_f64_1)) * g_f64_0)).atan()
+        let t0 = (((g_f64_1 - g_f64_1) * scan0(g_f64_1)) * g_f64_0);
+        g_f64_1
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_f64_0 + g_f64_1) - g_f64_1) + ((g_f64_0 - g_f64_1) * (g_f64_0 - g_f64_0))) + ((g_f64_0 + (g_f64_0 / k_f64)) / (g_f64_1 - (g_f64_1 * g_f64_1))));
-        let t1 = (-((g_i32_1 - g_i32_1) as f64).at(I - 1));
-        (((((g_f64_1 * 8.0) as i32) * g_i32_1) as f64)).cos()
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan1(v_f64_0, v_f64_1);
+        v_f64_0
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6)).cos()
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = (select((g_f64_1 > g_f64_1), g_f64_0, g_f64_1) + (g_f64_0 - g_f64_1));
+        let t1 = select((g_f64_1 < t0), t0, (t0 * g_f64_0));
+        (-g_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524c6(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 1..6]);
-        op2(e_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c6(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1048,15 +1086,20 @@ pub mod fuzz_00000000013524c6 {
 pub mod fuzz_00000000013524c7 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = v_f64_1;
-        (neighbor_sum(e_f64_0.at(V2E6), V2E6)).tanh()
+        ((neighbor_sum(select((e_f64_1 > e_f64_0), e_f64_0, e_f64_0).at(V2E6), V2E6) - s0).abs().sqrt(), ((-(-min_over(e_f64_1.at(V2E6), V2E6))) - (v_f64_1 * ((t0 + v_f64_1) * neighbor_sum(scan0(e_f64_1, e_f64_0).at(V2E6), V2E6)))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c7(e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, s0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1065,42 +1108,29 @@ pub mod fuzz_00000000013524c7 {
 pub mod fuzz_00000000013524c8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((select((g_f64_0 < g_f64_0), g_i32_1, g_i32_0) as f64) * ((g_f64_0 * g_f64_1) + (-g_f64_1)));
+        let t1 = ((select((g_f64_0 <= t0), g_i32_0, g_i32_0) + (g_i32_1 / 7)) * 3);
+        ((g_f64_0 - g_f64_1).at(J + 2) + (-(g_f64_1 - t0)))
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((scan0(g_f64_0) - (g_f64_0 + g_f64_1)) * ((g_f64_1 - g_f64_1) - g_f64_1));
-        let t1 = (concat_where(K < 1, g_f64_0, (g_f64_0 / g_f64_0)) + (-g_f64_1).at(K + 2));
-        (((g_f64_0 * g_f64_0) * (t1 * g_f64_0)) + concat_where(K < 5, (g_f64_1 * g_f64_0), (g_f64_0 - g_f64_0)))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (v_f64_0 + v_f64_1).at(K + 2)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-(c_f64_1 * c_f64_0));
-        let t1 = scan1((t0 - c_f64_1), select((c_f64_1 > t0), c_f64_1, t0));
-        (c_f64_1.abs().sqrt().abs().sqrt()).cos()
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
-        let t0 = c_f64_1;
-        let t1 = (t0 - select((c_i32_0 > c_i32_0), neighbor_sum(e_f64_1.at(C2E3), C2E3), (c_i32_0 as f64)));
-        (c_i32_0 * (c_i32_0 + c_i32_1).at(K + 1))
+    pub fn op2(c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_1.at(K - 1).at(K - 1);
+        e_f64_1.abs().sqrt().at(C2E3[1])
     }
 
     #[program]
-    pub fn fuzz_00000000013524c8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..4]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524c8(c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..3, K: 0..7]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..4]);
+        op2(c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 2..7]);
     }
 }
 
@@ -1109,16 +1139,26 @@ pub mod fuzz_00000000013524c8 {
 pub mod fuzz_00000000013524c9 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1 * (g_f64_1 - g_f64_0)) * (-(g_f64_0 / g_f64_1)));
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = scan0(((g_f64_1 * g_f64_0) - (g_f64_0 / g_f64_1)));
         let t1 = ((g_i32_1 * g_i32_1) - ((g_f64_1 * 8.0) as i32)).at(I - 1);
-        ((((g_i32_0 / 2) as f64) + ((g_f64_1 * g_f64_1) + (t0 * g_f64_0)))).exp()
+        (((scan1(t0) * concat_where(K < 6, g_f64_0, g_f64_1)) - ((g_f64_1 * g_f64_0) - g_f64_0.at(J + 1)))).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..4, K: 1..7]);
     }
 }
 
@@ -1132,31 +1172,34 @@ pub mod fuzz_00000000013524ca {
         carry * 0.25 + (x0 - x0) * 0.5
     }
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (g_i32_0 as f64);
-        ((-g_f64_0)).sin()
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_1;
-        let t1 = c_f64_0;
-        (t1).sin()
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = (g_f64_0 * (g_f64_0 / g_f64_1));
+        ((t0 + (g_f64_0 / t0))).exp()
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_f64_1 - g_f64_1) - (g_f64_0 - g_f64_1)) - select((g_f64_1 > g_f64_1), g_f64_1.abs().sqrt(), (g_f64_0 + g_f64_0)));
-        let t1 = ((g_i32_0 - g_i32_0.at(I - 1)) - (((g_i32_0 as i64) / 3) as i32));
-        scan0((select((g_f64_1 < g_f64_0), t1, g_i32_0) as f64))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        select((v_f64_0 != v_f64_1), select((v_i32_0 > v_i32_1), v_i32_1, v_i32_0), (v_i32_1 * v_i32_0))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (((e_i32_1 * e_i32_0) * 2) as f64);
+        let t1 = (t0 - scan0(e_f64_0.at(K + 2)));
+        (scan1(((c_i32_1 as f64) - (c_f64_0 - c_f64_0)), c_f64_0).at(E2C[0]), ((e_i32_1 as i64) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 2..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524ca(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_0, c_i32_1, e_f64_0, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -1165,35 +1208,30 @@ pub mod fuzz_00000000013524ca {
 pub mod fuzz_00000000013524cb {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_0.at(K - 1) * 1e300) as i32);
+        let t1 = concat_where(K < 4, (c_f64_0 - c_f64_0), neighbor_sum(e_f64_1.at(C2E3), C2E3));
+        ((t1 * t1) * (t1 * t1))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((-c_f64_0) * 1e300) as i32);
-        let t1 = ((c_f64_0 * k_f64) - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
-        ((c_f64_0 * c_f64_0) / k_f64)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((select((g_f64_1 < g_f64_1), g_f64_0, g_f64_0) / (g_f64_1 / g_f64_0)) + 0.125);
+        let t1 = select(((g_i32_1 * g_i32_0) < (g_i32_1 * g_i32_1)), g_i32_1, ((g_i32_1 + g_i32_0) - g_i32_0));
+        ((g_f64_1 - (g_f64_0 - g_f64_0)) + ((-g_f64_1) + (t0 / t0)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_0 * v_f64_0.at(K - 1));
-        let t1 = select((v_f64_0 < t0), neighbor_sum(e_f64_0.at(V2E6), V2E6), min_over(e_f64_0.at(V2E6), V2E6));
-        scan0((v_f64_1 + v_f64_1))
-    }
-
-    #[field_operator]
-    pub fn op2(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        (((c_i32_1 - c_i32_0).at(K + 1) / 7) - ((c_i32_1 as i64) as i32))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (-c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(c_f64_0, k_f64).write_to(out0_0, domain![Cell: 1..6, K: 0..7]);
-        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
-        op2(c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..5]);
+    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1202,31 +1240,28 @@ pub mod fuzz_00000000013524cb {
 pub mod fuzz_00000000013524cc {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = max_over(((-(e_f64_0 - e_f64_0)) - e_f64_0.at(K + 1).abs().sqrt()).at(V2E6), V2E6);
-        (select(((v_i32_0 as f64).abs().sqrt() < (v_f64_0 + scan0(t0, v_f64_0))), (v_f64_1.at(K + 1).at(K - 2) * concat_where(K < 6, v_f64_0, v_f64_1)), v_f64_0), concat_where(K < 2, scan1((v_i32_0 as f64), (v_f64_1 - v_f64_0)), ((v_f64_0 + v_f64_0) - (v_i32_0 as f64))).abs().sqrt())
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((((v_i32_0 as i64) as i32) + (v_i32_1 - v_i32_1).at(K + 1)) as f64);
+        (((min_over(e_f64_0.at(V2E6), V2E6) + min_over(e_f64_1.at(V2E6), V2E6)) - (v_f64_0.at(K - 1) + k_f64)) / v_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (((g_f64_1 - g_f64_0) / g_f64_0), select((g_f64_1 > g_f64_0), concat_where(K < 3, g_f64_1, g_f64_0), concat_where(K < 6, g_f64_0, g_f64_1)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_1;
+        let t1 = (((neighbor_sum(e_f64_1.at(C2E3), C2E3) / scan0(e_f64_1, e_f64_0).at(C2E3[1])).abs().sqrt() * 1e300) as i32);
+        ((-(((c_i32_0 as f64) * c_f64_1.abs().sqrt()) - c_f64_0))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524cc(e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524cc(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -1235,15 +1270,20 @@ pub mod fuzz_00000000013524cc {
 pub mod fuzz_00000000013524cd {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64, s1: f64) -> Field<(Edge, K), f64> {
         let t0 = e_i32_1;
-        (((e_f64_1 / e_f64_0).at(K + 1) + concat_where(K < 5, e_f64_0, (e_f64_1 - e_f64_0))) * 3.0)
+        (((c_f64_1.at(E2C[1]).at(K - 1) + ((e_f64_1 * s0) * ((e_i32_0 as i64) as f64))) + (scan0(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), c_f64_1.at(E2C[1])) - s1))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524cd(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524cd(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, s1: f64, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0, s1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1252,22 +1292,34 @@ pub mod fuzz_00000000013524cd {
 pub mod fuzz_00000000013524ce {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (-concat_where(K < 4, c_f64_0, c_f64_1));
-        let t1 = (c_i32_1 - c_i32_1).at(K - 1);
-        (concat_where(K < 2, c_f64_0, concat_where(K < 4, c_f64_1, c_f64_0)), (t0 - e_f64_1.at(C2E3[2])))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        v_i32_1
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = scan0(c_f64_1);
+        let t1 = c_f64_0;
+        ((max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).atan(), (e_f64_0 * e_f64_0).at(C2E3[2]))
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 + (g_f64_0 - g_f64_0)).abs().sqrt() - ((scan1(g_f64_1) + (g_i32_1 as f64)) * (select((g_f64_1 > g_f64_1), g_f64_1, g_f64_0) * (g_f64_0 - g_f64_1))));
+        let t1 = (g_i32_1 - ((g_i32_0 * 7) - (g_i32_0 - g_i32_0)).at(I + 1));
+        (((concat_where(K < 2, g_f64_0, g_f64_1) + g_f64_1) + (((t0 * 1e300) as i64) as f64)) * (t0 - ((t0 * t0) * (g_f64_1 + g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..7]);
-        op1(v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_00000000013524ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1277,38 +1329,37 @@ pub mod fuzz_00000000013524cf {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
-    }
-
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = max_over(((e_i32_1 as i64) as f64).at(V2E6), V2E6);
-        let t1 = scan0(scan1(((v_i32_0 as i64) as f64), v_f64_0), concat_where(K < 2, v_f64_1, v_f64_0).abs().sqrt());
-        (((v_f64_1 - t1) + (-t0)).abs().sqrt(), neighbor_sum(e_f64_0.at(V2E6), V2E6))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>, s0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (c_i32_1 - (c_i32_0 / 7));
-        (c_f64_1, select((concat_where(K < 5, c_f64_0, c_f64_0) < (c_f64_0 + k_f64)), ((c_f64_0 - c_f64_1) + k_f64), ((c_f64_0 - c_f64_0) + s0)).at(K - 1))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_1 as i64) as f64);
+        let t1 = neighbor_sum((-e_f64_1).at(V2E6), V2E6);
+        ((-v_f64_0) - ((t0 * t1) - 0.25))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, s1: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (neighbor_sum(e_f64_0.at(V2E6), V2E6) + (v_f64_1 * s1))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        select((v_i32_1 <= v_i32_0), (v_f64_1 * v_f64_0), (v_f64_0 * v_f64_1))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        ((c_f64_1 * max_over(max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3)) / scan0((scan1(e_f64_0).at(C2E3[1]) + (c_f64_0 - c_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_i32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64, s0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
-        op2(e_f64_0, s1, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_00000000013524cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1317,34 +1368,36 @@ pub mod fuzz_00000000013524cf {
 pub mod fuzz_00000000013524d0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = scan0(g_f64_1.at(K + 2), g_f64_1);
-        (g_f64_0.abs().sqrt() - t0)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (select((g_f64_1 <= g_f64_1), g_f64_1, g_f64_0) + (g_f64_1 - g_f64_0));
+        (select((t0 < t0), g_f64_0, g_f64_0).abs().sqrt(), (g_f64_1 - g_f64_0).at(K + 1))
     }
 
     #[field_operator]
-    pub fn op1(s1: f64, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (((v_f64_0.abs().sqrt() * (v_f64_0 * v_f64_0)) + s1) + v_f64_0);
-        (((-t0) / v_f64_0) * (-(v_f64_0 - v_f64_0))).abs().sqrt()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = c_f64_0;
+        let t1 = ((e_f64_1 + (-e_f64_0)).at(C2E3[1]) + c_f64_0);
+        ((c_i32_1 as f64), ((-(t0 - ((c_i32_1 as i64) as f64))) / 0.125))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_i32_1 as i64) * (g_i32_0 as i64).at(I + 1)) as i32);
-        concat_where(K < 5, ((-g_f64_1) + select((g_f64_1 != g_f64_1), (g_f64_1 - g_f64_0), g_f64_0.abs().sqrt())), (((-g_f64_0) - select((g_f64_1 < g_f64_1), g_f64_0, g_f64_1)) + (g_f64_1 - g_f64_1).at(J + 1)))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((scan0(v_f64_0) <= (v_f64_1 + v_f64_1)), v_i32_0, ((v_i32_1 as i64) as i32)) + (select((v_f64_1 < v_f64_1), ((v_f64_0 * 8.0) as i32), v_i32_1.at(K + 1)) - (select((v_f64_0 <= v_f64_0), v_i32_0, v_i32_1) + (v_i32_0 * v_i32_0))));
+        let t1 = concat_where(K < 2, ((-((v_i32_1 as i64) + (v_i32_1 as i64))) as f64), min_over(e_f64_1.at(V2E6), V2E6));
+        ((concat_where(K < 4, (v_f64_1 + v_f64_0), concat_where(K < 1, v_f64_1, v_f64_0)) * min_over((e_f64_1 + e_f64_1).at(V2E6), V2E6)) + ((v_i32_0 + 2).at(K - 1) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d0(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..5]);
-        op1(s1, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..4, K: 0..7]);
+    pub fn fuzz_00000000013524d0(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(c_f64_0, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
+        op2(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1353,21 +1406,16 @@ pub mod fuzz_00000000013524d0 {
 pub mod fuzz_00000000013524d1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_i32_0 as i64) + (g_i32_1 as i64)) as f64) + scan0(concat_where(K < 1, g_f64_1, g_f64_1), (g_f64_0 - g_f64_0)));
-        let t1 = concat_where(K < 4, ((g_f64_0 + g_f64_0) * (g_f64_0 - g_f64_0)), (-g_f64_0).abs().sqrt());
-        g_f64_1
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
+        let t0 = ((-select((g_f64_1 > g_f64_0), g_f64_1, g_f64_1)) + (-(g_f64_0 * g_f64_1)));
+        let t1 = (((g_f64_1 / g_f64_1) + t0) - 0.125);
+        (select((g_i32_0 != g_i32_1), g_f64_1.at(K - 2), (g_f64_0 + t1)) * s1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d1(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524d1(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
     }
 }
 
@@ -1376,23 +1424,32 @@ pub mod fuzz_00000000013524d1 {
 pub mod fuzz_00000000013524d2 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_0.abs().sqrt();
-        let t1 = (v_f64_1 + v_f64_0);
-        (((((v_f64_0 * 8.0) as i32) + (v_i32_1 - v_i32_0)).at(K + 1) as f64), t1)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (-(-c_f64_0));
-        (select((c_i32_1 != c_i32_0), c_i32_1, c_i32_1) as f64)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((v_i32_1 <= v_i32_0), select((v_f64_0 != v_f64_0), v_f64_0, v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6)) * (concat_where(K < 2, v_f64_1, v_f64_0) - (v_f64_1 * v_f64_0))).at(K - 2);
+        let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        (select((scan0(neighbor_sum(scan1(e_f64_1, e_f64_0).at(V2E6), V2E6)) <= v_f64_1), (neighbor_sum(e_f64_0.at(V2E6), V2E6) * (concat_where(K < 1, v_f64_1, v_f64_1) / 0.125)), min_over((-(e_f64_1 - e_f64_1)).at(V2E6), V2E6))).atan()
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        (e_f64_1.at(C2E3[2]) - (c_f64_1 - 3.0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d2(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524d2(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 2..6]);
+        op1(c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1401,27 +1458,21 @@ pub mod fuzz_00000000013524d2 {
 pub mod fuzz_00000000013524d3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        concat_where(K < 2, concat_where(K < 5, max_over((e_f64_1 * e_f64_1).at(V2E6), V2E6), v_f64_0), (-neighbor_sum(e_f64_0.at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum(select(((e_f64_0 * e_f64_1) > (e_f64_0 * e_f64_0)), (concat_where(K < 5, e_f64_0, e_f64_0) + (e_f64_0 - e_f64_1)), e_f64_0).at(V2E6), V2E6), scan0(select((v_f64_1 < v_f64_0), (v_f64_1 + v_f64_0), neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6))))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = (concat_where(K < 6, c_f64_1, c_f64_0) - (-c_f64_0));
-        let t1 = (t0 + c_f64_0.at(K + 2));
-        (((c_f64_1 * 8.0) as i32) + (c_i32_1 + 3))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_i32_1 - e_i32_1) * (e_i32_1 * e_i32_0));
+        (e_f64_0 / max_over(c_f64_0.at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..4]);
+    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(c_f64_0, e_f64_0, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -1430,22 +1481,33 @@ pub mod fuzz_00000000013524d3 {
 pub mod fuzz_00000000013524d4 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_0;
-        let t1 = ((-v_f64_0) - (v_f64_0 + (v_f64_0 / t0)));
-        ((((v_i32_1 + v_i32_0) * (v_i32_1 / 3)) as f64), ((v_i32_0 / 2).at(K - 1) as f64))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (select(((g_f64_0 * g_f64_0) < (g_f64_1 - g_f64_0)), ((g_f64_0 * g_f64_1) + (g_f64_0 - g_f64_0)), (g_f64_0 * (g_f64_0 / 3.0))) - (((g_f64_1 + g_f64_1) - concat_where(K < 5, g_f64_1, g_f64_0)) / 3.0))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        let t1 = (((t0 + v_f64_1) + s0) - neighbor_sum(e_f64_0.at(V2E6), V2E6));
+        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = c_f64_0.at(E2C[0]);
+        (scan0((scan1(c_f64_1).at(E2C[1]) * e_f64_1)) / k_f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d4(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(v_f64_0, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524d4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, s0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1454,40 +1516,27 @@ pub mod fuzz_00000000013524d4 {
 pub mod fuzz_00000000013524d5 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        scan0((-c_f64_0))
+        c_f64_0.at(K + 1).at(K - 1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_0 + k_f64) * g_f64_1);
-        let t1 = (-((g_i32_1 as i64).at(I + 1) as f64)).abs().sqrt();
-        (-((g_i32_1.at(I - 1) as f64) / concat_where(K < 4, (g_f64_0 - g_f64_1), (g_f64_0 + g_f64_1))))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        ((select((v_f64_1 <= v_f64_1), (v_f64_1 * v_f64_1), (v_i32_0 as f64)) - 1.5)).sin()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = scan1(concat_where(K < 6, neighbor_sum(e_f64_1.at(V2E6), V2E6), (v_f64_0 / k_f64)), v_f64_0);
-        let t1 = select((select((v_f64_1 != v_f64_0), v_f64_0, v_f64_0) < (t0 + v_f64_0)), t0, ((v_f64_0 + v_f64_1) * v_f64_1.at(K + 1)));
-        ((((v_i32_0 as i64) + 3) * ((v_i32_1 as i64) * (v_i32_0 as i64))) as f64)
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((-g_f64_0) * g_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d5(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..5]);
+    pub fn fuzz_00000000013524d5(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1496,24 +1545,32 @@ pub mod fuzz_00000000013524d5 {
 pub mod fuzz_00000000013524d6 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_1;
-        let t1 = min_over((e_f64_1 / k_f64).at(V2E6), V2E6);
-        (v_f64_0, (neighbor_sum(e_f64_1.at(V2E6), V2E6) + (v_f64_0 * v_f64_0)))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 1, neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), c_f64_0.abs().sqrt()).abs().sqrt();
-        let t1 = (c_i32_1 - (select((c_i32_1 != c_i32_1), c_i32_1, c_i32_0) + (c_i32_1 * c_i32_1)));
-        (-t0)
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        let t1 = ((-t0) + concat_where(K < 3, v_f64_1, v_f64_1));
+        ((min_over(e_f64_1.at(V2E6), V2E6) / s0)).tanh()
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((scan0(scan1(e_f64_1))).cos(), select((e_f64_1 < e_f64_1), e_f64_1, e_f64_1).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524d6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+    pub fn fuzz_00000000013524d6(e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_1, s0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(e_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -1522,21 +1579,21 @@ pub mod fuzz_00000000013524d6 {
 pub mod fuzz_00000000013524d7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
+        carry * 0.75 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = ((c_i32_1 as i64) as i32);
-        (-scan0(t0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = concat_where(K < 2, (c_f64_1 + c_f64_0), c_f64_0);
+        let t1 = c_f64_1;
+        (scan0(c_f64_1) / (c_f64_0 / c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d7(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524d7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -1545,32 +1602,32 @@ pub mod fuzz_00000000013524d7 {
 pub mod fuzz_00000000013524d8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 1, (-c_f64_1), (c_f64_0 - c_f64_1));
-        let t1 = (concat_where(K < 6, c_f64_0, c_f64_1) - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
-        (scan0((c_i32_0 as f64))).cos()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = concat_where(K < 1, scan0(c_f64_1, c_f64_1), concat_where(K < 5, c_f64_1, c_f64_0));
+        let t1 = (e_f64_0 - e_f64_1).at(C2E3[1]);
+        ((((c_i32_0 as i64) * 3) as f64)).cos()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((select((neighbor_sum(e_f64_1.at(V2E6), V2E6) > v_f64_1.abs().sqrt()), ((v_i32_0 / 7) as f64), select((v_f64_1 <= v_f64_1), v_f64_1, (-v_f64_1))).abs().sqrt()).sin(), ((v_i32_1.at(K - 1) as f64) + select((v_f64_1 > v_f64_0), v_f64_0.abs().sqrt(), scan1(v_f64_0, v_f64_0))).abs().sqrt())
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((neighbor_sum(scan1((select((e_i32_0 != e_i32_0), e_i32_1, e_i32_1) as f64), ((e_f64_1 * k_f64) + s1)).at(V2E6), V2E6)).sin(), (select(((v_f64_1 * v_f64_0) != (-v_f64_1)), v_i32_1, ((v_i32_1 * v_i32_0) - (v_i32_1 + v_i32_0))) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013524d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
+        op1(e_f64_1, e_i32_0, e_i32_1, k_f64, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1581,12 +1638,12 @@ pub mod fuzz_00000000013524d9 {
 
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((-v_f64_0) - 0.25)
+        (-(-v_f64_0)).at(K + 1)
     }
 
     #[program]
     pub fn fuzz_00000000013524d9(v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+        op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1596,35 +1653,40 @@ pub mod fuzz_00000000013524da {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = select((v_f64_0 != v_f64_1), (v_i32_1 + v_i32_1), (v_i32_0 / 2));
-        ((-v_f64_1) / (v_f64_0 * v_f64_1))
+        (scan0((v_i32_1 as f64), v_f64_1.at(K + 2)), (v_i32_0 as f64).at(K - 2))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_f64_0.at(J + 1) + g_f64_1) * (select((g_f64_0 > g_f64_0), g_f64_1, g_f64_1) * (g_f64_1 + g_f64_1))) - select(((g_f64_1 - g_f64_0) <= g_f64_0), concat_where(K < 4, (g_f64_0 + g_f64_0), (g_f64_0 - g_f64_0)), (g_f64_0.abs().sqrt() + (g_i32_0 as f64))));
-        let t1 = ((scan0(select((g_f64_0 > g_f64_1), g_f64_1, g_f64_0)) / (select((g_f64_1 > g_f64_1), (g_i32_1 as i64), (g_i32_1 as i64)) as f64)) * 0.25);
-        ((g_f64_0 / (select((g_f64_0 > g_f64_1), (t1 - g_f64_1), (t1 * g_f64_1)) + g_f64_1))).tanh()
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = scan1((c_f64_1 * (c_f64_1 + c_f64_1))).at(E2C[1]);
+        let t1 = min_over(min_over((((e_i32_0 as i64) as f64) + (e_f64_0 - e_f64_0)).at(C2E3), C2E3).at(E2C), E2C);
+        ((e_f64_1 - k_f64) + ((c_f64_1 / 1.5) / k_f64).at(E2C[0]))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_1 + e_f64_0) + (-e_f64_1));
-        let t1 = e_f64_1.abs().sqrt().abs().sqrt();
-        e_f64_1
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
+        let t0 = ((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + s0) + (-(c_f64_0 / c_f64_1)));
+        let t1 = (select((c_f64_0 <= c_f64_1), c_i32_1, c_i32_0).at(K - 1) / 3);
+        t0
     }
 
     #[program]
-    pub fn fuzz_00000000013524da(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..4, K: 0..6]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524da(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 3..5]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, s0).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1633,15 +1695,20 @@ pub mod fuzz_00000000013524da {
 pub mod fuzz_00000000013524db {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = (c_f64_0.at(E2C[1]) - 1.5);
-        (c_f64_1.at(E2C[0]) - s0)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
+        let t0 = scan0(c_f64_0, c_f64_0).at(E2C[0]).abs().sqrt();
+        (-(e_f64_1 - s0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524db(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524db(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1650,15 +1717,20 @@ pub mod fuzz_00000000013524db {
 pub mod fuzz_00000000013524dc {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_1 - max_over(e_f64_1.abs().sqrt().at(V2E6), V2E6));
-        concat_where(K < 4, (v_f64_1 / (v_f64_0 / v_f64_1)), (v_f64_1 / (v_f64_0 * v_f64_0)))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), i32> {
+        let t0 = select((concat_where(K < 6, v_f64_1, v_f64_1) < neighbor_sum(scan0(e_f64_1, e_f64_1).at(V2E6), V2E6)), v_f64_1, (v_f64_1.at(K - 2) / k_f64));
+        ((v_f64_0 * 8.0) as i32)
     }
 
     #[program]
-    pub fn fuzz_00000000013524dc(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524dc(e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), i32>) {
+        op0(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 3..7]);
     }
 }
 
@@ -1667,28 +1739,41 @@ pub mod fuzz_00000000013524dc {
 pub mod fuzz_00000000013524dd {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = ((g_f64_0 * 8.0) as i32);
-        ((g_f64_0 - g_f64_0) * (-g_f64_1)).at(I - 2)
+        ((scan0((g_f64_0 / g_f64_1), (g_f64_0 - g_f64_1)) - g_f64_0.abs().sqrt()), (g_f64_0 * (g_f64_0 + g_f64_0)).at(I + 1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_0 as i64) as i32) - select((c_i32_0 < c_i32_1), (c_i32_1 * c_i32_1), select((c_f64_0 > c_f64_0), c_i32_0, c_i32_1)));
-        ((-max_over(e_f64_0.abs().sqrt().at(C2E3), C2E3))).tanh()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (select(((g_f64_0 + g_f64_0) != (g_i32_1 as f64)), (g_f64_0 - g_f64_1).at(J + 1), g_f64_0) + (((g_f64_1 + g_f64_1) + g_f64_1) - 0.25));
+        let t1 = select(((g_i32_1 - g_i32_1) != ((g_i32_0 as i64) as i32)), t0, scan1((t0 * 1.5))).abs().sqrt();
+        (((select((g_i32_1 > g_i32_1), (g_i32_1 as i64), (g_i32_0 as i64)) as f64) + select((g_f64_1 != g_f64_0), (t1 + g_f64_1), (t0 + t0))) - (((g_i32_1 + g_i32_1) as f64) * (concat_where(K < 6, g_f64_0, g_f64_1) + concat_where(K < 3, g_f64_1, g_f64_0))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        e_f64_0
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), i32> {
+        let t0 = c_f64_1.at(E2C[1]);
+        let t1 = (c_f64_0.at(E2C[1]) - k_f64);
+        ((e_i32_1 - e_i32_1) + e_i32_0.at(K + 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524dd(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524dd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..4, K: 1..6]);
+        op2(c_f64_0, c_f64_1, e_i32_0, e_i32_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1697,23 +1782,26 @@ pub mod fuzz_00000000013524dd {
 pub mod fuzz_00000000013524de {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (-e_f64_1);
-        (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) - t0)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 * v_i32_0) / 2);
-        let t1 = concat_where(K < 4, max_over(e_f64_0.at(V2E6), V2E6), (-v_f64_0));
-        min_over((e_f64_1 * e_f64_0).at(V2E6), V2E6)
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = c_f64_1.at(K + 1).at(E2C[1]);
+        scan0((e_f64_1 * 3.0))
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (((g_f64_1 + g_f64_1) + (g_f64_0 * g_f64_1)), concat_where(K < 1, select((g_i32_1 <= g_i32_1), g_f64_1, g_f64_0), g_f64_1.abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_00000000013524de(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524de(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
+        op1(g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1722,20 +1810,15 @@ pub mod fuzz_00000000013524de {
 pub mod fuzz_00000000013524df {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_i32_1 as i64) - (g_i32_0 as i64)) + 3) as f64);
-        ((g_f64_0.at(J - 2) * scan0(t0)) * g_f64_0)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f64_1.at(I + 1).at(J + 1);
+        ((select((t0 != g_f64_1), g_f64_1, g_f64_0) - g_f64_0.abs().sqrt()) * (-g_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524df(g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 2..5, K: 0..6]);
+    pub fn fuzz_00000000013524df(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..5, J: 0..4, K: 0..6]);
     }
 }
 
@@ -1745,15 +1828,15 @@ pub mod fuzz_00000000013524e0 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
-        let t0 = select(((v_i32_1 / 3) < (v_i32_0 / 7)), max_over(e_f64_1.at(V2E6), V2E6).at(K - 2), v_f64_0);
-        let t1 = min_over(e_f64_0.at(V2E6), V2E6);
-        ((((v_f64_1 * 8.0) as i32).at(K - 1) - (v_i32_1 * v_i32_1).at(K - 1)), (select((v_f64_1 < v_f64_0), v_f64_0, v_f64_1).at(K - 2) / (concat_where(K < 1, v_f64_0, v_f64_1) + v_f64_0.at(K + 2))))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
+        let t1 = (v_f64_1 * max_over((e_f64_0 * e_f64_0).at(V2E6), V2E6));
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6), min_over(((e_f64_1 + e_f64_1) * s1).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e0(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..4]);
+    pub fn fuzz_00000000013524e0(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, s1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -1762,21 +1845,21 @@ pub mod fuzz_00000000013524e0 {
 pub mod fuzz_00000000013524e1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(e_i32_0: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_1 + (neighbor_sum((e_i32_0 as f64).at(V2E6), V2E6) - (-(v_f64_1 * v_f64_0))));
-        let t1 = v_i32_0;
-        (-scan0(v_f64_1))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = scan0(v_f64_1, (v_f64_0 * neighbor_sum(e_f64_1.at(V2E6), V2E6))).abs().sqrt();
+        let t1 = (v_i32_1 as f64);
+        ((t1).exp(), (((v_f64_1 * 8.0) as i32).at(K + 1) as f64).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524e1(e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_i32_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_00000000013524e1(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1785,31 +1868,40 @@ pub mod fuzz_00000000013524e1 {
 pub mod fuzz_00000000013524e2 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = g_f64_0;
-        let t1 = (-t0);
-        t1
+        let t1 = select((g_i32_0 > g_i32_1), ((t0 * g_f64_1.at(I + 2)) - 0.125), scan0(((g_f64_0 * g_f64_0) / (t0 - 0.25))));
+        (g_f64_0, (g_f64_0 * ((g_f64_0 * g_f64_0).at(K + 2) * (-((g_i32_0 as i64) as f64)))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_f64_1.abs().sqrt();
-        let t1 = ((t0 - g_f64_1) + s0);
-        ((select((g_i32_0 != g_i32_0), g_f64_0, (g_f64_0 - g_f64_0))).cos(), concat_where(K < 3, g_f64_1, (g_f64_0 + g_f64_1)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_0;
+        let t1 = concat_where(K < 5, scan1((c_f64_0 * c_f64_1)).at(E2C[1]), select((e_f64_1 > e_f64_1), concat_where(K < 5, e_f64_0, e_f64_1), e_f64_1));
+        select((c_f64_1.at(E2C[1]) > (-e_f64_0)), max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), e_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_i32_1 + 3) * 7);
-        c_f64_1
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_00000000013524e2(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, s0).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..7]);
-        op2(c_f64_1, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524e2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..4, J: 0..5, K: 0..5]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+        op2(c_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 0..6]);
     }
 }
 
@@ -1819,19 +1911,19 @@ pub mod fuzz_00000000013524e3 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (((c_i32_1 as i64) as f64), c_f64_1.at(K + 1).at(K - 2))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (concat_where(K < 1, c_f64_1, e_f64_1.at(C2E3[0])), c_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_1 * neighbor_sum(e_f64_0.at(C2E3), C2E3))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        concat_where(K < 6, c_f64_1, (c_f64_1 * c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e3(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..7]);
-        op1(c_f64_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524e3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..7]);
+        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1840,23 +1932,28 @@ pub mod fuzz_00000000013524e3 {
 pub mod fuzz_00000000013524e4 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (select((e_f64_0 != e_f64_1), e_i32_0, e_i32_0) - e_i32_0.at(K - 1));
-        let t1 = select((e_f64_0 != e_f64_0), e_f64_0.at(K + 1), (e_f64_1 / e_f64_1));
-        neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((select((g_f64_1 <= g_f64_0), g_i32_0, g_i32_1) * 7) + (select((g_f64_0 < g_f64_0), g_i32_1, g_i32_1) * (g_i32_1 * g_i32_0))) * g_i32_0);
-        ((((g_i32_0 as i64) + ((t0 as i64) * (g_i32_0 as i64))) - ((t0 + 2) as i64)) as f64)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (select((e_f64_0 != e_f64_1), e_i32_0, e_i32_0) - e_i32_0.at(K - 1));
+        let t1 = ((e_f64_1 * s0) + scan0(c_f64_1, c_f64_1).at(E2C[1]));
+        (max_over((c_i32_0 as f64).at(E2C), E2C), min_over((c_f64_0 * s0).at(E2C), E2C))
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_f64_1 > g_f64_0), g_f64_0, (g_f64_1 - g_f64_0));
+        t0
     }
 
     #[program]
-    pub fn fuzz_00000000013524e4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 2..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524e4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_0, s0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..7]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1865,28 +1962,33 @@ pub mod fuzz_00000000013524e4 {
 pub mod fuzz_00000000013524e5 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = (c_i32_1 + 3);
-        let t1 = (c_f64_0 - neighbor_sum((c_f64_0.at(E2C) * w_e2c), E2C).at(C2E3[1]));
-        (((-t1) * neighbor_sum(e_f64_1.at(C2E3), C2E3)) - neighbor_sum(((e_f64_1 + e_f64_1).at(C2E3) * w_c2e3), C2E3))
+        let t1 = scan0((-(e_i32_0 as f64))).at(C2E3[0]);
+        (-max_over(c_f64_0.at(E2C), E2C)).at(C2E3[0])
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        select((v_f64_1 < v_f64_1), v_f64_0, v_f64_1).at(K - 2)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        neighbor_sum(e_f64_1.at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_0 - ((-g_f64_1) - (g_f64_0 * g_f64_0)))).tanh()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        select(((c_f64_0 * c_f64_1) != (c_f64_0 - c_f64_1)), c_i32_1, (c_i32_1 + c_i32_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e5(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_i32_1, e_f64_1, w_c2e3, w_e2c).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524e5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f64_0, c_i32_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1895,16 +1997,26 @@ pub mod fuzz_00000000013524e5 {
 pub mod fuzz_00000000013524e6 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 4, min_over(c_f64_0.at(E2C), E2C), (e_f64_1 * e_f64_1));
-        let t1 = (min_over(c_f64_1.at(E2C), E2C) * (e_f64_0 + e_f64_1));
-        (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)).atan()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (min_over(c_f64_0.at(E2C), E2C) + (-e_f64_0));
+        let t1 = e_f64_0;
+        scan0(scan1(c_f64_1).at(E2C[1]))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013524e6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -1915,7 +2027,12 @@ pub mod fuzz_00000000013524e7 {
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+        carry * 0.25 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
@@ -1925,22 +2042,20 @@ pub mod fuzz_00000000013524e7 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        scan0((e_f64_0 * e_f64_1), e_f64_1.abs().sqrt())
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (max_over((c_f64_0 * c_f64_1).at(E2C), E2C), concat_where(K < 6, concat_where(K < 4, e_f64_1, e_f64_0), e_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (e_f64_0 / (-e_f64_0));
-        let t1 = (e_f64_0 - t0).abs().sqrt();
-        (e_i32_0.at(K - 1) * 7)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((scan0(scan1(e_f64_0, e_f64_1), (e_f64_0 * s0)) * (select((e_f64_1 <= e_f64_1), e_i32_0, e_i32_1) as f64)), e_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524e7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_00000000013524e7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
-        op2(e_f64_0, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -1949,29 +2064,32 @@ pub mod fuzz_00000000013524e7 {
 pub mod fuzz_00000000013524e8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+        carry * -0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = select((((e_i32_0 as f64) + 0.125) > (scan0(e_f64_1) + select((e_f64_0 <= e_f64_1), e_f64_1, e_f64_1))), (concat_where(K < 1, select((e_f64_1 > e_f64_1), e_f64_1, e_f64_1), (e_f64_0 * e_f64_1)) - (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) * e_f64_1)), select((c_i32_1 > c_i32_0), c_f64_1, (c_f64_1 - c_f64_1)).at(E2C[0]));
-        let t1 = ((-concat_where(K < 2, e_f64_0.abs().sqrt(), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))) + (select((c_i32_1 > c_i32_1), c_f64_1, c_f64_0).at(E2C[0]) - min_over(min_over(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)));
-        e_i32_1
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_f64_1 - e_f64_0).at(K - 2) / scan0(scan1(e_f64_0))).abs().sqrt();
+        let t1 = ((-(((e_i32_1 as i64) - (e_i32_1 as i64)) as f64)) * ((e_f64_0 + e_f64_0).abs().sqrt() - select((t0 != t0), (e_f64_1 * t0), select((e_i32_0 > e_i32_0), t0, t0))));
+        (-select((e_f64_0 <= e_f64_0), c_f64_1.at(E2C[1]), ((t1 + k_f64) + max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum((e_f64_0 - e_f64_1).at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = ((e_i32_0 as i64) as f64);
-        t1
+    pub fn op1(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        c_i32_1
     }
 
     #[program]
-    pub fn fuzz_00000000013524e8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013524e8(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to(out0_0, domain![Edge: 1..10, K: 3..7]);
+        op1(c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1980,22 +2098,26 @@ pub mod fuzz_00000000013524e8 {
 pub mod fuzz_00000000013524e9 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (((g_f64_1 + g_f64_1) - 0.25), select((g_f64_0 > g_f64_1), g_f64_1, g_f64_0.at(I + 2)))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_0 / s0);
-        let t1 = (min_over(e_f64_1.at(V2E6), V2E6) / (neighbor_sum(e_f64_1.at(V2E6), V2E6) / t0));
-        select((((v_i32_1 as i64) as i32) > (v_i32_0 * v_i32_0)), v_f64_1, neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt()).at(K + 1)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (((g_f64_0 - g_f64_0) + g_f64_1.abs().sqrt())).atan()
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = (((g_f64_0 - g_f64_1) * g_f64_0).at(I + 2) - g_f64_0);
+        concat_where(K < 2, (concat_where(K < 2, (g_f64_0 / g_f64_0), g_f64_0) - (select((g_f64_1 < g_f64_1), g_f64_0, g_f64_0) - concat_where(K < 5, g_f64_0, g_f64_1))), scan0((concat_where(K < 5, g_f64_0, g_f64_1) * (g_f64_1 * g_f64_1)), g_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e9(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..3, J: 0..5, K: 0..7]);
-        op1(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_00000000013524e9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..4, J: 0..5, K: 1..7]);
     }
 }
 
@@ -2004,35 +2126,30 @@ pub mod fuzz_00000000013524e9 {
 pub mod fuzz_00000000013524ea {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
-    }
-
     #[field_operator]
     pub fn op0(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         c_i32_1.at(K - 1).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (select((c_f64_0.at(E2C[1]) <= (e_f64_1 * e_f64_0)), (((e_i32_1 as i64) + (e_i32_0 as i64)) * ((e_i32_0 as i64) / 7)), ((e_i32_0 as i64) * 7)) as i32);
-        let t1 = max_over(max_over(neighbor_sum((c_f64_0 * c_f64_0).at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C);
-        scan0((c_f64_1.at(E2C[0]) - (t0 as f64)), (e_f64_0 / e_f64_1).at(K - 2))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (select(((e_f64_0 * s1) <= concat_where(K < 6, e_f64_1, e_f64_0)), (((e_i32_1 as i64) + (e_i32_0 as i64)) * ((e_i32_0 as i64) / 7)), ((e_i32_0 as i64) * 7)) as i32);
+        let t1 = (-e_f64_0);
+        (select(((((t0 as i64) / 7) as f64) < ((t1 - t1) + (t1 / e_f64_1))), (neighbor_sum((-c_f64_1).at(E2C), E2C) * select((t1 <= e_f64_0), select((t0 != t0), e_f64_0, e_f64_0), t1)), neighbor_sum((((c_f64_0 - c_f64_1) + e_f64_1.at(C2E3[1])).at(E2C) * w_e2c), E2C))).sin()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (e_f64_1 + e_f64_1);
-        let t1 = e_f64_0;
-        (max_over((-c_f64_1).abs().sqrt().at(E2C), E2C) - select(((e_f64_0 * t1) > (t1 - t0)), (((e_i32_1 as i64) * (e_i32_1 as i64)) as f64), t0))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (-v_f64_1);
+        let t1 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
+        (((v_f64_0 / 0.25)).tanh(), concat_where(K < 5, (v_f64_1 + v_f64_1), (v_f64_1 / v_f64_1)).at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ea(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524ea(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
         op0(c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1, w_e2c).write_to(out1_0, domain![Edge: 1..10, K: 0..6]);
+        op2(e_f64_1, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 2..7]);
     }
 }
 
@@ -2041,32 +2158,38 @@ pub mod fuzz_00000000013524ea {
 pub mod fuzz_00000000013524eb {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
+    }
+
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = select(((select((v_f64_1 > v_f64_1), v_f64_1, v_f64_1) + (v_f64_0 + 0.25)) > v_f64_1), min_over(((e_f64_0 / e_f64_1) + e_f64_1.at(K - 2)).at(V2E6), V2E6), v_f64_1);
-        ((v_i32_1 + 2).at(K - 1) * v_i32_1).at(K + 1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
+        select((neighbor_sum(scan0(e_f64_0, e_f64_1.abs().sqrt()).at(V2E6), V2E6) < v_f64_1), (v_f64_1 / neighbor_sum(scan1((e_f64_1 * e_f64_1), (e_f64_1 + e_f64_0)).at(V2E6), V2E6)), (t0 + t0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (((g_f64_1 / g_f64_1) * 1.5) * concat_where(K < 4, scan0(g_f64_1), (g_i32_1 as f64)))
+    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        (((v_i32_1 as i64) + (v_i32_0 as i64)) as f64)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (min_over(select((c_i32_1 <= c_i32_1), c_f64_1, c_f64_1).abs().sqrt().at(E2C), E2C), (neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C[0]) + ((e_f64_1 / e_f64_0) / select((e_f64_0 <= e_f64_0), e_f64_1, e_f64_1))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
+        let t0 = select((max_over(e_f64_0.at(C2E3), C2E3) < (c_f64_1 / s1)), c_f64_0, (c_f64_0 - e_f64_1.at(C2E3[0])));
+        (c_f64_0 - (t0 - t0).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524eb(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
-        op1(g_f64_1, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op2(c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524eb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -2075,28 +2198,26 @@ pub mod fuzz_00000000013524eb {
 pub mod fuzz_00000000013524ec {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = (c_i32_0.at(K + 1) * ((c_i32_0 as i64) as i32));
-        select((c_f64_1 != c_f64_0), c_f64_1.abs().sqrt(), (t0 as f64))
+        (c_f64_1 + c_f64_1).at(K - 2)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_f64_0 * 1e300) as i32).at(K + 1) * 2);
-        let t1 = (-scan0((e_f64_0 - e_f64_0), concat_where(K < 4, e_f64_1, e_f64_0)));
-        (select((t1 < t1), select((t0 < e_i32_1), t1, e_f64_1), max_over(c_f64_0.at(E2C), E2C)) + t1)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((((select((c_f64_1 > c_f64_0), c_i32_0, c_i32_0) as f64) * max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt()) * scan0((c_f64_1.abs().sqrt() / s1), (c_f64_0 - c_f64_1).abs().sqrt())), (-(c_f64_1 - 1.5)).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ec(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(c_f64_0, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..5]);
+    pub fn fuzz_00000000013524ec(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 3..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, s1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -2105,16 +2226,21 @@ pub mod fuzz_00000000013524ec {
 pub mod fuzz_00000000013524ed {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (e_f64_0.abs().sqrt() + (e_f64_0 + e_f64_1)).at(C2E3[0]);
-        let t1 = neighbor_sum(neighbor_sum((c_f64_1 - c_f64_1).at(E2C), E2C).at(C2E3), C2E3);
-        ((((select((t1 > c_f64_0), c_f64_1, t1) * (c_f64_1 * t1)) - (concat_where(K < 2, c_f64_1, c_f64_0) + (c_f64_1 * c_f64_1)))).sin(), select((c_f64_1 != c_f64_0), ((-t0) - ((c_i32_0 as i64) as f64)), ((c_i32_0 + c_i32_1) as f64)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = select((e_i32_0 > e_i32_0), e_f64_1.abs().sqrt(), e_f64_1).at(C2E3[0]);
+        let t1 = neighbor_sum((c_f64_1 * c_f64_1).at(E2C[0]).at(C2E3), C2E3);
+        (select((scan0(e_f64_0).at(C2E3[1]) > (t1 / t0)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (-c_f64_0).at(K + 2))).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ed(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524ed(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..4]);
     }
 }
 
@@ -2123,32 +2249,22 @@ pub mod fuzz_00000000013524ed {
 pub mod fuzz_00000000013524ee {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
         (select((v_f64_1 <= v_f64_0), select((v_f64_1 > v_f64_0), v_i32_1, v_i32_0), (v_i32_1 + v_i32_0)) * ((v_i32_1 * v_i32_1) + v_i32_0.at(K + 1)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum((e_f64_0 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C).at(K - 1);
-        let t1 = scan0(e_f64_0.at(K - 2));
-        (select((concat_where(K < 6, e_f64_0, e_f64_1) > scan1(e_f64_1)), (t0 + e_f64_0.at(K + 1)), (-neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))) - (concat_where(K < 4, (e_f64_0 + e_f64_0), (e_f64_0 + e_f64_1)) / s0))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = min_over(((c_f64_1 * c_f64_0) + c_f64_1).at(K - 1).at(E2C), E2C);
+        let t1 = c_f64_0.at(E2C[1]);
+        concat_where(K < 4, max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3), (select((c_f64_0 > c_f64_1), c_f64_0, c_f64_1) + (c_f64_0 + 0.5))).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_00000000013524ee(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524ee(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>) {
         op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(e_f64_0, e_f64_1, s0).write_to(out1_0, domain![Edge: 1..10, K: 3..5]);
+        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -2157,32 +2273,27 @@ pub mod fuzz_00000000013524ee {
 pub mod fuzz_00000000013524ef {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
         let t0 = g_f64_1;
-        let t1 = (-g_f64_0.abs().sqrt());
-        (g_f64_1.at(I + 1) - scan0(g_f64_1, g_f64_1))
+        let t1 = (select((g_f64_1 <= t0), g_f64_1, g_f64_1) / 0.5);
+        concat_where(K < 3, (g_f64_0 - g_f64_1), (g_f64_0 * g_f64_1))
     }
 
     #[program]
     pub fn fuzz_00000000013524ef(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..4, J: 0..5, K: 0..7]);
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
-    Case { name: "fuzz_00000000013524a0", seed: 20260000, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a0::fuzz_00000000013524a0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a0", seed: 20260000, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a0::fuzz_00000000013524a0::compile(o)?)) },
     Case { name: "fuzz_00000000013524a1", seed: 20260001, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a1::fuzz_00000000013524a1::compile(o)?)) },
     Case { name: "fuzz_00000000013524a2", seed: 20260002, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a2::fuzz_00000000013524a2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a3", seed: 20260003, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a3", seed: 20260003, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
     Case { name: "fuzz_00000000013524a4", seed: 20260004, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a4::fuzz_00000000013524a4::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a5", seed: 20260005, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a5::fuzz_00000000013524a5::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a5", seed: 20260005, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a5::fuzz_00000000013524a5::compile(o)?)) },
     Case { name: "fuzz_00000000013524a6", seed: 20260006, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a6::fuzz_00000000013524a6::compile(o)?)) },
     Case { name: "fuzz_00000000013524a7", seed: 20260007, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a7::fuzz_00000000013524a7::compile(o)?)) },
     Case { name: "fuzz_00000000013524a8", seed: 20260008, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a8::fuzz_00000000013524a8::compile(o)?)) },
@@ -2190,68 +2301,68 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524aa", seed: 20260010, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524aa::fuzz_00000000013524aa::compile(o)?)) },
     Case { name: "fuzz_00000000013524ab", seed: 20260011, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ab::fuzz_00000000013524ab::compile(o)?)) },
     Case { name: "fuzz_00000000013524ac", seed: 20260012, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ac::fuzz_00000000013524ac::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ad", seed: 20260013, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ad::fuzz_00000000013524ad::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ad", seed: 20260013, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ad::fuzz_00000000013524ad::compile(o)?)) },
     Case { name: "fuzz_00000000013524ae", seed: 20260014, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ae::fuzz_00000000013524ae::compile(o)?)) },
-    Case { name: "fuzz_00000000013524af", seed: 20260015, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524af::fuzz_00000000013524af::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b0", seed: 20260016, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b0::fuzz_00000000013524b0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524af", seed: 20260015, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524af::fuzz_00000000013524af::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b0", seed: 20260016, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b0::fuzz_00000000013524b0::compile(o)?)) },
     Case { name: "fuzz_00000000013524b1", seed: 20260017, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b1::fuzz_00000000013524b1::compile(o)?)) },
     Case { name: "fuzz_00000000013524b2", seed: 20260018, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b2::fuzz_00000000013524b2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b3", seed: 20260019, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b3::fuzz_00000000013524b3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b3", seed: 20260019, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b3::fuzz_00000000013524b3::compile(o)?)) },
     Case { name: "fuzz_00000000013524b4", seed: 20260020, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b4::fuzz_00000000013524b4::compile(o)?)) },
     Case { name: "fuzz_00000000013524b5", seed: 20260021, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b5::fuzz_00000000013524b5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b6", seed: 20260022, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b6::fuzz_00000000013524b6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b8", seed: 20260024, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b8::fuzz_00000000013524b8::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b6", seed: 20260022, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b6::fuzz_00000000013524b6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b8", seed: 20260024, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b8::fuzz_00000000013524b8::compile(o)?)) },
     Case { name: "fuzz_00000000013524b9", seed: 20260025, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b9::fuzz_00000000013524b9::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ba", seed: 20260026, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ba::fuzz_00000000013524ba::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ba", seed: 20260026, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ba::fuzz_00000000013524ba::compile(o)?)) },
     Case { name: "fuzz_00000000013524bb", seed: 20260027, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bb::fuzz_00000000013524bb::compile(o)?)) },
-    Case { name: "fuzz_00000000013524bc", seed: 20260028, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bc::fuzz_00000000013524bc::compile(o)?)) },
+    Case { name: "fuzz_00000000013524bc", seed: 20260028, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524bc::fuzz_00000000013524bc::compile(o)?)) },
     Case { name: "fuzz_00000000013524bd", seed: 20260029, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bd::fuzz_00000000013524bd::compile(o)?)) },
-    Case { name: "fuzz_00000000013524be", seed: 20260030, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
+    Case { name: "fuzz_00000000013524be", seed: 20260030, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
     Case { name: "fuzz_00000000013524bf", seed: 20260031, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bf::fuzz_00000000013524bf::compile(o)?)) },
     Case { name: "fuzz_00000000013524c0", seed: 20260032, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c0::fuzz_00000000013524c0::compile(o)?)) },
     Case { name: "fuzz_00000000013524c1", seed: 20260033, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c1::fuzz_00000000013524c1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c3", seed: 20260035, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c3::fuzz_00000000013524c3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c3", seed: 20260035, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c3::fuzz_00000000013524c3::compile(o)?)) },
     Case { name: "fuzz_00000000013524c4", seed: 20260036, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c4::fuzz_00000000013524c4::compile(o)?)) },
     Case { name: "fuzz_00000000013524c5", seed: 20260037, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c5::fuzz_00000000013524c5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c6", seed: 20260038, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c7", seed: 20260039, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c7::fuzz_00000000013524c7::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c8", seed: 20260040, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c6", seed: 20260038, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c7", seed: 20260039, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c7::fuzz_00000000013524c7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c8", seed: 20260040, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
     Case { name: "fuzz_00000000013524c9", seed: 20260041, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ca", seed: 20260042, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ca::fuzz_00000000013524ca::compile(o)?)) },
     Case { name: "fuzz_00000000013524cb", seed: 20260043, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cc", seed: 20260044, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cd", seed: 20260045, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ce", seed: 20260046, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ce::fuzz_00000000013524ce::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cc", seed: 20260044, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cd", seed: 20260045, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ce", seed: 20260046, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ce::fuzz_00000000013524ce::compile(o)?)) },
     Case { name: "fuzz_00000000013524cf", seed: 20260047, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cf::fuzz_00000000013524cf::compile(o)?)) },
     Case { name: "fuzz_00000000013524d0", seed: 20260048, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d0::fuzz_00000000013524d0::compile(o)?)) },
     Case { name: "fuzz_00000000013524d1", seed: 20260049, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d1::fuzz_00000000013524d1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d2", seed: 20260050, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d2::fuzz_00000000013524d2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d2", seed: 20260050, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d2::fuzz_00000000013524d2::compile(o)?)) },
     Case { name: "fuzz_00000000013524d3", seed: 20260051, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d3::fuzz_00000000013524d3::compile(o)?)) },
     Case { name: "fuzz_00000000013524d4", seed: 20260052, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d4::fuzz_00000000013524d4::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d5", seed: 20260053, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d5::fuzz_00000000013524d5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d5", seed: 20260053, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d5::fuzz_00000000013524d5::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
     Case { name: "fuzz_00000000013524d7", seed: 20260055, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d7::fuzz_00000000013524d7::compile(o)?)) },
     Case { name: "fuzz_00000000013524d8", seed: 20260056, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d8::fuzz_00000000013524d8::compile(o)?)) },
     Case { name: "fuzz_00000000013524d9", seed: 20260057, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d9::fuzz_00000000013524d9::compile(o)?)) },
-    Case { name: "fuzz_00000000013524da", seed: 20260058, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524da::fuzz_00000000013524da::compile(o)?)) },
+    Case { name: "fuzz_00000000013524da", seed: 20260058, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524da::fuzz_00000000013524da::compile(o)?)) },
     Case { name: "fuzz_00000000013524db", seed: 20260059, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524db::fuzz_00000000013524db::compile(o)?)) },
     Case { name: "fuzz_00000000013524dc", seed: 20260060, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524dc::fuzz_00000000013524dc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524dd", seed: 20260061, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524dd::fuzz_00000000013524dd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524dd", seed: 20260061, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524dd::fuzz_00000000013524dd::compile(o)?)) },
     Case { name: "fuzz_00000000013524de", seed: 20260062, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524de::fuzz_00000000013524de::compile(o)?)) },
     Case { name: "fuzz_00000000013524df", seed: 20260063, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524df::fuzz_00000000013524df::compile(o)?)) },
     Case { name: "fuzz_00000000013524e0", seed: 20260064, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e0::fuzz_00000000013524e0::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e1", seed: 20260065, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e2", seed: 20260066, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e1", seed: 20260065, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e2", seed: 20260066, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
     Case { name: "fuzz_00000000013524e3", seed: 20260067, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e3::fuzz_00000000013524e3::compile(o)?)) },
     Case { name: "fuzz_00000000013524e4", seed: 20260068, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e4::fuzz_00000000013524e4::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e5", seed: 20260069, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e5::fuzz_00000000013524e5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e6", seed: 20260070, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e6::fuzz_00000000013524e6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e5", seed: 20260069, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e5::fuzz_00000000013524e5::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e6", seed: 20260070, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e6::fuzz_00000000013524e6::compile(o)?)) },
     Case { name: "fuzz_00000000013524e7", seed: 20260071, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e7::fuzz_00000000013524e7::compile(o)?)) },
     Case { name: "fuzz_00000000013524e8", seed: 20260072, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e8::fuzz_00000000013524e8::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e9", seed: 20260073, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e9::fuzz_00000000013524e9::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ea", seed: 20260074, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ea::fuzz_00000000013524ea::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e9", seed: 20260073, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e9::fuzz_00000000013524e9::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ea", seed: 20260074, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ea::fuzz_00000000013524ea::compile(o)?)) },
     Case { name: "fuzz_00000000013524eb", seed: 20260075, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524eb::fuzz_00000000013524eb::compile(o)?)) },
     Case { name: "fuzz_00000000013524ec", seed: 20260076, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ec::fuzz_00000000013524ec::compile(o)?)) },
     Case { name: "fuzz_00000000013524ed", seed: 20260077, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ed::fuzz_00000000013524ed::compile(o)?)) },

@@ -4,28 +4,34 @@
 pub mod fuzz_00000000013524f0 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (select(((c_f64_1 * c_f64_1) > c_f64_0.abs().sqrt()), ((c_i32_0 + c_i32_1) + c_i32_1), ((c_i32_0 / 7) - select((c_f64_1 < c_f64_0), c_i32_0, c_i32_1))) - c_i32_0);
-        let t1 = (select(((c_f64_1 / c_f64_1) <= (c_f64_1 * c_f64_1)), ((c_f64_1 * 3000000000.0) as i32).at(K + 1), (select((c_f64_0 > c_f64_0), c_i32_0, t0) * 3)) * 7);
-        (c_f64_0, (c_f64_0 / (select((c_f64_1 > c_f64_0), c_f64_0, c_f64_1) + (c_f64_0 - c_f64_1)).at(K - 2)))
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (select((v_f64_1 > v_f64_1), v_f64_1, v_f64_0) / max_over(e_f64_0.at(V2E6), V2E6))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (select(((c_f64_1 - c_f64_1) > concat_where(K < 5, c_f64_0, c_f64_1)), (c_i32_1 * 2).at(K - 1), ((c_i32_0 / 7) - select((c_f64_1 < c_f64_0), c_i32_0, c_i32_1))) - c_i32_0);
+        let t1 = (select(((c_f64_1 / k_f64) <= (c_f64_1 * c_f64_1)), ((c_f64_1 * 3000000000.0) as i32).at(K + 1), (select((c_f64_0 > c_f64_0), c_i32_0, t0) * 3)) * 7);
+        (c_f64_0, (c_f64_0 * (-c_f64_1)))
     }
 
     #[field_operator]
-    pub fn op2(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        ((-(c_i32_1 as f64))).atan()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        max_over(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3)
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        (neighbor_sum(scan0((e_f64_0 + e_f64_0), (e_i32_0 as f64)).at(V2E6), V2E6), (v_i32_0.at(K - 1) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..6]);
-        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524f0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
+        op1(e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(e_f64_0, e_i32_0, v_i32_0).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 2..6]);
     }
 }
 
@@ -34,35 +40,40 @@ pub mod fuzz_00000000013524f0 {
 pub mod fuzz_00000000013524f1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(c_f64_0.at(E2C[0]).at(C2E3), C2E3);
-        neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt()
+        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
+        c_f64_0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_1;
-        ((select((c_i32_0 > c_i32_0), c_f64_0, c_f64_0).at(K + 2) / min_over(concat_where(K < 6, e_f64_0, e_f64_1).at(C2E3), C2E3)) + (-t0))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = scan0(c_f64_0);
+        let t1 = c_f64_0;
+        ((-scan1(select((c_i32_0 <= c_i32_0), (c_f64_1 + c_f64_1), (c_f64_0 - c_f64_0)), concat_where(K < 6, (c_i32_0 as f64), e_f64_1.at(C2E3[2])))), ((c_i32_1 as f64) - (concat_where(K < 2, (c_f64_1 + c_f64_0), (c_f64_0 * c_f64_0)) - k_f64)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (select(((v_f64_0 / v_f64_0) <= (v_f64_1 - v_f64_1)), max_over(select((e_f64_0 < e_f64_0), e_f64_0, e_f64_0).at(V2E6), V2E6), neighbor_sum(e_f64_0.at(V2E6), V2E6)) + (select((v_i32_0 <= v_i32_1), (v_i32_0 - v_i32_1), (v_i32_1 + 3)) as f64));
-        let t1 = scan0(concat_where(K < 1, (v_f64_1 / v_f64_1), select((v_f64_1 != v_f64_1), v_f64_1, v_f64_0)), t0);
-        min_over(((((e_i32_1 as i64) + (e_i32_1 as i64)) as f64) - e_f64_1).at(V2E6), V2E6)
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = max_over(c_f64_1.at(E2C), E2C).abs().sqrt();
+        concat_where(K < 1, (e_f64_0 + e_f64_0), (e_f64_0 - e_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..4]);
-        op2(e_f64_0, e_f64_1, e_i32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..7]);
+        op2(c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -71,38 +82,39 @@ pub mod fuzz_00000000013524f1 {
 pub mod fuzz_00000000013524f2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = select((((c_i32_0 as i64) as f64).abs().sqrt() != concat_where(K < 1, (c_f64_1 * c_f64_1), (c_f64_0 / c_f64_1))), c_f64_0.abs().sqrt(), c_f64_1);
-        let t1 = (select((((c_i32_1 as i64) as i32) != (c_i32_1 / 2)), c_f64_0.abs().sqrt(), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) * t0);
-        c_i32_1
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (scan0(scan1(v_f64_0))).exp()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, w_c2e3: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = scan0(((e_f64_0 + s1) * (e_f64_0 + e_f64_1)), ((e_f64_0 + e_f64_1) + e_f64_0.at(K - 2))).at(C2E3[2]);
+        let t1 = scan1(c_f64_1, (c_f64_0 * neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3))).abs().sqrt();
+        (((concat_where(K < 6, (e_f64_0.at(C2E3[0]) * (c_f64_1 + c_f64_1)), (e_f64_0 * e_f64_0).at(C2E3[0])) * 3000000000.0) as i32), (select(((c_i32_1 as f64) != c_f64_0.at(K - 1)), select((c_f64_1 != c_f64_1), c_i32_1.at(K - 1), c_i32_1.at(K + 1)), c_i32_0.at(K + 1).at(K - 1)) as f64))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (-(select((c_f64_1 > c_f64_1), c_f64_0, c_f64_1) - (c_f64_1 * c_f64_0)))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((max_over(e_f64_1.at(V2E6), V2E6) - v_f64_0), ((v_f64_0 - v_f64_0) - s1))
+    }
+
+    #[field_operator]
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_f64_1 <= g_f64_0), (g_i32_0 - g_i32_1), g_i32_1.at(I + 1));
+        (g_f64_1 * 1.5).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s1, w_c2e3).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..5]);
+        op1(e_f64_1, s1, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -112,20 +124,19 @@ pub mod fuzz_00000000013524f3 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum((e_f64_1 * e_f64_0).at(V2E6), V2E6), (((v_i32_1 as i64) as i32) as f64))
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        select((v_f64_1 < v_f64_0), concat_where(K < 1, v_f64_0, v_f64_0), (v_f64_0 * 0.5))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = c_i32_1;
-        ((-select((c_i32_1 < c_i32_1), (c_f64_0 + c_f64_1), select((c_f64_1 != c_f64_1), c_f64_0, c_f64_0)))).cos()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        (select((c_i32_0 != c_i32_1), max_over(e_f64_1.at(C2E3), C2E3), (c_f64_0 / 0.5))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524f3(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(c_f64_0, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -135,13 +146,13 @@ pub mod fuzz_00000000013524f4 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s0: f64) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((neighbor_sum(((-e_f64_0) - s0).at(V2E6), V2E6) * max_over(e_f64_0.at(V2E6), V2E6).abs().sqrt()), min_over(e_f64_0.abs().sqrt().at(K - 1).at(V2E6), V2E6))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((neighbor_sum(e_f64_1.at(V2E6), V2E6) - select((v_f64_0 < v_f64_1), v_f64_0, v_f64_0).at(K + 2)), (v_i32_0 as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f4(e_f64_0: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, s0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 2..7]);
+    pub fn fuzz_00000000013524f4(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..4]);
     }
 }
 
@@ -151,13 +162,13 @@ pub mod fuzz_00000000013524f5 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        (e_i32_1 as f64).at(C2E3[1])
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_00000000013524f5(e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_00000000013524f5(c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -166,30 +177,26 @@ pub mod fuzz_00000000013524f5 {
 pub mod fuzz_00000000013524f6 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        (scan0((-g_f64_0), g_f64_0) / (((g_i32_0 as i64) as f64) / s1))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (g_f64_1.at(J + 2), ((select((g_f64_1 != g_f64_1), g_i32_1.at(I + 1), (g_i32_0 - g_i32_0)) as f64) + select((select((g_i32_0 <= g_i32_1), g_f64_0, g_f64_1) != (g_f64_0 - g_f64_1)), concat_where(K < 4, select((g_i32_0 != g_i32_1), g_f64_1, g_f64_0), g_f64_1.abs().sqrt()), (((g_i32_1 as i64) as f64) - (g_f64_1 - g_f64_1)))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (scan1(g_f64_1, (-g_f64_1)) * g_f64_1)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((v_i32_0 * 2) * v_i32_1);
+        (neighbor_sum(scan0(e_f64_1).at(V2E6), V2E6), min_over((e_f64_1 - k_f64).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f6(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_i32_0, s1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524f6(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..3, K: 1..6]);
+        op1(e_f64_1, k_f64, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -198,42 +205,30 @@ pub mod fuzz_00000000013524f6 {
 pub mod fuzz_00000000013524f7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = select((v_f64_1 < v_f64_1), ((v_f64_1 * 1e19) as i32), v_i32_0);
-        let t1 = scan0(neighbor_sum(e_f64_1.at(V2E6), V2E6), select((v_f64_1 > v_f64_1), v_f64_1, v_f64_0));
-        ((t1 / t1) - concat_where(K < 2, v_f64_1, v_f64_0))
+        let t1 = neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt();
+        t1.abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = ((g_f64_1 * g_f64_0).at(I + 1) * ((g_f64_1 - g_f64_1) + (g_f64_0 * g_f64_0)));
-        let t1 = g_f64_0;
-        (((concat_where(K < 1, g_f64_0, g_f64_1) + g_f64_1) * concat_where(K < 4, (g_f64_1 - g_f64_1), (g_f64_1 * g_f64_0))), select((g_f64_0 != (g_i32_1 as f64)), ((g_f64_0 - t1) + g_f64_1.at(K + 2)), ((g_i32_0 as i64).at(I + 1) as f64)))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = (t0.abs().sqrt() + max_over(c_f64_1.at(E2C), E2C));
+        (e_i32_1.at(K + 1) + 7)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = ((scan1(e_f64_1, e_f64_0) + (e_f64_0 - 3.0)) + k_f64);
-        let t1 = neighbor_sum(max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
-        (((t1 - s0) - s0) - e_f64_0)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        max_over(e_f64_0.at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_00000000013524f7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..5, J: 0..5, K: 1..4]);
-        op2(e_f64_0, e_f64_1, k_f64, s0).write_to(out2_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013524f7(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_1, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
+        op2(e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -243,14 +238,14 @@ pub mod fuzz_00000000013524f8 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = ((e_i32_0 / 2) + 2);
-        (e_f64_0.at(K - 2), concat_where(K < 3, neighbor_sum(c_f64_1.at(E2C), E2C), concat_where(K < 4, e_f64_1, e_f64_1)))
+        min_over(c_f64_0.at(E2C), E2C).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f8(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_00000000013524f8(c_f64_0: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -259,37 +254,40 @@ pub mod fuzz_00000000013524f8 {
 pub mod fuzz_00000000013524f9 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+        carry * 0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
-    }
-
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((-select((e_i32_1 != e_i32_1), e_f64_1, e_f64_0)) * 3000000000.0) as i32);
-        (e_f64_0).cos()
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((e_f64_0.at(K + 1)).cos(), (scan0((((e_i32_1 as i64) * 2) as f64), (select((e_f64_1 < e_f64_0), e_f64_0, e_f64_0) - e_f64_1)) + neighbor_sum(((c_f64_0 - c_f64_0) * neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).at(E2C), E2C)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((((e_f64_1 / e_f64_1) + scan0(e_f64_0, e_f64_0)) * 3000000000.0) as i32);
+        (scan1(min_over((c_f64_0 * k_f64).at(E2C), E2C), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 2)), (-((t0 as f64) - max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (select((v_f64_1 > v_f64_0), select(((v_i32_0 - v_i32_0) != v_i32_1), neighbor_sum(e_f64_1.at(V2E6), V2E6), (v_i32_1 as f64).at(K - 2)), ((scan1(v_f64_0) - (v_f64_1 - v_f64_0)) - (-(v_f64_0 - v_f64_1)))), (-(-(v_f64_1 * (v_f64_1 / s1)))))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_i32_1 + 3).at(I - 1);
+        (((g_f64_0 + g_f64_0) + g_f64_0)).atan()
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
+        let t0 = e_i32_0;
+        let t1 = t0;
+        (select(((-max_over(c_f64_1.at(E2C), E2C)) <= ((e_f64_0 - e_f64_1) * max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))), ((e_f64_0.abs().sqrt() - select((e_f64_0 < e_f64_1), e_f64_1, e_f64_0)) - (e_f64_1 * e_f64_1)), ((-c_f64_0).at(E2C[0]) * ((e_f64_1 * s0) - max_over(c_f64_1.at(E2C), E2C))))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 0..6]);
-        op2(e_f64_1, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 3..6]);
+    pub fn fuzz_00000000013524f9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 3..7]);
+        op1(g_f64_0, g_i32_1).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, s0).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -299,15 +297,15 @@ pub mod fuzz_00000000013524fa {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = e_f64_1;
         let t1 = e_f64_1;
-        ((t0).tanh(), min_over((c_f64_0 + 1.5).at(E2C), E2C))
+        (t0, (min_over(c_f64_1.at(E2C), E2C) + (e_f64_0 / s0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fa(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_00000000013524fa(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, s0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -316,16 +314,21 @@ pub mod fuzz_00000000013524fa {
 pub mod fuzz_00000000013524fb {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
+    }
+
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = (select((g_f64_0 < g_f64_0), (g_i32_1 as i64).at(I - 1), (g_i32_0 as i64)) as i32).at(I + 1);
         let t1 = g_f64_1;
-        (((g_f64_1 - g_f64_0) + (g_i32_0 as f64)).at(I + 2) + (-((g_f64_0 / g_f64_1) - concat_where(K < 5, g_f64_1, g_f64_1))))
+        scan0(((t1 * g_f64_1) + (g_f64_1 * g_f64_1)))
     }
 
     #[program]
     pub fn fuzz_00000000013524fb(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 1..7]);
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -334,28 +337,39 @@ pub mod fuzz_00000000013524fb {
 pub mod fuzz_00000000013524fc {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (concat_where(K < 4, c_f64_1, c_f64_1) / e_f64_1.at(C2E3[1]))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((v_f64_0).cos(), ((v_i32_1 / 3) as f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        scan0((c_f64_0 * 1.5), concat_where(K < 6, c_f64_1, c_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 4, (((-(e_i32_1 as i64)) + ((e_f64_0 * 1e19) as i64)) as f64), select((e_f64_1.abs().sqrt() > e_f64_1.abs().sqrt()), (e_f64_0 + e_f64_1), ((e_i32_0 * e_i32_0) as f64)));
-        let t1 = concat_where(K < 6, e_f64_1, max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)).at(K - 1);
-        concat_where(K < 6, ((-(-e_f64_1)) + e_f64_1), (((e_i32_1 as f64) + select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0)) - neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = concat_where(K < 4, (c_f64_0 - 0.5), (c_f64_0 * c_f64_1));
+        let t1 = select((c_f64_1 < c_f64_1), (c_i32_0 + c_i32_1), select((t0 < t0), c_i32_0, c_i32_0));
+        scan1(select((e_f64_1 > e_f64_1), e_f64_0, e_f64_1)).at(C2E3[1])
+    }
+
+    #[field_operator]
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_i32_1;
+        ((v_f64_1 * (v_f64_0 - v_f64_1))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524fc(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(v_f64_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..6]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013524fc(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -364,28 +378,39 @@ pub mod fuzz_00000000013524fc {
 pub mod fuzz_00000000013524fd {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = max_over(neighbor_sum((c_f64_0 + (c_f64_0 * c_f64_1)).at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = (((c_i32_0 + (c_i32_0 - c_i32_1)) - c_i32_1) * (((c_i32_1 + c_i32_0) - c_i32_0.at(K + 1)) + c_i32_1.at(K - 1)));
-        (c_f64_0.abs().sqrt(), (concat_where(K < 6, e_f64_1, e_f64_1) * select((e_f64_1 <= e_f64_0), e_f64_0, e_f64_0)).at(K - 1).at(C2E3[0]))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_1 + e_f64_1).abs().sqrt()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (concat_where(K < 1, (c_f64_0 - c_f64_1), select((c_f64_1 != c_f64_0), c_f64_0, c_f64_0)).at(K + 1) - max_over(neighbor_sum((c_f64_0 - c_f64_0).at(E2C), E2C).at(C2E3), C2E3));
+        let t1 = select((((c_i32_1 + c_i32_0) - c_i32_0.at(K + 1)) != c_i32_1.at(K - 1)), c_i32_0.at(K - 1), (((c_i32_1 as i64).at(K - 1) + ((c_i32_1 as i64) + (c_i32_1 as i64))) as i32));
+        (select((c_f64_1.abs().sqrt() != (t0 + c_f64_0)), scan0(concat_where(K < 2, e_f64_1, e_f64_1), (e_i32_1 as f64)).at(C2E3[2]), scan1(c_f64_0)) + c_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (((g_f64_1.at(I - 1) * (g_f64_0 - g_f64_1)) * ((g_f64_1 * g_f64_1) * g_f64_0)), (((-g_f64_0) - g_f64_0.abs().sqrt()) * ((g_f64_0 * 3.0) + (g_f64_1 + g_f64_1))))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (-v_f64_0).abs().sqrt();
+        ((v_f64_1.at(K - 2) - (t0 + v_f64_0)), (concat_where(K < 2, v_f64_1, v_f64_1) - (t0 + t0)))
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        (((e_i32_0 as f64) / (e_f64_1 * e_f64_0)) * ((e_i32_1 - e_i32_0) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
-        op1(e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(g_f64_0, g_f64_1).write_to((out2_0, out2_1), domain![I: 1..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524fd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..5]);
+        op1(v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -394,16 +419,21 @@ pub mod fuzz_00000000013524fd {
 pub mod fuzz_00000000013524fe {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s1: f64, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
         let t0 = (v_i32_0 / 2).at(K + 1);
-        let t1 = min_over((e_f64_0 - s1).at(V2E6), V2E6);
-        ((-(t1 - s1))).tanh()
+        let t1 = select((v_f64_0 < v_f64_0), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6), v_f64_0);
+        ((scan0(t1) - k_f64)).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524fe(e_f64_0: &Field<(Edge, K), f64>, s1: f64, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, s1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..5]);
+    pub fn fuzz_00000000013524fe(e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1, k_f64, v_f64_0, v_i32_0, w_v2e6).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -412,21 +442,28 @@ pub mod fuzz_00000000013524fe {
 pub mod fuzz_00000000013524ff {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        (((((v_i32_1 as i64) / 7) + 7) as i32) as f64)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((-g_f64_1.at(K - 1).abs().sqrt()), ((((g_i32_1 as i64) + (g_i32_1 as i64)) as f64) + ((g_i32_1 as f64) + s1)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_1;
+        (((scan0(v_f64_1) / k_f64) + neighbor_sum(((e_i32_0 as f64) - (e_f64_0 / 1.5)).at(V2E6), V2E6)), (-((-min_over(e_f64_0.at(V2E6), V2E6)) + (t0 + 3.0))))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (((e_i32_0 as i64) / 3) as f64);
+        let t1 = neighbor_sum(c_f64_1.at(E2C), E2C);
+        (c_f64_0 / 3.0).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_00000000013524ff(g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(g_f64_1, g_i32_1, s1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 2..7]);
+    pub fn fuzz_00000000013524ff(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_i32_0, k_f64, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -441,20 +478,20 @@ pub mod fuzz_0000000001352500 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (((c_f64_0 + (c_f64_0 + c_f64_0)) + c_f64_1), c_f64_0)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
+        select(((c_f64_0 / s1) <= min_over(e_f64_1.at(C2E3), C2E3)), c_f64_0, (c_f64_0.abs().sqrt() - 3.0))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (((c_f64_1 + c_f64_1).at(E2C[0])).sin(), ((e_f64_1 - e_f64_0) - ((e_i32_0 as i64) as f64)))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        ((((g_i32_0 - g_i32_1) - (g_i32_0 + g_i32_1)) + (select((g_f64_0 < g_f64_0), g_i32_0, g_i32_0) - g_i32_0.at(I + 1))) - g_i32_1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352500(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_0000000001352500(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
         op0(v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
-        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0, e_f64_1, s1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+        op2(g_f64_0, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -469,14 +506,14 @@ pub mod fuzz_0000000001352501 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        neighbor_sum(((e_f64_0 * e_f64_1).at(K - 2).abs().sqrt().at(V2E6) * w_v2e6), V2E6)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6) + (v_i32_1 as f64)).at(K - 2).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352501(c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352501(c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_0, e_f64_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
+        op1(e_f64_1, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 1..4, K: 2..6]);
     }
 }
 
@@ -501,16 +538,6 @@ pub mod fuzz_0000000001352502 {
 pub mod fuzz_0000000001352503 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         let t0 = (select((c_i32_0 <= c_i32_1), c_i32_1, c_i32_1) / 2).at(K + 1);
@@ -519,15 +546,15 @@ pub mod fuzz_0000000001352503 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1 + scan0(g_f64_0, g_f64_0)) + g_f64_1);
-        ((((g_f64_0 - t0) - (t0 * g_f64_1)) + scan1((t0 * t0), g_f64_0)) - (((t0 + t0) - t0) + (t0 - t0).abs().sqrt()))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = select((concat_where(K < 2, (g_f64_1 + g_f64_1), (g_f64_0 * g_f64_0)) <= g_f64_0), g_f64_1, ((-g_f64_0) - (-select((g_f64_0 > g_f64_0), g_f64_0, g_f64_1))));
+        select((g_i32_1.at(I + 1) != ((concat_where(K < 3, g_f64_1, g_f64_1) * 1e19) as i32)), (((g_f64_0 - g_f64_0) / k_f64) + (t0 - (g_f64_0 * t0))), (concat_where(K < 3, g_f64_0.abs().sqrt(), g_f64_1.abs().sqrt()) - t0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352503(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_0000000001352503(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -536,20 +563,25 @@ pub mod fuzz_0000000001352503 {
 pub mod fuzz_0000000001352504 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_1 + (-((v_f64_1 * v_f64_0) - scan0(v_f64_0))));
-        (v_f64_0 + v_f64_1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (v_f64_1 + (v_f64_1 - ((v_f64_1 + v_f64_0) * max_over(e_f64_0.at(V2E6), V2E6))));
+        (concat_where(K < 1, v_f64_1, (neighbor_sum(scan0(e_f64_0, e_f64_0.abs().sqrt()).at(V2E6), V2E6) * neighbor_sum(scan1((e_f64_0 + e_f64_0), (-e_f64_0)).at(V2E6), V2E6))), neighbor_sum((((e_f64_1 * e_f64_0) * (e_f64_0 + e_f64_0)) + ((e_f64_0 + e_f64_0) + select((e_f64_1 > e_f64_0), e_f64_1, e_f64_1))).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352504(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -558,28 +590,36 @@ pub mod fuzz_0000000001352504 {
 pub mod fuzz_0000000001352505 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (((e_f64_0 * 8.0) as i32) as f64);
-        let t1 = concat_where(K < 1, (-e_f64_1), e_f64_1);
-        (((e_f64_1 * 1e19) as i32) * e_i32_1.at(K + 1))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        (((((e_f64_0 * e_f64_0).at(C2E3[2]) * 3000000000.0) as i32) - ((c_i32_1 * (c_i32_0 + c_i32_0)) * (((c_i32_1 as i64) * (c_i32_1 as i64)) as i32))), c_f64_1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = (e_i32_0 - e_i32_1).at(K - 1);
+        (select((e_f64_0 <= t0), (e_i32_1 as i64), (e_i32_0 as i64)) as i32)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((-(neighbor_sum(e_f64_1.at(V2E6), V2E6) * concat_where(K < 5, v_f64_0, v_f64_1))), (select((v_i32_1 > v_i32_0), select((v_i32_1 <= v_i32_1), v_i32_1, v_i32_0), (v_i32_1 * v_i32_0)) as f64))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = ((concat_where(K < 2, v_f64_0, v_f64_1) * 3000000000.0) as i32);
+        v_f64_0
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 4, (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - ((e_f64_1 * e_f64_0) + (e_f64_0 + e_f64_0))), concat_where(K < 5, (select((e_f64_0 != e_f64_0), e_f64_1, e_f64_0) + (e_f64_1 * e_f64_1)), neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C)));
+        let t1 = concat_where(K < 5, (-min_over(c_f64_1.at(E2C), E2C)), c_f64_1.at(E2C[1]));
+        scan0(e_f64_1.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
-        op2(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
+        op2(c_f64_1, e_f64_0, e_f64_1, w_e2c).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -588,30 +628,39 @@ pub mod fuzz_0000000001352505 {
 pub mod fuzz_0000000001352506 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = ((e_i32_1 / 2) + (e_i32_0 + e_i32_0));
-        let t1 = (-(-e_f64_0));
-        select((e_f64_1 > e_f64_0), ((e_i32_1 as i64) as i32), e_i32_0)
+        let t1 = (c_f64_1.at(E2C[1]) + c_f64_0.at(E2C[0]));
+        ((-(t1 * t1)), c_f64_1.at(K - 1).at(E2C[1]))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        ((select((c_f64_0 != c_f64_0), c_f64_0, c_f64_0).at(K - 1) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))).atan()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (((e_f64_0 * 8.0) as i32) as f64)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_0 + g_f64_1) + (g_f64_0 * g_f64_0)).at(K + 1);
-        let t1 = ((g_f64_1.abs().sqrt() * select((g_f64_1 > g_f64_0), t0, t0)) * k_f64);
-        ((((t1 * t0) * g_f64_0) * g_f64_0)).tanh()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = select((scan0(c_f64_1, c_f64_1).at(E2C[0]) < ((e_i32_1 as i64) as f64)), min_over((c_f64_0 * c_f64_1).at(E2C), E2C), (scan1(e_f64_0, e_f64_0) - select((e_f64_1 > e_f64_1), e_f64_0, e_f64_1)));
+        ((t0 - (((e_f64_1 * 8.0) as i32) as f64))).tanh()
     }
 
     #[program]
-    pub fn fuzz_0000000001352506(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(g_f64_0, g_f64_1, k_f64).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 1..5]);
+    pub fn fuzz_0000000001352506(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
+        op1(e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -620,25 +669,15 @@ pub mod fuzz_0000000001352506 {
 pub mod fuzz_0000000001352507 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
-        let t0 = scan0(e_f64_1);
-        concat_where(K < 3, e_f64_0, select((scan1(e_f64_1) != (e_f64_1 + e_f64_0)), concat_where(K < 1, concat_where(K < 3, e_f64_0, e_f64_1), neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C)), e_f64_1))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * (e_f64_0 * ((e_f64_0 + e_f64_0) * concat_where(K < 5, e_f64_1, e_f64_1))));
+        e_f64_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352507(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, w_e2c).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_0000000001352507(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -647,15 +686,20 @@ pub mod fuzz_0000000001352507 {
 pub mod fuzz_0000000001352508 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = min_over(c_f64_0.at(K + 1).at(E2C), E2C).at(K - 2);
-        (((e_f64_1 * e_f64_1) + neighbor_sum(c_f64_1.at(E2C), E2C)).at(K - 1)).tanh()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = scan0((c_f64_0 / c_f64_0).at(E2C[0]), e_f64_1);
+        (-neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_0000000001352508(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_0000000001352508(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -664,31 +708,32 @@ pub mod fuzz_0000000001352508 {
 pub mod fuzz_0000000001352509 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        min_over(e_f64_0.at(V2E6), V2E6)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        (min_over(e_f64_0.at(V2E6), V2E6) * (v_i32_1 as f64))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        ((-scan0(max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))) * (((e_i32_1 as i64).at(K - 1) + select((e_f64_0 > e_f64_1), (e_i32_0 as i64), (e_i32_0 as i64))) as f64))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (min_over(e_f64_0.at(V2E6), V2E6) * (v_f64_1 * v_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        concat_where(K < 4, g_f64_0, select(((g_f64_0 * g_f64_0) <= g_f64_0), ((g_f64_1 * g_f64_0) * concat_where(K < 6, g_f64_0, g_f64_1)), ((g_i32_1 + g_i32_1) as f64)))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-concat_where(K < 1, scan0(v_f64_0), (v_f64_0 + 0.25)));
+        max_over(((e_f64_1 - e_f64_0) * concat_where(K < 5, e_f64_0, e_f64_1)).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352509(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352509(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+        op2(e_f64_0, e_f64_1, v_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -697,16 +742,21 @@ pub mod fuzz_0000000001352509 {
 pub mod fuzz_000000000135250a {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (((c_i32_0 as i64) as i32) + 3);
-        let t1 = concat_where(K < 5, c_f64_0, c_f64_0).abs().sqrt();
-        neighbor_sum((-e_f64_1).at(C2E3), C2E3)
+        let t1 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3);
+        scan0((e_f64_0 + e_f64_0), (e_f64_0 / e_f64_0)).at(C2E3[1])
     }
 
     #[program]
-    pub fn fuzz_000000000135250a(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_i32_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_000000000135250a(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_0, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -715,20 +765,15 @@ pub mod fuzz_000000000135250a {
 pub mod fuzz_000000000135250b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_f64_0;
-        concat_where(K < 4, scan0((-g_f64_1.abs().sqrt())), (-((g_i32_1 as i64) as f64)).at(J + 2))
+        (-select(((g_i32_0 + g_i32_1) <= select((g_f64_0 > t0), g_i32_0, g_i32_1)), (-g_f64_0).at(K - 2), (g_f64_1.abs().sqrt() + (-g_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_000000000135250b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..3, K: 0..7]);
+    pub fn fuzz_000000000135250b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
     }
 }
 
@@ -737,33 +782,32 @@ pub mod fuzz_000000000135250b {
 pub mod fuzz_000000000135250c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+        carry * 0.75 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (scan0(c_f64_1, c_f64_1) - scan1(c_f64_1));
-        ((concat_where(K < 4, c_f64_0, c_f64_1) - c_f64_1.abs().sqrt())).sin()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - k_f64);
+        (((-c_f64_0) + (t0 * t0))).atan()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((select((g_f64_1 != g_f64_1), g_i32_0, g_i32_1) / 7) as f64);
-        let t1 = g_f64_0.at(K - 1);
-        (((g_f64_0 * g_f64_0) * g_f64_1).at(I + 2)).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (c_f64_1 * c_f64_0).abs().sqrt();
+        (concat_where(K < 3, c_f64_0, scan0(c_f64_0, c_f64_1)), (-scan1(c_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..3, J: 0..5, K: 2..6]);
+    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -773,13 +817,13 @@ pub mod fuzz_000000000135250d {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        select((v_i32_0.at(K + 1) != v_i32_0.at(K + 1)), select((v_i32_1 > v_i32_0), neighbor_sum(e_f64_0.at(V2E6), V2E6), (-v_f64_0)), concat_where(K < 4, concat_where(K < 3, v_f64_1, v_f64_0), (v_i32_0 as f64)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (min_over(select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0).abs().sqrt().at(V2E6), V2E6), v_f64_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135250d(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135250d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -789,13 +833,13 @@ pub mod fuzz_000000000135250e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum(((e_f64_0 - e_f64_1).at(V2E6) * w_v2e6), V2E6), ((v_f64_0 - v_f64_0) / 1.5))
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((-(v_f64_0 * v_f64_1))).exp()
     }
 
     #[program]
-    pub fn fuzz_000000000135250e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_000000000135250e(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -804,30 +848,38 @@ pub mod fuzz_000000000135250e {
 pub mod fuzz_000000000135250f {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_0, min_over((((e_f64_0 * 3000000000.0) as i64) as f64).at(V2E6), V2E6))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = min_over(((c_f64_1 * c_f64_1).abs().sqrt() / 3.0).at(E2C), E2C);
-        let t1 = (e_f64_1 + k_f64);
-        (((c_i32_0 as i64) / 3) as f64).at(E2C[0]).abs().sqrt()
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (v_f64_0, neighbor_sum(scan0(concat_where(K < 4, (e_f64_1 - e_f64_1), (e_f64_1 * e_f64_1))).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_1 * e_f64_1) * (e_i32_0 as f64));
-        let t1 = ((e_i32_0 + e_i32_1) / 7);
-        (-(e_f64_0 - e_f64_1))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(scan1((e_f64_1 * e_f64_0)).at(V2E6), V2E6);
+        neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt()
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
+        let t0 = ((((c_i32_0 as i64) / 3) as f64) * (c_f64_1.at(K - 1) - s0));
+        neighbor_sum(neighbor_sum((c_i32_1 as f64).at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_000000000135250f(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..6]);
-        op1(c_f64_1, c_i32_0, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_000000000135250f(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
+        op2(c_f64_1, c_i32_0, c_i32_1, s0).write_to(out2_0, domain![Cell: 0..7, K: 2..6]);
     }
 }
 
@@ -836,37 +888,35 @@ pub mod fuzz_000000000135250f {
 pub mod fuzz_0000000001352510 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
         let t0 = c_i32_1;
-        let t1 = concat_where(K < 5, (c_f64_1 * c_f64_0), (c_i32_0 as f64));
-        (((c_i32_0 as i64) / 3) as i32)
+        let t1 = (select((c_f64_0 > c_f64_0), c_f64_1, c_f64_0) + (c_f64_0 + c_f64_1));
+        ((c_f64_0 * t1) / k_f64)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((-c_f64_1.at(K - 1)) + (e_f64_0.at(C2E3[1]) - (c_i32_1 as f64)));
-        let t1 = (((t0 * c_f64_0) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) + k_f64);
-        ((((c_f64_1 * 8.0) as i32) * select((c_f64_1 < c_f64_1), c_i32_0, c_i32_0)) as f64)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        (select((e_f64_1 < e_f64_1), e_i32_1, e_i32_0) + 3)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (e_f64_0 - e_f64_0).at(K - 1).at(K - 1);
-        let t1 = (scan0((e_f64_1 + e_f64_0), e_f64_0) - select((e_i32_1 != e_i32_1), c_f64_1.at(E2C[0]), (-e_f64_1)));
-        t0
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f64_1 * v_f64_0);
+        let t1 = concat_where(K < 3, (-v_f64_1), v_f64_0);
+        concat_where(K < 5, (v_f64_0 + v_f64_0), scan0(v_f64_1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 2..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..7]);
+    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -875,32 +925,40 @@ pub mod fuzz_0000000001352510 {
 pub mod fuzz_0000000001352511 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (e_f64_0.abs().sqrt() - e_f64_1.abs().sqrt());
-        let t1 = concat_where(K < 6, (e_f64_0 - e_f64_1), (e_f64_0 * e_f64_1));
-        (((t1 * k_f64) / k_f64), select((e_i32_0 > e_i32_0), e_f64_1.abs().sqrt(), t0))
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum((e_f64_0 + e_f64_0).at(K - 2).at(V2E6), V2E6);
-        let t1 = (v_i32_0 + (((t0 * 1e300) as i32) - v_i32_0));
-        (-select((v_f64_1 <= v_f64_1), (v_f64_0 / k_f64), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) - scan0(e_f64_0, e_f64_1));
+        let t1 = neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
+        (scan1(c_f64_0).at(E2C[1]), ((-e_f64_1) - t0))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64) -> Field<(Edge, K), i32> {
-        let t0 = (((e_f64_0 / e_f64_1).at(K - 1) / k_f64) * ((c_f64_1.at(E2C[1]) + s0) * select((e_f64_0 > e_f64_0), e_f64_0.at(K + 2), (-e_f64_0))));
-        let t1 = (select(((e_i32_0 as f64) <= (e_f64_1 + e_f64_0)), select((e_f64_1 > t0), (e_i32_0 - e_i32_0), e_i32_1.at(K + 1)), (((e_i32_1 as i64) / 7) as i32)) * select((concat_where(K < 6, e_f64_1, e_f64_1) != (t0 / e_f64_0)), (((e_i32_0 as i64) - (e_i32_1 as i64)) as i32), (e_i32_1 - e_i32_1)));
-        t1
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum((concat_where(K < 6, (e_f64_0 + e_f64_0), (e_f64_1 * e_f64_0)).at(V2E6) * w_v2e6), V2E6);
+        let t1 = (select((v_i32_0 <= v_i32_1), t0, (v_f64_0 * k_f64)) - (t0.abs().sqrt() - (v_f64_0 * v_f64_1)));
+        v_f64_1
+    }
+
+    #[field_operator]
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (((v_f64_1 + v_f64_0) * concat_where(K < 2, v_f64_0, v_f64_1))).cos()
     }
 
     #[program]
-    pub fn fuzz_0000000001352511(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s0).write_to(out2_0, domain![Edge: 1..10, K: 1..5]);
+    pub fn fuzz_0000000001352511(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
+        op1(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -909,29 +967,37 @@ pub mod fuzz_0000000001352511 {
 pub mod fuzz_0000000001352512 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_i32_1.at(K + 1);
-        min_over(e_f64_1.at(V2E6), V2E6).abs().sqrt()
+        (scan0(v_f64_0) + (v_f64_0 - v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64) -> Field<(Cell, K), f64> {
-        ((c_f64_0 * k_f64) * ((c_f64_0.at(K + 2) / neighbor_sum(e_f64_0.at(C2E3), C2E3)) - s1))
+    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((-v_f64_1)).cos()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0;
-        let t1 = (t0 * min_over(e_f64_1.at(C2E3), C2E3));
-        concat_where(K < 6, c_f64_1, (c_f64_1 * c_f64_1))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        neighbor_sum(scan1(concat_where(K < 1, (e_f64_0 + e_f64_0), select((e_f64_0 < e_f64_0), e_f64_0, e_f64_0))).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352512(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s1: f64, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, e_f64_0, k_f64, s1).write_to(out1_0, domain![Cell: 0..7, K: 1..5]);
-        op2(c_f64_0, c_f64_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352512(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..5]);
+        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -940,35 +1006,34 @@ pub mod fuzz_0000000001352512 {
 pub mod fuzz_0000000001352513 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1 * s1) + (g_f64_1 * g_f64_0));
-        let t1 = (g_i32_0.at(I - 1) + (g_i32_1 + 3));
-        ((g_i32_1 + t1) as f64)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (g_f64_0 * g_f64_1).abs().sqrt();
+        let t1 = g_f64_1.at(K - 1).abs().sqrt();
+        ((-(g_f64_1 * g_f64_0)), t1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_i32_0.at(K - 1) / 7) as f64);
-        let t1 = select((e_i32_1 > (e_i32_0 + e_i32_1)), (e_f64_1.at(K + 1) * (-e_f64_1)), ((e_f64_0 + t0) - (t0 + e_f64_1)));
-        neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt()
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        select((v_f64_0 > v_f64_0), v_i32_1, v_i32_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        ((select((c_i32_0 <= c_i32_1), (c_i32_1 - c_i32_1), c_i32_0) + 2) + select(((-c_f64_0) <= scan0(c_f64_0, c_f64_0)), c_i32_1, (c_i32_1 * c_i32_1).at(K - 1)))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        let t0 = ((((e_f64_1 / s0) * 3000000000.0) as i64) as i32);
+        (select((((scan0(e_f64_1) * 3000000000.0) as i32) > (((e_f64_1 * e_f64_1) * 1e19) as i32)), ((((e_f64_0 * e_f64_1) * 1e300) as i32) - (select((e_f64_0 <= e_f64_1), e_i32_1, e_i32_0) - select((e_f64_0 > e_f64_0), e_i32_1, t0))), e_i32_1), (-(c_f64_0 + c_f64_1)).at(K + 2).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352513(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 2..6]);
-        op2(c_f64_0, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 2..6]);
+    pub fn fuzz_0000000001352513(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Edge, K), i32>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..5]);
     }
 }
 
@@ -978,13 +1043,13 @@ pub mod fuzz_0000000001352514 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        ((c_i32_1 as f64) - k_f64)
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[2])
     }
 
     #[program]
-    pub fn fuzz_0000000001352514(c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_0000000001352514(e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -993,29 +1058,40 @@ pub mod fuzz_0000000001352514 {
 pub mod fuzz_0000000001352515 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
     #[field_operator]
     pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         v_f64_1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C[0]);
-        let t1 = (max_over(c_f64_0.at(K - 1).at(E2C), E2C) * 0.125);
-        ((c_f64_1.at(E2C[0]) + select((e_f64_0 != t1), t0, t0)).abs().sqrt(), (((t1 * t1) / k_f64) / (c_f64_1.at(E2C[0]) / select((t0 < t0), e_f64_1, t0))))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (-(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * (e_f64_0 - e_f64_0)));
+        let t1 = scan0((e_i32_1.at(K + 1) as f64), scan1((c_f64_0 + c_f64_0)).at(E2C[0]));
+        (e_f64_0).sin()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(((-e_f64_0) * 1.5).at(V2E6), V2E6);
-        neighbor_sum((concat_where(K < 1, e_f64_1, e_f64_1).abs().sqrt().at(V2E6) * w_v2e6), V2E6)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum((e_f64_1 + (e_f64_0 + e_f64_1)).at(V2E6), V2E6);
+        let t1 = ((((-v_f64_1) + (v_f64_1 / v_f64_1)) * 3000000000.0) as i32);
+        (-(((t0 * 8.0) as i32) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352515(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352515(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..6]);
-        op2(e_f64_0, e_f64_1, w_v2e6).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
+        op1(c_f64_0, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
+        op2(e_f64_0, e_f64_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1024,40 +1100,41 @@ pub mod fuzz_0000000001352515 {
 pub mod fuzz_0000000001352516 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+        carry * -0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = ((g_i32_1 * (g_i32_1 * 2)) - ((g_f64_0 * 8.0) as i32));
-        let t1 = concat_where(K < 3, select((g_f64_1 <= g_f64_0), (-g_f64_1), (g_f64_0 * g_f64_1)), (scan0(g_f64_0) + (g_f64_0 + g_f64_0)));
-        concat_where(K < 4, ((g_f64_0 + g_f64_1) + g_f64_1), (-g_f64_0))
+        let t1 = ((g_f64_1 * (g_f64_1 + g_f64_1)) * (scan0(g_f64_1) + 1.5));
+        ((((g_f64_1 + t1) * (-g_f64_0)) - (t1.abs().sqrt() + (g_f64_1 - g_f64_0))), (((t1 - g_f64_0) - (g_f64_0 - t1)) - g_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        (e_f64_1).exp()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = concat_where(K < 6, (((g_f64_1 * g_f64_0) + k_f64) * (g_f64_0.at(J + 1) + concat_where(K < 6, g_f64_0, g_f64_1))), ((g_f64_1 * g_f64_0).abs().sqrt() * ((g_f64_1 * g_f64_1) - (g_f64_1 + g_f64_1))));
+        let t1 = scan1(select((g_i32_1 <= g_i32_1), (-g_f64_0), g_f64_0.at(J - 1)));
+        (g_f64_0 * t1)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (((concat_where(K < 6, e_f64_1, (e_f64_1 * e_f64_0)) * 1e19) as i32) as f64);
-        (scan1((-e_f64_1.abs().sqrt()), (-e_f64_1.abs().sqrt())) + (e_f64_1.at(K + 2) / (e_f64_1 - e_f64_0)).abs().sqrt())
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (select(((e_i32_0 + e_i32_1) != e_i32_0), (select((e_f64_1 != e_f64_1), e_i32_1, e_i32_0) + e_i32_0), select((e_f64_1 <= e_f64_1), ((e_i32_0 as i64) as i32), select((e_f64_1 <= e_f64_0), e_i32_1, e_i32_0))) * e_i32_1);
+        (((neighbor_sum((e_f64_1 / e_f64_1).at(C2E3[0]).at(E2C), E2C) + e_f64_1.at(K - 2))).exp(), e_f64_0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352516(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..5]);
+    pub fn fuzz_0000000001352516(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 1..4, K: 0..6]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 3..7]);
     }
 }
 
@@ -1066,16 +1143,26 @@ pub mod fuzz_0000000001352516 {
 pub mod fuzz_0000000001352517 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_f64_0 != c_f64_0), c_f64_0, c_f64_0) - (c_i32_0 as f64));
-        let t1 = neighbor_sum(((-e_f64_0).at(C2E3) * w_c2e3), C2E3);
-        ((t0 * c_f64_1) - (c_f64_0 + t1))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = concat_where(K < 2, scan0(e_f64_0, e_f64_0).at(C2E3[1]), (-c_f64_1));
+        let t1 = c_f64_0;
+        scan1(select((t1 < c_f64_0), t0, c_f64_0), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_0000000001352517(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, w_c2e3).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352517(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1084,33 +1171,24 @@ pub mod fuzz_0000000001352517 {
 pub mod fuzz_0000000001352518 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = max_over(c_f64_0.at(E2C[0]).at(C2E3), C2E3);
+        let t1 = ((((c_i32_0 - c_i32_0) * (c_i32_0 + c_i32_0)) * (((c_f64_1 + c_f64_0) * 3000000000.0) as i32)) - c_i32_0);
+        ((((c_i32_0.at(K - 1) / 7) + c_i32_0) as f64)).atan()
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (scan0((c_f64_1 + c_f64_1), (c_f64_1 + c_f64_1)).abs().sqrt() + min_over(max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3));
-        let t1 = c_f64_0;
-        (c_f64_1.at(K - 2) - (-((e_i32_1 as i64) as f64)).at(C2E3[1]))
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = max_over((e_f64_0 / e_f64_1).at(V2E6), V2E6);
-        (scan1(v_f64_1.at(K - 1))).atan()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f64_1;
+        let t1 = ((g_f64_0 * 8.0) as i32).at(I - 1);
+        concat_where(K < 1, ((select((g_f64_1 > g_f64_0), g_f64_0, g_f64_0) * (g_f64_1 - g_f64_1)) * (-(g_f64_0 * g_f64_0))), select((g_f64_1 < g_f64_0.at(I + 1)), ((g_f64_1 + g_f64_0) * (g_f64_0 - g_f64_0)), ((g_f64_1 + g_f64_0) * (-g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 2..7]);
-        op1(e_f64_0, e_f64_1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 2..4, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1119,21 +1197,28 @@ pub mod fuzz_0000000001352518 {
 pub mod fuzz_0000000001352519 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = select((max_over(c_f64_0.at(E2C), E2C) > (e_i32_1 as f64)), (e_f64_1 + e_f64_1).abs().sqrt(), (select((e_i32_0 <= e_i32_1), e_i32_1, e_i32_0) as f64));
-        select((e_i32_1 > e_i32_0), e_i32_1, e_i32_0.at(K + 1)).at(K - 1)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        neighbor_sum((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3) * w_c2e3), C2E3)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1.at(C2E3[2]).at(K + 1).at(E2C[1]);
+        (-e_f64_0.at(C2E3[0]).at(E2C[0]))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = min_over(e_f64_1.at(V2E6), V2E6);
+        let t1 = neighbor_sum(scan0(((e_f64_1 * e_f64_1) + (e_f64_1 - e_f64_1)), (e_f64_1 / s0).abs().sqrt()).at(V2E6), V2E6);
+        (((((v_i32_0 + 7) * (v_i32_0 + v_i32_0)) + select((v_f64_0 > t1), v_i32_1.at(K + 1), (v_i32_1 * 2))) as f64)).exp()
     }
 
     #[program]
-    pub fn fuzz_0000000001352519(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_1, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_0000000001352519(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
+        op1(e_f64_1, s0, v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1143,15 +1228,15 @@ pub mod fuzz_000000000135251a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_0;
-        let t1 = (concat_where(K < 4, (v_f64_0 - v_f64_0), select((v_f64_0 < v_f64_0), v_f64_0, v_f64_1)) - select((t0 < v_f64_1), (v_i32_1 as f64), concat_where(K < 6, v_f64_1, v_f64_0)));
-        (((v_i32_1 as f64) + 0.125) - v_f64_1)
+        let t1 = (max_over((e_f64_0 + e_f64_1).at(V2E6), V2E6) * select((v_i32_0 <= v_i32_0), (v_f64_0 - t0), (t0 + v_f64_0)));
+        (((v_f64_0 * t1) / concat_where(K < 4, v_f64_0, v_f64_1)) * (select((v_f64_1 > v_f64_1), v_f64_1, t1) + (v_f64_1 - t1)))
     }
 
     #[program]
-    pub fn fuzz_000000000135251a(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135251a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1160,34 +1245,35 @@ pub mod fuzz_000000000135251a {
 pub mod fuzz_000000000135251b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1 * g_f64_0) + (g_f64_1 - g_f64_0)).abs().sqrt().at(I + 2);
-        let t1 = (((t0 - (t0 - t0)) - t0.abs().sqrt()) * (((g_f64_1 + g_f64_1) - (g_f64_0 / g_f64_0)) + select((g_i32_1 < g_i32_1), (g_f64_1 * t0), g_f64_1.at(I + 1))));
-        (-(scan0((t1 - g_f64_0), (t0 * t0)) * (-g_f64_0)))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (select(((g_f64_0 * g_f64_1) > (g_f64_1 / s0)), ((g_i32_1 / 2) + (g_i32_0 + g_i32_0)), g_i32_0) as f64);
+        let t1 = ((g_f64_1 * 8.0) as i32);
+        ((t0).sin(), select((select((g_f64_1 > g_f64_1), (g_f64_0 / g_f64_0), concat_where(K < 4, g_f64_0, g_f64_1)) <= (g_f64_1.at(K - 1) - s1)), ((t0.abs().sqrt() - 0.25) - g_f64_0), (select((g_i32_0 != t1), t0, (t0 + t0)) / ((t0 * g_f64_0) + (g_f64_0 + t0)))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((e_f64_1).atan(), max_over((e_f64_1.at(C2E3[1]) * select((c_i32_0 <= c_i32_0), c_f64_0, c_f64_1)).at(E2C), E2C))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        concat_where(K < 3, c_f64_1, concat_where(K < 2, c_f64_1, c_f64_0)).at(E2C[0])
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (c_f64_1.at(K + 1) - k_f64).at(E2C[1]);
-        (concat_where(K < 6, concat_where(K < 1, (-e_f64_1), (e_f64_1 / e_f64_1)), max_over((c_i32_0 as f64).at(E2C), E2C)), (((e_i32_0 + 2) as f64) - t0))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_i32_1.at(K - 1);
+        let t1 = max_over((e_f64_1 * ((e_f64_0 * e_f64_0) - e_f64_0)).at(V2E6), V2E6);
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6) + scan0(((v_f64_0 / 1.5) + v_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_000000000135251b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
-        op2(c_f64_1, c_i32_0, e_f64_1, e_i32_0, k_f64).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_000000000135251b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0, s1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..7]);
+        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 2..7]);
     }
 }
 
@@ -1196,26 +1282,32 @@ pub mod fuzz_000000000135251b {
 pub mod fuzz_000000000135251c {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
+    }
+
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
         ((((e_f64_0 * 1e300) as i32) + e_i32_1.at(K + 1)) - ((e_i32_1 - e_i32_0) - e_i32_0.at(K + 1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (select(((c_f64_1 / c_f64_1) <= c_f64_0), max_over(max_over(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), ((c_f64_1 * c_f64_1) * (c_f64_0 - c_f64_0))), max_over(neighbor_sum((c_f64_1 - c_f64_1).at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        scan0(e_f64_1.at(K - 2).at(C2E3[0]), (min_over(e_f64_1.at(C2E3), C2E3) * (c_f64_1 * c_f64_1)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (min_over((((e_f64_0 - e_f64_1) + (e_f64_1 - e_f64_0)) - e_f64_0.abs().sqrt()).at(V2E6), V2E6), (select((v_f64_1 <= v_f64_0), neighbor_sum(e_f64_1.at(V2E6), V2E6), (v_f64_1 + v_f64_0)).abs().sqrt() + neighbor_sum(((select((e_i32_1 < e_i32_1), e_f64_0, e_f64_1) - concat_where(K < 6, e_f64_1, e_f64_1)).at(V2E6) * w_v2e6), V2E6)))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = g_f64_1.at(I + 1);
+        ((g_i32_0 * (((g_f64_1 * 1e19) as i32) * 7)) * select(((t0 + t0) <= (g_f64_1 * g_f64_0)), ((g_i32_0 * g_i32_1) * (g_i32_1 - g_i32_0)), select((g_f64_1 < g_f64_0), select((g_f64_1 < g_f64_1), g_i32_0, g_i32_0), g_i32_1.at(I - 1))))
     }
 
     #[program]
-    pub fn fuzz_000000000135251c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_000000000135251c(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
         op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
-        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_1, v_f64_0, v_f64_1, w_v2e6).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 0..7]);
+        op1(c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1225,13 +1317,13 @@ pub mod fuzz_000000000135251d {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_0 * neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (neighbor_sum(c_f64_0.at(K - 1).at(E2C), E2C), concat_where(K < 2, e_f64_0, e_f64_1))
     }
 
     #[program]
-    pub fn fuzz_000000000135251d(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_000000000135251d(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..6]);
     }
 }
 
@@ -1240,24 +1332,29 @@ pub mod fuzz_000000000135251d {
 pub mod fuzz_000000000135251e {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((select((v_f64_1 > v_f64_0), select((v_f64_1 < v_f64_1), (v_i32_0 as i64), (v_i32_0 as i64)), ((v_i32_1 as i64) + (v_i32_0 as i64))) * 7) as f64);
-        let t1 = (v_f64_1 / s1);
-        concat_where(K < 5, ((select((v_f64_1 < v_f64_0), v_i32_1, v_i32_1) as f64) + concat_where(K < 3, v_f64_0, v_f64_1).abs().sqrt()), neighbor_sum(e_f64_0.at(V2E6), V2E6))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (max_over(e_f64_1.at(V2E6), V2E6) + v_f64_1).at(K - 2);
-        let t1 = v_f64_0;
-        (neighbor_sum(((e_f64_1 + e_f64_0) - (e_f64_1 + e_f64_0)).at(V2E6), V2E6)).sin()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = ((v_f64_1 - v_f64_1.abs().sqrt()) * neighbor_sum(scan0(e_f64_1, ((e_f64_0 * e_f64_1) + s1)).at(V2E6), V2E6));
+        let t1 = t0;
+        select(((v_f64_1 * k_f64) != (-v_f64_1)), select((v_i32_1 > v_i32_0), (v_i32_0 + v_i32_0), v_i32_1), select((v_f64_0 <= v_f64_1), v_i32_1.at(K - 1), ((v_i32_0 as i64) as i32))).at(K - 1)
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 * 2) + select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0)) * ((c_i32_0 + c_i32_0) + select((c_f64_1 != c_f64_0), c_i32_1, c_i32_0)));
+        let t1 = ((e_i32_0 + 3) as f64).at(C2E3[1]);
+        neighbor_sum(((-(e_f64_1 + e_f64_1)).at(C2E3) * w_c2e3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_000000000135251e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 3..6]);
+    pub fn fuzz_000000000135251e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, k_f64, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, e_i32_0, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1266,40 +1363,38 @@ pub mod fuzz_000000000135251e {
 pub mod fuzz_000000000135251f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = scan0((g_f64_1.abs().sqrt() / (g_f64_1 + g_f64_0)), (g_f64_1 * (g_f64_1 - g_f64_1)));
-        let t1 = (-(-(t0 + g_f64_1)));
-        t0
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = ((g_f64_1 * g_f64_1) + g_f64_0).at(K - 1);
+        let t1 = g_f64_0;
+        ((g_f64_0 + ((t1 + g_f64_1) * (g_f64_1 * t0))), ((-concat_where(K < 4, g_f64_0, g_f64_0)) + ((g_f64_1 + t0) * (g_f64_0 - g_f64_1))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_1 + k_f64) - (g_f64_1 + g_f64_0))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (scan0((g_f64_1 * g_f64_0))).sin()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_i32_1 as i64) - (e_i32_1 as i64)) as f64);
-        let t1 = concat_where(K < 5, neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), select((e_i32_1 < e_i32_1), e_f64_0, e_f64_0));
-        (scan1(e_f64_0, e_f64_0) - (e_f64_1 * t1))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((((e_i32_0 * 2).at(K - 1) - ((e_f64_0 * 8.0) as i32)) as f64), (concat_where(K < 4, ((e_f64_0 + e_f64_1) - (e_i32_0 as f64)), e_f64_0) / ((-e_f64_0) - (scan1(c_f64_1, c_f64_1).at(E2C[1]) / e_f64_1.at(K + 2)))))
     }
 
     #[program]
-    pub fn fuzz_000000000135251f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op2(e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_000000000135251f(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 2..6]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -1308,41 +1403,29 @@ pub mod fuzz_000000000135251f {
 pub mod fuzz_0000000001352520 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Cell, K), i32> {
+        let t0 = (((e_f64_0 * e_f64_0) - neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C)) - k_f64).at(C2E3[1]);
+        ((neighbor_sum((e_i32_1 as f64).at(C2E3), C2E3) * 1e300) as i32).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-select((c_f64_0.at(K - 1) != (c_f64_0 - c_f64_0)), min_over((-e_f64_1).at(C2E3), C2E3), (scan0(c_f64_1, c_f64_0) * c_f64_0)));
-        (e_f64_1 / (e_f64_0.at(K - 2) * (e_f64_0 * e_f64_1))).at(C2E3[1])
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = select((((g_i32_0 + g_i32_1) as f64) != g_f64_1.abs().sqrt().at(J + 1)), (((g_i32_0 - g_i32_0) / 2) - select((g_i32_0 != g_i32_1), g_i32_0, g_i32_0)), ((select((g_f64_0 != g_f64_0), g_i32_0, g_i32_1) * 2) - g_i32_1));
+        let t1 = g_f64_1.at(I + 1);
+        ((concat_where(K < 3, ((g_f64_0 - g_f64_0) + (-g_f64_0)), ((g_f64_1 - 1.5) + concat_where(K < 4, g_f64_0, g_f64_0))) * 3000000000.0) as i32)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_1 * concat_where(K < 5, v_f64_1, v_f64_1).at(K - 2));
-        let t1 = v_i32_0;
-        t0
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = c_f64_1.at(E2C[0]);
-        let t1 = select((e_f64_0 <= t0), (e_i32_1 as f64), scan1(e_f64_1));
-        max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352520(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 3..7]);
-        op1(v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352520(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_i32_1, k_f64, w_e2c).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..4, K: 0..6]);
+        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1351,20 +1434,20 @@ pub mod fuzz_0000000001352520 {
 pub mod fuzz_0000000001352521 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = concat_where(K < 5, ((v_f64_0 * (v_f64_1 * v_f64_1)) - ((v_f64_0 + v_f64_0) - select((v_i32_0 < v_i32_0), v_f64_1, v_f64_1))), ((v_f64_1 - (v_f64_1 + v_f64_1)) - neighbor_sum(e_f64_1.at(V2E6), V2E6)));
-        (concat_where(K < 4, (max_over(e_f64_1.at(V2E6), V2E6) - scan0((v_f64_1 + v_f64_0), (v_f64_0 + v_f64_0))), (v_f64_0 * neighbor_sum(e_f64_1.at(V2E6), V2E6))), ((-(v_f64_0.at(K + 2) / (t0 - v_f64_1))) * 0.25))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = neighbor_sum(((concat_where(K < 3, (e_f64_0 - e_f64_1), (e_f64_0 - e_f64_1)) * e_f64_0).at(V2E6) * w_v2e6), V2E6);
+        (min_over(((select((e_f64_1 > e_f64_1), e_f64_1, e_f64_0) - (e_f64_1 * e_f64_1)) + e_f64_1).at(V2E6), V2E6), concat_where(K < 4, neighbor_sum(scan0(concat_where(K < 1, e_f64_1, e_f64_0), (e_f64_1 - e_f64_1)).at(V2E6), V2E6), (-(-v_f64_1))).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352521(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..4]);
+    pub fn fuzz_0000000001352521(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_1, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -1373,35 +1456,39 @@ pub mod fuzz_0000000001352521 {
 pub mod fuzz_0000000001352522 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(neighbor_sum(((c_f64_1 + c_f64_1) * (c_f64_1 + c_f64_1)).at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = c_f64_1;
-        scan0(c_f64_0)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((((-c_f64_1) + c_f64_0) * 3000000000.0) as i32) as f64);
+        let t1 = concat_where(K < 5, c_f64_1, ((((c_i32_0 as i64) / 7) - ((c_i32_1 as i64) + (c_i32_1 as i64))) as f64));
+        (scan0(e_f64_0.at(C2E3[1]).at(K + 1), scan1((c_f64_1 * c_f64_1))) * max_over(c_f64_1.at(E2C[1]).at(C2E3), C2E3))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 1, select((c_f64_0 != c_f64_1), c_f64_0, c_f64_1), c_f64_1).at(E2C[1]);
-        let t1 = (((e_f64_1.at(K - 1) - k_f64) * 3000000000.0) as i32);
-        concat_where(K < 2, ((e_f64_1 * e_f64_1) - (e_f64_1 + s1)), ((e_f64_1 + e_f64_0) + concat_where(K < 1, e_f64_1, e_f64_0)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
+        (-neighbor_sum((select((c_f64_0 > c_f64_1), c_i32_1, c_i32_0) as f64).at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        min_over((-(e_f64_0 + e_f64_0).at(K - 1)).at(V2E6), V2E6)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select(((select((v_f64_0 < v_f64_1), v_f64_0, v_f64_0) * (v_f64_1 * v_f64_1)) <= v_f64_1.at(K + 2)), v_i32_0, ((v_i32_1.at(K - 1) * v_i32_1.at(K + 1)) * v_i32_1.at(K - 1).at(K - 1)));
+        concat_where(K < 3, (((v_i32_0 as f64) - (v_f64_0 - v_f64_1)) / concat_where(K < 5, (v_f64_0 * v_f64_0), v_f64_1)), (min_over(e_f64_0.at(V2E6), V2E6) * ((v_f64_0 - v_f64_0) - v_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, k_f64, s1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 3..4]);
     }
 }
 
@@ -1410,35 +1497,41 @@ pub mod fuzz_0000000001352522 {
 pub mod fuzz_0000000001352523 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-(concat_where(K < 6, c_f64_0, c_f64_0) - max_over(e_f64_0.at(C2E3), C2E3)));
-        let t1 = ((c_f64_0 - t0) - t0).abs().sqrt();
-        (((e_f64_0.at(C2E3[0]) - concat_where(K < 4, c_f64_1, c_f64_1)) + c_f64_0.abs().sqrt().abs().sqrt())).sin()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = scan0((select((e_i32_0 > e_i32_1), e_i32_1, e_i32_1) as f64)).at(C2E3[1]);
+        let t1 = scan1(t0);
+        (((t0 * c_f64_1) * (c_f64_1 / c_f64_0)).abs().sqrt(), ((c_f64_1 * (c_f64_1 * s1)) - c_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (scan0(c_f64_1, c_f64_1) * select((c_i32_0 > c_i32_0), c_f64_0, c_f64_1));
-        let t1 = c_f64_0;
-        ((c_i32_1 + c_i32_0) as f64)
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        let t1 = ((((select((e_f64_0 < e_f64_0), t0, e_f64_1) - k_f64) + max_over((c_f64_1 + c_f64_1).at(E2C), E2C)) * 3000000000.0) as i32);
+        (select((e_f64_0 != e_f64_1), (e_i32_1 + e_i32_0), (e_i32_1 - e_i32_0)).at(K - 1) as f64)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (((select((v_i32_0 <= v_i32_1), v_f64_1, v_f64_1) * v_f64_1) * neighbor_sum(e_f64_0.at(V2E6), V2E6)) / (neighbor_sum(e_f64_1.at(V2E6), V2E6) - v_f64_0))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> Field<(I, J, K), i32> {
+        let t0 = ((-((g_i32_0 as i64) as f64).abs().sqrt()) + s0);
+        ((((g_i32_1 + g_i32_0) - (g_i32_1 - g_i32_0)) + ((g_i32_1 as i64) as i32)) * (g_i32_0.at(I - 1).at(I - 1) + ((g_i32_0 + g_i32_1) - select((g_f64_0 < t0), g_i32_0, g_i32_1))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352523(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352523(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
+        op0(c_f64_0, c_f64_1, e_i32_0, e_i32_1, s1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 2..7]);
+        op2(g_f64_0, g_i32_0, g_i32_1, s0).write_to(out2_0, domain![I: 2..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1447,16 +1540,21 @@ pub mod fuzz_0000000001352523 {
 pub mod fuzz_0000000001352524 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((((e_f64_0 * 1e19) as i64) + (e_i32_0 as i64)) as f64);
-        let t1 = ((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * 3000000000.0) as i32);
-        (e_f64_1, min_over(c_f64_0.at(E2C), E2C))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(concat_where(K < 6, e_f64_0, e_f64_1).at(K + 1));
+        let t1 = c_f64_1.at(E2C[1]);
+        ((-c_f64_1).at(E2C[0]) + t1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352524(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_0000000001352524(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1465,29 +1563,41 @@ pub mod fuzz_0000000001352524 {
 pub mod fuzz_0000000001352525 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
-        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        let t1 = max_over(e_f64_0.abs().sqrt().at(V2E6), V2E6);
-        (v_i32_0, max_over(concat_where(K < 1, select((e_f64_1 > e_f64_1), e_f64_0, e_f64_1), select((e_f64_1 != e_f64_0), e_f64_1, e_f64_1)).at(V2E6), V2E6))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        (v_i32_1 * 7)
+    pub fn op0(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = concat_where(K < 4, ((v_f64_1 - k_f64) * (v_f64_1 * 3.0)), v_f64_0);
+        let t1 = v_i32_0;
+        ((v_i32_0 - v_i32_1) + v_i32_1.at(K - 1)).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_i32_1 + 7) * 7);
-        c_f64_0
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(c_f64_1, (c_f64_0 - c_f64_1)).at(E2C[0]);
+        select((c_i32_0 < c_i32_0), c_f64_0, c_f64_0).at(E2C[1])
+    }
+
+    #[field_operator]
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_0;
+        let t1 = select((v_f64_1 > t0), (v_f64_0 - v_f64_1), concat_where(K < 2, v_f64_0, v_f64_0));
+        (concat_where(K < 2, scan1(v_f64_0), v_f64_1), (select((v_f64_0 < v_f64_1), (v_i32_1 as i64), (v_i32_0 as i64)) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352525(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352525(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+        op2(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -1513,14 +1623,14 @@ pub mod fuzz_0000000001352527 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 4, (c_f64_0 - concat_where(K < 5, (c_f64_0 * c_f64_1), c_f64_0.abs().sqrt())), (((c_f64_0 + c_f64_1) + c_f64_1) - (-neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3))));
-        t0
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = select((c_f64_0 <= select((c_i32_1 <= c_i32_0), c_f64_0, c_f64_1)), (-c_f64_1.abs().sqrt()), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).abs().sqrt();
+        ((e_i32_0 * e_i32_0).at(K + 1) as f64).at(C2E3[2])
     }
 
     #[program]
-    pub fn fuzz_0000000001352527(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
+    pub fn fuzz_0000000001352527(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
     }
 }
 
@@ -1529,21 +1639,31 @@ pub mod fuzz_0000000001352527 {
 pub mod fuzz_0000000001352528 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        (t0 * max_over(e_f64_0.at(V2E6), V2E6))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_1).cos()
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan0(neighbor_sum(scan1(e_f64_1).at(V2E6), V2E6), (v_f64_0 - v_f64_1));
+        (min_over(e_f64_1.at(V2E6), V2E6) - concat_where(K < 4, v_f64_0, v_f64_0))
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        (select((g_f64_1 < g_f64_0), g_i32_1, g_i32_1) * 3)
     }
 
     #[program]
-    pub fn fuzz_0000000001352528(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_0000000001352528(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), i32>) {
+        op0(e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1554,33 +1674,38 @@ pub mod fuzz_0000000001352529 {
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_1 - g_f64_0).abs().sqrt();
-        ((t0 - t0) + g_f64_0)
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = (scan0(g_f64_1, g_f64_1) - g_f64_1);
+        g_i32_0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, s1: f64) -> Field<(Cell, K), i32> {
-        let t0 = c_f64_1;
-        let t1 = scan0((t0 + s1), (t0 * c_f64_0));
-        c_i32_1
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (-neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3));
+        let t1 = (c_f64_0 * c_f64_0).abs().sqrt();
+        scan1(e_f64_0, e_f64_1).at(C2E3[1])
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = ((e_i32_1 / 7) + select((e_f64_0 > e_f64_0), e_i32_1.at(K - 1), e_i32_0));
-        ((e_f64_1 + e_f64_1).at(K - 1) + s0)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((select((e_f64_0 > e_f64_0), e_i32_1, e_i32_1) / 3) as f64);
+        (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 1)).exp()
     }
 
     #[program]
-    pub fn fuzz_0000000001352529(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, s1: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_1, s1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to(out2_0, domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_0000000001352529(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op1(c_f64_0, e_f64_0, e_f64_1, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+        op2(e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 2..6]);
     }
 }
 
@@ -1589,33 +1714,34 @@ pub mod fuzz_0000000001352529 {
 pub mod fuzz_000000000135252a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * 0.5 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 5, (neighbor_sum(concat_where(K < 6, e_f64_0, e_f64_0).at(C2E3), C2E3) / max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[1])), ((concat_where(K < 5, c_f64_1, c_f64_0) + c_f64_0) + c_f64_0));
-        let t1 = (e_f64_0.at(K - 1).at(C2E3[0]).at(K + 2) * ((c_f64_1.abs().sqrt() + scan0(t0)) / scan1((c_f64_0 + c_f64_1), (t0 + c_f64_1))));
-        (c_f64_0).cos()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((-scan0((c_f64_0 + 0.5))) + k_f64);
+        let t1 = select(((c_f64_1 / c_f64_1) != c_f64_1), select((c_f64_0 > c_f64_0), c_f64_0, ((c_i32_0 as i64) as f64)), select((c_f64_1 <= c_f64_1), neighbor_sum(e_f64_0.at(C2E3), C2E3), (c_f64_0 - c_f64_0))).at(K - 2);
+        c_f64_1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((e_f64_0.at(C2E3[0]).at(K + 2) * 1e300) as i32);
-        concat_where(K < 1, (neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3) / c_f64_1), (c_f64_0 - (c_f64_0 - c_f64_1)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = scan1((-c_f64_0)).at(E2C[0]);
+        let t1 = (t0 + (e_i32_1 as f64));
+        (e_i32_1 + select((e_i32_0 > e_i32_1), e_i32_1, e_i32_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135252a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(c_f64_0, c_f64_1, e_f64_0, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 1..4]);
+    pub fn fuzz_000000000135252a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+        op1(c_f64_0, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1624,26 +1750,26 @@ pub mod fuzz_000000000135252a {
 pub mod fuzz_000000000135252b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+        carry * 0.75 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_f64_1 + g_f64_0) - g_f64_1) + scan0((g_f64_0 + g_f64_0))) + (-g_f64_1).abs().sqrt().at(I + 2));
-        let t1 = (scan1(t0) - t0).abs().sqrt();
-        (concat_where(K < 4, (g_f64_1 + (g_f64_1 * g_f64_0)), concat_where(K < 1, g_f64_1, (g_f64_1 + k_f64))) * ((t0 + (-t0)) + (g_i32_1.at(I + 1) as f64)))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = (scan0((g_f64_0 - k_f64).abs().sqrt()) + g_f64_0);
+        let t1 = g_f64_1;
+        (scan1((((g_i32_0 as i64) * (g_i32_0 as i64)) as f64))).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135252b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135252b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1652,25 +1778,30 @@ pub mod fuzz_000000000135252b {
 pub mod fuzz_000000000135252c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+        carry * 0.5 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (((c_i32_0 as i64) - ((c_i32_1 as i64) - (c_i32_0 as i64))) as f64)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        scan0(scan1(c_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        scan0((v_f64_1 + v_f64_1).abs().sqrt())
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (select(((concat_where(K < 3, v_f64_0, v_f64_0) * v_f64_1) != (v_f64_0 + max_over(e_f64_1.at(V2E6), V2E6))), ((v_f64_1.abs().sqrt() * k_f64) - ((v_f64_1 * v_f64_0) - v_f64_0)), v_f64_0)).tanh()
     }
 
     #[program]
-    pub fn fuzz_000000000135252c(c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_000000000135252c(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1679,27 +1810,21 @@ pub mod fuzz_000000000135252c {
 pub mod fuzz_000000000135252d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+    #[field_operator]
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        (((g_i32_0 * g_i32_1) as f64) * (g_f64_1 / k_f64).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        (scan0((g_f64_0 - g_f64_0)) * ((g_f64_0 + g_f64_1) * (g_f64_1 + k_f64)))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) - c_f64_0);
-        let t1 = (c_i32_1 as f64);
-        (concat_where(K < 5, c_f64_1, select((c_i32_0 != c_i32_0), select((c_f64_0 < c_f64_1), c_f64_0, c_f64_0), (-c_f64_0)))).exp()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_0 as f64) + s1).at(K - 1);
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6) - neighbor_sum(((e_f64_0 + e_f64_0).at(V2E6) * w_v2e6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_000000000135252d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_000000000135252d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_1, g_i32_0, g_i32_1, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op1(e_f64_0, e_f64_1, s1, v_i32_0, w_v2e6).write_to(out1_0, domain![Vertex: 1..4, K: 2..7]);
     }
 }
 
@@ -1708,28 +1833,26 @@ pub mod fuzz_000000000135252d {
 pub mod fuzz_000000000135252e {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (g_f64_0 + (scan0((g_i32_1 as f64)) + concat_where(K < 1, g_f64_1.abs().sqrt(), (g_f64_1 / g_f64_1))));
-        ((-(concat_where(K < 2, concat_where(K < 6, g_f64_1, g_f64_0), concat_where(K < 4, g_f64_0, g_f64_0)) + (select((g_f64_1 < t0), t0, g_f64_0) - select((g_f64_0 < g_f64_1), g_f64_1, t0)))), (((t0 + g_f64_0) + (t0 + g_f64_0)) - (g_f64_0.abs().sqrt() - g_f64_1)).abs().sqrt())
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s0: f64) -> Field<(I, J, K), f64> {
+        let t0 = select(((g_f64_1.at(K + 2) - (g_f64_0 * g_f64_1)) <= ((g_f64_0 - g_f64_1) + (g_f64_1 + g_f64_1))), (((g_f64_0 / g_f64_0) - (g_f64_1 * g_f64_1)) + (((g_f64_0 * 8.0) as i32) as f64)), (concat_where(K < 5, g_f64_0, (g_f64_1 - g_f64_1)) + ((-g_f64_0) * scan0(g_f64_0, g_f64_1))));
+        ((concat_where(K < 4, (g_f64_0 - g_f64_1), (g_f64_0 + g_f64_0)) - s0).at(J - 2)).atan()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((((c_i32_0 / 7) / 3) / 2) + select(((c_f64_1 * c_f64_1) <= (c_f64_1 * c_f64_1)), ((c_f64_0 * 1e19) as i32), ((c_i32_0 / 3) - c_i32_1.at(K - 1))));
-        let t1 = ((((c_i32_1 + c_i32_1) + (t0 + c_i32_0)) - c_i32_1) / 2);
-        neighbor_sum(e_f64_1.at(C2E3), C2E3).abs().sqrt()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_000000000135252e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
+    pub fn fuzz_000000000135252e(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, s0).write_to(out0_0, domain![I: 0..6, J: 2..5, K: 1..5]);
+        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1738,35 +1861,30 @@ pub mod fuzz_000000000135252e {
 pub mod fuzz_000000000135252f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-(v_f64_0 / v_f64_0)).at(K - 2);
+        let t1 = max_over((e_f64_0 * 0.25).at(V2E6), V2E6).abs().sqrt();
+        min_over(((e_f64_1 - e_f64_1) * e_f64_1.at(K + 2)).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), i32> {
-        let t0 = select((neighbor_sum(e_f64_0.at(V2E6), V2E6) < neighbor_sum(e_f64_0.at(V2E6), V2E6)), max_over(e_f64_1.at(V2E6), V2E6), ((-v_f64_1) * (-v_f64_0)));
-        let t1 = (((neighbor_sum(e_f64_1.at(V2E6), V2E6) * 1e300) as i64) as i32);
-        select((neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6) <= (v_f64_0 + v_f64_1)), (v_i32_0 / 7), (((t0 + 1.5) * 3000000000.0) as i32))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        (((c_i32_0 as f64) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) + c_f64_1).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0(v_f64_0, v_f64_1);
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = min_over(e_f64_1.at(V2E6), V2E6);
+        let t1 = (min_over(e_f64_1.at(V2E6), V2E6) * s1);
         v_f64_0
     }
 
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-c_f64_1);
-        ((e_f64_0 / e_f64_0).at(C2E3[2]) * concat_where(K < 6, (c_f64_0 * c_f64_0), c_f64_0))
-    }
-
     #[program]
-    pub fn fuzz_000000000135252f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_000000000135252f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 2..4]);
+        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+        op2(e_f64_1, s1, v_f64_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -1775,27 +1893,27 @@ pub mod fuzz_000000000135252f {
 pub mod fuzz_0000000001352530 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (c_i32_0 as f64);
-        let t1 = ((((c_i32_0 as i64) + (c_i32_0 as i64)) * ((c_i32_0 as i64) * (c_i32_1 as i64))).at(K + 1) as f64);
-        (c_f64_1 - max_over(neighbor_sum((c_f64_0 + c_f64_1).at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
+        let t0 = (-(((-c_f64_0) - c_f64_0) + s0));
+        let t1 = select(((scan0(e_f64_1).at(C2E3[1]) - c_f64_1) < (max_over(e_f64_1.at(C2E3), C2E3) - c_f64_1)), ((c_i32_0 - c_i32_0) / 2).at(K - 1), (c_i32_0 / 2).at(K - 1));
+        ((concat_where(K < 4, (e_f64_1 - e_f64_1), select((e_i32_1 > e_i32_1), e_f64_0, e_f64_0)) + (concat_where(K < 2, e_f64_1, e_f64_1) * (e_f64_0 * s0))).at(C2E3[0])).cos()
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (scan0(v_f64_1, v_f64_1) + select((v_f64_0 > v_f64_1), v_f64_0, v_f64_1))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6) - concat_where(K < 2, v_f64_0, v_f64_0).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352530(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_0000000001352530(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_1, s0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(e_f64_0, v_f64_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -1805,20 +1923,21 @@ pub mod fuzz_0000000001352531 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (min_over(e_f64_0.at(K - 2).at(C2E3), C2E3).at(E2C[0]) + e_f64_0)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        max_over(neighbor_sum(((e_f64_1 * e_f64_0) + (e_f64_1 * e_f64_0)).at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0;
-        t0.abs().sqrt()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (c_i32_0 * c_i32_0).at(K - 1);
+        let t1 = (c_f64_1 + c_f64_0).at(K + 2);
+        (neighbor_sum(e_f64_1.at(C2E3), C2E3), (-e_f64_0).at(C2E3[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352531(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 2..6]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_0000000001352531(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..5]);
     }
 }
 
@@ -1827,21 +1946,32 @@ pub mod fuzz_0000000001352531 {
 pub mod fuzz_0000000001352532 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        (select((t0 > t0), (c_f64_1 / c_f64_1), (c_f64_0 * c_f64_1))).exp()
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        g_f64_0
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (e_f64_1.at(C2E3[0]) + scan0(e_f64_1).at(C2E3[2]));
+        (scan1((e_f64_1 - e_f64_1), (e_f64_1 + e_f64_0)).at(C2E3[0]), ((c_f64_1 * k_f64) * 1.5))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = select((c_f64_1 > c_f64_0), e_f64_0.at(C2E3[2]), ((c_i32_0 as i64) as f64)).at(E2C[0]);
+        (select((e_f64_0 < e_f64_1), e_i32_1, e_i32_0).at(K - 1) + (e_i32_0 * e_i32_0).at(K + 1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352532(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352532(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..5]);
     }
 }
 
@@ -1851,15 +1981,15 @@ pub mod fuzz_0000000001352533 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = select(((-e_f64_1) <= (e_f64_0 * k_f64)), e_f64_0, e_f64_1);
-        let t1 = ((e_i32_1 as i64).at(K + 1) as f64);
-        (e_f64_0 + (e_f64_0 * e_f64_0)).at(K + 2)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = concat_where(K < 6, e_f64_0, (-(-e_f64_0)));
+        let t1 = select(((e_i32_1 + 3) > e_i32_1.at(K + 1)), ((t0 - e_f64_0) - (e_i32_0 as f64)), (neighbor_sum(c_f64_0.at(E2C), E2C) / k_f64));
+        (concat_where(K < 5, ((e_i32_1 * 2) as f64), ((e_f64_0 - e_f64_1) - (e_f64_0 / s1))), ((t1 * t0).abs().sqrt() * (e_i32_0.at(K + 1) as f64)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352533(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 1..4]);
+    pub fn fuzz_0000000001352533(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -1869,13 +1999,13 @@ pub mod fuzz_0000000001352534 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (((e_f64_0 + e_f64_1).at(K - 2) * (-concat_where(K < 3, e_f64_0, e_f64_0))), (e_f64_0.abs().sqrt() * s1))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        (select((select((e_f64_1 != e_f64_0), e_i32_1, e_i32_1) != ((e_f64_0 * 8.0) as i32)), (c_f64_1.at(E2C[1]) + e_f64_0), concat_where(K < 4, select((e_f64_1 > e_f64_1), e_f64_1, e_f64_1), e_f64_1))).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352534(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, s1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 3..6]);
+    pub fn fuzz_0000000001352534(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1884,42 +2014,36 @@ pub mod fuzz_0000000001352534 {
 pub mod fuzz_0000000001352535 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
+        let t1 = scan0(min_over(e_f64_0.at(C2E3), C2E3), min_over(e_f64_0.at(C2E3), C2E3));
+        ((c_f64_0 * c_f64_1).at(K + 1)).cos()
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-scan0(c_f64_1, c_f64_0));
-        let t1 = c_f64_1;
-        neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (e_i32_1.at(K - 1) as f64);
+        (concat_where(K < 6, e_f64_0, e_f64_0.abs().sqrt()), t0)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 4, ((-v_f64_1) - ((v_f64_0 * v_f64_1) - (v_i32_0 as f64))), ((v_i32_1 as i64) as f64));
-        let t1 = (v_i32_0 - (v_i32_1 - ((v_f64_0 * 3000000000.0) as i32).at(K + 1)));
-        ((t1 as f64) / v_f64_0)
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = select(((select((e_f64_0 < e_f64_0), e_i32_0, e_i32_1) + ((e_f64_1 * 3000000000.0) as i32)) > (((e_f64_0 * 8.0) as i32) - ((e_i32_1 as i64) as i32))), ((-(e_f64_0 + e_f64_1)) + 0.25), concat_where(K < 5, scan1((e_f64_1 - e_f64_1)), e_f64_0));
-        let t1 = (((e_i32_0.at(K + 1) + (e_i32_1 * e_i32_0)) + (e_i32_0.at(K - 1) + ((e_f64_0 * 1e19) as i32))) * 3);
-        ((e_f64_0).atan(), (((t0 - max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) + (-(e_f64_0 + e_f64_0))) + concat_where(K < 1, (select((e_i32_0 <= e_i32_1), e_f64_0, e_f64_0) * select((e_i32_1 != e_i32_0), e_f64_0, e_f64_0)), (e_f64_1 * e_f64_0))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = min_over(e_f64_0.at(C2E3[1]).at(E2C), E2C);
+        let t1 = (min_over(neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C) + (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) + (e_f64_0 - e_f64_0).at(K - 1)));
+        (((e_f64_1 * 8.0) as i32) * (e_i32_0 + (e_i32_1 * 2)).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
+        op1(e_f64_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 2..6]);
+        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1929,14 +2053,14 @@ pub mod fuzz_0000000001352536 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_0 - k_f64) / (e_f64_0 + e_f64_0));
-        concat_where(K < 1, max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), c_f64_1.at(E2C[1]))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1.at(K + 1).abs().sqrt();
+        neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_0000000001352536(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352536(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1945,27 +2069,34 @@ pub mod fuzz_0000000001352536 {
 pub mod fuzz_0000000001352537 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = select((c_f64_0 > c_f64_0), c_f64_0, c_f64_1).abs().sqrt();
-        ((c_i32_1 - c_i32_1) - c_i32_0.at(K + 1))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        select((c_f64_1 != c_f64_1), c_f64_0, (c_f64_1 - k_f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (c_f64_0 + c_f64_0);
+        t0
     }
 
     #[field_operator]
-    pub fn op2(g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        (g_i32_1 * g_i32_1).at(I - 1)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = min_over((e_f64_1 * e_f64_0).at(V2E6), V2E6);
+        let t1 = select((t0 != v_f64_1), select((v_i32_0 > v_i32_1), v_f64_0, v_f64_0), (v_f64_1 + t0));
+        ((select((t0 != t0), v_i32_0, v_i32_1) as f64), select((v_f64_0 != v_f64_0), v_f64_0.at(K - 1), neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6)))
+    }
+
+    #[field_operator]
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((((g_f64_0 + g_f64_1) - g_f64_0) * (-g_f64_0)) - ((g_f64_1.abs().sqrt() - (g_f64_0 + g_f64_0)) * (g_f64_0.abs().sqrt() / g_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352537(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_0, c_f64_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(g_i32_1).write_to(out2_0, domain![I: 1..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352537(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
+        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1974,31 +2105,27 @@ pub mod fuzz_0000000001352537 {
 pub mod fuzz_0000000001352538 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
     #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = select((e_f64_1 > e_f64_0), (e_f64_0 * e_f64_0), (e_f64_0 - e_f64_0)).abs().sqrt();
-        ((e_f64_1 + e_f64_0)).exp()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(select((c_f64_0 <= c_f64_1), c_f64_0, c_f64_0).abs().sqrt()).at(E2C[0]);
+        select(((e_i32_0 / 7) > e_i32_0), ((e_f64_1 - e_f64_0) * e_f64_0.abs().sqrt()), (t0 / e_f64_1).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        scan0(scan1((e_f64_1 - e_f64_0), e_f64_1), (select((e_f64_1 < e_f64_0), e_i32_1, e_i32_1) as f64))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
+        let t0 = select((((g_f64_1 * g_f64_0) - s1) < (g_f64_0 * select((g_f64_0 < g_f64_0), g_f64_0, g_f64_0))), ((select((g_f64_1 != g_f64_1), g_f64_1, g_f64_1) * 3000000000.0) as i32).at(I + 1), (((g_i32_1 as i64) - (g_i32_0 as i64)) as i32).at(I + 1));
+        g_f64_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352538(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
-        op1(e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_0000000001352538(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out1_0, domain![I: 1..4, J: 0..5, K: 0..6]);
     }
 }
 
@@ -2007,21 +2134,16 @@ pub mod fuzz_0000000001352538 {
 pub mod fuzz_0000000001352539 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0((((v_i32_0 as i64) as i32) as f64), (v_f64_0.abs().sqrt() + (v_f64_1 - v_f64_1)));
-        let t1 = v_f64_1;
-        (((v_i32_1.at(K + 1) + (v_i32_1 * 7)) / 3) as f64)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = max_over(((((e_i32_0 as i64) as i32) * (e_i32_1 + e_i32_1)) as f64).at(V2E6), V2E6);
+        let t1 = (select((neighbor_sum(e_f64_1.at(V2E6), V2E6) <= (v_f64_0 * k_f64)), ((v_i32_0 * v_i32_1) * select((v_f64_1 < v_f64_0), v_i32_1, v_i32_1)), (((v_i32_0 as i64) as i32) * v_i32_1)) as f64);
+        max_over((e_f64_0 + (e_f64_1 * e_f64_0)).at(V2E6), V2E6).at(K - 2)
     }
 
     #[program]
-    pub fn fuzz_0000000001352539(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_0000000001352539(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 3..6]);
     }
 }
 
@@ -2030,32 +2152,27 @@ pub mod fuzz_0000000001352539 {
 pub mod fuzz_000000000135253a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
-    }
-
     #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (select(((v_f64_1 / v_f64_1) != (v_f64_1 - v_f64_0)), concat_where(K < 5, max_over(e_f64_1.at(V2E6), V2E6), v_f64_0), min_over(select((e_f64_1 != e_f64_0), e_f64_1, e_f64_0).at(V2E6), V2E6)) * ((v_f64_1 * v_f64_0).abs().sqrt() * min_over((e_f64_1 + e_f64_0).at(V2E6), V2E6)));
-        let t1 = (((v_i32_1 * v_i32_0) / 3) * 2).at(K - 1);
-        t0
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 3, scan0((v_f64_1 - (v_f64_0 * v_f64_0))), select((select((v_f64_1 < v_f64_0), v_i32_1, v_i32_0) > ((v_f64_0 * 8.0) as i32)), ((-(v_i32_0 as i64)) as f64), ((v_f64_1 * v_f64_0) + s0)));
+        let t1 = t0;
+        ((((-v_f64_1) * neighbor_sum(e_f64_1.at(V2E6), V2E6)) - concat_where(K < 5, v_f64_1, (v_f64_0 * v_f64_0))) - v_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        select(((scan0(v_f64_1, v_f64_1) + k_f64) > select((v_f64_0 <= v_f64_1), v_f64_1.abs().sqrt(), scan1(v_f64_1, v_f64_0))), ((((v_i32_1 as i64) + (v_i32_1 as i64)) / 2) as i32), select(((v_f64_1 - v_f64_0) <= v_f64_0.at(K - 1)), select((v_f64_1 > v_f64_0), (v_i32_1 + v_i32_0), v_i32_0), v_i32_1))
+    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        (select((v_i32_0 <= v_i32_0), (v_i32_1 as i64), (v_i32_1 as i64)) as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135253a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135253a(e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -2065,15 +2182,15 @@ pub mod fuzz_000000000135253b {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = select((e_f64_1 <= (e_f64_0 - e_f64_1)), ((e_i32_0 as i64) as i32), e_i32_1);
-        let t1 = (select((e_i32_0 <= t0), (e_i32_0 - e_i32_0), (t0 / 2)) * ((e_f64_0 * 8.0) as i32));
-        (select((e_f64_0 <= e_f64_0), e_f64_1, e_f64_1).at(K + 2)).atan()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = select((e_f64_1 <= select((e_i32_1 <= e_i32_1), e_f64_0, e_f64_0)), (e_i32_1 / 2), e_i32_0);
+        let t1 = select((e_f64_1 != min_over(c_f64_0.at(E2C), E2C)), ((e_i32_0 as f64) * (e_f64_0 / e_f64_0)), select((e_f64_1 > e_f64_0), e_f64_0.at(K - 2), e_f64_1.at(K - 2)));
+        ((e_i32_0 * (e_i32_0 - e_i32_0)) * 3)
     }
 
     #[program]
-    pub fn fuzz_000000000135253b(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..4]);
+    pub fn fuzz_000000000135253b(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -2083,13 +2200,13 @@ pub mod fuzz_000000000135253c {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (min_over((e_f64_1 - e_f64_0).abs().sqrt().at(V2E6), V2E6).abs().sqrt(), (v_f64_0 / 0.5))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        (max_over((e_f64_0 - e_f64_1).at(V2E6), V2E6)).exp()
     }
 
     #[program]
-    pub fn fuzz_000000000135253c(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135253c(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -2098,22 +2215,32 @@ pub mod fuzz_000000000135253c {
 pub mod fuzz_000000000135253d {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(e_f64_0.at(C2E3), C2E3)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_1 * 8.0) as i32);
-        let t1 = c_f64_1.at(K - 1);
-        (concat_where(K < 2, neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3[1])).sin()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        (((c_i32_1 as f64) - select((c_f64_1 != c_f64_1), c_f64_1, c_f64_0)) + neighbor_sum((e_f64_1 * e_f64_1).at(C2E3), C2E3))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
+        let t0 = (min_over(c_f64_0.at(E2C), E2C).at(C2E3[0]) - (scan0(c_f64_1, c_f64_0) * (c_f64_1 - s0)));
+        let t1 = t0;
+        (c_f64_1 * scan1(c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135253d(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_000000000135253d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
+        op1(c_f64_0, c_f64_1, s0).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -2123,14 +2250,14 @@ pub mod fuzz_000000000135253e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), ((((v_f64_0 * v_f64_1) + v_f64_0) * 1e19) as i32), v_i32_0);
-        (t0 as f64)
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), (((-v_f64_0.at(K - 2)) * 1e19) as i32), select((v_i32_0 < (v_i32_1 - v_i32_0)), v_i32_1, (v_i32_1 + 2).at(K - 1)));
+        (((v_i32_1 - v_i32_0) + v_i32_0) + v_i32_0.at(K + 1)).at(K - 1)
     }
 
     #[program]
-    pub fn fuzz_000000000135253e(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_000000000135253e(v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>) {
+        op0(v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -2139,30 +2266,34 @@ pub mod fuzz_000000000135253e {
 pub mod fuzz_000000000135253f {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (c_f64_1, concat_where(K < 3, c_f64_0.at(E2C[0]), e_f64_1).at(C2E3[0]))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (select((v_f64_0 > v_f64_0), (v_i32_1 as i64), (v_i32_0 as i64).at(K - 1)) as i32);
-        let t1 = neighbor_sum((e_f64_0.abs().sqrt() / s1).at(V2E6), V2E6);
-        v_f64_1.at(K - 2).abs().sqrt()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (c_f64_1, max_over(neighbor_sum(((c_f64_1 + c_f64_0) + (c_f64_0 + c_f64_1)).at(E2C), E2C).at(C2E3), C2E3))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        (-scan0(concat_where(K < 5, c_f64_1, c_f64_0).abs().sqrt()).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_000000000135253f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(e_f64_0, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
+    pub fn fuzz_000000000135253f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
-    Case { name: "fuzz_00000000013524f0", seed: 20260080, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f0::fuzz_00000000013524f0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f0", seed: 20260080, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f0::fuzz_00000000013524f0::compile(o)?)) },
     Case { name: "fuzz_00000000013524f1", seed: 20260081, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f1::fuzz_00000000013524f1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f2", seed: 20260082, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f2", seed: 20260082, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
     Case { name: "fuzz_00000000013524f3", seed: 20260083, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
     Case { name: "fuzz_00000000013524f4", seed: 20260084, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f4::fuzz_00000000013524f4::compile(o)?)) },
     Case { name: "fuzz_00000000013524f5", seed: 20260085, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f5::fuzz_00000000013524f5::compile(o)?)) },
@@ -2170,13 +2301,13 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524f7", seed: 20260087, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f7::fuzz_00000000013524f7::compile(o)?)) },
     Case { name: "fuzz_00000000013524f8", seed: 20260088, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f8::fuzz_00000000013524f8::compile(o)?)) },
     Case { name: "fuzz_00000000013524f9", seed: 20260089, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f9::fuzz_00000000013524f9::compile(o)?)) },
-    Case { name: "fuzz_00000000013524fa", seed: 20260090, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fa::fuzz_00000000013524fa::compile(o)?)) },
+    Case { name: "fuzz_00000000013524fa", seed: 20260090, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fa::fuzz_00000000013524fa::compile(o)?)) },
     Case { name: "fuzz_00000000013524fb", seed: 20260091, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fb::fuzz_00000000013524fb::compile(o)?)) },
     Case { name: "fuzz_00000000013524fc", seed: 20260092, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fc::fuzz_00000000013524fc::compile(o)?)) },
     Case { name: "fuzz_00000000013524fd", seed: 20260093, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fd::fuzz_00000000013524fd::compile(o)?)) },
     Case { name: "fuzz_00000000013524fe", seed: 20260094, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fe::fuzz_00000000013524fe::compile(o)?)) },
     Case { name: "fuzz_00000000013524ff", seed: 20260095, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ff::fuzz_00000000013524ff::compile(o)?)) },
-    Case { name: "fuzz_0000000001352500", seed: 20260096, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
+    Case { name: "fuzz_0000000001352500", seed: 20260096, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
     Case { name: "fuzz_0000000001352501", seed: 20260097, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352501::fuzz_0000000001352501::compile(o)?)) },
     Case { name: "fuzz_0000000001352502", seed: 20260098, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352502::fuzz_0000000001352502::compile(o)?)) },
     Case { name: "fuzz_0000000001352503", seed: 20260099, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352503::fuzz_0000000001352503::compile(o)?)) },
@@ -2184,60 +2315,60 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352505", seed: 20260101, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352505::fuzz_0000000001352505::compile(o)?)) },
     Case { name: "fuzz_0000000001352506", seed: 20260102, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352506::fuzz_0000000001352506::compile(o)?)) },
     Case { name: "fuzz_0000000001352507", seed: 20260103, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352507::fuzz_0000000001352507::compile(o)?)) },
-    Case { name: "fuzz_0000000001352508", seed: 20260104, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352508::fuzz_0000000001352508::compile(o)?)) },
+    Case { name: "fuzz_0000000001352508", seed: 20260104, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352508::fuzz_0000000001352508::compile(o)?)) },
     Case { name: "fuzz_0000000001352509", seed: 20260105, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352509::fuzz_0000000001352509::compile(o)?)) },
     Case { name: "fuzz_000000000135250a", seed: 20260106, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250a::fuzz_000000000135250a::compile(o)?)) },
     Case { name: "fuzz_000000000135250b", seed: 20260107, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250b::fuzz_000000000135250b::compile(o)?)) },
     Case { name: "fuzz_000000000135250c", seed: 20260108, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250c::fuzz_000000000135250c::compile(o)?)) },
     Case { name: "fuzz_000000000135250d", seed: 20260109, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250d::fuzz_000000000135250d::compile(o)?)) },
-    Case { name: "fuzz_000000000135250e", seed: 20260110, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
+    Case { name: "fuzz_000000000135250e", seed: 20260110, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
     Case { name: "fuzz_000000000135250f", seed: 20260111, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
     Case { name: "fuzz_0000000001352510", seed: 20260112, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352510::fuzz_0000000001352510::compile(o)?)) },
-    Case { name: "fuzz_0000000001352511", seed: 20260113, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352511::fuzz_0000000001352511::compile(o)?)) },
-    Case { name: "fuzz_0000000001352512", seed: 20260114, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
+    Case { name: "fuzz_0000000001352511", seed: 20260113, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352511::fuzz_0000000001352511::compile(o)?)) },
+    Case { name: "fuzz_0000000001352512", seed: 20260114, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
     Case { name: "fuzz_0000000001352513", seed: 20260115, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352513::fuzz_0000000001352513::compile(o)?)) },
     Case { name: "fuzz_0000000001352514", seed: 20260116, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352514::fuzz_0000000001352514::compile(o)?)) },
-    Case { name: "fuzz_0000000001352515", seed: 20260117, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352515::fuzz_0000000001352515::compile(o)?)) },
+    Case { name: "fuzz_0000000001352515", seed: 20260117, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352515::fuzz_0000000001352515::compile(o)?)) },
     Case { name: "fuzz_0000000001352516", seed: 20260118, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352516::fuzz_0000000001352516::compile(o)?)) },
     Case { name: "fuzz_0000000001352517", seed: 20260119, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352517::fuzz_0000000001352517::compile(o)?)) },
     Case { name: "fuzz_0000000001352518", seed: 20260120, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352518::fuzz_0000000001352518::compile(o)?)) },
-    Case { name: "fuzz_0000000001352519", seed: 20260121, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352519::fuzz_0000000001352519::compile(o)?)) },
+    Case { name: "fuzz_0000000001352519", seed: 20260121, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352519::fuzz_0000000001352519::compile(o)?)) },
     Case { name: "fuzz_000000000135251a", seed: 20260122, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
     Case { name: "fuzz_000000000135251b", seed: 20260123, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251b::fuzz_000000000135251b::compile(o)?)) },
     Case { name: "fuzz_000000000135251c", seed: 20260124, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251c::fuzz_000000000135251c::compile(o)?)) },
     Case { name: "fuzz_000000000135251d", seed: 20260125, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
-    Case { name: "fuzz_000000000135251e", seed: 20260126, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
-    Case { name: "fuzz_000000000135251f", seed: 20260127, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
+    Case { name: "fuzz_000000000135251e", seed: 20260126, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
+    Case { name: "fuzz_000000000135251f", seed: 20260127, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
     Case { name: "fuzz_0000000001352520", seed: 20260128, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },
     Case { name: "fuzz_0000000001352521", seed: 20260129, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352521::fuzz_0000000001352521::compile(o)?)) },
     Case { name: "fuzz_0000000001352522", seed: 20260130, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
-    Case { name: "fuzz_0000000001352523", seed: 20260131, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352523::fuzz_0000000001352523::compile(o)?)) },
+    Case { name: "fuzz_0000000001352523", seed: 20260131, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352523::fuzz_0000000001352523::compile(o)?)) },
     Case { name: "fuzz_0000000001352524", seed: 20260132, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352524::fuzz_0000000001352524::compile(o)?)) },
     Case { name: "fuzz_0000000001352525", seed: 20260133, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352525::fuzz_0000000001352525::compile(o)?)) },
     Case { name: "fuzz_0000000001352526", seed: 20260134, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352526::fuzz_0000000001352526::compile(o)?)) },
     Case { name: "fuzz_0000000001352527", seed: 20260135, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352527::fuzz_0000000001352527::compile(o)?)) },
-    Case { name: "fuzz_0000000001352528", seed: 20260136, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352528::fuzz_0000000001352528::compile(o)?)) },
-    Case { name: "fuzz_0000000001352529", seed: 20260137, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352529::fuzz_0000000001352529::compile(o)?)) },
-    Case { name: "fuzz_000000000135252a", seed: 20260138, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252a::fuzz_000000000135252a::compile(o)?)) },
-    Case { name: "fuzz_000000000135252b", seed: 20260139, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252b::fuzz_000000000135252b::compile(o)?)) },
-    Case { name: "fuzz_000000000135252c", seed: 20260140, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252c::fuzz_000000000135252c::compile(o)?)) },
-    Case { name: "fuzz_000000000135252d", seed: 20260141, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252d::fuzz_000000000135252d::compile(o)?)) },
-    Case { name: "fuzz_000000000135252e", seed: 20260142, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252e::fuzz_000000000135252e::compile(o)?)) },
+    Case { name: "fuzz_0000000001352528", seed: 20260136, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352528::fuzz_0000000001352528::compile(o)?)) },
+    Case { name: "fuzz_0000000001352529", seed: 20260137, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352529::fuzz_0000000001352529::compile(o)?)) },
+    Case { name: "fuzz_000000000135252a", seed: 20260138, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252a::fuzz_000000000135252a::compile(o)?)) },
+    Case { name: "fuzz_000000000135252b", seed: 20260139, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252b::fuzz_000000000135252b::compile(o)?)) },
+    Case { name: "fuzz_000000000135252c", seed: 20260140, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252c::fuzz_000000000135252c::compile(o)?)) },
+    Case { name: "fuzz_000000000135252d", seed: 20260141, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252d::fuzz_000000000135252d::compile(o)?)) },
+    Case { name: "fuzz_000000000135252e", seed: 20260142, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252e::fuzz_000000000135252e::compile(o)?)) },
     Case { name: "fuzz_000000000135252f", seed: 20260143, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252f::fuzz_000000000135252f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352530", seed: 20260144, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
+    Case { name: "fuzz_0000000001352530", seed: 20260144, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
     Case { name: "fuzz_0000000001352531", seed: 20260145, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352531::fuzz_0000000001352531::compile(o)?)) },
-    Case { name: "fuzz_0000000001352532", seed: 20260146, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352532::fuzz_0000000001352532::compile(o)?)) },
+    Case { name: "fuzz_0000000001352532", seed: 20260146, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352532::fuzz_0000000001352532::compile(o)?)) },
     Case { name: "fuzz_0000000001352533", seed: 20260147, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352533::fuzz_0000000001352533::compile(o)?)) },
-    Case { name: "fuzz_0000000001352534", seed: 20260148, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352534::fuzz_0000000001352534::compile(o)?)) },
+    Case { name: "fuzz_0000000001352534", seed: 20260148, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352534::fuzz_0000000001352534::compile(o)?)) },
     Case { name: "fuzz_0000000001352535", seed: 20260149, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352535::fuzz_0000000001352535::compile(o)?)) },
     Case { name: "fuzz_0000000001352536", seed: 20260150, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352536::fuzz_0000000001352536::compile(o)?)) },
     Case { name: "fuzz_0000000001352537", seed: 20260151, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352537::fuzz_0000000001352537::compile(o)?)) },
-    Case { name: "fuzz_0000000001352538", seed: 20260152, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352538::fuzz_0000000001352538::compile(o)?)) },
+    Case { name: "fuzz_0000000001352538", seed: 20260152, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352538::fuzz_0000000001352538::compile(o)?)) },
     Case { name: "fuzz_0000000001352539", seed: 20260153, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352539::fuzz_0000000001352539::compile(o)?)) },
     Case { name: "fuzz_000000000135253a", seed: 20260154, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
-    Case { name: "fuzz_000000000135253b", seed: 20260155, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
-    Case { name: "fuzz_000000000135253c", seed: 20260156, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
-    Case { name: "fuzz_000000000135253d", seed: 20260157, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253d::fuzz_000000000135253d::compile(o)?)) },
+    Case { name: "fuzz_000000000135253b", seed: 20260155, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
+    Case { name: "fuzz_000000000135253c", seed: 20260156, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
+    Case { name: "fuzz_000000000135253d", seed: 20260157, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253d::fuzz_000000000135253d::compile(o)?)) },
     Case { name: "fuzz_000000000135253e", seed: 20260158, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253e::fuzz_000000000135253e::compile(o)?)) },
     Case { name: "fuzz_000000000135253f", seed: 20260159, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253f::fuzz_000000000135253f::compile(o)?)) },
 ];

@@ -4,27 +4,20 @@
 pub mod fuzz_0000000001352590 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+    #[field_operator]
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((neighbor_sum(c_f64_1.at(E2C), E2C) + e_f64_1.at(K - 1)), (concat_where(K < 2, e_f64_1, e_f64_0) + e_f64_1))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (select((e_f64_0 < e_f64_1), e_f64_0, concat_where(K < 6, e_f64_0, e_f64_0))).cos()
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (select((scan0(e_f64_1, e_f64_0) < (e_f64_1 * e_f64_1)), ((e_f64_0 * 3000000000.0) as i32).at(K - 1), e_i32_1) + e_i32_1);
-        let t1 = (select((t0 > t0), e_i32_1, e_i32_0) as f64).abs().sqrt();
-        (((e_f64_1 - e_f64_0) + (e_i32_1 as f64)).at(K - 2) - 0.5)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+        (((v_f64_1 * 8.0) as i32), min_over(concat_where(K < 6, e_f64_0, (e_f64_0 + e_f64_1)).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352590(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+    pub fn fuzz_0000000001352590(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..6]);
+        op1(e_f64_0, e_f64_1, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -33,31 +26,42 @@ pub mod fuzz_0000000001352590 {
 pub mod fuzz_0000000001352591 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = select(((g_f64_0.at(J + 2) + g_f64_1) > (g_f64_1 + s1).at(K + 1)), g_i32_0, ((g_i32_0 / 2) - g_i32_0));
-        let t1 = (((g_f64_1 + g_f64_1).at(I + 2) - select((g_f64_0 != g_f64_1), (g_f64_1 / 0.5), (g_f64_0 / g_f64_1))) + (select((g_f64_0 <= g_f64_0), (g_f64_1 + g_f64_1), (g_f64_1 + g_f64_0)) / (select((g_f64_1 <= g_f64_0), g_f64_1, g_f64_1) / s1)));
-        (-g_f64_1)
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_i32_0 <= g_i32_1), (g_i32_1 - g_i32_1), (g_i32_1 - g_i32_1));
-        g_f64_1
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = select((((g_f64_0 * g_f64_0) - g_f64_1) > ((g_f64_0 * g_f64_1) + g_f64_1)), g_i32_0, ((g_i32_0 / 2) - g_i32_0));
+        let t1 = scan0((select((g_f64_1 > g_f64_1), (t0 as i64), (t0 as i64)) as f64));
+        ((-((g_f64_0 * k_f64) + (g_f64_0 * 0.25))) - ((g_f64_1 - scan1(t1, g_f64_1)) + (g_f64_1 + select((g_f64_1 <= g_f64_1), t1, t1))))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = e_f64_1.at(K + 1);
-        let t1 = ((e_i32_0 as i64) as f64);
-        (select((e_f64_0 != e_f64_1), (e_f64_0 * t0), max_over(c_f64_0.at(E2C), E2C)), (e_f64_1 * e_f64_1).at(K - 2))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f64_0;
+        let t1 = (((g_f64_1 + t0) - k_f64) * (g_f64_1 - (-g_f64_1)));
+        (concat_where(K < 1, g_f64_1, g_f64_1) + (-g_f64_0)).abs().sqrt()
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
+        let t0 = (((min_over(select((e_i32_0 > e_i32_1), e_f64_0, e_f64_1).at(C2E3), C2E3) * 1e19) as i32) / 3);
+        let t1 = neighbor_sum(neighbor_sum(concat_where(K < 6, (c_f64_0 + c_f64_0), (c_f64_0 - c_f64_1)).at(E2C), E2C).at(C2E3), C2E3);
+        max_over(neighbor_sum((concat_where(K < 1, c_f64_0, c_f64_1) * (c_f64_1 + s0)).at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_0000000001352591(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, s1).write_to(out0_0, domain![I: 0..4, J: 0..3, K: 1..6]);
-        op1(g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_0000000001352591(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -88,33 +92,38 @@ pub mod fuzz_0000000001352592 {
 pub mod fuzz_0000000001352593 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
     #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (neighbor_sum(neighbor_sum(e_f64_0.abs().sqrt().at(C2E3), C2E3).at(E2C), E2C) + (((e_f64_0 / 0.25) - select((e_f64_0 < e_f64_0), e_f64_0, e_f64_0)) - scan0(e_f64_0, (e_f64_1 + e_f64_0))))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        concat_where(K < 4, (scan0(concat_where(K < 4, e_f64_1, e_f64_1)) / 0.25), ((scan1(e_f64_1) * (-e_f64_0)) + (((e_i32_0 as i64) * (e_i32_1 as i64)) as f64)))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_f64_0 * s1) * (g_f64_0 - g_f64_1)) - (g_f64_1.abs().sqrt() * (g_f64_1 - g_f64_1))).abs().sqrt(), (g_f64_1 + concat_where(K < 1, concat_where(K < 1, (g_f64_0 * g_f64_1), g_f64_0.at(I + 1)), (g_f64_0 + g_f64_1).abs().sqrt())))
+    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (select((g_i32_1 > g_i32_0), g_i32_1, g_i32_1) - (g_i32_0 / 3));
+        (-(g_f64_1 * g_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0;
-        let t1 = ((c_i32_0 + 3) + 3);
-        ((c_f64_1 * c_f64_0).at(K - 2)).atan()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (select((c_i32_1 < c_i32_0), (c_i32_1 as i64), (c_i32_1 as i64)) as f64);
+        (select((c_f64_1 != c_f64_0), concat_where(K < 1, c_f64_1, c_f64_1), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))).exp()
     }
 
     #[program]
-    pub fn fuzz_0000000001352593(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
-        op1(g_f64_0, g_f64_1, s1).write_to((out1_0, out1_1), domain![I: 0..5, J: 0..5, K: 0..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 3..7]);
+    pub fn fuzz_0000000001352593(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -124,21 +133,21 @@ pub mod fuzz_0000000001352594 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (((select((v_f64_1 <= v_f64_1), (v_i32_1 as i64), (v_i32_1 as i64)) * 2) as f64).abs().sqrt(), max_over((e_f64_1.at(K + 1) * ((e_f64_1 - e_f64_1) / (e_f64_0 + e_f64_0))).at(V2E6), V2E6))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6) / k_f64)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(((e_f64_1 + e_f64_0).at(C2E3) * w_c2e3), C2E3);
-        let t1 = t0;
-        (-t1)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = (-(-g_f64_1));
+        let t1 = select((g_f64_1 < g_f64_1), (g_f64_1 / t0), (t0 * t0));
+        (g_f64_0 / k_f64).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_0000000001352594(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..5]);
-        op1(e_f64_0, e_f64_1, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352594(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_1, k_f64).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -147,34 +156,39 @@ pub mod fuzz_0000000001352594 {
 pub mod fuzz_0000000001352595 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = e_f64_0;
-        neighbor_sum(select((c_f64_1 > c_f64_1), c_f64_1, c_f64_1).at(E2C), E2C)
+        select((e_i32_1 > e_i32_1), e_f64_1, (e_f64_0 - e_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_f64_0 / c_f64_1) * (c_i32_0 as f64)) - c_f64_1);
-        let t1 = c_f64_0;
-        ((scan0(t1, c_f64_0) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) * select((t0 <= t1), (t0 - t0), c_f64_1))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        let t1 = scan0(scan1((t0 / t0)));
+        (select((v_i32_0 > v_i32_0), v_i32_0, v_i32_1).at(K + 1) as f64)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (select(((e_f64_0 + e_f64_1) < (-e_f64_1)), (e_f64_0 + e_f64_1).abs().sqrt(), select((e_i32_0 > e_i32_0), ((e_i32_1 as i64) as f64), e_f64_0.at(K + 1))).at(C2E3[2]), c_f64_0)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (((c_f64_1.at(K + 2) * c_f64_0.abs().sqrt()) - (((c_i32_0 as i64) as f64) / concat_where(K < 3, c_f64_1, c_f64_0))), max_over(concat_where(K < 1, ((e_i32_1 as i64) as f64), e_f64_0).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_0000000001352595(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_0000000001352595(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 0..5]);
     }
 }
 
@@ -183,29 +197,39 @@ pub mod fuzz_0000000001352595 {
 pub mod fuzz_0000000001352596 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = ((v_f64_0 * 8.0) as i32);
-        concat_where(K < 3, (v_f64_0 + v_f64_1), concat_where(K < 5, v_f64_0, v_f64_0))
+        scan0(neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = select(((c_f64_1 / c_f64_0) != (c_i32_0 as f64)), max_over(e_f64_0.at(K - 2).at(C2E3), C2E3), max_over((e_f64_0 * k_f64).at(C2E3), C2E3));
-        ((c_i32_0.at(K + 1) as f64) - c_f64_0.at(E2C[0]).at(C2E3[2]))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (scan1(neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * c_f64_1);
+        (((-t0)).sin(), c_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0;
-        ((neighbor_sum(neighbor_sum(((c_i32_1 as i64) as f64).at(E2C), E2C).at(C2E3), C2E3) * ((c_f64_0.at(K - 1) * (t0 + t0)) + select((c_i32_1 > c_i32_0), (t0 - c_f64_0), t0)))).atan()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
+        max_over((-e_f64_0).at(K - 1).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352596(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, k_f64).write_to(out1_0, domain![Cell: 1..6, K: 2..5]);
-        op2(c_f64_0, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
+    pub fn fuzz_0000000001352596(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -215,21 +239,22 @@ pub mod fuzz_0000000001352597 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) + (((e_i32_1 as i64) as i32) as f64));
-        e_f64_1
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_f64_0 * (e_i32_1 as f64)) / ((e_i32_0 - e_i32_0) as f64));
+        min_over(c_f64_0.at(E2C), E2C)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_0 as f64) / k_f64);
-        neighbor_sum(select((e_f64_1 <= e_f64_0), e_f64_0, e_f64_1).at(V2E6), V2E6)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_0;
+        let t1 = v_f64_0.abs().sqrt();
+        ((((t0 - 1.5) + concat_where(K < 4, v_f64_0, v_f64_1)) / s0), (((v_i32_0 as i64) as f64) / neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6)).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352597(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
-        op1(e_f64_0, e_f64_1, k_f64, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_0000000001352597(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -238,39 +263,34 @@ pub mod fuzz_0000000001352597 {
 pub mod fuzz_0000000001352598 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = concat_where(K < 5, (g_f64_1 - scan0(g_f64_0).abs().sqrt()), ((-(g_i32_1 as f64)) * (g_f64_1 + (g_f64_0 * g_f64_1))));
-        (g_f64_1, scan1(((g_i32_0 + g_i32_0) as f64)))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_1 + g_f64_0.abs().sqrt().abs().sqrt()) + ((g_f64_0.at(I - 1) + scan0(g_f64_1, g_f64_0)) + select((g_f64_1 != g_f64_0), (g_f64_0 * g_f64_1), select((g_i32_0 <= g_i32_0), g_f64_0, g_f64_1))));
+        g_f64_0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_1.abs().sqrt() + g_f64_1.at(K + 2));
-        ((t0 - t0) * (g_f64_0 / g_f64_0))
+    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_i32_1 as f64) + (g_f64_1 * g_f64_1));
+        ((-(t0 + t0))).cos()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
-        t0
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (select((c_i32_1 > c_i32_0), e_f64_1.at(C2E3[0]), select((c_f64_0 != c_f64_1), c_f64_0, c_f64_0)) * max_over(c_f64_1.at(E2C[0]).at(C2E3), C2E3));
+        (c_f64_1.abs().sqrt() * ((c_i32_0 as f64) - select((t0 < t0), t0, c_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352598(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..5]);
-        op2(e_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_0000000001352598(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..7]);
+        op1(g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -279,28 +299,40 @@ pub mod fuzz_0000000001352598 {
 pub mod fuzz_0000000001352599 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s0: f64, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = select((g_f64_1 < ((g_f64_0 / g_f64_0) - (g_f64_0 / g_f64_1))), g_f64_0, g_f64_1);
-        let t1 = ((select((g_f64_0 <= g_f64_0), (-t0), (g_f64_0 * s0)) - concat_where(K < 2, (-g_f64_0), (g_f64_0 - g_f64_0))) + s1);
-        g_f64_1
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        ((c_f64_1 * c_f64_0) - min_over(e_f64_0.at(C2E3), C2E3)).at(E2C[0])
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> Field<(I, J, K), f64> {
+        let t0 = (scan0((g_f64_0 * g_f64_0).at(K - 1)) / s0);
+        let t1 = g_i32_0;
+        select((((g_i32_0 - t1) as f64) > select((t1 < g_i32_0), (g_f64_1 + g_f64_1), (-t0))), (g_f64_1 * s0), ((select((g_i32_1 < g_i32_0), t0, g_f64_1) - (g_f64_0 + t0)) + (t0.abs().sqrt() - t0.abs().sqrt())))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (((g_f64_1 * g_f64_1) * (g_f64_0 - g_f64_0)) * 0.25)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum((e_f64_1 * e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
+        ((((e_f64_0 * t0) + (t0 + t0)) * ((e_i32_1 as i64).at(K - 1) as f64))).sin()
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        (v_f64_0 * concat_where(K < 4, neighbor_sum(scan1((e_f64_0 * e_f64_0)).at(V2E6), V2E6), ((v_f64_0 + v_f64_0) - (v_f64_1 - v_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352599(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, s1: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, s0, s1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352599(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 2..6]);
+        op1(e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -309,25 +341,26 @@ pub mod fuzz_0000000001352599 {
 pub mod fuzz_000000000135259a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (v_f64_1 + v_f64_1).at(K - 2)
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (concat_where(K < 4, (v_f64_1 * v_f64_1), (-v_f64_0)), (select((v_i32_0 <= v_i32_1), v_f64_1, v_f64_1) * max_over(e_f64_1.at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (v_f64_1.abs().sqrt().at(K + 2) / (scan0(v_f64_1, neighbor_sum(e_f64_0.at(V2E6), V2E6)) / ((v_i32_1 / 7) as f64)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = concat_where(K < 2, (min_over(concat_where(K < 3, e_f64_0, e_f64_1).at(C2E3), C2E3) - ((c_f64_0 * c_f64_0) * scan0(c_f64_0, c_f64_0))), (concat_where(K < 4, c_f64_1.abs().sqrt(), concat_where(K < 2, c_f64_0, c_f64_0)) * max_over((e_f64_1 * 0.25).at(C2E3), C2E3)));
+        ((((c_i32_1 as i64).at(K - 1) as i32) / 3) as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135259a(e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..7]);
-        op1(e_f64_0, v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..5]);
+    pub fn fuzz_000000000135259a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -336,22 +369,32 @@ pub mod fuzz_000000000135259a {
 pub mod fuzz_000000000135259b {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        (-(-e_f64_0))
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum((-e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
-        (-e_f64_0)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_0;
+        select((e_f64_0 != max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), (-(-c_f64_0)).at(E2C[1]), e_f64_1)
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan0(neighbor_sum(scan1(e_f64_1, e_f64_1).at(V2E6), V2E6), (v_f64_1 + v_f64_0));
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6)).tanh()
     }
 
     #[program]
-    pub fn fuzz_000000000135259b(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_000000000135259b(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -360,26 +403,26 @@ pub mod fuzz_000000000135259b {
 pub mod fuzz_000000000135259c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = scan0((g_f64_1 + g_f64_1), select((g_i32_1 < g_i32_1), g_f64_0, g_f64_1));
-        concat_where(K < 3, (g_f64_1 * g_f64_0), (g_f64_1 - g_f64_0))
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_i32_0.at(I - 1) as f64);
+        g_f64_1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (concat_where(K < 5, concat_where(K < 1, c_f64_0, c_f64_1), (c_f64_0 / c_f64_1)), (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + select((c_i32_1 < c_i32_0), c_f64_1, c_f64_0)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((-(neighbor_sum(e_f64_0.at(V2E6), V2E6) * v_f64_0.at(K + 2))) * concat_where(K < 4, ((v_f64_0 + v_f64_1) - s0), scan0((v_f64_0 * v_f64_0), v_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_000000000135259c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_000000000135259c(e_f64_0: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_1, g_i32_0).write_to(out0_0, domain![I: 2..5, J: 0..5, K: 0..7]);
+        op1(e_f64_0, s0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -388,27 +431,33 @@ pub mod fuzz_000000000135259c {
 pub mod fuzz_000000000135259d {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(k_f64: Field<K, f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (select((v_f64_0 > v_f64_1), (v_f64_0 - k_f64), v_f64_0) * s0)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_1 + min_over((e_f64_1 + s1).at(C2E3), C2E3));
-        concat_where(K < 4, (-c_f64_0), concat_where(K < 3, c_f64_0, c_f64_1)).abs().sqrt()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        (scan0(v_f64_1.abs().sqrt(), (v_i32_1 as f64)) * neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        (select((e_i32_0 != ((e_f64_1 * 8.0) as i32)), (((e_i32_0 as i64) as i32) / 3), (((e_i32_1 as i64) + (e_i32_0 as i64)) as i32)) + (select((e_f64_1 <= e_f64_0), e_i32_0, e_i32_1).at(K - 1) + e_i32_0.at(K + 1).at(K - 1)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        (((e_f64_0 * 8.0) as i32) + e_i32_1.at(K + 1))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s1: f64) -> Field<(Cell, K), i32> {
+        let t0 = ((c_f64_0 * c_f64_0) * s1);
+        let t1 = c_i32_1;
+        (select((t1 != c_i32_0), c_i32_0, t1) + select((c_f64_1 != c_f64_0), c_i32_1, c_i32_1))
     }
 
     #[program]
-    pub fn fuzz_000000000135259d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
-        op0(k_f64, s0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1, s1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_000000000135259d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(e_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(e_f64_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, s1).write_to(out2_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -418,15 +467,15 @@ pub mod fuzz_000000000135259e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = e_f64_1;
         let t1 = e_i32_0.at(K - 1).at(K - 1);
-        ((e_f64_0 * e_f64_1) * select((e_f64_1 < e_f64_1), t0, e_f64_1))
+        neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_000000000135259e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
+    pub fn fuzz_000000000135259e(e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -435,39 +484,33 @@ pub mod fuzz_000000000135259e {
 pub mod fuzz_000000000135259f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt() + (-(e_f64_1 - e_f64_1))) * (max_over(c_f64_0.at(E2C), E2C) + concat_where(K < 2, e_f64_1, e_f64_0)).at(K - 1));
-        concat_where(K < 4, neighbor_sum(neighbor_sum((e_f64_1 + e_f64_1).at(C2E3), C2E3).at(E2C), E2C), e_f64_0)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = min_over((((c_f64_0 - c_f64_0) + (c_f64_1 - c_f64_1)) * (c_f64_1.abs().sqrt() * c_f64_1.at(K + 1))).at(E2C), E2C);
+        select((((e_f64_0 / e_f64_0) * (e_i32_1 as f64)) > c_f64_0.at(K - 2).at(E2C[0])), ((e_i32_1 / 2) + 7).at(K + 1), select(((t0 - e_f64_0) <= scan0(c_f64_0, c_f64_0).at(E2C[0])), e_i32_1.at(K + 1).at(K + 1), ((e_i32_1 / 3) * (e_i32_0 - e_i32_1))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_i32_1 + select((v_f64_1 > v_f64_1), v_i32_0, v_i32_0)).at(K + 1);
-        let t1 = v_f64_0;
-        (neighbor_sum(e_f64_1.at(K + 2).at(V2E6), V2E6) * (v_f64_1 - v_f64_0).at(K + 1))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), i32> {
+        (select(((g_i32_0 * 2) > ((g_f64_0 * 8.0) as i32)), (select((g_i32_1 > g_i32_0), g_i32_1, g_i32_0) * g_i32_0.at(I - 1)), ((g_i32_1 as i64) as i32)) - select(((g_f64_0 + s1) < g_f64_0), (g_i32_0.at(I + 1) * select((g_f64_1 != g_f64_0), g_i32_1, g_i32_0)), select((g_f64_0 <= g_f64_1), select((g_f64_0 < g_f64_0), g_i32_0, g_i32_0), ((g_f64_0 * 1e300) as i32))))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        scan0((scan1(e_f64_1) * (e_i32_0 as f64)), max_over((c_f64_1 - c_f64_1).at(E2C), E2C))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = e_i32_1;
+        ((e_f64_0 + concat_where(K < 4, e_f64_1, e_f64_1)), e_f64_0)
     }
 
     #[program]
-    pub fn fuzz_000000000135259f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..4]);
-        op2(c_f64_1, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_000000000135259f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..4]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op2(e_f64_0, e_f64_1, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -478,19 +521,18 @@ pub mod fuzz_00000000013525a0 {
 
     #[field_operator]
     pub fn op0(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_1 + max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3))
+        c_f64_1.at(K - 1)
     }
 
     #[field_operator]
-    pub fn op1(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_i32_1 - c_i32_1) / 2).at(K + 1);
-        neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[2])
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_1 + c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525a0(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013525a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -500,13 +542,13 @@ pub mod fuzz_00000000013525a1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        concat_where(K < 3, (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - neighbor_sum(((c_i32_0 as i64) as f64).at(E2C), E2C)), (select((e_i32_0 > e_i32_1), (e_f64_0 + e_f64_0), max_over(c_f64_0.at(E2C), E2C)) / e_f64_0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        ((c_f64_1 - 3.0) * select((c_f64_0 > c_f64_1), c_f64_1, c_f64_1)).at(K - 1).at(E2C[1])
     }
 
     #[program]
-    pub fn fuzz_00000000013525a1(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_i32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_00000000013525a1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -515,23 +557,27 @@ pub mod fuzz_00000000013525a1 {
 pub mod fuzz_00000000013525a2 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (c_i32_0.at(K + 1) + c_i32_1);
-        (c_f64_0, (concat_where(K < 3, c_f64_1, c_f64_1) * (c_f64_1 * c_f64_0)))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = select(((max_over(e_f64_0.at(V2E6), V2E6) / k_f64) < v_f64_0.abs().sqrt()), ((v_i32_0 / 7).at(K - 1) - (select((v_f64_1 < v_f64_0), v_i32_1, v_i32_0) + 3)), select(((v_f64_1 * s0) != (v_f64_1 - v_f64_1)), ((v_i32_0 * 3) + 7), ((v_i32_1 / 7) + (v_i32_1 / 3))));
-        let t1 = neighbor_sum(((((e_f64_0 - e_f64_0) - (e_f64_0 + k_f64)) - (select((e_i32_0 < e_i32_0), e_f64_1, e_f64_0) * k_f64)).at(V2E6) * w_v2e6), V2E6);
-        (v_f64_0).exp()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (c_i32_0.at(K + 1) + c_i32_1);
+        (c_f64_0, scan0((e_f64_1 - e_f64_0)).at(C2E3[2]))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (((v_i32_0 + 7) + v_i32_0).at(K + 1) as f64);
+        max_over((e_f64_1 * ((e_f64_1 * e_f64_0) * (-e_f64_0))).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013525a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, k_f64, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013525a2(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..5]);
+        op1(e_f64_0, e_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -540,21 +586,26 @@ pub mod fuzz_00000000013525a2 {
 pub mod fuzz_00000000013525a3 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_0 + (c_f64_1.at(K + 1) + c_f64_0.at(K + 2).at(K - 1)))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_0 / (c_f64_0 + c_f64_0).at(E2C[1]).at(C2E3[2]))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = ((c_i32_0.at(K + 1) + select((c_f64_0 > c_f64_0), c_i32_0, c_i32_0)) / 3);
-        e_f64_0.at(C2E3[2])
+        ((((-c_f64_1) * ((t0 as i64) as f64)) * scan0(e_f64_1, (e_f64_0 * e_f64_0)).at(C2E3[0]))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(c_f64_0, c_i32_0, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013525a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -563,14 +614,19 @@ pub mod fuzz_00000000013525a3 {
 pub mod fuzz_00000000013525a4 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        concat_where(K < 5, c_f64_1, concat_where(K < 4, c_f64_1, c_f64_0)).at(E2C[0])
+        scan0(c_f64_1, (c_f64_0 - (c_f64_1 * c_f64_0))).at(E2C[0])
     }
 
     #[program]
     pub fn fuzz_00000000013525a4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -579,21 +635,33 @@ pub mod fuzz_00000000013525a4 {
 pub mod fuzz_00000000013525a5 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = (v_f64_1 * v_f64_1).at(K - 2);
-        ((v_i32_0 + v_i32_1) - (v_i32_1 * v_i32_1))
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), i32> {
-        ((e_f64_0 * 8.0) as i32)
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (concat_where(K < 3, v_f64_1, v_f64_1) * v_f64_0);
+        ((v_f64_1 / 1.5) - ((v_i32_1 as i64) as f64))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(concat_where(K < 2, c_f64_0, (-c_f64_1)), c_f64_1).at(E2C[0]);
+        let t1 = t0;
+        (select((e_f64_0 < neighbor_sum(min_over(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), concat_where(K < 5, ((e_f64_1 - e_f64_1) - c_f64_0.at(E2C[1])), e_f64_1), concat_where(K < 5, concat_where(K < 4, ((e_i32_0 as i64) as f64), min_over(c_f64_1.at(E2C), E2C)), scan1((c_f64_0 / c_f64_0)).at(E2C[0])))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a5(e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), i32>) {
-        op0(v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
-        op1(e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013525a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -602,29 +670,41 @@ pub mod fuzz_00000000013525a5 {
 pub mod fuzz_00000000013525a6 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = select(((-v_f64_1) > v_f64_0), select((v_f64_0 < v_f64_0), neighbor_sum(e_f64_0.at(V2E6), V2E6), (v_i32_0 as f64)), concat_where(K < 3, v_f64_0.abs().sqrt(), v_f64_1)).at(K - 2);
-        (((neighbor_sum(e_f64_0.at(V2E6), V2E6) * min_over((e_f64_0 * e_f64_1).at(V2E6), V2E6)) / s0), (neighbor_sum(e_f64_0.at(V2E6), V2E6) * neighbor_sum(e_f64_1.at(V2E6), V2E6)))
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = (select((v_f64_0 <= v_f64_1), (v_i32_1 * v_i32_0), (v_i32_1 - v_i32_1)) / 2);
-        (select((v_f64_0 != v_f64_1), (v_i32_0 / 7), v_i32_0) * (t0 - select((v_f64_0 > v_f64_0), v_i32_1, v_i32_1)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((v_i32_1 < v_i32_0), (v_i32_0 as i64), (v_i32_0 as i64)).at(K + 1) as f64).abs().sqrt();
+        select((neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6) < v_f64_0), (scan1(t0) / v_f64_1), select((v_i32_1 < v_i32_0), select((v_i32_1 > v_i32_1), t0, v_f64_1), (t0 - v_f64_0))).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_0.at(K + 2) + neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6).at(K + 1));
-        (concat_where(K < 2, v_f64_0, concat_where(K < 3, v_f64_1, v_f64_0)) * (((v_i32_1 as i64) / 2) as f64))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (max_over((e_f64_1 / s1).at(V2E6), V2E6) / select((v_f64_1 != v_f64_0), v_f64_0.at(K - 1), v_f64_1.abs().sqrt()));
+        let t1 = (select((t0 != v_f64_0), v_i32_0.at(K - 1), v_i32_0) * v_i32_0);
+        (t0 - (max_over(e_f64_1.at(V2E6), V2E6) * min_over(e_f64_0.at(V2E6), V2E6)))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = c_f64_0;
+        let t1 = concat_where(K < 2, (c_f64_0 + c_f64_1), (c_f64_0 - c_f64_0));
+        (((c_f64_0 * c_f64_1) - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)), (e_f64_0.at(C2E3[1]) * select((c_f64_0 > c_f64_1), c_f64_1, c_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525a6(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
-        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_1, w_v2e6).write_to(out2_0, domain![Vertex: 0..5, K: 1..4]);
+    pub fn fuzz_00000000013525a6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..5]);
+        op1(e_f64_0, e_f64_1, s1, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -634,28 +714,26 @@ pub mod fuzz_00000000013525a7 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((c_i32_1 as f64).at(K - 1) + max_over((e_f64_1 * e_f64_1).at(C2E3), C2E3))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_0.at(E2C[1]).at(C2E3[1]).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        ((e_f64_1 - ((t0 * k_f64) + e_f64_0.at(C2E3[1]).at(E2C[0])))).sin()
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), i32> {
+        let t0 = (v_f64_1 * neighbor_sum(e_f64_1.at(V2E6), V2E6));
+        ((t0 * 8.0) as i32)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) + 1.5);
-        let t1 = (((c_f64_1 * 8.0) as i32) * 7);
-        concat_where(K < 4, e_f64_0, e_f64_0).at(C2E3[2])
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_1).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013525a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(e_f64_1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -664,27 +742,27 @@ pub mod fuzz_00000000013525a7 {
 pub mod fuzz_00000000013525a8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 6, scan0(c_f64_0), c_f64_0);
-        let t1 = ((t0 - c_f64_0) + max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3));
-        (c_f64_0).atan()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = (e_f64_1.at(C2E3[2]) / select((c_i32_1 <= c_i32_0), c_f64_1, c_f64_0));
+        let t1 = concat_where(K < 6, concat_where(K < 1, c_f64_1, c_f64_1), ((c_i32_0 as i64) as f64));
+        (((c_f64_0 * 8.0) as i32), (-scan0(t1)))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_f64_0 - (g_f64_1 * g_f64_0)) - ((g_i32_1 * g_i32_0) as f64)) - select(((g_f64_1 + g_f64_0) > (-g_f64_1)), concat_where(K < 3, concat_where(K < 3, g_f64_0, g_f64_0), (g_f64_0 * g_f64_0)), g_f64_0)), ((((g_i32_0 as i64).at(I - 1) as i32) as f64) * g_f64_0))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        (concat_where(K < 1, (g_f64_1 * g_f64_0), ((g_i32_0 as i64) as f64)) - (g_f64_1 - g_f64_1).at(K + 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013525a8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013525a8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..5]);
     }
 }
 
@@ -699,14 +777,14 @@ pub mod fuzz_00000000013525a9 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (((-v_f64_1) / k_f64), neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt())
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((v_f64_1.at(K + 1) * (-v_f64_0))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013525a9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
-        op1(e_f64_1, k_f64, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..6]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -716,20 +794,22 @@ pub mod fuzz_00000000013525aa {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 5, neighbor_sum(e_f64_1.abs().sqrt().at(V2E6), V2E6), (neighbor_sum(e_f64_0.at(V2E6), V2E6) / (v_f64_0 * s0)));
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-v_f64_0);
+        select(((v_f64_1 - v_f64_0) <= (t0 * s1)), ((-v_f64_1) * v_f64_0.at(K + 1)), (neighbor_sum(e_f64_1.at(V2E6), V2E6) * (-t0)))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((g_i32_1.at(I - 1) as f64), ((g_f64_1 + g_f64_1) + g_f64_0))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = ((-c_f64_0) / max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3));
+        let t1 = select((c_f64_1 > c_f64_0), c_i32_0.at(K + 1), (c_i32_0 * c_i32_0));
+        ((c_f64_1.at(K - 2) + c_f64_1.at(K - 1))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525aa(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, e_f64_1, s0, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013525aa(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, s1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
     }
 }
 
@@ -754,28 +834,38 @@ pub mod fuzz_00000000013525ab {
 pub mod fuzz_00000000013525ac {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = neighbor_sum(((c_f64_1 - c_f64_0).abs().sqrt() - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)).at(E2C), E2C);
-        let t1 = t0.abs().sqrt();
-        (select(((e_f64_1 + t0) > (select((e_i32_0 <= e_i32_1), e_i32_1, e_i32_0) as f64)), e_i32_1.at(K - 1), (((concat_where(K < 3, e_f64_1, e_f64_1) * 1e19) as i64) as i32)), e_f64_0.abs().sqrt())
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_1.at(K + 2)).cos()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = select((select((e_i32_1 < e_i32_1), scan0(c_f64_1, c_f64_0).at(E2C[1]), scan1(c_f64_0).at(E2C[1])) != concat_where(K < 2, (e_f64_1 - e_f64_1), e_f64_1)), (e_f64_1 - ((e_f64_0 + e_f64_0) * (e_f64_1 + e_f64_1))), (-c_f64_0.at(E2C[0])).abs().sqrt());
+        let t1 = (select((e_i32_1 != e_i32_1), (e_i32_1 as f64), (t0 * t0)) * (e_f64_0.at(K - 2) * (-e_f64_1))).abs().sqrt();
+        (((e_f64_0 - (e_f64_0 + e_f64_0)) + e_f64_0).at(K - 1)).tanh()
+    }
+
+    #[field_operator]
+    pub fn op1(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        v_i32_1
     }
 
     #[field_operator]
     pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        concat_where(K < 3, c_f64_1, c_f64_1).at(K - 2)
+        (c_f64_1.at(K - 2)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
-        op1(c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
-        op2(c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 2..6]);
+    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 3..7]);
+        op1(v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -784,9 +874,9 @@ pub mod fuzz_00000000013525ac {
 pub mod fuzz_00000000013525ad {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+        carry * 0.25 + x0
     }
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
@@ -795,29 +885,29 @@ pub mod fuzz_00000000013525ad {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        (c_f64_0.at(E2C[1])).exp()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        select((scan0(c_f64_1).at(E2C[1]) > neighbor_sum(c_f64_0.at(E2C), E2C)), (e_f64_1.at(K + 2) - e_f64_1), e_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_f64_0;
-        let t1 = ((g_f64_1 / g_f64_0).at(I + 2) + (g_f64_0 / g_f64_1));
-        (((concat_where(K < 2, g_f64_0, g_f64_1).abs().sqrt() - ((-g_f64_0) * t0))).cos(), scan0((scan1(t0, g_f64_0) - g_f64_0.at(I + 2))))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = (select((c_f64_1 < c_f64_0), (c_f64_0 + c_f64_1), (c_f64_1 * c_f64_0)) - (concat_where(K < 3, c_f64_1, c_f64_0) / s0));
+        let t1 = scan1((e_f64_1.at(K + 1) * (e_f64_1 - 0.25)), ((e_f64_0 * e_f64_1) + e_f64_0)).at(C2E3[1]);
+        ((c_i32_0 + c_i32_1).at(K + 1).at(K + 1), (e_f64_1.at(K + 2) + (e_f64_1 / e_f64_1)).at(C2E3[0]))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_0 * 8.0) as i32);
-        let t1 = g_f64_1;
-        ((g_f64_0 + g_f64_1) * (g_f64_1 + g_f64_0))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (select((e_f64_0 <= e_f64_0), (e_i32_1 as i64).at(K - 1), (e_i32_0 as i64)) as i32);
+        let t1 = (-(-e_f64_1)).at(K - 2);
+        (e_f64_0 - neighbor_sum(c_f64_0.at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_00000000013525ad(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..4, J: 0..5, K: 1..6]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013525ad(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..4]);
+        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 3..6]);
     }
 }
 
@@ -826,22 +916,34 @@ pub mod fuzz_00000000013525ad {
 pub mod fuzz_00000000013525ae {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_i32_1 / 3) * 7) + 7) as f64);
-        let t1 = (-g_f64_0);
-        ((((t1 - g_f64_0) - 3.0) - ((g_f64_1 + g_f64_1) + (-t0))).abs().sqrt()).atan()
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        g_f64_0
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = g_f64_0.at(J + 1);
+        let t1 = ((-(g_f64_0.at(K + 2) * scan0(g_f64_1, g_f64_0))) - 3.0);
+        ((scan1(select((g_f64_1 > g_f64_0), (g_f64_0 - 3.0), (g_f64_0 - t0))) + (g_f64_0 - (-select((g_f64_1 != g_f64_1), g_f64_0, g_f64_1)))), ((g_f64_0 * g_f64_1).abs().sqrt() - (((g_f64_1.at(I - 2) * 1e300) as i32) as f64)))
+    }
+
+    #[field_operator]
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_0;
+        let t1 = (select((v_f64_0 > t0), ((t0 * 3000000000.0) as i32), v_i32_1) as f64);
+        (v_f64_0, ((v_i32_1 * v_i32_1).at(K + 1) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013525ae(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013525ae(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 2..6, J: 0..4, K: 1..4]);
+        op1(v_f64_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -853,12 +955,12 @@ pub mod fuzz_00000000013525af {
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = (select((c_f64_0 != c_f64_1), select((c_f64_0 != c_f64_0), c_i32_0, c_i32_1), (c_i32_0 * c_i32_1)) as f64);
-        concat_where(K < 3, c_f64_0, c_f64_0).abs().sqrt().abs().sqrt()
+        (concat_where(K < 1, ((c_f64_1 - c_f64_0) / 0.125), c_f64_1)).sin()
     }
 
     #[program]
     pub fn fuzz_00000000013525af(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -867,16 +969,21 @@ pub mod fuzz_00000000013525af {
 pub mod fuzz_00000000013525b0 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
+    }
+
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = (select((e_f64_1 <= e_f64_0), e_i32_0.at(K - 1), (e_i32_1 * 7)) / 2);
-        let t1 = e_f64_1.at(K + 1).abs().sqrt().at(K + 2);
-        t1
+        let t1 = (scan0(e_f64_1, (e_f64_1 + e_f64_1)) * e_f64_1);
+        (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)).atan()
     }
 
     #[program]
     pub fn fuzz_00000000013525b0(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 2..3]);
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -885,9 +992,14 @@ pub mod fuzz_00000000013525b0 {
 pub mod fuzz_00000000013525b1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
@@ -896,23 +1008,23 @@ pub mod fuzz_00000000013525b1 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, s0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = ((-c_f64_0) * s0);
-        let t1 = (c_i32_0.at(K - 1) * 3);
-        (concat_where(K < 2, (c_f64_1 - c_f64_0), scan0(c_f64_0)), max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = max_over((e_f64_0 - e_f64_0).at(C2E3), C2E3);
+        let t1 = scan0(scan1(c_f64_0, c_f64_0), (t0 - t0));
+        (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3), c_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_i32_1;
-        neighbor_sum(c_f64_0.abs().sqrt().abs().sqrt().at(E2C), E2C)
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_f64_1 > g_f64_0), (g_i32_1 + g_i32_1), g_i32_0);
+        ((g_i32_0 as f64) * select((g_f64_0 < g_f64_0), g_f64_0, g_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525b1(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, s0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..7]);
-        op2(c_f64_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+        op1(c_f64_0, e_f64_0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 1..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -921,40 +1033,28 @@ pub mod fuzz_00000000013525b1 {
 pub mod fuzz_00000000013525b2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3);
+        let t1 = ((c_f64_0 - 0.25) + (t0 + t0));
+        (c_f64_0.at(K - 1) - e_f64_1.at(C2E3[2]))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_0.at(K - 1) - s0);
-        let t1 = (c_i32_0.at(K - 1) * 7);
-        neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), i32> {
+        ((c_f64_1 * 8.0) as i32)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_i32_1.at(K + 1).at(K + 1);
-        let t1 = (e_f64_1 / (((e_i32_0 as i64) as f64) / (e_f64_0.abs().sqrt() - (t0 as f64))));
-        (concat_where(K < 3, (-(-e_f64_1)), e_f64_0) * scan0(scan1(c_f64_1.at(E2C[0]), (e_i32_0 as f64))))
-    }
-
-    #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (g_f64_0.abs().sqrt(), (g_f64_1 + ((g_f64_1 - g_f64_0) * g_f64_1.at(I + 1))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_0 / e_f64_0.at(C2E3[1]))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_i32_0, s0).write_to(out0_0, domain![Cell: 1..6, K: 2..6]);
-        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..5]);
-        op2(g_f64_0, g_f64_1).write_to((out2_0, out2_1), domain![I: 1..4, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013525b2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op1(c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(c_f64_0, e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -963,33 +1063,40 @@ pub mod fuzz_00000000013525b2 {
 pub mod fuzz_00000000013525b3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        ((min_over(c_f64_0.at(E2C), E2C) + (e_f64_0 - e_f64_0)) - k_f64)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        (select((e_i32_0 > e_i32_1), (e_i32_0 as f64), e_f64_0.abs().sqrt()).at(K + 1)).atan()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = select((((-g_f64_1) + g_f64_1.abs().sqrt()) != ((g_f64_0 - g_f64_1) / s1)), g_f64_1, g_f64_0);
-        let t1 = ((t0 + (g_f64_0 / t0).abs().sqrt()) * (concat_where(K < 6, (g_f64_1 / g_f64_0), select((g_i32_0 <= g_i32_0), g_f64_1, g_f64_0)) * (-((g_i32_0 as i64) as f64))));
-        (scan0(g_f64_0) * (((g_f64_1 + t0) + (g_f64_0 - 3.0)) + ((g_f64_0 + g_f64_0) - g_f64_1)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_i32_0 + g_i32_1) * (g_i32_0 / 2)).at(I + 1);
+        let t1 = select(((g_f64_1 - g_f64_1) <= g_f64_0), ((g_i32_0 * t0) - g_i32_0.at(I - 1)), (g_i32_0.at(I - 1) + (g_i32_0 / 7)));
+        (g_f64_0.at(I + 1)).exp()
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (((g_f64_1.abs().sqrt() - (g_f64_0 * g_f64_1)) + select((g_i32_0 < g_i32_0), concat_where(K < 5, g_f64_0, g_f64_1), g_f64_0.at(K + 2))) / (select((g_f64_1 <= g_f64_1), g_i32_0, g_i32_0) as f64).abs().sqrt())
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((((e_f64_1 * 1e19) as i32) + e_i32_0) + select((e_f64_1 != e_f64_1), e_i32_0, e_i32_1).at(K + 1));
+        let t1 = scan0((c_f64_0 + c_f64_0).at(E2C[1]), neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3).at(E2C[1]));
+        (t1 * (t1.abs().sqrt() + scan1(t1, t1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b3(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, e_f64_0, k_f64).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, s1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 1..5]);
+    pub fn fuzz_00000000013525b3(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, w_c2e3).write_to(out2_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -998,22 +1105,27 @@ pub mod fuzz_00000000013525b3 {
 pub mod fuzz_00000000013525b4 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_1.abs().sqrt() * e_f64_0)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (select((g_f64_0 < g_f64_0), g_i32_0, g_i32_0) as f64);
-        let t1 = select((g_f64_0 != t0), (-t0), select((t0 < t0), g_f64_0, g_f64_0));
-        ((t0 + t0) - (g_f64_1 - t1))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (e_f64_1 * e_f64_0).abs().sqrt()
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
+        let t0 = ((g_f64_0 * g_f64_0) * (g_f64_0 * g_f64_1));
+        let t1 = (scan0(g_f64_1) + g_f64_0.at(I - 2));
+        (((g_i32_1 * g_i32_1) - (g_i32_1 + g_i32_0)), ((t1 * g_f64_0) + (t0 - g_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013525b4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out1_1: &mut Field<(I, J, K), f64>) {
         op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 2..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1022,9 +1134,14 @@ pub mod fuzz_00000000013525b4 {
 pub mod fuzz_00000000013525b5 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
@@ -1033,20 +1150,21 @@ pub mod fuzz_00000000013525b5 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        scan0(c_f64_1, (c_f64_0 - c_f64_0).abs().sqrt())
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((scan0(((e_f64_0 + e_f64_0) * (e_f64_1 + e_f64_1))).at(C2E3[0])).tanh(), scan1((((c_f64_1 * 1e300) as i32) as f64), ((c_f64_1 + c_f64_1) / (c_f64_1 + c_f64_1))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        ((-e_f64_0) * (e_f64_0 - e_f64_1))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_0 + c_f64_0) / s1);
+        neighbor_sum((e_f64_1 * e_f64_1).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_00000000013525b5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525b5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..7]);
+        op2(c_f64_0, e_f64_1, s1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1055,29 +1173,34 @@ pub mod fuzz_00000000013525b5 {
 pub mod fuzz_00000000013525b6 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_0 as i64) as f64);
-        let t1 = (v_f64_1 + neighbor_sum(e_f64_0.at(V2E6), V2E6)).abs().sqrt();
-        neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6)
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = select(((neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3) / (c_i32_1 as f64)) <= concat_where(K < 5, e_f64_1.at(C2E3[2]), neighbor_sum(e_f64_0.at(C2E3), C2E3))), concat_where(K < 5, ((-c_f64_1) * select((c_i32_1 != c_i32_1), c_f64_1, c_f64_0)), (-c_f64_0)), c_f64_1);
-        (((e_f64_0.at(C2E3[2]) / k_f64) * (c_f64_1.abs().sqrt() * e_f64_1.at(C2E3[0]))) - t0)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f64_1 * concat_where(K < 3, concat_where(K < 2, v_f64_0, v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6)));
+        let t1 = (min_over(select((e_f64_1 <= e_f64_1), e_f64_0, e_f64_1).at(V2E6), V2E6) - 0.125);
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6)).exp()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((select((c_i32_0.at(K + 1) <= (c_i32_1 - c_i32_1)), c_i32_1.at(K - 1).at(K - 1), ((c_f64_1 * 3000000000.0) as i32).at(K - 1)) as f64), (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) - k_f64))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = c_f64_1;
+        (t0, scan0(((e_f64_0 + e_f64_0) * e_f64_1.abs().sqrt())).at(C2E3[0]))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((((e_f64_1 * e_f64_1) + (e_f64_1 * k_f64))).tanh(), ((e_f64_1 / e_f64_1) - c_f64_1.at(E2C[1])))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, k_f64, w_c2e3).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
-        op2(c_f64_1, c_i32_0, c_i32_1, k_f64).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 2..5]);
+    pub fn fuzz_00000000013525b6(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
+        op2(c_f64_1, e_f64_1, k_f64).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1086,32 +1209,33 @@ pub mod fuzz_00000000013525b6 {
 pub mod fuzz_00000000013525b7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_i32_0;
         let t1 = g_i32_1.at(I - 1).at(I - 1).at(I - 1);
-        ((concat_where(K < 3, (-scan0(g_f64_1, g_f64_1)), (g_f64_0 * (g_f64_0 + g_f64_1))) + scan1((g_f64_0 - g_f64_0).at(K + 2), concat_where(K < 5, (g_f64_1 - s0), (g_f64_0 - g_f64_1)))), ((select((g_i32_1 <= g_i32_0), g_f64_1, g_f64_0).at(I + 1) + (g_f64_0 * g_f64_1).at(K + 2)) + g_f64_1))
+        (concat_where(K < 1, (g_i32_1 as f64), g_f64_1).at(J - 1) + (g_f64_0 + (g_f64_0 * (g_f64_1 + g_f64_1))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(min_over(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (scan0(scan1(e_f64_0, e_f64_1).at(C2E3[0]).abs().sqrt()) - ((c_i32_1 as i64) as f64));
+        neighbor_sum(neighbor_sum(((c_f64_1 - c_f64_0) * (c_f64_1 / c_f64_0)).at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_00000000013525b7(c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to((out0_0, out0_1), domain![I: 3..5, J: 0..5, K: 0..5]);
-        op1(c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013525b7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 3..6, J: 1..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -1121,14 +1245,14 @@ pub mod fuzz_00000000013525b8 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_1 - 0.125).at(I - 2);
-        (concat_where(K < 4, (g_f64_1 + g_f64_1), (g_f64_1 - g_f64_0))).tanh()
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = ((g_i32_1 as i64).at(I + 1) as f64);
+        (((t0 - t0) / (g_f64_0 - g_f64_1)), g_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525b8(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013525b8(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1138,13 +1262,13 @@ pub mod fuzz_00000000013525b9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        select(((g_f64_0 + 0.5).at(I - 2) < (g_f64_0 * 0.5).abs().sqrt()), select((((g_i32_0 as i64) as f64) != select((g_i32_1 < g_i32_0), g_f64_1, g_f64_0)), ((g_i32_1 / 2) - g_i32_0), select((g_f64_0 <= g_f64_1), ((g_f64_1 * 8.0) as i32), select((g_i32_1 != g_i32_0), g_i32_1, g_i32_1))), g_i32_0)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), i32> {
+        select((select((g_f64_0 != g_f64_0), (g_f64_0 - g_f64_0), (g_f64_0 * g_f64_0)) < ((g_f64_1 - g_f64_0) + s1)), ((((g_i32_0 as i64) as i32) + g_i32_1.at(I - 1)) / 2), g_i32_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525b9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013525b9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), i32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out0_0, domain![I: 2..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1153,37 +1277,39 @@ pub mod fuzz_00000000013525b9 {
 pub mod fuzz_00000000013525ba {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-scan0(c_f64_1));
-        let t1 = (e_f64_1 - e_f64_0).at(C2E3[1]);
-        ((c_f64_1.abs().sqrt() / e_f64_0.at(C2E3[2]))).tanh()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_i32_0 as f64) * scan0(c_f64_1, c_f64_0));
+        let t1 = concat_where(K < 4, c_f64_0, c_f64_1).at(K + 1);
+        ((c_f64_0 / c_f64_0) - t1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (c_i32_1.at(K - 1) + c_i32_1.at(K - 1));
-        let t1 = (c_i32_1.at(K - 1) as f64);
-        (concat_where(K < 5, c_f64_0, c_f64_0) + (c_f64_1 + c_f64_0))
+    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        (v_i32_1 * v_i32_0.at(K + 1).at(K - 1)).at(K - 1)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 4, (v_f64_1 - v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6));
-        let t1 = t0;
-        ((v_f64_0 - t1) + concat_where(K < 1, v_f64_1, v_f64_1))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        (select((v_f64_1 != v_f64_0), v_f64_1, neighbor_sum(scan1(e_f64_1, e_f64_1).at(V2E6), V2E6))).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013525ba(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013525ba(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
+        op2(e_f64_1, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1209,20 +1335,21 @@ pub mod fuzz_00000000013525bc {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_i32_1 as f64) * (g_f64_1 / g_f64_0))).atan(), concat_where(K < 1, g_f64_0.at(I - 2), g_f64_0.abs().sqrt()))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((g_f64_1 + g_f64_0) * (g_f64_0 * g_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        (((v_i32_1 * v_i32_0) * ((t0 * 8.0) as i32)) as f64)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
+        let t0 = (min_over(c_f64_0.at(E2C), E2C) - s0);
+        let t1 = (((e_i32_1 as i64) as i32) - e_i32_0);
+        (neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) - e_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525bc(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 2..6, J: 0..5, K: 1..7]);
-        op1(v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525bc(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(c_f64_0, e_f64_0, e_i32_0, e_i32_1, s0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1231,23 +1358,32 @@ pub mod fuzz_00000000013525bc {
 pub mod fuzz_00000000013525bd {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (c_i32_1.at(K + 1) / 2);
-        let t1 = select((c_f64_0 != c_f64_1), (c_f64_1 + c_f64_0), (c_f64_0 / c_f64_1));
-        (concat_where(K < 2, c_f64_0, c_f64_1).at(K + 2)).sin()
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = g_i32_1;
-        (((t0 as i64) * 2) as f64)
+    pub fn op0(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+        let t0 = (c_i32_1.at(K + 1) / 2);
+        let t1 = scan0((e_f64_1 * e_f64_1), e_f64_0.at(K - 2)).at(C2E3[2]);
+        ((c_i32_1 + c_i32_0) + c_i32_1.at(K + 1))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (((c_f64_1 / scan1(c_f64_0)) * ((c_f64_1 - c_f64_0) * (c_i32_1 as f64))), ((c_f64_1 + c_f64_1) + k_f64).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
-        op1(g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013525bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..5]);
+        op1(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -1256,33 +1392,33 @@ pub mod fuzz_00000000013525bd {
 pub mod fuzz_00000000013525be {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
+    }
+
     #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = (select((v_f64_0 > v_f64_1), v_i32_0, v_i32_1).at(K + 1).at(K - 1) * (v_i32_1.at(K + 1).at(K - 1) * (v_i32_1 + v_i32_1).at(K + 1)));
-        concat_where(K < 4, neighbor_sum(e_f64_1.at(V2E6), V2E6), v_f64_0)
+        (neighbor_sum(scan0(((e_f64_0 / e_f64_0) - (e_f64_1 + e_f64_0))).at(V2E6), V2E6), select((v_f64_0 < neighbor_sum(e_f64_1.at(V2E6), V2E6)), scan1((v_f64_1 * v_f64_0).at(K - 2), v_f64_0), v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (scan0((-v_f64_1.at(K - 2)), (max_over(e_f64_0.at(V2E6), V2E6) / v_f64_0)) * v_f64_1);
-        let t1 = concat_where(K < 6, (((v_i32_0 as i64) as f64) / select((v_i32_0 > v_i32_1), v_f64_1.abs().sqrt(), (v_f64_1 + s0))), max_over((e_f64_1.abs().sqrt() + (e_f64_0 * e_f64_0)).at(V2E6), V2E6));
-        concat_where(K < 5, concat_where(K < 3, (v_f64_1.abs().sqrt() * concat_where(K < 6, v_f64_0, v_f64_0)), concat_where(K < 2, v_f64_0, v_f64_1).abs().sqrt()), ((min_over(e_f64_0.at(V2E6), V2E6) + s0) + (v_f64_1 * scan1(v_f64_0, v_f64_1))))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_1 - c_f64_1) + (c_f64_0 - c_f64_1));
+        let t1 = (max_over(e_f64_0.at(C2E3), C2E3) + (-c_f64_0));
+        ((t0 + s1) - max_over(e_f64_0.at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_00000000013525be(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(e_f64_0, e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 3..6]);
+    pub fn fuzz_00000000013525be(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, s1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -1292,28 +1428,25 @@ pub mod fuzz_00000000013525bf {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (g_f64_0.abs().sqrt() + (g_f64_1.at(I + 1) * (g_f64_1 / g_f64_1)).at(I - 2))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        ((((g_f64_1 - g_f64_1) * g_f64_1.at(I + 1)) - ((g_f64_1 - g_f64_1) / k_f64)) + g_f64_0)
     }
 
     #[field_operator]
     pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 4, (-c_f64_0), c_f64_0);
-        let t1 = (c_f64_0.at(K + 1) - c_f64_0.at(K - 1));
-        neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)
+        c_f64_0
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-(c_f64_1 + c_f64_0));
-        (-concat_where(K < 4, c_f64_1, c_f64_0))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (g_f64_0 - g_f64_0).at(K + 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013525bf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 3..5, J: 0..5, K: 1..6]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_00000000013525bf(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, k_f64).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 0..7]);
+        op1(c_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+        op2(g_f64_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..4]);
     }
 }
 
@@ -1322,19 +1455,14 @@ pub mod fuzz_00000000013525bf {
 pub mod fuzz_00000000013525c0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (scan0(c_f64_0) - (c_i32_1 as f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        ((e_f64_0.at(C2E3[0]) - c_f64_0)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525c0(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013525c0(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1344,28 +1472,27 @@ pub mod fuzz_00000000013525c1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_0 / v_f64_0.abs().sqrt());
-        (select((v_f64_0 < t0), v_i32_0, v_i32_0) as f64)
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = select((v_f64_0 < v_f64_0), v_f64_0, v_f64_0).abs().sqrt();
+        (-concat_where(K < 5, v_f64_1, v_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_i32_0 as i64) / 3) as f64);
-        let t1 = (((g_f64_1 * g_f64_1) + (g_f64_0 + k_f64)) + (g_f64_0 + t0).abs().sqrt());
-        (-(g_f64_0 - g_f64_1)).at(I - 1)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (select((c_f64_1 <= c_f64_0), c_i32_1, c_i32_1) / 7);
+        (select((c_f64_0 < c_f64_1), c_f64_1, c_f64_0) * (c_f64_1 / c_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        ((-((e_f64_1 - e_f64_0) / (e_f64_1 * e_f64_0))) * ((e_f64_1 / e_f64_0) * e_f64_1).at(K + 1))
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        v_f64_0
     }
 
     #[program]
-    pub fn fuzz_00000000013525c1(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 0..7]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_00000000013525c1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(v_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1374,36 +1501,32 @@ pub mod fuzz_00000000013525c1 {
 pub mod fuzz_00000000013525c2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (((v_i32_0 + v_i32_1) - (v_i32_1 / 2)) as f64);
+        let t1 = (-min_over((e_f64_0 - e_f64_0).at(V2E6), V2E6));
+        (max_over(((e_f64_0 * e_f64_0) / k_f64).at(V2E6), V2E6), (v_f64_0 / 1.5))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_f64_0 > v_f64_1), select((v_f64_0 <= v_f64_0), v_f64_1, v_f64_1), (v_f64_0 * v_f64_1)).at(K - 1);
-        let t1 = ((neighbor_sum(e_f64_0.at(V2E6), V2E6) + (t0 + t0)) - scan0(max_over(e_f64_1.at(V2E6), V2E6)));
-        max_over((e_f64_0 * (e_f64_0 - e_f64_1)).at(V2E6), V2E6)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_i32_0 - c_i32_1.at(K - 1)) as f64);
+        let t1 = (c_i32_0.at(K + 1) * (((c_i32_1 * c_i32_0) * 2) - ((min_over(e_f64_0.at(C2E3), C2E3) * 3000000000.0) as i32)));
+        (-(concat_where(K < 6, (c_f64_1 - 0.125), (c_f64_1 / c_f64_0)) + max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        concat_where(K < 2, c_f64_1.abs().sqrt().abs().sqrt().at(E2C[1]), select((c_f64_1.at(E2C[0]) > concat_where(K < 4, e_f64_0, e_f64_0)), ((e_i32_1 * e_i32_0) as f64), ((-(e_i32_1 as i64)) as f64)))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_f64_1.at(K - 2) * 1e300) as i32) + ((e_f64_0 * 8.0) as i32));
-        let t1 = (e_f64_0.at(K - 1) - 0.5);
-        e_f64_1
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = e_i32_0;
+        let t1 = max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C);
+        e_i32_1
     }
 
     #[program]
-    pub fn fuzz_00000000013525c2(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
-        op1(c_f64_1, e_f64_0, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
+    pub fn fuzz_00000000013525c2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(e_f64_0, k_f64, v_f64_0, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 1..5]);
+        op2(e_f64_0, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1412,34 +1535,34 @@ pub mod fuzz_00000000013525c2 {
 pub mod fuzz_00000000013525c3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+        carry * 0.5 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_1.abs().sqrt();
-        let t1 = (((e_f64_0.at(C2E3[1]) * scan0(t0, t0)) * (concat_where(K < 2, c_f64_0, c_f64_0) - c_f64_1)) - c_f64_0.at(K + 2));
-        (-scan1(c_f64_1.abs().sqrt())).abs().sqrt()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (-c_f64_1);
+        let t1 = select((t0 <= ((c_f64_0 + 1.5) + 0.5)), (c_f64_1 / (c_i32_0 as f64)), (concat_where(K < 2, min_over(e_f64_0.at(C2E3), C2E3), (c_f64_1 * c_f64_0)) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)));
+        ((c_f64_0 * (c_f64_1 + c_f64_0)) * c_f64_0).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_0 + (g_f64_1 + s1));
-        let t1 = select((select((g_f64_1 > g_f64_1), (g_i32_1 + g_i32_0), (g_i32_0 * 3)) <= g_i32_0), select(((g_f64_0 - t0) != (t0 * g_f64_0)), (((g_i32_0 as i64) + (g_i32_1 as i64)) as i32), (g_i32_1 + 7)), ((concat_where(K < 6, (g_f64_0 + g_f64_0), (g_f64_1 + g_f64_1)) * 1e300) as i32));
-        concat_where(K < 1, ((select((g_f64_1 > g_f64_0), g_i32_0, g_i32_1) as f64) - ((g_f64_1 - g_f64_0) - g_f64_0)), select((g_f64_1.at(I + 1) <= g_f64_0), (g_f64_0 * g_f64_1), (concat_where(K < 6, g_f64_0, g_f64_1) * select((g_f64_0 > g_f64_0), g_f64_1, g_f64_0))))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((-g_f64_1) * (g_f64_0 - g_f64_0)) * (scan0(g_f64_1, g_f64_1) * 1.5));
+        let t1 = (((g_i32_1 + 3) as f64) * (g_f64_1 - g_f64_0).at(I - 2));
+        concat_where(K < 4, scan1(g_f64_0), (g_f64_0 * g_f64_1).at(J + 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013525c3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
+        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 2..6, J: 0..4, K: 1..6]);
     }
 }
 
@@ -1449,13 +1572,13 @@ pub mod fuzz_00000000013525c4 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_1 * g_f64_0) - (g_f64_1 / g_f64_0))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        ((g_f64_1 * g_f64_0) - select((g_i32_0 != g_i32_1), g_f64_1, g_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c4(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525c4(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1466,24 +1589,19 @@ pub mod fuzz_00000000013525c5 {
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (c_f64_1.at(E2C[0]) * scan0(e_f64_1, e_f64_0));
-        let t1 = c_f64_0.at(E2C[0]).abs().sqrt();
-        scan1(e_f64_0, (e_f64_0 + t0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = scan0(concat_where(K < 1, c_f64_0, c_f64_0), (c_f64_1 + c_f64_1)).at(E2C[0]);
+        (e_i32_1 as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013525c5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_00000000013525c5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1493,20 +1611,22 @@ pub mod fuzz_00000000013525c6 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> Field<(Edge, K), i32> {
-        let t0 = concat_where(K < 1, min_over(e_f64_1.at(C2E3), C2E3).at(E2C[1]), (c_f64_1.at(E2C[1]).abs().sqrt() - s1));
-        ((e_i32_1 + ((e_i32_1 * e_i32_0) + (e_i32_0 * e_i32_1))) * (((e_i32_0 / 2) * e_i32_1) / 2))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (select((((e_i32_0 as i64) as i32) < e_i32_1), (((e_i32_1 as i64) as i32) * 2), e_i32_1.at(K + 1)) as f64);
+        (t0 + neighbor_sum(neighbor_sum((e_f64_1 / 0.5).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_0, min_over(e_f64_0.at(V2E6), V2E6))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = max_over(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3);
+        let t1 = (c_f64_1 / 0.5);
+        (e_f64_1.at(C2E3[2]) * concat_where(K < 6, c_f64_0, c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c6(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_1, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(e_f64_0, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525c6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1515,27 +1635,26 @@ pub mod fuzz_00000000013525c6 {
 pub mod fuzz_00000000013525c7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = (((e_f64_1 * e_f64_0) - max_over(c_f64_1.at(E2C), E2C)) * s0);
-        e_f64_1.abs().sqrt()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (-scan0((e_i32_0 as f64)));
+        e_f64_0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
-        let t0 = scan0(v_f64_1.at(K + 2), (v_f64_1 * v_f64_1));
-        (v_i32_1, max_over((e_f64_0 * e_f64_0).at(V2E6), V2E6))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((((g_f64_1 - g_f64_1) + (g_f64_0 + s0)) - ((g_f64_1 * g_f64_1) - g_f64_0)), g_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525c7(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_0, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..4]);
+    pub fn fuzz_00000000013525c7(e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+        op1(g_f64_0, g_f64_1, s0).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1544,33 +1663,39 @@ pub mod fuzz_00000000013525c7 {
 pub mod fuzz_00000000013525c8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * 0.5 + x0
     }
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_f64_0 > v_f64_1), min_over(e_f64_0.at(V2E6), V2E6), scan0(v_f64_0, v_f64_0));
-        (v_f64_0.at(K - 1) - (v_f64_1 + v_f64_0))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (((((g_f64_0 - g_f64_0) - g_f64_1.abs().sqrt()) * (((g_i32_1 as i64) as f64) * (-g_f64_1))) + concat_where(K < 1, concat_where(K < 3, g_f64_1, g_f64_1).at(I - 2), (g_f64_1.abs().sqrt() + g_f64_0.at(I + 1))))).cos()
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 6, (v_f64_1 - v_f64_1), (-v_f64_0));
+        (neighbor_sum(scan0((e_f64_1 * k_f64)).at(V2E6), V2E6)).atan()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (max_over(c_f64_0.at(E2C), E2C) / (e_f64_0 + e_f64_0));
-        max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (((-v_f64_0) / 0.5).abs().sqrt() * v_f64_0);
+        let t1 = (((v_f64_0.abs().sqrt() - 0.5) * t0) * neighbor_sum(((e_f64_0 + e_f64_0) * e_f64_1.abs().sqrt()).at(V2E6), V2E6));
+        ((((v_i32_1 as i64) * (v_i32_0 as i64)) * 7).at(K - 1) as f64)
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        ((-(scan1((c_f64_1 * c_f64_1), (c_f64_1 - c_f64_0)) - (select((c_i32_0 <= c_i32_0), (c_i32_0 as i64), (c_i32_0 as i64)) as f64)))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525c8(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..7]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 2..5, J: 0..5, K: 1..7]);
-        op2(c_f64_0, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013525c8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1580,20 +1705,19 @@ pub mod fuzz_00000000013525c9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K + 2) + ((e_i32_1.at(K - 1) * (e_i32_1 * e_i32_0)) as f64)), (-select((e_i32_0 != (e_i32_0 + e_i32_0)), (e_f64_1 * e_f64_0).at(K + 1), ((e_f64_0 * e_f64_0) - k_f64))))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (e_f64_0.abs().sqrt(), (e_f64_1 * (e_f64_1.abs().sqrt() - e_f64_0.abs().sqrt())).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0.abs().sqrt().at(K + 2);
-        (((v_i32_0 as i64) as f64) + v_f64_0.abs().sqrt())
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (g_f64_0).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013525c9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..4]);
-        op1(v_f64_0, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..4]);
+    pub fn fuzz_00000000013525c9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
+        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1603,35 +1727,37 @@ pub mod fuzz_00000000013525ca {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+    pub fn op0(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
         let t0 = c_i32_0;
         let t1 = (c_i32_1.at(K + 1).at(K + 1) / 2);
-        ((((t0 / 2) * 2) - c_i32_1.at(K + 1).at(K + 1)), scan0((t0 as f64)).abs().sqrt())
+        ((((t0 / 2) * 2) - c_i32_1.at(K + 1).at(K + 1)), (e_f64_0.at(C2E3[2]) * (t0 as f64)).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = select((select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0) != c_i32_1.at(K - 1)), select((c_f64_0 > c_f64_1), c_i32_1, (c_i32_0 * 2)), (((c_i32_0 as i64) * (c_i32_1 as i64)) as i32));
-        let t1 = c_f64_0;
-        ((c_f64_1 + e_f64_1.at(C2E3[0])) * (-neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)))
+    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        v_f64_1
     }
 
     #[field_operator]
-    pub fn op2(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_i32_1 < g_i32_0), g_f64_1.at(K - 2), g_f64_1.at(J - 1));
-        (((g_f64_1 * 8.0) as i32) as f64)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (scan0(scan1((-c_f64_1), (c_f64_0 + c_f64_0)), c_f64_0.abs().sqrt()) / concat_where(K < 2, neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3), ((c_f64_1 + c_f64_0) + 0.25)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_i32_0, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 1..5, K: 2..6]);
+    pub fn fuzz_00000000013525ca(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_i32_0, c_i32_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..5]);
+        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 0..6]);
     }
 }
 
@@ -1640,9 +1766,14 @@ pub mod fuzz_00000000013525ca {
 pub mod fuzz_00000000013525cb {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+        carry * 0.75 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
@@ -1651,22 +1782,24 @@ pub mod fuzz_00000000013525cb {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (scan0(c_f64_0.at(E2C[1]), e_f64_1) * concat_where(K < 2, (e_f64_1 * e_f64_1), c_f64_1.at(E2C[1])));
-        let t1 = e_i32_1;
-        ((select((e_f64_1 < e_f64_1), min_over(c_f64_0.at(E2C), E2C), select((e_f64_1 != t0), t0, t0)) + k_f64), t0)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 3, (e_f64_1 - (e_i32_1 as f64)), (c_f64_0 / k_f64).at(E2C[1]));
+        let t1 = (((e_i32_1 + e_i32_1) - e_i32_1.at(K - 1)) * ((select((e_f64_1 > e_f64_1), t0, t0) * 1e19) as i32));
+        e_f64_1
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        ((select((g_i32_1 != g_i32_1), g_f64_1, g_f64_1) + (g_f64_1 / s1)) - concat_where(K < 1, select((g_f64_1 <= g_f64_0), g_f64_1, g_f64_0), (g_f64_1 - g_f64_0)))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = g_i32_0;
+        let t1 = ((((t0 + t0) as i64) as f64) + ((g_f64_1.abs().sqrt() + concat_where(K < 2, g_f64_1, g_f64_1)) + scan0((g_f64_1 + g_f64_1), scan1(g_f64_0))));
+        (select((concat_where(K < 4, g_f64_0, g_f64_0) > g_f64_0), ((t1 - g_f64_0) - select((g_f64_1 != g_f64_0), t1, t1)), concat_where(K < 5, (g_f64_1 * g_f64_1), select((g_f64_0 <= g_f64_0), g_f64_1, g_f64_1))) * (((g_f64_0 / 1.5) - (g_f64_0 - g_f64_1)) * (g_f64_1 * (g_f64_0 + g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525cb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013525cb(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(c_f64_0, c_f64_1, e_f64_1, e_i32_1, k_f64).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..7]);
-        op2(g_f64_0, g_f64_1, g_i32_1, s1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(c_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1675,15 +1808,25 @@ pub mod fuzz_00000000013525cb {
 pub mod fuzz_00000000013525cc {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_i32_1.at(I + 1);
-        ((g_f64_1.at(I - 2) * ((-g_f64_0) * s0)) + g_f64_0)
+        (scan0(g_f64_1) + scan1(g_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525cc(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1, s0).write_to(out0_0, domain![I: 2..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013525cc(g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_1, g_i32_1).write_to(out0_0, domain![I: 1..4, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1692,32 +1835,22 @@ pub mod fuzz_00000000013525cc {
 pub mod fuzz_00000000013525cd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = ((((c_f64_1 * 3000000000.0) as i32) * ((c_f64_1 * 1e19) as i32)) as f64);
-        let t1 = min_over((neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) * e_f64_0).at(C2E3), C2E3);
-        neighbor_sum(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3)
+        let t1 = neighbor_sum(neighbor_sum(select((c_f64_0 <= c_f64_0), c_f64_0, c_f64_1).at(E2C), E2C).at(C2E3), C2E3);
+        c_f64_1
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (((g_f64_1 * g_f64_1) * scan0(g_f64_1)) - scan1((-g_f64_1)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((e_f64_0 - s1), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_00000000013525cd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013525cd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..7]);
+        op1(e_f64_0, e_f64_1, s1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -1726,21 +1859,27 @@ pub mod fuzz_00000000013525cd {
 pub mod fuzz_00000000013525ce {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (c_f64_0.at(E2C[0]) * select((e_f64_1 <= e_f64_0), e_f64_1, e_f64_1)).at(K - 2)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
-        (-(v_f64_1 - v_f64_1))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        ((c_f64_0 - c_f64_1) - concat_where(K < 5, c_f64_1, c_f64_0)).at(E2C[1])
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_1.abs().sqrt() - (g_f64_1 + g_f64_1)) + ((g_f64_0 + g_f64_0) * g_f64_1));
+        let t1 = concat_where(K < 1, scan0(g_f64_0).abs().sqrt(), (g_f64_1.at(J + 1) + g_f64_0.at(I + 1)));
+        (((concat_where(K < 5, g_f64_0, g_f64_1) + (g_f64_0 + g_f64_0)) - t0)).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013525ce(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 2..6]);
-        op1(e_f64_1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013525ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..5, J: 0..4, K: 1..6]);
     }
 }
 
@@ -1749,33 +1888,29 @@ pub mod fuzz_00000000013525ce {
 pub mod fuzz_00000000013525cf {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        select(((e_i32_0 as f64).abs().sqrt() < (e_f64_0 / 0.5).at(K + 2)), e_f64_1, (c_f64_0.at(E2C[1]) * max_over((c_f64_1 * c_f64_0).at(E2C), E2C)))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (((e_f64_0.at(K + 2) * 1e19) as i32).at(K + 1) as f64)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_1;
+        ((-select((v_i32_0 > v_i32_0), (t0 * v_f64_1), (t0 + t0))), neighbor_sum(e_f64_1.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (select((g_f64_0 <= g_f64_1), g_f64_0, g_f64_0) - (g_f64_0 - g_f64_1))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (min_over((e_f64_0 + e_f64_0).at(C2E3), C2E3) - ((c_i32_1 as f64) + (c_f64_0 + c_f64_0)));
-        let t1 = ((c_i32_0 * c_i32_1).at(K + 1) + select((t0 <= c_f64_1), c_i32_0, c_i32_0.at(K - 1)));
-        (((((c_i32_1 as i64) as f64) - s1) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)), (t0 + select((c_i32_1 > c_i32_1), scan0(c_f64_0), e_f64_1.at(C2E3[2]))))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = min_over((e_f64_0 * e_f64_1).at(V2E6), V2E6);
+        let t1 = (v_f64_1 * v_f64_1.abs().sqrt());
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6) - k_f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013525cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..3]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013525cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
+        op1(e_f64_1, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
+        op2(e_f64_0, e_f64_1, k_f64, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1784,42 +1919,38 @@ pub mod fuzz_00000000013525cf {
 pub mod fuzz_00000000013525d0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> Field<(Edge, K), i32> {
-        let t0 = ((((e_i32_0 * 2) / 2) as f64) - (max_over(c_f64_1.at(E2C), E2C) - ((e_f64_0 - 0.5) / 0.5)));
-        let t1 = select((neighbor_sum(concat_where(K < 3, c_f64_0, c_f64_0).at(E2C), E2C) < (scan0(e_f64_1, t0) - t0)), concat_where(K < 1, ((e_f64_0 - s1) - concat_where(K < 6, e_f64_1, e_f64_1)), e_f64_0), (concat_where(K < 4, scan1(e_f64_0, e_f64_1), (e_f64_0 + e_f64_1)) + ((t0 - e_f64_1) + e_f64_0.abs().sqrt())));
-        (((t1 * 8.0) as i32) - select((e_i32_0.at(K - 1) != e_i32_1), (select((t1 < e_f64_0), e_i32_0, e_i32_1) + 7), ((neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * 1e300) as i32)))
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_0 / 3) * 2) * ((c_i32_1 as i64) as i32));
-        let t1 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt();
-        c_f64_1
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> Field<(Edge, K), f64> {
+        let t0 = ((((e_f64_1 * e_f64_0) + e_f64_0.abs().sqrt()) + (e_f64_1 - 0.125)) - ((-(-e_f64_1)) * (((e_f64_1 * 1e19) as i32) as f64)));
+        let t1 = select((scan0(scan1(t0), (e_i32_1 as f64)) < (e_f64_0 * t0)), select(((-t0) > (e_f64_0 - e_f64_0)), ((e_f64_0 - 3.0) - s1), (-(e_f64_1 + e_f64_0))), (select((e_i32_1 != e_i32_1), (e_i32_0 - e_i32_0), (e_i32_0 - e_i32_0)) as f64));
+        ((e_f64_0 * max_over(c_f64_0.at(E2C), E2C)) + ((t0 + e_f64_0) + e_f64_0.at(K + 2))).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = ((e_f64_0 - e_f64_0) * s0).at(C2E3[0]);
-        let t1 = ((t0 * c_f64_1) * neighbor_sum(e_f64_0.at(C2E3), C2E3)).abs().sqrt();
-        ((select((c_f64_0 <= t1), c_f64_0, (t0 / c_f64_0)) - s0)).tanh()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_0).atan()
+    }
+
+    #[field_operator]
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
+        (((g_f64_1 - g_f64_1) * g_f64_0.at(J - 1)) - ((g_f64_1 - s1) + select((g_i32_0 < g_i32_1), g_f64_1, g_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, s1: f64, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, s0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013525d0(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out0_0, domain![Edge: 0..11, K: 1..4]);
+        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out2_0, domain![I: 0..6, J: 1..5, K: 0..6]);
     }
 }
 
@@ -1829,14 +1960,14 @@ pub mod fuzz_00000000013525d1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
         let t0 = (((c_i32_0 as i64).at(K - 1) * 7) as i32);
-        select(((c_i32_0 * t0) < (t0 + t0)), c_f64_0, concat_where(K < 5, (c_f64_0 * c_f64_0), c_f64_1.abs().sqrt()))
+        select(((c_i32_0 * t0) < (t0 + t0)), c_f64_0, neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_00000000013525d1(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_0, e_f64_0, w_c2e3).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -1846,21 +1977,21 @@ pub mod fuzz_00000000013525d2 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s1: f64) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
         let t0 = g_i32_0;
-        let t1 = ((g_f64_0 * g_f64_1) + (g_f64_1 - g_f64_1));
-        ((((t1 + s1) * 1e300) as i32), g_f64_0)
+        let t1 = ((g_f64_0 - g_f64_1) + (g_f64_1 + g_f64_1));
+        ((((t1 + t1) * 1e300) as i32), g_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((concat_where(K < 3, (v_f64_0 * 0.25), (v_f64_0 + v_f64_1)).at(K - 1)).tanh(), max_over(((e_i32_1 as f64) + (e_f64_1 - e_f64_1)).at(V2E6), V2E6))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6).at(K - 1).abs().sqrt(), (max_over(e_f64_0.at(K + 1).at(V2E6), V2E6) + min_over(e_f64_1.at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d2(e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), i32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, s1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(e_f64_1, e_i32_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..7]);
+    pub fn fuzz_00000000013525d2(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..5]);
     }
 }
 
@@ -1869,36 +2000,39 @@ pub mod fuzz_00000000013525d2 {
 pub mod fuzz_00000000013525d3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+        carry * 0.75 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s1: f64) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
         let t0 = e_f64_1;
-        (select(((e_f64_0 + s1) != max_over(c_f64_0.at(E2C), E2C)), select((e_f64_0 <= e_f64_0), e_i32_0, ((e_f64_1 * 3000000000.0) as i32)), (((e_f64_1 * 1e19) as i32) - select((e_f64_0 <= e_f64_0), e_i32_1, e_i32_0))).at(K + 1), (select((e_f64_0.abs().sqrt() > c_f64_0.at(E2C[0])), concat_where(K < 1, scan0(e_f64_1), (e_f64_1 * e_f64_0)), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) + (-(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * k_f64))))
+        (select(((e_f64_0 + e_f64_1) != (e_f64_0 / e_f64_1)), ((e_i32_0 - e_i32_1) + 2), e_i32_0).at(K + 1), e_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_i32_1 - g_i32_1).at(I + 1) - select((g_i32_1 < g_i32_1), g_i32_0, select((g_i32_0 > g_i32_1), g_i32_1, g_i32_0)));
-        let t1 = (((-g_f64_1) * (g_f64_1 + g_f64_0)) / g_f64_0.at(K + 1).at(J - 2));
-        ((t1 + ((-g_f64_1) + g_f64_1.at(J + 1)))).tanh()
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = select(((select((e_f64_0 != e_f64_1), (e_i32_0 as i64), (e_i32_0 as i64)) as f64) <= e_f64_0), e_i32_1, ((e_f64_0 * 8.0) as i32));
+        (((max_over(c_f64_1.at(E2C), E2C).abs().sqrt() / (e_f64_0 - scan0(e_f64_0))) - (-concat_where(K < 2, (e_i32_1 as f64), e_f64_1))), e_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum((e_f64_1 * e_f64_1).at(C2E3), C2E3);
-        let t1 = ((c_i32_0 * c_i32_0) - (c_i32_1 * c_i32_1));
-        c_f64_1
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = scan1((c_f64_1 + c_f64_1), concat_where(K < 2, c_f64_0, c_f64_1)).at(E2C[1]);
+        (t0, c_f64_1.at(E2C[1]))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 2..4, K: 1..6]);
-        op2(c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013525d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..5]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 0..6]);
+        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1907,37 +2041,39 @@ pub mod fuzz_00000000013525d3 {
 pub mod fuzz_00000000013525d4 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_f64_0 < g_f64_0), scan0(g_f64_1, g_f64_0), concat_where(K < 2, g_f64_1, g_f64_1));
-        let t1 = (select((g_i32_0 <= g_i32_0), g_f64_1, g_f64_1) / (t0 + t0));
-        ((g_f64_0 + t1) * g_f64_0.at(I - 2))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = (scan0(g_f64_0) - g_f64_0);
+        let t1 = (g_f64_1 - g_f64_0).at(K + 1);
+        (((g_f64_1 * 8.0) as i32) as f64)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = ((e_i32_0 - e_i32_1).at(K - 1).at(K - 1) as f64);
-        let t1 = ((((e_i32_0 * e_i32_1) + select((e_f64_1 != t0), e_i32_1, e_i32_0)) - (e_i32_1 * 2)) / 3);
-        select(((concat_where(K < 3, e_f64_1, e_f64_0) * (e_i32_1 as f64)) <= concat_where(K < 1, e_f64_1, e_f64_1.abs().sqrt())), (((e_i32_0 + t1) * e_i32_0.at(K + 1)) - (select((e_i32_0 > t1), e_i32_1, e_i32_1) * ((e_f64_0 * 3000000000.0) as i32))), ((e_i32_1 as i64).at(K - 1) as i32))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = ((c_f64_0 * c_f64_0) / ((c_i32_1 as i64) as f64));
+        (scan1((t0 + k_f64), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), concat_where(K < 1, (c_f64_0 / 0.25), (c_f64_0 - c_f64_1)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(neighbor_sum((c_i32_1 as f64).at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = ((c_i32_1 * c_i32_1.at(K + 1)) as f64);
-        neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt().at(K + 1)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (((e_f64_0 - concat_where(K < 4, e_f64_1, e_f64_1)) + (-neighbor_sum(c_f64_0.at(E2C), E2C))), (neighbor_sum(c_f64_1.at(E2C), E2C) + (-((-e_f64_1) / max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d4(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 1..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 3..6]);
-        op2(c_f64_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..5]);
+    pub fn fuzz_00000000013525d4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -1946,29 +2082,28 @@ pub mod fuzz_00000000013525d4 {
 pub mod fuzz_00000000013525d5 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = e_f64_1;
         let t1 = e_i32_1;
-        scan0(((e_f64_0 / t0) + (e_f64_0 - k_f64)), t0)
+        ((-(neighbor_sum(e_f64_1.at(C2E3), C2E3) + (c_f64_0 - c_f64_0))).at(E2C[0])).exp()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = (select((e_i32_1 <= e_i32_1), e_f64_1, e_f64_1) - k_f64);
-        let t1 = e_f64_0.at(K - 2);
-        (t0.abs().sqrt() * e_f64_0.at(K + 1))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan0(min_over(concat_where(K < 4, e_f64_1, e_f64_1).at(V2E6), V2E6));
+        neighbor_sum(e_f64_0.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013525d5(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(e_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 3..5]);
+    pub fn fuzz_00000000013525d5(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1977,27 +2112,22 @@ pub mod fuzz_00000000013525d5 {
 pub mod fuzz_00000000013525d6 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        ((-min_over(e_f64_1.at(V2E6), V2E6)) * neighbor_sum((concat_where(K < 3, e_f64_0, e_f64_0).at(V2E6) * w_v2e6), V2E6))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        ((-select((v_i32_1 > v_i32_0), v_f64_0.at(K - 1), neighbor_sum(e_f64_0.at(V2E6), V2E6)))).exp()
-    }
-
-    #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0(v_f64_0, (v_f64_1.abs().sqrt() * v_f64_0.abs().sqrt()));
-        let t1 = v_f64_0;
-        ((t0.abs().sqrt() + select((v_f64_0 < v_f64_0), concat_where(K < 6, v_f64_1, v_f64_0), v_f64_1.abs().sqrt()).at(K - 1))).cos()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>, s0: f64) -> Field<(I, J, K), f64> {
+        let t0 = (select((g_f64_0 != (-g_f64_0)), ((g_f64_1 * g_f64_1) * (g_f64_1 - s0)), ((g_f64_0 * g_f64_0) * (g_f64_0 * k_f64))) + ((concat_where(K < 6, g_f64_1, g_f64_1) - (g_f64_1 * g_f64_0)) + (g_f64_1 * (-g_f64_1))));
+        let t1 = t0;
+        ((-(t1 + g_f64_1)) - (g_f64_0.at(J - 1) - concat_where(K < 5, g_f64_0, g_f64_0))).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013525d6(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
+    pub fn fuzz_00000000013525d6(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s0: f64, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, w_v2e6).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(g_f64_0, g_f64_1, k_f64, s0).write_to(out1_0, domain![I: 0..6, J: 1..5, K: 1..6]);
     }
 }
 
@@ -2012,15 +2142,15 @@ pub mod fuzz_00000000013525d7 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) / c_f64_0.abs().sqrt());
-        ((c_i32_1 / 3) as f64)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = concat_where(K < 5, c_f64_0, c_f64_1).abs().sqrt();
+        concat_where(K < 3, (c_f64_1 / k_f64), (c_f64_1 - c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d7(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525d7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1, k_f64).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -2029,28 +2159,35 @@ pub mod fuzz_00000000013525d7 {
 pub mod fuzz_00000000013525d8 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = (((e_f64_1 * 3000000000.0) as i32) - ((e_f64_0 * 1e19) as i32));
-        c_f64_0.at(E2C[1])
+        (concat_where(K < 4, e_f64_0, e_f64_1) + e_f64_0.at(K + 1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        (((c_i32_0 / 7) as f64), ((c_i32_1 - c_i32_1) as f64))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> Field<(Edge, K), f64> {
+        let t0 = select(((e_f64_1 - e_f64_0) < max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), ((e_i32_1 + e_i32_1) / 2), (select((e_f64_1 != e_f64_0), e_i32_1, e_i32_0) - ((e_i32_1 as i64) as i32))).at(K - 1);
+        let t1 = ((neighbor_sum(c_f64_1.at(E2C), E2C).abs().sqrt() - c_f64_1.at(E2C[0])) + neighbor_sum(neighbor_sum((e_i32_0 as f64).at(C2E3), C2E3).at(E2C), E2C));
+        ((c_f64_1.at(K + 1) / select((c_f64_0 < c_f64_1), c_f64_0, c_f64_1)).at(E2C[1]) / s1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        neighbor_sum(neighbor_sum((c_f64_0 + c_f64_1).at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = concat_where(K < 3, select((c_f64_0 > c_f64_0), (c_f64_0 + 0.5), (c_f64_1 * c_f64_1)), c_f64_0);
+        (min_over(e_f64_0.at(C2E3), C2E3), concat_where(K < 4, select((c_f64_0 != c_f64_0), c_f64_1, c_f64_0).abs().sqrt(), concat_where(K < 1, c_f64_1, scan0(c_f64_1, c_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
-        op1(c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_00000000013525d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -2060,13 +2197,13 @@ pub mod fuzz_00000000013525d9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        concat_where(K < 5, (e_f64_0 - e_f64_0).abs().sqrt(), ((e_f64_1 + e_f64_0) - e_f64_0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (e_f64_0.at(C2E3[1]) - select((c_f64_0 < c_f64_0), c_f64_1, c_f64_1)).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_00000000013525d9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013525d9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -2075,23 +2212,33 @@ pub mod fuzz_00000000013525d9 {
 pub mod fuzz_00000000013525da {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        ((((v_i32_1.at(K - 1) as f64) * 1e19) as i64) as f64)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum((e_f64_1 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C).at(K - 1);
-        let t1 = e_f64_0.abs().sqrt().at(C2E3[1]).at(E2C[0]);
-        ((c_i32_1 * c_i32_1) as f64).at(E2C[1]).abs().sqrt()
+    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        concat_where(K < 6, (((-v_i32_0) / 7) as f64), ((((v_i32_0 as i64) / 2) * 7) as f64))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((((c_i32_0 as i64) - (c_i32_1 as i64)) + ((c_i32_0 as i64) / 7)) - (c_i32_0 as i64).at(K - 1)) as i32);
+        let t1 = scan0(((-c_f64_0) - (c_f64_0 - c_f64_1)), max_over(e_f64_1.at(C2E3), C2E3).abs().sqrt());
+        ((concat_where(K < 1, (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) + neighbor_sum(e_f64_0.at(C2E3), C2E3)), (scan1(e_f64_1).at(C2E3[2]) - (c_f64_0 * c_f64_1))) + (((c_i32_0 as i64) as f64) / k_f64))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525da(c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_00000000013525da(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -2100,19 +2247,19 @@ pub mod fuzz_00000000013525da {
 pub mod fuzz_00000000013525db {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
-        concat_where(K < 6, scan0(concat_where(K < 1, c_f64_1, c_f64_1)), (select((c_f64_0 <= c_f64_0), c_f64_1, c_f64_1) / s0)).abs().sqrt()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
+        (scan0(e_f64_0).at(C2E3[1]) / s1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525db(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, s0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013525db(e_f64_0: &Field<(Edge, K), f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, s1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -2121,39 +2268,39 @@ pub mod fuzz_00000000013525db {
 pub mod fuzz_00000000013525dc {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+        carry * -0.5 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = v_f64_1;
-        let t1 = concat_where(K < 5, ((neighbor_sum(e_f64_0.at(V2E6), V2E6) / s0) * select((v_f64_0 != v_f64_1), (v_f64_1 * v_f64_0), scan0(v_f64_0))), min_over(((e_f64_1 + e_f64_0) * (e_f64_1 + e_f64_1)).at(V2E6), V2E6));
-        (-scan1(max_over(select((e_f64_0 > e_f64_0), e_f64_0, e_f64_0).at(V2E6), V2E6)))
+        let t1 = neighbor_sum(scan0(((e_f64_0 * s1) * (e_f64_1 + e_f64_0))).at(V2E6), V2E6);
+        (scan1(t1), select((concat_where(K < 6, v_f64_1, v_f64_0).abs().sqrt() > (min_over(e_f64_1.at(V2E6), V2E6) - (t0 - k_f64))), (min_over(e_f64_1.at(V2E6), V2E6).at(K - 1) * (select((v_f64_1 != v_f64_1), v_f64_0, v_f64_1) * (v_f64_0 * v_f64_1))), neighbor_sum(e_f64_0.at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_0.at(K + 1).at(K - 1)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((g_f64_0 * g_f64_0) * 0.125)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64, s1: f64) -> Field<(Edge, K), f64> {
-        let t0 = select((((-e_f64_1) * s0) <= concat_where(K < 5, (e_f64_1 + e_f64_1), c_f64_0.at(E2C[1]))), (select((e_i32_0 < e_i32_1), ((e_i32_1 as i64) as i32), e_i32_1.at(K - 1)) * ((e_i32_0 + 7) * (e_i32_1 + e_i32_1))), e_i32_1);
-        ((e_f64_0.at(K - 2) - k_f64) * s1).abs().sqrt()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = max_over(neighbor_sum((c_f64_0 + c_f64_0).at(E2C), E2C).at(C2E3), C2E3);
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_00000000013525dc(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, s0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s0, s1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
+    pub fn fuzz_00000000013525dc(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, k_f64, s1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
+        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -2162,41 +2309,34 @@ pub mod fuzz_00000000013525dc {
 pub mod fuzz_00000000013525dd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = (max_over(e_f64_1.abs().sqrt().at(V2E6), V2E6) / 0.125);
-        ((v_i32_0 + v_i32_0.at(K - 1)) + 7)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        (v_f64_0, (max_over(e_f64_1.at(V2E6), V2E6).at(K + 2) + max_over(e_f64_0.at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (select((v_i32_1 != v_i32_0), v_f64_1, v_f64_0) - neighbor_sum(e_f64_1.at(V2E6), V2E6));
-        let t1 = select((t0 < v_f64_1), scan0(t0, t0), v_f64_1);
-        select((v_f64_1 <= v_f64_1), t1.abs().sqrt(), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_i32_0;
+        select((e_f64_1 > (e_f64_0 + k_f64)), ((c_i32_1 as i64) as f64).at(E2C[1]), select((c_f64_0 != c_f64_1), c_f64_0, c_f64_0).at(E2C[0]))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (((g_f64_1 * g_f64_1) * g_f64_1.abs().sqrt()) * 0.25);
-        let t1 = (scan1((g_f64_1 - t0)) / ((g_f64_1 - g_f64_0) + k_f64));
-        ((((g_f64_0 / s1) + (t0 + g_f64_0)) + select((g_f64_1 > g_f64_0), g_f64_0, g_f64_0).at(K + 1)), ((g_f64_1.abs().sqrt() - (g_f64_1 - t1)) - ((g_f64_0 * t0) + (g_f64_0 - t1))))
+    pub fn op2(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = ((-scan0(v_f64_1, v_f64_0)) * ((v_f64_0 + v_f64_1) * v_f64_1.at(K - 2)));
+        (v_f64_0.at(K + 2).at(K - 2) / k_f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013525dd(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
-        op2(g_f64_0, g_f64_1, k_f64, s1).write_to((out2_0, out2_1), domain![I: 0..6, J: 0..5, K: 0..5]);
+    pub fn fuzz_00000000013525dd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, e_i32_0, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+        op2(k_f64, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 3..7]);
     }
 }
 
@@ -2206,23 +2346,22 @@ pub mod fuzz_00000000013525de {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_1;
-        let t1 = min_over((e_f64_0 - e_f64_1).at(V2E6), V2E6);
-        v_f64_1
+        let t1 = select((t0 > v_f64_0), (v_f64_1 / v_f64_1), (t0 + v_f64_0));
+        (t1).atan()
     }
 
     #[field_operator]
-    pub fn op1(g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = ((g_i32_0 * (g_i32_0 - g_i32_0)) * 2);
-        let t1 = (t0 * g_i32_0);
-        g_i32_0
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> Field<(Edge, K), i32> {
+        let t0 = (e_i32_1 * ((e_f64_1 * 8.0) as i32));
+        (select((e_f64_1.at(K + 2) <= (e_f64_0 * s1)), (select((e_f64_0 > e_f64_1), (t0 as i64), (t0 as i64)) as i32), ((e_f64_1 * 8.0) as i32)) * e_i32_0.at(K - 1).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525de(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), i32>) {
-        op0(e_f64_0, e_f64_1, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013525de(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out1_0, domain![Edge: 0..11, K: 3..5]);
     }
 }
 
@@ -2231,38 +2370,42 @@ pub mod fuzz_00000000013525de {
 pub mod fuzz_00000000013525df {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_0 * g_f64_0) + (-g_f64_1))
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        concat_where(K < 1, g_f64_1.abs().sqrt(), (g_i32_0 as f64))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_1 * c_f64_1).abs().sqrt();
-        ((-t0) + c_f64_0.at(K + 2))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (e_f64_0.abs().sqrt() * e_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((select((g_f64_1 > g_f64_1), g_i32_1, g_i32_0).at(I + 1) as f64), select(((g_i32_1 + g_i32_1) < (g_i32_0 - g_i32_0)), (-scan0(g_f64_1)), ((g_f64_0 + g_f64_1) - g_f64_1)))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (((neighbor_sum(scan0((e_f64_1 - e_f64_1)).at(V2E6), V2E6) * neighbor_sum(scan1((e_f64_0 + e_f64_1), e_f64_1.abs().sqrt()).at(V2E6), V2E6)) - (select((v_f64_1 != v_f64_0), v_f64_1.at(K + 1), concat_where(K < 3, v_f64_1, v_f64_1)) * (v_f64_0.abs().sqrt() + v_f64_1.at(K + 1)))), ((v_i32_0 as i64) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013525df(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..5]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 1..4, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525df(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
-    Case { name: "fuzz_0000000001352590", seed: 20260240, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352590::fuzz_0000000001352590::compile(o)?)) },
+    Case { name: "fuzz_0000000001352590", seed: 20260240, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352590::fuzz_0000000001352590::compile(o)?)) },
     Case { name: "fuzz_0000000001352591", seed: 20260241, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352591::fuzz_0000000001352591::compile(o)?)) },
     Case { name: "fuzz_0000000001352592", seed: 20260242, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352592::fuzz_0000000001352592::compile(o)?)) },
     Case { name: "fuzz_0000000001352593", seed: 20260243, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352593::fuzz_0000000001352593::compile(o)?)) },
@@ -2270,47 +2413,47 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352595", seed: 20260245, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352595::fuzz_0000000001352595::compile(o)?)) },
     Case { name: "fuzz_0000000001352596", seed: 20260246, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352596::fuzz_0000000001352596::compile(o)?)) },
     Case { name: "fuzz_0000000001352597", seed: 20260247, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
-    Case { name: "fuzz_0000000001352598", seed: 20260248, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352598::fuzz_0000000001352598::compile(o)?)) },
-    Case { name: "fuzz_0000000001352599", seed: 20260249, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
+    Case { name: "fuzz_0000000001352598", seed: 20260248, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352598::fuzz_0000000001352598::compile(o)?)) },
+    Case { name: "fuzz_0000000001352599", seed: 20260249, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
     Case { name: "fuzz_000000000135259a", seed: 20260250, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259a::fuzz_000000000135259a::compile(o)?)) },
-    Case { name: "fuzz_000000000135259b", seed: 20260251, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259b::fuzz_000000000135259b::compile(o)?)) },
+    Case { name: "fuzz_000000000135259b", seed: 20260251, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259b::fuzz_000000000135259b::compile(o)?)) },
     Case { name: "fuzz_000000000135259c", seed: 20260252, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259c::fuzz_000000000135259c::compile(o)?)) },
     Case { name: "fuzz_000000000135259d", seed: 20260253, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259d::fuzz_000000000135259d::compile(o)?)) },
     Case { name: "fuzz_000000000135259e", seed: 20260254, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259e::fuzz_000000000135259e::compile(o)?)) },
     Case { name: "fuzz_000000000135259f", seed: 20260255, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259f::fuzz_000000000135259f::compile(o)?)) },
     Case { name: "fuzz_00000000013525a0", seed: 20260256, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a0::fuzz_00000000013525a0::compile(o)?)) },
     Case { name: "fuzz_00000000013525a1", seed: 20260257, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a1::fuzz_00000000013525a1::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a2", seed: 20260258, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a2::fuzz_00000000013525a2::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a3", seed: 20260259, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a3::fuzz_00000000013525a3::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a2", seed: 20260258, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a2::fuzz_00000000013525a2::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a3", seed: 20260259, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a3::fuzz_00000000013525a3::compile(o)?)) },
     Case { name: "fuzz_00000000013525a4", seed: 20260260, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a4::fuzz_00000000013525a4::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a5", seed: 20260261, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a5::fuzz_00000000013525a5::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a5", seed: 20260261, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a5::fuzz_00000000013525a5::compile(o)?)) },
     Case { name: "fuzz_00000000013525a6", seed: 20260262, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a6::fuzz_00000000013525a6::compile(o)?)) },
     Case { name: "fuzz_00000000013525a7", seed: 20260263, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a7::fuzz_00000000013525a7::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a8", seed: 20260264, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a8::fuzz_00000000013525a8::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a9", seed: 20260265, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a9::fuzz_00000000013525a9::compile(o)?)) },
-    Case { name: "fuzz_00000000013525aa", seed: 20260266, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525aa::fuzz_00000000013525aa::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a8", seed: 20260264, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a8::fuzz_00000000013525a8::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a9", seed: 20260265, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a9::fuzz_00000000013525a9::compile(o)?)) },
+    Case { name: "fuzz_00000000013525aa", seed: 20260266, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525aa::fuzz_00000000013525aa::compile(o)?)) },
     Case { name: "fuzz_00000000013525ab", seed: 20260267, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ab::fuzz_00000000013525ab::compile(o)?)) },
     Case { name: "fuzz_00000000013525ac", seed: 20260268, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ac::fuzz_00000000013525ac::compile(o)?)) },
-    Case { name: "fuzz_00000000013525ad", seed: 20260269, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ad::fuzz_00000000013525ad::compile(o)?)) },
-    Case { name: "fuzz_00000000013525ae", seed: 20260270, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ae::fuzz_00000000013525ae::compile(o)?)) },
-    Case { name: "fuzz_00000000013525af", seed: 20260271, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525af::fuzz_00000000013525af::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b0", seed: 20260272, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b0::fuzz_00000000013525b0::compile(o)?)) },
+    Case { name: "fuzz_00000000013525ad", seed: 20260269, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ad::fuzz_00000000013525ad::compile(o)?)) },
+    Case { name: "fuzz_00000000013525ae", seed: 20260270, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ae::fuzz_00000000013525ae::compile(o)?)) },
+    Case { name: "fuzz_00000000013525af", seed: 20260271, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525af::fuzz_00000000013525af::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b0", seed: 20260272, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b0::fuzz_00000000013525b0::compile(o)?)) },
     Case { name: "fuzz_00000000013525b1", seed: 20260273, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b1::fuzz_00000000013525b1::compile(o)?)) },
     Case { name: "fuzz_00000000013525b2", seed: 20260274, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b2::fuzz_00000000013525b2::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b3", seed: 20260275, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b3::fuzz_00000000013525b3::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b3", seed: 20260275, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b3::fuzz_00000000013525b3::compile(o)?)) },
     Case { name: "fuzz_00000000013525b4", seed: 20260276, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b4::fuzz_00000000013525b4::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b5", seed: 20260277, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b5::fuzz_00000000013525b5::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b6", seed: 20260278, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b6::fuzz_00000000013525b6::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b5", seed: 20260277, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b5::fuzz_00000000013525b5::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b6", seed: 20260278, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b6::fuzz_00000000013525b6::compile(o)?)) },
     Case { name: "fuzz_00000000013525b7", seed: 20260279, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b7::fuzz_00000000013525b7::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b8", seed: 20260280, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b8::fuzz_00000000013525b8::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b8", seed: 20260280, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b8::fuzz_00000000013525b8::compile(o)?)) },
     Case { name: "fuzz_00000000013525b9", seed: 20260281, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b9::fuzz_00000000013525b9::compile(o)?)) },
     Case { name: "fuzz_00000000013525ba", seed: 20260282, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ba::fuzz_00000000013525ba::compile(o)?)) },
     Case { name: "fuzz_00000000013525bb", seed: 20260283, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bb::fuzz_00000000013525bb::compile(o)?)) },
-    Case { name: "fuzz_00000000013525bc", seed: 20260284, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525bc::fuzz_00000000013525bc::compile(o)?)) },
-    Case { name: "fuzz_00000000013525bd", seed: 20260285, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525bd::fuzz_00000000013525bd::compile(o)?)) },
+    Case { name: "fuzz_00000000013525bc", seed: 20260284, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bc::fuzz_00000000013525bc::compile(o)?)) },
+    Case { name: "fuzz_00000000013525bd", seed: 20260285, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bd::fuzz_00000000013525bd::compile(o)?)) },
     Case { name: "fuzz_00000000013525be", seed: 20260286, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525be::fuzz_00000000013525be::compile(o)?)) },
     Case { name: "fuzz_00000000013525bf", seed: 20260287, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bf::fuzz_00000000013525bf::compile(o)?)) },
-    Case { name: "fuzz_00000000013525c0", seed: 20260288, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c0::fuzz_00000000013525c0::compile(o)?)) },
+    Case { name: "fuzz_00000000013525c0", seed: 20260288, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c0::fuzz_00000000013525c0::compile(o)?)) },
     Case { name: "fuzz_00000000013525c1", seed: 20260289, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c1::fuzz_00000000013525c1::compile(o)?)) },
     Case { name: "fuzz_00000000013525c2", seed: 20260290, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c2::fuzz_00000000013525c2::compile(o)?)) },
     Case { name: "fuzz_00000000013525c3", seed: 20260291, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c3::fuzz_00000000013525c3::compile(o)?)) },
@@ -2319,27 +2462,27 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525c6", seed: 20260294, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c6::fuzz_00000000013525c6::compile(o)?)) },
     Case { name: "fuzz_00000000013525c7", seed: 20260295, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c7::fuzz_00000000013525c7::compile(o)?)) },
     Case { name: "fuzz_00000000013525c8", seed: 20260296, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c8::fuzz_00000000013525c8::compile(o)?)) },
-    Case { name: "fuzz_00000000013525c9", seed: 20260297, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c9::fuzz_00000000013525c9::compile(o)?)) },
+    Case { name: "fuzz_00000000013525c9", seed: 20260297, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c9::fuzz_00000000013525c9::compile(o)?)) },
     Case { name: "fuzz_00000000013525ca", seed: 20260298, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ca::fuzz_00000000013525ca::compile(o)?)) },
     Case { name: "fuzz_00000000013525cb", seed: 20260299, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cb::fuzz_00000000013525cb::compile(o)?)) },
     Case { name: "fuzz_00000000013525cc", seed: 20260300, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cc::fuzz_00000000013525cc::compile(o)?)) },
     Case { name: "fuzz_00000000013525cd", seed: 20260301, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cd::fuzz_00000000013525cd::compile(o)?)) },
-    Case { name: "fuzz_00000000013525ce", seed: 20260302, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ce::fuzz_00000000013525ce::compile(o)?)) },
+    Case { name: "fuzz_00000000013525ce", seed: 20260302, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ce::fuzz_00000000013525ce::compile(o)?)) },
     Case { name: "fuzz_00000000013525cf", seed: 20260303, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cf::fuzz_00000000013525cf::compile(o)?)) },
     Case { name: "fuzz_00000000013525d0", seed: 20260304, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d0::fuzz_00000000013525d0::compile(o)?)) },
     Case { name: "fuzz_00000000013525d1", seed: 20260305, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d1::fuzz_00000000013525d1::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d2", seed: 20260306, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d2::fuzz_00000000013525d2::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d3", seed: 20260307, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d3::fuzz_00000000013525d3::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d2", seed: 20260306, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d2::fuzz_00000000013525d2::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d3", seed: 20260307, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d3::fuzz_00000000013525d3::compile(o)?)) },
     Case { name: "fuzz_00000000013525d4", seed: 20260308, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d4::fuzz_00000000013525d4::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d5", seed: 20260309, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d5::fuzz_00000000013525d5::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d6", seed: 20260310, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d6::fuzz_00000000013525d6::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d5", seed: 20260309, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d5::fuzz_00000000013525d5::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d6", seed: 20260310, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d6::fuzz_00000000013525d6::compile(o)?)) },
     Case { name: "fuzz_00000000013525d7", seed: 20260311, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d7::fuzz_00000000013525d7::compile(o)?)) },
     Case { name: "fuzz_00000000013525d8", seed: 20260312, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d8::fuzz_00000000013525d8::compile(o)?)) },
     Case { name: "fuzz_00000000013525d9", seed: 20260313, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d9::fuzz_00000000013525d9::compile(o)?)) },
-    Case { name: "fuzz_00000000013525da", seed: 20260314, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525da::fuzz_00000000013525da::compile(o)?)) },
+    Case { name: "fuzz_00000000013525da", seed: 20260314, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525da::fuzz_00000000013525da::compile(o)?)) },
     Case { name: "fuzz_00000000013525db", seed: 20260315, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525db::fuzz_00000000013525db::compile(o)?)) },
     Case { name: "fuzz_00000000013525dc", seed: 20260316, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525dc::fuzz_00000000013525dc::compile(o)?)) },
     Case { name: "fuzz_00000000013525dd", seed: 20260317, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525dd::fuzz_00000000013525dd::compile(o)?)) },
-    Case { name: "fuzz_00000000013525de", seed: 20260318, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525de::fuzz_00000000013525de::compile(o)?)) },
+    Case { name: "fuzz_00000000013525de", seed: 20260318, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525de::fuzz_00000000013525de::compile(o)?)) },
     Case { name: "fuzz_00000000013525df", seed: 20260319, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525df::fuzz_00000000013525df::compile(o)?)) },
 ];

@@ -1,9 +1,13 @@
 //! `concat_where(cond, a, b)`: `a` on the points whose indices satisfy `cond`, `b` elsewhere.
 //!
-//! The result's domain is the union of (region(cond) ∩ domain(a)) and (region(!cond) ∩
+//! The result is defined on the union of (region(cond) ∩ domain(a)) and (region(!cond) ∩
 //! domain(b)). The comparisons and the branches' extents cut every dimension into intervals on
-//! which both the condition and each branch's coverage are constant; the union is checked to be
-//! a box on that grid of cells.
+//! which both the condition and each branch's coverage are constant; the value spans the
+//! bounding box of that union on the grid of cells, and a point of the box outside the union
+//! (a hole between the branches' parts) is undefined there, as a point read through a skipped
+//! neighbour is: an error where it is written inside a domain, nothing where it is not used.
+//! This is what the fused backends compute (a branch value outside its field is undefined at
+//! the point), where GT4Py's embedded backend refuses a union that is not a box.
 
 use std::rc::Rc;
 
@@ -250,33 +254,6 @@ fn concat_fields(
         Ok(())
     });
     let empty = !covered.contains(&true);
-    if !empty {
-        let strides = super::value::row_major_strides(&grid);
-        let box_extents: Vec<Extent> = lower
-            .iter()
-            .zip(&upper)
-            .map(|(&l, &u)| Extent::range(l as i64, u as i64 + 1))
-            .collect();
-        let mut in_box = true;
-        let _ = for_each_point::<()>(&box_extents, |cell_index| {
-            let flat: usize = cell_index
-                .iter()
-                .zip(&strides)
-                .map(|(&i, &s)| i as usize * s)
-                .sum();
-            in_box &= covered[flat];
-            Ok(())
-        });
-        if !in_box {
-            return Err(ctx.err(format!(
-                "concat_where: the points where a branch is defined do not form a box over ({}) \
-                 (true branch over {}, false branch over {})",
-                cond_dims.join(", "),
-                describe(a),
-                describe(b)
-            )));
-        }
-    }
     let extents: Vec<Extent> = dims
         .iter()
         .map(|d| match cond_dims.iter().position(|c| c == d) {
@@ -309,12 +286,18 @@ fn concat_fields(
     let a_acc = a.accessor(&dims).map_err(|m| ctx.err(m))?;
     let b_acc = b.accessor(&dims).map_err(|m| ctx.err(m))?;
     let mut data = Vec::with_capacity(storage_len(&extents));
+    let covers = |v: &FieldValue, point: &[i64]| {
+        dims.iter()
+            .zip(point)
+            .all(|(d, &i)| extent_of(v, d).contains(i))
+    };
     let _ = for_each_point::<()>(&extents, |point| {
         let holds = cond.holds(&|d: &str| dims.iter().position(|x| x == d).map_or(0, |i| point[i]));
-        let e = if holds {
-            a.data[a_acc.offset(point)]
+        let (branch, accessor) = if holds { (a, &a_acc) } else { (b, &b_acc) };
+        let e = if covers(branch, point) {
+            branch.data[accessor.offset(point)]
         } else {
-            b.data[b_acc.offset(point)]
+            super::elem::Elem::Missing
         };
         data.push(e.cast(dtype));
         Ok(())
@@ -325,14 +308,4 @@ fn concat_fields(
         dtype,
         data: Rc::new(data),
     })
-}
-
-fn describe(v: &FieldValue) -> String {
-    let parts: Vec<String> = v
-        .dims
-        .iter()
-        .zip(&v.extents)
-        .map(|(d, e)| format!("{d} {e}"))
-        .collect();
-    format!("[{}]", parts.join(", "))
 }
