@@ -305,9 +305,6 @@ struct Gen<'a> {
     /// other shifts the fused backends refuse it at `compile()`), and no `let` (it may hold
     /// one).
     no_scan: bool,
-    /// Inside a `concat_where` branch: no vertical shift (see docs/reliability.md, *Open
-    /// disagreements*), and no `let`.
-    no_kshift: bool,
 }
 
 impl Gen<'_> {
@@ -315,7 +312,7 @@ impl Gen<'_> {
         let vars: Vec<usize> = (0..self.lets.len())
             .filter(|&v| self.lets[v] == (home, dt))
             .collect();
-        let kind = if !vars.is_empty() && !self.no_scan && !self.no_kshift && self.rng.chance(40) {
+        let kind = if !vars.is_empty() && !self.no_scan && self.rng.chance(40) {
             Kind::Var(*self.rng.pick(&vars))
         } else {
             Kind::Input(self.rng.below(2) as u32)
@@ -419,10 +416,9 @@ impl Gen<'_> {
                         )
                     }
                 }
-                8 if home == Home::Ij || !self.no_kshift => {
-                    let axis = match (home, self.no_kshift) {
-                        (Home::Ij, false) => *self.rng.pick(&['K', 'I', 'J']),
-                        (Home::Ij, true) => *self.rng.pick(&['I', 'J']),
+                8 => {
+                    let axis = match home {
+                        Home::Ij => *self.rng.pick(&['K', 'I', 'J']),
                         _ => 'K',
                     };
                     let by = *self.rng.pick(&[-1, 1, 2, -2]);
@@ -430,8 +426,8 @@ impl Gen<'_> {
                 }
                 9 => Kind::Concat(
                     1 + self.rng.below(mesh::NK as u64 - 1) as i64,
-                    b(self.branch(home, dt, d, plain)),
-                    b(self.branch(home, dt, d, plain)),
+                    b(self.expr(home, dt, d, plain)),
+                    b(self.expr(home, dt, d, plain)),
                 ),
                 10 => {
                     let from = if self.rng.chance(70) {
@@ -530,12 +526,8 @@ impl Gen<'_> {
                 }
                 _ => {
                     let axis = if home == Home::Ij { 'I' } else { 'K' };
-                    if axis == 'K' && self.no_kshift {
-                        Kind::Neg(b(self.expr(home, dt, d, plain)))
-                    } else {
-                        let by = *self.rng.pick(&[-1, 1]);
-                        Kind::Shift(axis, by, b(self.shifted(home, dt, d, plain)))
-                    }
+                    let by = *self.rng.pick(&[-1, 1]);
+                    Kind::Shift(axis, by, b(self.shifted(home, dt, d, plain)))
                 }
             }
         };
@@ -547,14 +539,6 @@ impl Gen<'_> {
         let outer = std::mem::replace(&mut self.no_scan, true);
         let e = self.expr(home, dt, depth, plain);
         self.no_scan = outer;
-        e
-    }
-
-    /// `expr` in a `concat_where` branch: without vertical shifts.
-    fn branch(&mut self, home: Home, dt: Dt, depth: u32, plain: bool) -> Expr {
-        let outer = std::mem::replace(&mut self.no_kshift, true);
-        let e = self.expr(home, dt, depth, plain);
-        self.no_kshift = outer;
         e
     }
 
@@ -596,7 +580,6 @@ impl Program {
                 lets: Vec::new(),
                 scans: &mut scans,
                 no_scan: false,
-                no_kshift: false,
             };
             let mut lets = Vec::new();
             for _ in 0..g.rng.below(3) {

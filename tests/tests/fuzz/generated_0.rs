@@ -9,9 +9,9 @@ pub mod fuzz_00000000013524a0 {
         carry * 0.5 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
@@ -20,24 +20,23 @@ pub mod fuzz_00000000013524a0 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
         let t0 = (scan0(g_f64_0, g_f64_0) * g_f64_0.abs().sqrt());
-        let t1 = (concat_where(K < 3, g_f64_0, g_f64_0) - (t0 / t0));
-        ((g_f64_1.abs().sqrt() + (g_f64_0 - g_f64_1)), (-(g_f64_0 - g_f64_1)))
+        let t1 = (concat_where(K < 3, t0, g_f64_0) - t0);
+        ((((g_i32_1 as i64) * (g_i32_1 as i64)) as i32), select((t1 != t1), (g_f64_0 - t1), g_f64_1.at(K - 1)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (-scan1(select((c_i32_0 < c_i32_1), c_f64_1, c_f64_0), (c_f64_0 - c_f64_1)).at(E2C[0]));
-        let t1 = (e_i32_0.at(K - 1) * e_i32_1.at(K + 1));
-        ((((e_f64_1 + e_f64_0) / (t0 * e_f64_1)) + concat_where(K < 4, e_f64_0, e_f64_0))).sin()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (select((e_i32_0 < e_i32_1), select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0), e_f64_1) + s1);
+        (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), ((concat_where(K < 1, e_f64_1, t0) - e_f64_0.abs().sqrt()) - scan1((-c_f64_0), concat_where(K < 3, c_f64_0, c_f64_1)).at(E2C[0])))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
         op0(c_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..7]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..5]);
+        op1(g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -97,17 +96,17 @@ pub mod fuzz_00000000013524a2 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), i32> {
         let t0 = scan1(v_f64_1.at(K + 2));
-        let t1 = (concat_where(K < 1, v_f64_1, v_f64_1) * 3.0);
-        (min_over(e_f64_1.at(V2E6), V2E6) * (v_f64_1 * v_f64_1))
+        let t1 = (concat_where(K < 1, v_f64_1, v_f64_0) * 3.0);
+        ((v_f64_0 * 1e300) as i32)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
         op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
         op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(e_f64_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..5]);
+        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..5]);
     }
 }
 
@@ -140,16 +139,16 @@ pub mod fuzz_00000000013524a3 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = select((v_f64_1 > v_f64_0), v_f64_0.at(K + 2), (v_i32_1 as f64));
-        ((scan1(v_f64_0) - concat_where(K < 1, v_f64_0, v_f64_0)), neighbor_sum(((e_f64_0 + e_f64_1).at(V2E6) * w_v2e6), V2E6))
+        (scan1(v_f64_0) - concat_where(K < 1, v_f64_0, t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
         op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..5]);
+        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -163,28 +162,29 @@ pub mod fuzz_00000000013524a4 {
         carry * 0.25 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = select((concat_where(K < 4, v_f64_1, v_f64_1) > concat_where(K < 6, v_f64_1, v_f64_0)), v_f64_0, neighbor_sum(e_f64_1.at(V2E6), V2E6));
-        let t1 = concat_where(K < 5, (neighbor_sum(scan0(e_f64_0, e_f64_0).at(V2E6), V2E6) - (v_f64_1 + v_f64_1)), neighbor_sum(scan1((e_f64_1 * e_f64_0)).at(V2E6), V2E6));
-        ((-(v_f64_1 + v_f64_1)) * select((v_i32_1 > v_i32_0), neighbor_sum(e_f64_0.at(V2E6), V2E6), neighbor_sum(e_f64_0.at(V2E6), V2E6)))
+        let t1 = concat_where(K < 5, (neighbor_sum(scan0(e_f64_0, e_f64_0).at(V2E6), V2E6) - (t0 + t0)), t0);
+        (concat_where(K < 4, (min_over(e_f64_1.at(V2E6), V2E6) - (-v_f64_1)), scan1(v_f64_1, (-t1))), (((v_f64_1 - v_f64_0) - v_f64_0.abs().sqrt()) * (select((v_f64_1 < v_f64_0), v_f64_1, v_f64_1) + (t0 * t1))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (neighbor_sum(e_f64_1.at(V2E6), V2E6) - ((v_i32_1 as i64) as f64));
-        (v_f64_1.abs().sqrt(), max_over((e_f64_0 - e_f64_1).at(V2E6), V2E6))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = concat_where(K < 3, (-v_f64_1.at(K + 2)), (v_f64_1 + k_f64).at(K + 2));
+        let t1 = v_f64_1;
+        ((((-neighbor_sum(e_f64_1.at(V2E6), V2E6)) + s0)).sin(), (t0 * ((t0 + t0) - concat_where(K < 2, v_f64_1, v_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(e_f64_0, e_f64_1, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_00000000013524a4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+        op1(e_f64_1, k_f64, s0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -316,40 +316,34 @@ pub mod fuzz_00000000013524a9 {
 pub mod fuzz_00000000013524aa {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = (g_f64_1 - (g_f64_0 + 3.0).abs().sqrt());
-        (concat_where(K < 2, (g_i32_1 as f64), concat_where(K < 2, g_f64_1, g_f64_1)) / 3.0)
+        ((concat_where(K < 2, (g_i32_1 as f64), concat_where(K < 2, t0, t0)) / 3.0), ((select((g_i32_0 <= g_i32_1), g_f64_1, g_f64_1) - (t0 + 0.125)) * ((g_i32_1 as f64) - select((g_f64_0 != g_f64_0), g_f64_1, g_f64_0))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = e_f64_0;
-        ((((e_f64_1 + 0.125) - (scan0(e_f64_0, e_f64_0) - (e_f64_0 - t0))) * scan1((c_f64_0 * c_f64_1).at(E2C[0]), (e_f64_0.at(K + 2) - (t0 - t0)))), (-e_f64_1))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_i32_1 <= g_i32_1), g_f64_1, (g_f64_1 + g_f64_0));
+        ((g_i32_1 + 3) as f64)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((min_over(e_f64_1.at(V2E6), V2E6) * v_f64_1.at(K + 2)) + ((v_i32_0 as f64) / max_over(e_f64_0.at(V2E6), V2E6)));
-        let t1 = (select((v_f64_0 <= v_f64_0), v_f64_1.at(K - 2), select((t0 > v_f64_0), v_f64_0, v_f64_1)) * v_f64_1.abs().sqrt().at(K - 2));
-        neighbor_sum(e_f64_0.at(V2E6), V2E6)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_i32_1 * e_i32_1) as f64);
+        scan0((c_f64_0 - k_f64)).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..4]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 0..5, K: 3..4]);
+    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+        op2(c_f64_0, e_i32_1, k_f64).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -663,38 +657,38 @@ pub mod fuzz_00000000013524b6 {
 pub mod fuzz_00000000013524b7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
-    }
-
     #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (concat_where(K < 4, ((e_f64_1 - e_f64_1) * (e_f64_0 * e_f64_0)).at(C2E3[1]), c_f64_0), (max_over(((e_f64_1 * e_f64_0) + e_f64_1).at(C2E3), C2E3) * (scan0(c_f64_1.abs().sqrt()) * c_f64_0)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        concat_where(K < 4, (e_f64_1.at(K - 2) * (e_f64_0 - e_f64_0)).at(C2E3[1]), min_over(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((((v_i32_0 as i64) as f64)).tanh(), concat_where(K < 3, neighbor_sum(((e_f64_0 * e_f64_0).at(V2E6) * w_v2e6), V2E6), v_f64_0))
+    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        ((v_i32_0 - v_i32_0) * (v_i32_0 - v_i32_1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (scan1((c_f64_1 - c_f64_1).at(K - 1)).at(E2C[0]) + ((concat_where(K < 4, e_f64_0, e_f64_0) * c_f64_0.at(E2C[0])) + e_f64_1));
-        let t1 = (-max_over((c_f64_0.abs().sqrt() + select((c_f64_1 <= c_f64_1), c_f64_1, c_f64_0)).at(E2C), E2C));
-        (((e_i32_0 * e_i32_1).at(K + 1) / 3) * (e_i32_1 + 3).at(K - 1).at(K + 1))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+        let t0 = scan0(v_f64_0).abs().sqrt();
+        let t1 = (t0 - t0);
+        ((((v_i32_0 / 7) - (v_i32_1 + v_i32_1)) / 3), (scan1(concat_where(K < 2, v_f64_0, v_f64_1)) - max_over(concat_where(K < 4, e_f64_0, e_f64_0).at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
-        op1(e_f64_0, v_f64_0, v_i32_0, w_v2e6).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
+    pub fn fuzz_00000000013524b7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Vertex, K), i32>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
+        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -827,8 +821,8 @@ pub mod fuzz_00000000013524bd {
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = select(((((c_f64_1 * 3000000000.0) as i32) as f64) != concat_where(K < 1, c_f64_0, (c_f64_1 * c_f64_1))), scan0(scan1((c_f64_1 + c_f64_1), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), c_f64_1);
-        let t1 = (((e_f64_1.at(C2E3[0]) - neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * 0.5) * (t0 * (concat_where(K < 3, c_f64_1, c_f64_1) + (t0 + c_f64_0))));
-        t0
+        let t1 = (((e_f64_1.at(C2E3[0]) - neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * 0.5) * (t0 * (concat_where(K < 3, c_f64_1, t0) + t0)));
+        (-t0)
     }
 
     #[field_operator]
@@ -1001,12 +995,12 @@ pub mod fuzz_00000000013524c4 {
 
     #[field_operator]
     pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        concat_where(K < 4, (c_f64_1 / c_f64_1).abs().sqrt().abs().sqrt(), ((e_f64_1 - e_f64_1).at(C2E3[2]) + (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * (c_f64_1 - c_f64_1))))
+        concat_where(K < 4, (c_f64_1 / c_f64_1).abs().sqrt().abs().sqrt(), ((e_f64_1 - e_f64_1).at(C2E3[2]) + (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * c_f64_1.at(K - 2))))
     }
 
     #[program]
     pub fn fuzz_00000000013524c4(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
     }
 }
 
@@ -1150,15 +1144,15 @@ pub mod fuzz_00000000013524c9 {
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = scan0(((g_f64_1 * g_f64_0) - (g_f64_0 / g_f64_1)));
         let t1 = ((g_i32_1 * g_i32_1) - ((g_f64_1 * 8.0) as i32)).at(I - 1);
-        (((scan1(t0) * concat_where(K < 6, g_f64_0, g_f64_1)) - ((g_f64_1 * g_f64_0) - g_f64_0.at(J + 1)))).sin()
+        ((scan1(t0) * concat_where(K < 6, g_f64_1, g_f64_1)) - ((g_i32_0 + t1) as f64))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..4, K: 1..7]);
+    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 2..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1310,16 +1304,16 @@ pub mod fuzz_00000000013524ce {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = ((g_f64_0 + (g_f64_0 - g_f64_0)).abs().sqrt() - ((scan1(g_f64_1) + (g_i32_1 as f64)) * (select((g_f64_1 > g_f64_1), g_f64_1, g_f64_0) * (g_f64_0 - g_f64_1))));
         let t1 = (g_i32_1 - ((g_i32_0 * 7) - (g_i32_0 - g_i32_0)).at(I + 1));
-        (((concat_where(K < 2, g_f64_0, g_f64_1) + g_f64_1) + (((t0 * 1e300) as i64) as f64)) * (t0 - ((t0 * t0) * (g_f64_1 + g_f64_0))))
+        ((((concat_where(K < 2, g_f64_1, t0) + g_f64_0) + (-g_f64_1.abs().sqrt())) * (t0 + g_f64_0)), (((g_f64_0 + g_f64_1) + (g_f64_0 - g_f64_0)).at(I - 2) * select((g_f64_1.at(I + 1) < (t0 + t0)), (t0 + (g_f64_0 + g_f64_1)), (-g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013524ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 2..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1373,6 +1367,11 @@ pub mod fuzz_00000000013524d0 {
         carry * 0.25 + (x0 - x0) * 0.5
     }
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = (select((g_f64_1 <= g_f64_1), g_f64_1, g_f64_0) + (g_f64_1 - g_f64_0));
@@ -1387,17 +1386,17 @@ pub mod fuzz_00000000013524d0 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
         let t0 = (select((scan0(v_f64_0) <= (v_f64_1 + v_f64_1)), v_i32_0, ((v_i32_1 as i64) as i32)) + (select((v_f64_1 < v_f64_1), ((v_f64_0 * 8.0) as i32), v_i32_1.at(K + 1)) - (select((v_f64_0 <= v_f64_0), v_i32_0, v_i32_1) + (v_i32_0 * v_i32_0))));
-        let t1 = concat_where(K < 2, ((-((v_i32_1 as i64) + (v_i32_1 as i64))) as f64), min_over(e_f64_1.at(V2E6), V2E6));
-        ((concat_where(K < 4, (v_f64_1 + v_f64_0), concat_where(K < 1, v_f64_1, v_f64_0)) * min_over((e_f64_1 + e_f64_1).at(V2E6), V2E6)) + ((v_i32_0 + 2).at(K - 1) as f64))
+        let t1 = concat_where(K < 2, (((v_i32_1 as i64) - (v_i32_1 as i64)).at(K - 1) as f64), neighbor_sum((concat_where(K < 3, (e_f64_1 - e_f64_0), concat_where(K < 4, e_f64_0, e_f64_1)).at(V2E6) * w_v2e6), V2E6));
+        (select((scan1((v_i32_0 as f64), (t1 - v_f64_0)) < ((v_f64_0 * v_f64_0) - (-v_f64_0))), select((v_f64_0.at(K - 1) <= select((t1 != v_f64_0), v_f64_0, v_f64_1)), max_over(e_f64_1.abs().sqrt().at(V2E6), V2E6), ((v_f64_1 - v_f64_0) - 0.5)), (((t1 * 8.0) as i32) as f64))).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013524d0(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524d0(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
         op1(c_f64_0, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
-        op2(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
+        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -1435,21 +1434,22 @@ pub mod fuzz_00000000013524d2 {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = (select((v_i32_1 <= v_i32_0), select((v_f64_0 != v_f64_0), v_f64_0, v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6)) * (concat_where(K < 2, v_f64_1, v_f64_0) - (v_f64_1 * v_f64_0))).at(K - 2);
         let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        (select((scan0(neighbor_sum(scan1(e_f64_1, e_f64_0).at(V2E6), V2E6)) <= v_f64_1), (neighbor_sum(e_f64_0.at(V2E6), V2E6) * (concat_where(K < 1, v_f64_1, v_f64_1) / 0.125)), min_over((-(e_f64_1 - e_f64_1)).at(V2E6), V2E6))).atan()
+        ((select((scan0(neighbor_sum(scan1(e_f64_1, e_f64_0).at(V2E6), V2E6)) <= v_f64_1), (neighbor_sum(e_f64_0.at(V2E6), V2E6) * (concat_where(K < 1, v_f64_1, t0) / 0.125)), neighbor_sum(e_f64_1.at(V2E6), V2E6))).sin(), min_over(concat_where(K < 4, (e_f64_1 + e_f64_0), e_f64_1.abs().sqrt()).at(K + 2).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (e_f64_1.at(C2E3[2]) - (c_f64_1 - 3.0))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (e_f64_1 + max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C));
+        ((concat_where(K < 1, t0, e_f64_0) * t0), (min_over(c_f64_1.at(E2C), E2C) - select((e_i32_0 < e_i32_0), t0, t0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d2(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 2..6]);
-        op1(c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_00000000013524d2(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 2..4]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1458,21 +1458,30 @@ pub mod fuzz_00000000013524d2 {
 pub mod fuzz_00000000013524d3 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        concat_where(K < 2, concat_where(K < 5, max_over((e_f64_1 * e_f64_1).at(V2E6), V2E6), v_f64_0), (-neighbor_sum(e_f64_0.at(V2E6), V2E6)))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_i32_1 - e_i32_1) * (e_i32_1 * e_i32_0));
-        (e_f64_0 / max_over(c_f64_0.at(E2C), E2C))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        concat_where(K < 2, concat_where(K < 5, max_over(e_f64_1.at(K - 2).at(V2E6), V2E6), v_f64_0), (neighbor_sum(e_f64_0.at(V2E6), V2E6) - (select((v_f64_0 <= v_f64_0), v_f64_1, v_f64_0) * (v_f64_1 + v_f64_0))))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (select((v_f64_0 < v_f64_0), (v_f64_1 - v_f64_1), scan0(v_f64_1)), (scan1(v_f64_1) - min_over(e_f64_1.at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, e_f64_0, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_00000000013524d3(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 3..7]);
+        op1(e_f64_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1545,32 +1554,27 @@ pub mod fuzz_00000000013524d5 {
 pub mod fuzz_00000000013524d6 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * -0.5 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_1;
-        let t1 = ((-t0) + concat_where(K < 3, v_f64_1, v_f64_1));
-        ((min_over(e_f64_1.at(V2E6), V2E6) / s0)).tanh()
+        let t1 = ((-t0) + concat_where(K < 3, t0, v_f64_0));
+        scan0(t0.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((scan0(scan1(e_f64_1))).cos(), select((e_f64_1 < e_f64_1), e_f64_1, e_f64_1).abs().sqrt())
+    pub fn op1(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        ((c_i32_1 + 2) / 7)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d6(e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1, s0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524d6(c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1759,21 +1763,21 @@ pub mod fuzz_00000000013524dd {
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = (select(((g_f64_0 + g_f64_0) != (g_i32_1 as f64)), (g_f64_0 - g_f64_1).at(J + 1), g_f64_0) + (((g_f64_1 + g_f64_1) + g_f64_1) - 0.25));
         let t1 = select(((g_i32_1 - g_i32_1) != ((g_i32_0 as i64) as i32)), t0, scan1((t0 * 1.5))).abs().sqrt();
-        (((select((g_i32_1 > g_i32_1), (g_i32_1 as i64), (g_i32_0 as i64)) as f64) + select((g_f64_1 != g_f64_0), (t1 + g_f64_1), (t0 + t0))) - (((g_i32_1 + g_i32_1) as f64) * (concat_where(K < 6, g_f64_0, g_f64_1) + concat_where(K < 3, g_f64_1, g_f64_0))))
+        (((select((g_i32_1 > g_i32_1), (g_i32_1 as i64), (g_i32_0 as i64)) as f64) + select((g_f64_1 != g_f64_0), (t1 + g_f64_1), (t0 + t0))) - (((g_i32_1 + g_i32_1) as f64) * (concat_where(K < 6, g_f64_1, g_f64_1) + (-t1))))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), i32> {
-        let t0 = c_f64_1.at(E2C[1]);
-        let t1 = (c_f64_0.at(E2C[1]) - k_f64);
-        ((e_i32_1 - e_i32_1) + e_i32_0.at(K + 1))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
+        let t1 = c_f64_0;
+        (c_f64_0).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524dd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_00000000013524dd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..4, K: 1..6]);
-        op2(c_f64_0, c_f64_1, e_i32_0, e_i32_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..4, K: 1..6]);
+        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1886,22 +1890,23 @@ pub mod fuzz_00000000013524e2 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = e_f64_0;
-        let t1 = concat_where(K < 5, scan1((c_f64_0 * c_f64_1)).at(E2C[1]), select((e_f64_1 > e_f64_1), concat_where(K < 5, e_f64_0, e_f64_1), e_f64_1));
-        select((c_f64_1.at(E2C[1]) > (-e_f64_0)), max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), e_f64_1)
+        let t1 = concat_where(K < 5, scan1(c_f64_0.at(K - 2)).at(E2C[1]), ((t0 + e_f64_0) + e_f64_1));
+        (min_over(e_f64_0.at(C2E3[2]).at(E2C), E2C) * e_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        c_f64_0
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((((e_i32_1 as f64) + e_f64_0) + ((e_f64_1 - e_f64_0) + (e_f64_0 + k_f64))) - max_over(neighbor_sum(concat_where(K < 5, e_f64_1, e_f64_1).at(C2E3), C2E3).at(E2C), E2C));
+        (((t0 + (max_over(c_f64_0.at(E2C), E2C) + select((e_f64_1 != t0), t0, e_f64_1))) / (e_f64_0 - (-(e_f64_0 * k_f64))))).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013524e2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013524e2(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..4, J: 0..5, K: 0..5]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
-        op2(c_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 0..6]);
+        op1(c_f64_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..6]);
+        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -2098,9 +2103,14 @@ pub mod fuzz_00000000013524e8 {
 pub mod fuzz_00000000013524e9 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * 0.5 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
@@ -2109,15 +2119,15 @@ pub mod fuzz_00000000013524e9 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = (((g_f64_0 - g_f64_1) * g_f64_0).at(I + 2) - g_f64_0);
-        concat_where(K < 2, (concat_where(K < 2, (g_f64_0 / g_f64_0), g_f64_0) - (select((g_f64_1 < g_f64_1), g_f64_0, g_f64_0) - concat_where(K < 5, g_f64_0, g_f64_1))), scan0((concat_where(K < 5, g_f64_0, g_f64_1) * (g_f64_1 * g_f64_1)), g_f64_1))
+        ((concat_where(K < 2, (concat_where(K < 2, (g_f64_0 / t0), (t0 - t0)) - ((g_f64_0 - g_f64_0) * (-g_f64_0))), select(((g_f64_0 * g_f64_0) <= (g_f64_0 + g_f64_0)), ((t0 + t0) - (g_f64_0 * g_f64_0)), ((g_f64_1 - g_f64_1) + g_f64_1)))).cos(), ((scan0(g_f64_1, t0).abs().sqrt() * ((t0 - g_f64_1) + scan1(g_f64_1))) + (-g_f64_0.abs().sqrt())))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013524e9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..4, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..4, J: 0..5, K: 1..7]);
     }
 }
 
@@ -2273,26 +2283,31 @@ pub mod fuzz_00000000013524ee {
 pub mod fuzz_00000000013524ef {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = g_f64_1;
         let t1 = (select((g_f64_1 <= t0), g_f64_1, g_f64_1) / 0.5);
-        concat_where(K < 3, (g_f64_0 - g_f64_1), (g_f64_0 * g_f64_1))
+        ((concat_where(K < 3, (g_f64_1 - g_f64_1), scan0(g_f64_1, g_f64_0))).tanh(), ((t1 + g_f64_1) * (g_f64_0 + t0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ef(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524ef(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 1..7]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
-    Case { name: "fuzz_00000000013524a0", seed: 20260000, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a0::fuzz_00000000013524a0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a0", seed: 20260000, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a0::fuzz_00000000013524a0::compile(o)?)) },
     Case { name: "fuzz_00000000013524a1", seed: 20260001, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a1::fuzz_00000000013524a1::compile(o)?)) },
     Case { name: "fuzz_00000000013524a2", seed: 20260002, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a2::fuzz_00000000013524a2::compile(o)?)) },
     Case { name: "fuzz_00000000013524a3", seed: 20260003, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a4", seed: 20260004, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a4::fuzz_00000000013524a4::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a4", seed: 20260004, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a4::fuzz_00000000013524a4::compile(o)?)) },
     Case { name: "fuzz_00000000013524a5", seed: 20260005, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a5::fuzz_00000000013524a5::compile(o)?)) },
     Case { name: "fuzz_00000000013524a6", seed: 20260006, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a6::fuzz_00000000013524a6::compile(o)?)) },
     Case { name: "fuzz_00000000013524a7", seed: 20260007, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a7::fuzz_00000000013524a7::compile(o)?)) },
@@ -2311,7 +2326,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524b4", seed: 20260020, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b4::fuzz_00000000013524b4::compile(o)?)) },
     Case { name: "fuzz_00000000013524b5", seed: 20260021, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b5::fuzz_00000000013524b5::compile(o)?)) },
     Case { name: "fuzz_00000000013524b6", seed: 20260022, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b6::fuzz_00000000013524b6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
     Case { name: "fuzz_00000000013524b8", seed: 20260024, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b8::fuzz_00000000013524b8::compile(o)?)) },
     Case { name: "fuzz_00000000013524b9", seed: 20260025, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b9::fuzz_00000000013524b9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ba", seed: 20260026, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ba::fuzz_00000000013524ba::compile(o)?)) },
@@ -2329,32 +2344,32 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524c6", seed: 20260038, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
     Case { name: "fuzz_00000000013524c7", seed: 20260039, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c7::fuzz_00000000013524c7::compile(o)?)) },
     Case { name: "fuzz_00000000013524c8", seed: 20260040, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c9", seed: 20260041, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c9", seed: 20260041, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ca", seed: 20260042, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ca::fuzz_00000000013524ca::compile(o)?)) },
     Case { name: "fuzz_00000000013524cb", seed: 20260043, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
     Case { name: "fuzz_00000000013524cc", seed: 20260044, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
     Case { name: "fuzz_00000000013524cd", seed: 20260045, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
     Case { name: "fuzz_00000000013524ce", seed: 20260046, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ce::fuzz_00000000013524ce::compile(o)?)) },
     Case { name: "fuzz_00000000013524cf", seed: 20260047, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cf::fuzz_00000000013524cf::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d0", seed: 20260048, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d0::fuzz_00000000013524d0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d0", seed: 20260048, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d0::fuzz_00000000013524d0::compile(o)?)) },
     Case { name: "fuzz_00000000013524d1", seed: 20260049, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d1::fuzz_00000000013524d1::compile(o)?)) },
     Case { name: "fuzz_00000000013524d2", seed: 20260050, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d2::fuzz_00000000013524d2::compile(o)?)) },
     Case { name: "fuzz_00000000013524d3", seed: 20260051, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d3::fuzz_00000000013524d3::compile(o)?)) },
     Case { name: "fuzz_00000000013524d4", seed: 20260052, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d4::fuzz_00000000013524d4::compile(o)?)) },
     Case { name: "fuzz_00000000013524d5", seed: 20260053, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d5::fuzz_00000000013524d5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
     Case { name: "fuzz_00000000013524d7", seed: 20260055, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d7::fuzz_00000000013524d7::compile(o)?)) },
     Case { name: "fuzz_00000000013524d8", seed: 20260056, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d8::fuzz_00000000013524d8::compile(o)?)) },
     Case { name: "fuzz_00000000013524d9", seed: 20260057, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d9::fuzz_00000000013524d9::compile(o)?)) },
     Case { name: "fuzz_00000000013524da", seed: 20260058, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524da::fuzz_00000000013524da::compile(o)?)) },
     Case { name: "fuzz_00000000013524db", seed: 20260059, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524db::fuzz_00000000013524db::compile(o)?)) },
     Case { name: "fuzz_00000000013524dc", seed: 20260060, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524dc::fuzz_00000000013524dc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524dd", seed: 20260061, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524dd::fuzz_00000000013524dd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524dd", seed: 20260061, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524dd::fuzz_00000000013524dd::compile(o)?)) },
     Case { name: "fuzz_00000000013524de", seed: 20260062, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524de::fuzz_00000000013524de::compile(o)?)) },
     Case { name: "fuzz_00000000013524df", seed: 20260063, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524df::fuzz_00000000013524df::compile(o)?)) },
     Case { name: "fuzz_00000000013524e0", seed: 20260064, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e0::fuzz_00000000013524e0::compile(o)?)) },
     Case { name: "fuzz_00000000013524e1", seed: 20260065, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e2", seed: 20260066, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e2", seed: 20260066, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
     Case { name: "fuzz_00000000013524e3", seed: 20260067, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e3::fuzz_00000000013524e3::compile(o)?)) },
     Case { name: "fuzz_00000000013524e4", seed: 20260068, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e4::fuzz_00000000013524e4::compile(o)?)) },
     Case { name: "fuzz_00000000013524e5", seed: 20260069, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e5::fuzz_00000000013524e5::compile(o)?)) },
@@ -2367,5 +2382,5 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524ec", seed: 20260076, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ec::fuzz_00000000013524ec::compile(o)?)) },
     Case { name: "fuzz_00000000013524ed", seed: 20260077, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ed::fuzz_00000000013524ed::compile(o)?)) },
     Case { name: "fuzz_00000000013524ee", seed: 20260078, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ee::fuzz_00000000013524ee::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ef", seed: 20260079, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ef::fuzz_00000000013524ef::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ef", seed: 20260079, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ef::fuzz_00000000013524ef::compile(o)?)) },
 ];

@@ -60,20 +60,21 @@ pub mod fuzz_00000000013524f1 {
     pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = scan0(c_f64_0);
         let t1 = c_f64_0;
-        ((-scan1(select((c_i32_0 <= c_i32_0), (c_f64_1 + c_f64_1), (c_f64_0 - c_f64_0)), concat_where(K < 6, (c_i32_0 as f64), e_f64_1.at(C2E3[2])))), ((c_i32_1 as f64) - (concat_where(K < 2, (c_f64_1 + c_f64_0), (c_f64_0 * c_f64_0)) - k_f64)))
+        ((-scan1(select((c_i32_0 <= c_i32_0), (c_f64_1 + c_f64_1), (c_f64_0 - c_f64_0)), concat_where(K < 6, (c_i32_0 as f64), e_f64_1.at(C2E3[2])))), ((c_i32_1 as f64) - (concat_where(K < 2, (c_f64_0 + c_f64_0), (c_f64_0 - t0)) - k_f64)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = max_over(c_f64_1.at(E2C), E2C).abs().sqrt();
-        concat_where(K < 1, (e_f64_0 + e_f64_0), (e_f64_0 - e_f64_1))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_0;
+        let t1 = (((t0 - s0) - 0.5) + max_over(select((c_f64_1 > c_f64_1), c_f64_1, c_f64_1).at(E2C), E2C));
+        ((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * ((e_f64_1 + e_f64_0) * (e_f64_0 + e_f64_1)))).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..7]);
-        op2(c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1, s0).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -96,25 +97,25 @@ pub mod fuzz_00000000013524f2 {
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, w_c2e3: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
         let t0 = scan0(((e_f64_0 + s1) * (e_f64_0 + e_f64_1)), ((e_f64_0 + e_f64_1) + e_f64_0.at(K - 2))).at(C2E3[2]);
         let t1 = scan1(c_f64_1, (c_f64_0 * neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3))).abs().sqrt();
-        (((concat_where(K < 6, (e_f64_0.at(C2E3[0]) * (c_f64_1 + c_f64_1)), (e_f64_0 * e_f64_0).at(C2E3[0])) * 3000000000.0) as i32), (select(((c_i32_1 as f64) != c_f64_0.at(K - 1)), select((c_f64_1 != c_f64_1), c_i32_1.at(K - 1), c_i32_1.at(K + 1)), c_i32_0.at(K + 1).at(K - 1)) as f64))
+        (((concat_where(K < 6, (e_f64_0.at(C2E3[0]) * (c_f64_1 + c_f64_0)), (c_f64_0.at(K - 1) + t1)) * 3000000000.0) as i32), ((select((c_i32_0 < c_i32_1), c_i32_1, c_i32_1) as f64).abs().sqrt() + ((c_f64_1 - c_f64_1) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)).at(K + 1)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((max_over(e_f64_1.at(V2E6), V2E6) - v_f64_0), ((v_f64_0 - v_f64_0) - s1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_0;
+        (max_over(c_f64_0.at(E2C), E2C) - t0)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_f64_1 <= g_f64_0), (g_i32_0 - g_i32_1), g_i32_1.at(I + 1));
-        (g_f64_1 * 1.5).abs().sqrt()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (e_f64_0.abs().sqrt()).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s1, w_c2e3).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..5]);
-        op1(e_f64_1, s1, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s1, w_c2e3).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..5]);
+        op1(c_f64_0, e_f64_0).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+        op2(e_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -398,19 +399,20 @@ pub mod fuzz_00000000013524fd {
     #[field_operator]
     pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = (-v_f64_0).abs().sqrt();
-        ((v_f64_1.at(K - 2) - (t0 + v_f64_0)), (concat_where(K < 2, v_f64_1, v_f64_1) - (t0 + t0)))
+        ((v_f64_1.at(K - 2) - (t0 + v_f64_0)), (concat_where(K < 2, v_f64_1, t0) - (t0 + v_f64_0)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (((e_i32_0 as f64) / (e_f64_1 * e_f64_0)) * ((e_i32_1 - e_i32_0) as f64))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (-(g_f64_1 / g_f64_0));
+        (g_i32_1 as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013524fd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524fd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..5]);
-        op1(v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+        op1(v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 3..6]);
+        op2(g_f64_0, g_f64_1, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -548,13 +550,13 @@ pub mod fuzz_0000000001352503 {
     #[field_operator]
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
         let t0 = select((concat_where(K < 2, (g_f64_1 + g_f64_1), (g_f64_0 * g_f64_0)) <= g_f64_0), g_f64_1, ((-g_f64_0) - (-select((g_f64_0 > g_f64_0), g_f64_0, g_f64_1))));
-        select((g_i32_1.at(I + 1) != ((concat_where(K < 3, g_f64_1, g_f64_1) * 1e19) as i32)), (((g_f64_0 - g_f64_0) / k_f64) + (t0 - (g_f64_0 * t0))), (concat_where(K < 3, g_f64_0.abs().sqrt(), g_f64_1.abs().sqrt()) - t0))
+        select((g_i32_1.at(I + 1) != ((concat_where(K < 3, t0, t0) * 1e19) as i32)), g_f64_0, (((-g_f64_1) - (t0 - g_f64_0)) + (t0 + k_f64)))
     }
 
     #[program]
     pub fn fuzz_0000000001352503(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -563,25 +565,15 @@ pub mod fuzz_0000000001352503 {
 pub mod fuzz_0000000001352504 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = (v_f64_1 + (v_f64_1 - ((v_f64_1 + v_f64_0) * max_over(e_f64_0.at(V2E6), V2E6))));
-        (concat_where(K < 1, v_f64_1, (neighbor_sum(scan0(e_f64_0, e_f64_0.abs().sqrt()).at(V2E6), V2E6) * neighbor_sum(scan1((e_f64_0 + e_f64_0), (-e_f64_0)).at(V2E6), V2E6))), neighbor_sum((((e_f64_1 * e_f64_0) * (e_f64_0 + e_f64_0)) + ((e_f64_0 + e_f64_0) + select((e_f64_1 > e_f64_0), e_f64_1, e_f64_1))).at(V2E6), V2E6))
+        concat_where(K < 1, v_f64_0, v_f64_1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -589,11 +581,6 @@ pub mod fuzz_0000000001352504 {
 #[allow(unused, clippy::all)]
 pub mod fuzz_0000000001352505 {
     use super::*;
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
 
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
@@ -609,17 +596,17 @@ pub mod fuzz_0000000001352505 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 4, (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - ((e_f64_1 * e_f64_0) + (e_f64_0 + e_f64_0))), concat_where(K < 5, (select((e_f64_0 != e_f64_0), e_f64_1, e_f64_0) + (e_f64_1 * e_f64_1)), neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C)));
-        let t1 = concat_where(K < 5, (-min_over(c_f64_1.at(E2C), E2C)), c_f64_1.at(E2C[1]));
-        scan0(e_f64_1.abs().sqrt())
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 4, neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K + 2), (((e_f64_0 - 3.0) * (e_i32_0 as f64)) + (select((e_f64_0 != e_f64_0), e_f64_1, e_f64_0) + (e_f64_1 * e_f64_1))));
+        let t1 = c_f64_1.at(E2C[0]);
+        concat_where(K < 5, (-min_over(c_f64_1.at(E2C), E2C)), c_f64_1.at(E2C[1]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
         op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
-        op2(c_f64_1, e_f64_0, e_f64_1, w_e2c).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
+        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 1..10, K: 0..5]);
     }
 }
 
@@ -782,16 +769,6 @@ pub mod fuzz_000000000135250b {
 pub mod fuzz_000000000135250c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
         let t0 = (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - k_f64);
@@ -799,15 +776,15 @@ pub mod fuzz_000000000135250c {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (c_f64_1 * c_f64_0).abs().sqrt();
-        (concat_where(K < 3, c_f64_0, scan0(c_f64_0, c_f64_1)), (-scan1(c_f64_0)))
+        concat_where(K < 3, t0, e_f64_1.at(C2E3[0]))
     }
 
     #[program]
-    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -853,33 +830,33 @@ pub mod fuzz_000000000135250f {
         carry * 0.5 + x0 * x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_0, neighbor_sum(scan0(concat_where(K < 4, (e_f64_1 - e_f64_1), (e_f64_1 * e_f64_1))).at(V2E6), V2E6))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (v_f64_0, neighbor_sum(scan0(concat_where(K < 4, e_f64_1.at(K - 1), e_f64_0)).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(scan1((e_f64_1 * e_f64_0)).at(V2E6), V2E6);
-        neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((((c_f64_0 - c_f64_0) / max_over(e_f64_1.at(C2E3), C2E3))).tanh(), c_f64_1)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = ((((c_i32_0 as i64) / 3) as f64) * (c_f64_1.at(K - 1) - s0));
-        neighbor_sum(neighbor_sum((c_i32_1 as f64).at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        scan1((v_f64_1 + v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135250f(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
-        op2(c_f64_1, c_i32_0, c_i32_1, s0).write_to(out2_0, domain![Cell: 0..7, K: 2..6]);
+    pub fn fuzz_000000000135250f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
+        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -887,11 +864,6 @@ pub mod fuzz_000000000135250f {
 #[allow(unused, clippy::all)]
 pub mod fuzz_0000000001352510 {
     use super::*;
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
-    }
 
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
@@ -906,17 +878,17 @@ pub mod fuzz_0000000001352510 {
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = (v_f64_1 * v_f64_0);
-        let t1 = concat_where(K < 3, (-v_f64_1), v_f64_0);
-        concat_where(K < 5, (v_f64_0 + v_f64_0), scan0(v_f64_1))
+        let t1 = concat_where(K < 3, (-v_f64_1), min_over(e_f64_0.at(V2E6), V2E6));
+        (((v_f64_1 * 8.0) as i32) as f64)
     }
 
     #[program]
-    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
         op1(e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1179,16 +1151,16 @@ pub mod fuzz_0000000001352518 {
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_f64_1;
         let t1 = ((g_f64_0 * 8.0) as i32).at(I - 1);
-        concat_where(K < 1, ((select((g_f64_1 > g_f64_0), g_f64_0, g_f64_0) * (g_f64_1 - g_f64_1)) * (-(g_f64_0 * g_f64_0))), select((g_f64_1 < g_f64_0.at(I + 1)), ((g_f64_1 + g_f64_0) * (g_f64_0 - g_f64_0)), ((g_f64_1 + g_f64_0) * (-g_f64_0))))
+        concat_where(K < 1, ((select((g_f64_0 > g_f64_0), g_f64_1, t0) * (g_f64_0 + t0)) * (select((g_i32_0 > t1), g_f64_0, g_f64_0) * (g_f64_0 + g_f64_0))), g_f64_0.at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 2..4, J: 0..5, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 2..6]);
     }
 }
 
@@ -1228,15 +1200,15 @@ pub mod fuzz_000000000135251a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_0;
         let t1 = (max_over((e_f64_0 + e_f64_1).at(V2E6), V2E6) * select((v_i32_0 <= v_i32_0), (v_f64_0 - t0), (t0 + v_f64_0)));
-        (((v_f64_0 * t1) / concat_where(K < 4, v_f64_0, v_f64_1)) * (select((v_f64_1 > v_f64_1), v_f64_1, t1) + (v_f64_1 - t1)))
+        ((((v_f64_0 * t1) / concat_where(K < 4, t1, v_f64_1)) * (v_i32_1.at(K + 1) as f64))).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135251a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135251a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -1245,35 +1217,39 @@ pub mod fuzz_000000000135251a {
 pub mod fuzz_000000000135251b {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
+    }
+
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = (select(((g_f64_0 * g_f64_1) > (g_f64_1 / s0)), ((g_i32_1 / 2) + (g_i32_0 + g_i32_0)), g_i32_0) as f64);
         let t1 = ((g_f64_1 * 8.0) as i32);
-        ((t0).sin(), select((select((g_f64_1 > g_f64_1), (g_f64_0 / g_f64_0), concat_where(K < 4, g_f64_0, g_f64_1)) <= (g_f64_1.at(K - 1) - s1)), ((t0.abs().sqrt() - 0.25) - g_f64_0), (select((g_i32_0 != t1), t0, (t0 + t0)) / ((t0 * g_f64_0) + (g_f64_0 + t0)))))
+        (t0, select((select((g_f64_1 > g_f64_1), (g_f64_0 / g_f64_0), concat_where(K < 4, g_f64_1, g_f64_0)) <= (scan0(g_f64_1, g_f64_1) - s0)), ((t0 - g_f64_0) - g_f64_0).abs().sqrt(), (g_f64_1 / s0)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        concat_where(K < 3, c_f64_1, concat_where(K < 2, c_f64_1, c_f64_0)).at(E2C[0])
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        ((neighbor_sum(e_f64_0.at(V2E6), V2E6) - (select((v_i32_0 <= v_i32_0), v_f64_0, v_f64_1) - select((v_f64_0 > v_f64_0), v_f64_0, v_f64_0)))).atan()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_i32_1.at(K - 1);
-        let t1 = max_over((e_f64_1 * ((e_f64_0 * e_f64_0) - e_f64_0)).at(V2E6), V2E6);
-        (neighbor_sum(e_f64_0.at(V2E6), V2E6) + scan0(((v_f64_0 / 1.5) + v_f64_1)))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Edge, K), f64> {
+        let t0 = (-scan1((e_f64_0 - s1), e_f64_1));
+        (t0 * (-c_f64_0.at(E2C[0])))
     }
 
     #[program]
-    pub fn fuzz_000000000135251b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0, s1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 2..7]);
+    pub fn fuzz_000000000135251b(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_0, e_f64_0, e_f64_1, s1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1368,33 +1344,35 @@ pub mod fuzz_000000000135251f {
         carry * 0.5 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = ((g_f64_1 * g_f64_1) + g_f64_0).at(K - 1);
         let t1 = g_f64_0;
-        ((g_f64_0 + ((t1 + g_f64_1) * (g_f64_1 * t0))), ((-concat_where(K < 4, g_f64_0, g_f64_0)) + ((g_f64_1 + t0) * (g_f64_0 - g_f64_1))))
+        ((g_f64_0 + ((t1 + g_f64_1) * (g_f64_1 * t0))), ((-concat_where(K < 4, g_f64_0, g_f64_1)) + (g_f64_0.abs().sqrt() + g_f64_0.at(J + 2))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (scan0((g_f64_1 * g_f64_0))).sin()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(e_f64_1).abs().sqrt();
+        let t1 = (c_f64_0.at(E2C[1]) + max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C));
+        scan1(concat_where(K < 4, c_f64_0, c_f64_1)).at(E2C[0])
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((((e_i32_0 * 2).at(K - 1) - ((e_f64_0 * 8.0) as i32)) as f64), (concat_where(K < 4, ((e_f64_0 + e_f64_1) - (e_i32_0 as f64)), e_f64_0) / ((-e_f64_0) - (scan1(c_f64_1, c_f64_1).at(E2C[1]) / e_f64_1.at(K + 2)))))
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((v_f64_0.at(K + 1) - (v_f64_0 + v_f64_0)), (select((v_f64_0 > v_f64_0), v_f64_0, v_f64_1) * (v_f64_1 - v_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_000000000135251f(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 2..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_000000000135251f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..3, K: 2..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+        op2(v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -1413,19 +1391,19 @@ pub mod fuzz_0000000001352520 {
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
         let t0 = select((((g_i32_0 + g_i32_1) as f64) != g_f64_1.abs().sqrt().at(J + 1)), (((g_i32_0 - g_i32_0) / 2) - select((g_i32_0 != g_i32_1), g_i32_0, g_i32_0)), ((select((g_f64_0 != g_f64_0), g_i32_0, g_i32_1) * 2) - g_i32_1));
         let t1 = g_f64_1.at(I + 1);
-        ((concat_where(K < 3, ((g_f64_0 - g_f64_0) + (-g_f64_0)), ((g_f64_1 - 1.5) + concat_where(K < 4, g_f64_0, g_f64_0))) * 3000000000.0) as i32)
+        ((concat_where(K < 3, ((t1 - g_f64_1) + g_f64_1.at(I + 1)), concat_where(K < 6, (g_f64_1 * g_f64_0), (g_f64_1 + t1))) * 3000000000.0) as i32)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        c_f64_0
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6)).tanh()
     }
 
     #[program]
-    pub fn fuzz_0000000001352520(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352520(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_1, e_f64_0, e_i32_1, k_f64, w_e2c).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..4, K: 0..6]);
-        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..4, J: 0..4, K: 1..7]);
+        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1440,14 +1418,14 @@ pub mod fuzz_0000000001352521 {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = neighbor_sum(((concat_where(K < 3, (e_f64_0 - e_f64_1), (e_f64_0 - e_f64_1)) * e_f64_0).at(V2E6) * w_v2e6), V2E6);
-        (min_over(((select((e_f64_1 > e_f64_1), e_f64_1, e_f64_0) - (e_f64_1 * e_f64_1)) + e_f64_1).at(V2E6), V2E6), concat_where(K < 4, neighbor_sum(scan0(concat_where(K < 1, e_f64_1, e_f64_0), (e_f64_1 - e_f64_1)).at(V2E6), V2E6), (-(-v_f64_1))).abs().sqrt())
+        (min_over(((select((e_f64_1 > e_f64_1), e_f64_1, e_f64_0) - (e_f64_1 * e_f64_1)) + e_f64_1).at(V2E6), V2E6), concat_where(K < 4, neighbor_sum(scan0(concat_where(K < 1, e_f64_1, e_f64_0), (e_f64_1 - e_f64_1)).at(V2E6), V2E6), (-(-t0))).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352521(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_1, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352521(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1469,7 +1447,7 @@ pub mod fuzz_0000000001352522 {
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (((((-c_f64_1) + c_f64_0) * 3000000000.0) as i32) as f64);
-        let t1 = concat_where(K < 5, c_f64_1, ((((c_i32_0 as i64) / 7) - ((c_i32_1 as i64) + (c_i32_1 as i64))) as f64));
+        let t1 = concat_where(K < 5, c_f64_1, (((c_i32_0 as i64).at(K - 1) - ((c_i32_1 as i64) + (c_i32_1 as i64))) as f64));
         (scan0(e_f64_0.at(C2E3[1]).at(K + 1), scan1((c_f64_1 * c_f64_1))) * max_over(c_f64_1.at(E2C[1]).at(C2E3), C2E3))
     }
 
@@ -1481,14 +1459,14 @@ pub mod fuzz_0000000001352522 {
     #[field_operator]
     pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = select(((select((v_f64_0 < v_f64_1), v_f64_0, v_f64_0) * (v_f64_1 * v_f64_1)) <= v_f64_1.at(K + 2)), v_i32_0, ((v_i32_1.at(K - 1) * v_i32_1.at(K + 1)) * v_i32_1.at(K - 1).at(K - 1)));
-        concat_where(K < 3, (((v_i32_0 as f64) - (v_f64_0 - v_f64_1)) / concat_where(K < 5, (v_f64_0 * v_f64_0), v_f64_1)), (min_over(e_f64_0.at(V2E6), V2E6) * ((v_f64_0 - v_f64_0) - v_f64_1)))
+        concat_where(K < 3, (((v_i32_1 as f64) - concat_where(K < 5, v_f64_1, v_f64_1)) / (v_f64_1 + v_f64_1.at(K + 2))), (min_over(e_f64_0.at(V2E6), V2E6) * (v_f64_0.at(K - 2) - (v_f64_1 + v_f64_0))))
     }
 
     #[program]
     pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
         op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 3..4]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 3..4]);
     }
 }
 
@@ -1568,11 +1546,6 @@ pub mod fuzz_0000000001352525 {
         carry * -0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
     pub fn op0(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
         let t0 = concat_where(K < 4, ((v_f64_1 - k_f64) * (v_f64_1 * 3.0)), v_f64_0);
@@ -1587,17 +1560,17 @@ pub mod fuzz_0000000001352525 {
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_0;
-        let t1 = select((v_f64_1 > t0), (v_f64_0 - v_f64_1), concat_where(K < 2, v_f64_0, v_f64_0));
-        (concat_where(K < 2, scan1(v_f64_0), v_f64_1), (select((v_f64_0 < v_f64_1), (v_i32_1 as i64), (v_i32_0 as i64)) as f64))
+        let t1 = select((v_f64_1 > t0), (v_f64_0 - v_f64_1), concat_where(K < 2, t0, v_f64_0));
+        select((v_f64_0 < v_f64_0), (-v_f64_1), ((v_i32_1 as i64) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352525(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352525(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
         op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..6]);
+        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1652,18 +1625,20 @@ pub mod fuzz_0000000001352528 {
     #[field_operator]
     pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = scan0(neighbor_sum(scan1(e_f64_1).at(V2E6), V2E6), (v_f64_0 - v_f64_1));
-        (min_over(e_f64_1.at(V2E6), V2E6) - concat_where(K < 4, v_f64_0, v_f64_0))
+        (min_over(e_f64_1.at(V2E6), V2E6) - concat_where(K < 4, t0, v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        (select((g_f64_1 < g_f64_0), g_i32_1, g_i32_1) * 3)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 4, (v_f64_0 * v_f64_1), v_f64_1.at(K + 1));
+        let t1 = neighbor_sum(((e_f64_1 - e_f64_1).at(V2E6) * w_v2e6), V2E6);
+        min_over(e_f64_1.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352528(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), i32>) {
+    pub fn fuzz_0000000001352528(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(e_f64_1, v_f64_0, v_f64_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -1981,15 +1956,15 @@ pub mod fuzz_0000000001352533 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, w_e2c: Field<(Edge, E2C), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = concat_where(K < 6, e_f64_0, (-(-e_f64_0)));
         let t1 = select(((e_i32_1 + 3) > e_i32_1.at(K + 1)), ((t0 - e_f64_0) - (e_i32_0 as f64)), (neighbor_sum(c_f64_0.at(E2C), E2C) / k_f64));
-        (concat_where(K < 5, ((e_i32_1 * 2) as f64), ((e_f64_0 - e_f64_1) - (e_f64_0 / s1))), ((t1 * t0).abs().sqrt() * (e_i32_0.at(K + 1) as f64)))
+        (concat_where(K < 5, ((e_i32_1 * 2) as f64), (e_f64_0.at(K - 1) - neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C))), ((t1 * t0).abs().sqrt() * (e_i32_0.at(K + 1) as f64)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352533(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, s1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_0000000001352533(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_i32_0, e_i32_1, k_f64, w_e2c).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..5]);
     }
 }
 
@@ -2027,23 +2002,22 @@ pub mod fuzz_0000000001352535 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = (e_i32_1.at(K - 1) as f64);
-        (concat_where(K < 6, e_f64_0, e_f64_0.abs().sqrt()), t0)
+        ((concat_where(K < 6, t0, e_f64_1)).exp(), t0)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = min_over(e_f64_0.at(C2E3[1]).at(E2C), E2C);
-        let t1 = (min_over(neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C) + (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) + (e_f64_0 - e_f64_0).at(K - 1)));
-        (((e_f64_1 * 8.0) as i32) * (e_i32_0 + (e_i32_1 * 2)).at(K - 1))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((v_f64_0 != (v_f64_1 * v_f64_0)), ((neighbor_sum(e_f64_0.at(V2E6), V2E6) * 1e19) as i32), ((v_f64_0.abs().sqrt() * 3000000000.0) as i32)) / 7);
+        (((v_i32_0 as i64) - ((t0 as i64) * (v_i32_0 as i64))) as f64)
     }
 
     #[program]
-    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
-        op1(e_f64_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 2..6]);
-        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op1(e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..6]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -2158,21 +2132,23 @@ pub mod fuzz_000000000135253a {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 3, scan0((v_f64_1 - (v_f64_0 * v_f64_0))), select((select((v_f64_1 < v_f64_0), v_i32_1, v_i32_0) > ((v_f64_0 * 8.0) as i32)), ((-(v_i32_0 as i64)) as f64), ((v_f64_1 * v_f64_0) + s0)));
-        let t1 = t0;
-        ((((-v_f64_1) * neighbor_sum(e_f64_1.at(V2E6), V2E6)) - concat_where(K < 5, v_f64_1, (v_f64_0 * v_f64_0))) - v_f64_1)
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 3, scan0((v_f64_1 - v_f64_0.at(K + 2))), (v_f64_1 * (v_f64_0 - v_f64_1).abs().sqrt()));
+        let t1 = ((((v_i32_1 as i64) as f64) - 3.0) * v_f64_1).at(K - 2);
+        (v_f64_0).cos()
     }
 
     #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (select((v_i32_0 <= v_i32_0), (v_i32_1 as i64), (v_i32_1 as i64)) as f64)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((-e_f64_0) * (e_f64_0 * e_f64_1));
+        let t1 = e_i32_0;
+        ((e_f64_0 * e_f64_0).at(K + 1), concat_where(K < 3, (t0 + e_f64_0), (t1 as f64)))
     }
 
     #[program]
-    pub fn fuzz_000000000135253a(e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135253a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
+        op1(e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -2292,8 +2268,8 @@ pub mod fuzz_000000000135253f {
 
 pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524f0", seed: 20260080, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f0::fuzz_00000000013524f0::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f1", seed: 20260081, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f1::fuzz_00000000013524f1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f2", seed: 20260082, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f1", seed: 20260081, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f1::fuzz_00000000013524f1::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f2", seed: 20260082, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
     Case { name: "fuzz_00000000013524f3", seed: 20260083, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
     Case { name: "fuzz_00000000013524f4", seed: 20260084, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f4::fuzz_00000000013524f4::compile(o)?)) },
     Case { name: "fuzz_00000000013524f5", seed: 20260085, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f5::fuzz_00000000013524f5::compile(o)?)) },
@@ -2322,7 +2298,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135250c", seed: 20260108, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250c::fuzz_000000000135250c::compile(o)?)) },
     Case { name: "fuzz_000000000135250d", seed: 20260109, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250d::fuzz_000000000135250d::compile(o)?)) },
     Case { name: "fuzz_000000000135250e", seed: 20260110, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
-    Case { name: "fuzz_000000000135250f", seed: 20260111, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
+    Case { name: "fuzz_000000000135250f", seed: 20260111, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
     Case { name: "fuzz_0000000001352510", seed: 20260112, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352510::fuzz_0000000001352510::compile(o)?)) },
     Case { name: "fuzz_0000000001352511", seed: 20260113, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352511::fuzz_0000000001352511::compile(o)?)) },
     Case { name: "fuzz_0000000001352512", seed: 20260114, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
@@ -2333,13 +2309,13 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352517", seed: 20260119, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352517::fuzz_0000000001352517::compile(o)?)) },
     Case { name: "fuzz_0000000001352518", seed: 20260120, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352518::fuzz_0000000001352518::compile(o)?)) },
     Case { name: "fuzz_0000000001352519", seed: 20260121, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352519::fuzz_0000000001352519::compile(o)?)) },
-    Case { name: "fuzz_000000000135251a", seed: 20260122, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
+    Case { name: "fuzz_000000000135251a", seed: 20260122, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
     Case { name: "fuzz_000000000135251b", seed: 20260123, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251b::fuzz_000000000135251b::compile(o)?)) },
     Case { name: "fuzz_000000000135251c", seed: 20260124, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251c::fuzz_000000000135251c::compile(o)?)) },
     Case { name: "fuzz_000000000135251d", seed: 20260125, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
     Case { name: "fuzz_000000000135251e", seed: 20260126, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
-    Case { name: "fuzz_000000000135251f", seed: 20260127, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352520", seed: 20260128, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },
+    Case { name: "fuzz_000000000135251f", seed: 20260127, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
+    Case { name: "fuzz_0000000001352520", seed: 20260128, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },
     Case { name: "fuzz_0000000001352521", seed: 20260129, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352521::fuzz_0000000001352521::compile(o)?)) },
     Case { name: "fuzz_0000000001352522", seed: 20260130, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
     Case { name: "fuzz_0000000001352523", seed: 20260131, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352523::fuzz_0000000001352523::compile(o)?)) },
@@ -2365,7 +2341,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352537", seed: 20260151, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352537::fuzz_0000000001352537::compile(o)?)) },
     Case { name: "fuzz_0000000001352538", seed: 20260152, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352538::fuzz_0000000001352538::compile(o)?)) },
     Case { name: "fuzz_0000000001352539", seed: 20260153, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352539::fuzz_0000000001352539::compile(o)?)) },
-    Case { name: "fuzz_000000000135253a", seed: 20260154, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
+    Case { name: "fuzz_000000000135253a", seed: 20260154, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
     Case { name: "fuzz_000000000135253b", seed: 20260155, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
     Case { name: "fuzz_000000000135253c", seed: 20260156, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
     Case { name: "fuzz_000000000135253d", seed: 20260157, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253d::fuzz_000000000135253d::compile(o)?)) },

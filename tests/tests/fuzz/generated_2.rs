@@ -72,22 +72,22 @@ pub mod fuzz_0000000001352543 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[1]) + max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(K - 2));
-        let t1 = select((concat_where(K < 3, (-c_f64_1), (c_f64_0 - c_f64_0)) != t0), ((max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * 1e19) as i32), c_i32_1);
-        ((((max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) + c_f64_0.at(E2C[1])) - e_f64_1.at(K - 1)).at(C2E3[2])).sin(), (((e_f64_1 * e_f64_0) + e_f64_0) * ((e_f64_0 / e_f64_1) - neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))).at(C2E3[0]))
+        let t1 = select((concat_where(K < 3, (-c_f64_1), (t0 * t0)) != (c_i32_1.at(K + 1) as f64)), (c_i32_1 * (select((c_i32_0 < c_i32_0), c_i32_0, c_i32_1) + c_i32_1.at(K + 1))), (((c_i32_0 as i64) as i32).at(K + 1) * 7));
+        c_f64_1
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_f64_0 * 0.125) * g_f64_0).at(J + 1) - (((-g_f64_0) + (g_f64_0 + g_f64_1)) + g_f64_0.at(K + 2))), (g_f64_0 - (select((g_i32_1 != g_i32_0), (g_i32_1 - g_i32_0), (g_i32_1 + g_i32_0)) as f64)))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352543(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_0000000001352543(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 3..5, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 0..6, J: 0..4, K: 0..4]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -221,28 +221,26 @@ pub mod fuzz_0000000001352548 {
 pub mod fuzz_0000000001352549 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = concat_where(K < 3, ((g_f64_1 - g_f64_1) - (g_f64_1 + g_f64_0)), (((g_f64_1 * 1e19) as i64) as f64)).abs().sqrt();
-        ((g_f64_1.abs().sqrt() - concat_where(K < 3, (g_f64_1.abs().sqrt() - (g_i32_1 as f64)), (g_f64_1 - (g_f64_0 + g_f64_0))))).sin()
+        (g_f64_1.abs().sqrt() - concat_where(K < 3, (g_f64_0.abs().sqrt() - (g_i32_0 as f64)), (g_f64_1 - (g_f64_1 + g_f64_0))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((((v_i32_0 as i64) + (v_i32_0 as i64)).at(K + 1) as i32) * v_i32_1);
-        let t1 = neighbor_sum(scan0(e_f64_1).at(V2E6), V2E6);
-        ((v_f64_0 + v_f64_1)).cos()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (((e_i32_0 as f64) - (e_i32_0 as f64)).at(K - 1), scan0(((c_f64_0 - c_f64_1) + c_f64_1), (c_f64_0 + c_f64_1).abs().sqrt()).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352549(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_0000000001352549(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -668,14 +666,14 @@ pub mod fuzz_0000000001352558 {
     pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = ((g_f64_1.abs().sqrt() * 0.25) + select((g_f64_1 != g_f64_1), (g_i32_1 as f64), (g_f64_0 + g_f64_1)));
         let t1 = g_i32_0;
-        concat_where(K < 5, ((g_f64_1 * g_f64_1) - select((g_f64_1 > g_f64_1), g_f64_1, g_f64_1)), g_f64_0)
+        concat_where(K < 5, ((g_f64_1 * t0) - (g_f64_1 - g_f64_0)), ((t0 - g_f64_1) * (g_f64_0 + g_f64_1)))
     }
 
     #[program]
     pub fn fuzz_0000000001352558(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
         op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -798,13 +796,13 @@ pub mod fuzz_000000000135255d {
     pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = (-concat_where(K < 5, select((v_f64_1 < v_f64_0), (v_f64_1 - v_f64_1), min_over(e_f64_1.at(V2E6), V2E6)), ((v_f64_1 - 3.0) * neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6))));
         let t1 = (select(((-t0) <= (-t0)), (-v_f64_1.abs().sqrt()), ((v_i32_0 * v_i32_1) as f64)) / ((v_i32_0.at(K - 1) as f64) / v_f64_1));
-        (scan1(v_f64_1), (concat_where(K < 5, (v_f64_0 / 3.0), v_f64_0) * (-concat_where(K < 4, v_f64_0, v_f64_0))).abs().sqrt())
+        ((scan1(v_f64_1)).cos(), (concat_where(K < 5, (v_f64_0 / 3.0), neighbor_sum(e_f64_1.at(V2E6), V2E6)) * (v_i32_0 as f64)).abs().sqrt())
     }
 
     #[program]
     pub fn fuzz_000000000135255d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..6]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..7]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -861,23 +859,28 @@ pub mod fuzz_000000000135255f {
         carry * -0.5 + x0 * x0
     }
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = (v_i32_1.at(K + 1) as f64);
         let t1 = scan0(v_f64_0.abs().sqrt());
-        (concat_where(K < 1, v_f64_1, v_f64_1) - (t1 * t1))
+        (concat_where(K < 1, v_f64_1, v_f64_1) - (v_f64_1 - 1.5))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (neighbor_sum(e_f64_1.at(V2E6), V2E6) - neighbor_sum(e_f64_1.at(V2E6), V2E6));
-        (v_f64_0, (neighbor_sum(e_f64_0.at(V2E6), V2E6) * ((v_f64_0 - 0.5) + t0)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = concat_where(K < 5, (c_i32_1 as f64), concat_where(K < 2, (c_f64_0 - c_f64_1), neighbor_sum(e_f64_1.at(C2E3), C2E3))).at(E2C[0]);
+        (((e_f64_0 / t0) - (scan1((e_f64_1 - e_f64_1)) * (((e_i32_1 as i64) + 7) as f64))), e_f64_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135255f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
-        op1(e_f64_0, e_f64_1, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_000000000135255f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -928,14 +931,14 @@ pub mod fuzz_0000000001352561 {
     #[field_operator]
     pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = max_over(neighbor_sum((e_f64_1 * e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
-        ((concat_where(K < 4, e_f64_0, e_f64_1).abs().sqrt() + (t0 * e_f64_1).abs().sqrt()), (((e_f64_1 - t0) + (e_f64_0 + t0)) - (-(e_i32_1 as f64))))
+        ((concat_where(K < 4, e_f64_1, e_f64_1).abs().sqrt() + (select((t0 != t0), t0, e_f64_0) * (e_i32_1 as f64))), ((-(t0 * e_f64_0)) * e_f64_1))
     }
 
     #[program]
     pub fn fuzz_0000000001352561(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
         op0(c_f64_0, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
         op1(e_f64_0, e_f64_1, e_i32_0, s0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(e_f64_0, e_f64_1, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 1..7]);
+        op2(e_f64_0, e_f64_1, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -1133,29 +1136,22 @@ pub mod fuzz_0000000001352568 {
 pub mod fuzz_0000000001352569 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = ((e_i32_0 / 3) as f64);
         let t1 = (e_i32_1 + (e_i32_0 / 2));
-        concat_where(K < 3, e_f64_0, scan0(c_f64_1, c_f64_0).at(E2C[1]))
+        (concat_where(K < 3, e_f64_0, (-e_f64_0))).tanh()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_1 - e_f64_0) + s0);
-        let t1 = ((e_i32_1 + e_i32_0) - (e_i32_0 + e_i32_0));
-        ((t1 as i64) as f64)
+    pub fn op1(v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        (((v_i32_0 + v_i32_0) as i64) as i32)
     }
 
     #[program]
-    pub fn fuzz_0000000001352569(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_0000000001352569(e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
+        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+        op1(v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -1164,20 +1160,25 @@ pub mod fuzz_0000000001352569 {
 pub mod fuzz_000000000135256a {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
         let t0 = (select((c_f64_0 > c_f64_0), (c_i32_0 as i64), (c_i32_0 as i64)) as f64).at(E2C[1]);
-        (select((concat_where(K < 6, e_f64_0, e_f64_1) != concat_where(K < 6, e_f64_0, e_f64_0)), e_f64_1, (scan0(c_f64_1, c_f64_0).at(E2C[1]) * 0.5))).tanh()
+        (select((concat_where(K < 6, e_f64_1, e_f64_1) != scan0(t0)), scan1(c_f64_1, c_f64_0).at(E2C[1]).abs().sqrt(), (t0 * s0))).exp()
     }
 
     #[program]
-    pub fn fuzz_000000000135256a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_000000000135256a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1278,17 +1279,17 @@ pub mod fuzz_000000000135256f {
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), i32> {
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
         let t0 = (g_i32_1 as f64);
-        let t1 = concat_where(K < 6, g_f64_1, g_f64_0);
-        ((((g_f64_0 * k_f64) * 1e19) as i32) / 2)
+        let t1 = concat_where(K < 6, t0, t0);
+        select(((g_i32_0 as f64) <= (g_f64_1 * g_f64_1)), g_i32_0, (((t0 + g_f64_0) * 1e300) as i32))
     }
 
     #[program]
     pub fn fuzz_000000000135256f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
         op0(e_f64_0, e_f64_1, e_i32_0, k_f64, v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
         op1(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1308,21 +1309,22 @@ pub mod fuzz_0000000001352570 {
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = concat_where(K < 6, concat_where(K < 1, ((v_i32_0 as i64) as f64), scan0(v_f64_1, v_f64_1)).abs().sqrt(), v_f64_0);
-        select((v_f64_1 < t0.abs().sqrt()), ((v_i32_1 as f64) / scan1(v_f64_0, t0)), concat_where(K < 5, (v_f64_0 * v_f64_0), v_f64_1.abs().sqrt())).abs().sqrt()
+        select((v_f64_1 < t0.abs().sqrt()), ((v_i32_1 as f64) / scan1(v_f64_0, t0)), concat_where(K < 5, (t0 * v_f64_1), (v_f64_1 - k_f64))).abs().sqrt()
     }
 
     #[field_operator]
     pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = select((c_f64_0 != (c_f64_0 / c_f64_0)), (((c_i32_0 as i64) / 7) as i32), select((c_i32_1 > c_i32_1), c_i32_1, (c_i32_0 / 3)));
-        ((c_f64_0 * c_f64_1.abs().sqrt())).atan()
+        let t0 = (((c_i32_0 / 7).at(K + 1) + (c_i32_0.at(K + 1) * 2)) * 3);
+        let t1 = (((c_f64_0 * c_f64_0.abs().sqrt()) * ((c_f64_0 - c_f64_0) - c_f64_1)) - c_f64_1);
+        (((c_i32_0 as i64) * (c_i32_1 as i64)) as f64).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352570(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_0000000001352570(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1517,35 +1519,40 @@ pub mod fuzz_0000000001352577 {
 pub mod fuzz_0000000001352578 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = select((g_f64_1 < select((g_f64_1 <= g_f64_1), g_f64_0.at(I + 1), (g_f64_1 * g_f64_0))), ((((g_i32_0 as i64) * (g_i32_1 as i64)) + 2) as i32), (((g_f64_0 * 8.0) as i32) * (((g_f64_1 * g_f64_0) * 3000000000.0) as i32)));
         let t1 = g_i32_0.at(I + 1);
-        (concat_where(K < 5, g_f64_0, (((g_i32_0 / 3) as i64) as f64))).exp()
+        (concat_where(K < 5, g_f64_0, (((t1 / 3) as i64) as f64)), (-((g_f64_1 * g_f64_1) - select((g_f64_0 != g_f64_0), g_f64_1, g_f64_0)).abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_1.abs().sqrt();
-        ((select((v_i32_0 > v_i32_1), v_i32_0, v_i32_1) as f64).abs().sqrt(), neighbor_sum(e_f64_0.at(V2E6), V2E6))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (-(e_f64_0 + (max_over(c_f64_1.at(E2C), E2C) * (e_f64_1 - e_f64_1))));
+        let t1 = neighbor_sum(neighbor_sum((-e_f64_1.abs().sqrt()).at(C2E3), C2E3).at(E2C), E2C);
+        ((neighbor_sum((c_f64_0 + neighbor_sum(e_f64_1.at(C2E3), C2E3)).at(E2C), E2C)).sin(), scan0(scan1((-e_f64_1))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(scan0((-e_f64_1)).at(V2E6), V2E6);
-        ((((v_i32_0 as i64) - (v_i32_0 as i64)) as f64)).exp()
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), i32> {
+        ((c_f64_1 * 8.0) as i32)
     }
 
     #[program]
-    pub fn fuzz_0000000001352578(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..7]);
-        op1(e_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(e_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352578(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..7]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -1961,24 +1968,28 @@ pub mod fuzz_0000000001352587 {
 pub mod fuzz_0000000001352588 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_i32_0;
-        let t1 = (select(((g_f64_0 + g_f64_1) <= g_f64_0), (((t0 as i64) / 2) - ((g_i32_1 as i64) + 7)), select((g_f64_0 <= g_f64_1), ((g_i32_0 as i64) - (t0 as i64)), ((g_i32_1 as i64) + (g_i32_0 as i64)))) as f64);
-        ((g_f64_1.abs().sqrt() + (-concat_where(K < 5, (g_f64_1 + g_f64_1), (g_f64_1 * g_f64_1)))), (-g_f64_0))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(c_f64_1.abs().sqrt().at(E2C), E2C);
-        let t1 = (t0 + t0);
-        ((e_f64_1 - e_f64_0) + c_f64_1.at(E2C[1]))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = g_i32_0;
+        let t1 = (select(((g_f64_0 + g_f64_1) <= g_f64_0), (((t0 as i64) / 2) - ((g_i32_1 as i64) + 7)), select((g_f64_0 <= g_f64_1), ((g_i32_0 as i64) - (t0 as i64)), ((g_i32_1 as i64) + (g_i32_0 as i64)))) as f64);
+        (g_f64_1.abs().sqrt() + (-concat_where(K < 5, (t1 + g_f64_1), (-g_f64_1))))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (scan0(c_f64_1, c_f64_0).at(E2C[1]) + (e_f64_0 + e_f64_1));
+        t0
     }
 
     #[program]
-    pub fn fuzz_0000000001352588(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_0000000001352588(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1987,32 +1998,27 @@ pub mod fuzz_0000000001352588 {
 pub mod fuzz_0000000001352589 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
     #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = (g_f64_0.at(K - 1) + (((g_f64_0 * 8.0) as i32) as f64)).at(K + 2);
-        (g_f64_1 + (((g_f64_0 + t0) + concat_where(K < 2, g_f64_1, g_f64_0)) * scan0((g_f64_1 - t0), g_f64_0.at(K - 2))))
+        ((g_f64_1 + (((g_f64_0 + t0) + concat_where(K < 2, g_f64_0, g_f64_0)) * g_f64_1.at(I + 2).at(K - 1))), g_f64_1.at(K - 2).abs().sqrt())
     }
 
     #[field_operator]
     pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = neighbor_sum(((e_f64_1 + e_f64_1) - (e_f64_0 * e_f64_1)).at(V2E6), V2E6);
-        concat_where(K < 3, scan1(v_f64_1, (v_f64_0 - v_f64_1)), ((v_f64_0 - v_f64_0) / (v_f64_0 - v_f64_1)))
+        (concat_where(K < 3, scan0(v_f64_0, v_f64_1.abs().sqrt()), ((t0 - v_f64_1) / (t0 / 0.125)))).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352589(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 2..4]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352589(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..3, J: 0..5, K: 2..4]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -2057,13 +2063,13 @@ pub mod fuzz_000000000135258b {
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = g_f64_0;
         let t1 = select((select((g_f64_0 > t0), g_f64_1, g_f64_1) <= (t0 - t0)), (((g_f64_1 + g_f64_0) * 1e19) as i32), ((g_i32_0 * g_i32_1) * 2));
-        ((((t0 * g_f64_1) * g_f64_0) * ((t1 as f64) + (g_f64_0 + t0))), ((t0.abs().sqrt() - t0) - ((g_f64_1 - g_f64_0) - concat_where(K < 2, g_f64_0, g_f64_1))))
+        (((((t0 * g_f64_1) * g_f64_0) * ((t1 as f64) + (g_f64_0 + t0)))).cos(), ((t0.abs().sqrt() - t0) - ((g_f64_1 - g_f64_0) - concat_where(K < 2, g_f64_1, t0))))
     }
 
     #[program]
     pub fn fuzz_000000000135258b(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -2101,34 +2107,33 @@ pub mod fuzz_000000000135258c {
 pub mod fuzz_000000000135258d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+        carry * 0.75 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = ((((c_f64_1 * 1e300) as i32) - (c_i32_1 / 3)) * 7).at(K - 1);
-        let t1 = concat_where(K < 1, max_over(((e_i32_0 as f64) * e_f64_0.abs().sqrt()).at(C2E3), C2E3), (c_f64_0 * (c_f64_1.abs().sqrt() + 0.25)));
-        (scan0((((t0 as i64) as i32) as f64), select((c_i32_0 <= t0), t1, e_f64_1.at(C2E3[1]))) - c_f64_1)
+        let t1 = concat_where(K < 1, max_over((e_i32_0 as f64).at(K + 1).at(C2E3), C2E3), (e_f64_0.at(C2E3[0]) + scan0(e_f64_1, e_f64_1).at(C2E3[0])).abs().sqrt());
+        ((neighbor_sum((e_f64_0 / select((e_f64_0 != e_f64_1), e_f64_0, e_f64_0)).at(K + 2).at(C2E3), C2E3)).sin(), c_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_i32_0 * e_i32_1).at(K - 1) - e_i32_0) * e_i32_1);
-        let t1 = scan1(concat_where(K < 4, (c_f64_1 * c_f64_0), (c_f64_1 + c_f64_0))).at(E2C[1]);
-        (((e_f64_1.at(K - 2) - (e_f64_0 - e_f64_0)) - (e_f64_1 - e_f64_1).at(K - 1)) + 3.0)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((((g_i32_0 as i64).at(I + 1) * 2) as f64) + (scan1(g_f64_1) + ((g_f64_1 + g_f64_1) - 0.125)));
+        (((g_f64_1.at(I + 2) + g_f64_1.at(J - 1)) * (g_f64_0 / (t0 * g_f64_0))) - g_f64_0)
     }
 
     #[program]
-    pub fn fuzz_000000000135258d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 2..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+    pub fn fuzz_000000000135258d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
+        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..3, J: 1..5, K: 0..6]);
     }
 }
 
@@ -2171,13 +2176,13 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352540", seed: 20260160, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352540::fuzz_0000000001352540::compile(o)?)) },
     Case { name: "fuzz_0000000001352541", seed: 20260161, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352541::fuzz_0000000001352541::compile(o)?)) },
     Case { name: "fuzz_0000000001352542", seed: 20260162, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352542::fuzz_0000000001352542::compile(o)?)) },
-    Case { name: "fuzz_0000000001352543", seed: 20260163, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352543::fuzz_0000000001352543::compile(o)?)) },
+    Case { name: "fuzz_0000000001352543", seed: 20260163, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352543::fuzz_0000000001352543::compile(o)?)) },
     Case { name: "fuzz_0000000001352544", seed: 20260164, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352544::fuzz_0000000001352544::compile(o)?)) },
     Case { name: "fuzz_0000000001352545", seed: 20260165, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352545::fuzz_0000000001352545::compile(o)?)) },
     Case { name: "fuzz_0000000001352546", seed: 20260166, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352546::fuzz_0000000001352546::compile(o)?)) },
     Case { name: "fuzz_0000000001352547", seed: 20260167, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352547::fuzz_0000000001352547::compile(o)?)) },
     Case { name: "fuzz_0000000001352548", seed: 20260168, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352548::fuzz_0000000001352548::compile(o)?)) },
-    Case { name: "fuzz_0000000001352549", seed: 20260169, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352549::fuzz_0000000001352549::compile(o)?)) },
+    Case { name: "fuzz_0000000001352549", seed: 20260169, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352549::fuzz_0000000001352549::compile(o)?)) },
     Case { name: "fuzz_000000000135254a", seed: 20260170, math: true, compile: |o| Ok(Box::new(fuzz_000000000135254a::fuzz_000000000135254a::compile(o)?)) },
     Case { name: "fuzz_000000000135254b", seed: 20260171, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254b::fuzz_000000000135254b::compile(o)?)) },
     Case { name: "fuzz_000000000135254c", seed: 20260172, math: true, compile: |o| Ok(Box::new(fuzz_000000000135254c::fuzz_000000000135254c::compile(o)?)) },
@@ -2197,7 +2202,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135255a", seed: 20260186, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255a::fuzz_000000000135255a::compile(o)?)) },
     Case { name: "fuzz_000000000135255b", seed: 20260187, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255b::fuzz_000000000135255b::compile(o)?)) },
     Case { name: "fuzz_000000000135255c", seed: 20260188, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255c::fuzz_000000000135255c::compile(o)?)) },
-    Case { name: "fuzz_000000000135255d", seed: 20260189, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255d::fuzz_000000000135255d::compile(o)?)) },
+    Case { name: "fuzz_000000000135255d", seed: 20260189, math: true, compile: |o| Ok(Box::new(fuzz_000000000135255d::fuzz_000000000135255d::compile(o)?)) },
     Case { name: "fuzz_000000000135255e", seed: 20260190, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255e::fuzz_000000000135255e::compile(o)?)) },
     Case { name: "fuzz_000000000135255f", seed: 20260191, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255f::fuzz_000000000135255f::compile(o)?)) },
     Case { name: "fuzz_0000000001352560", seed: 20260192, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352560::fuzz_0000000001352560::compile(o)?)) },
@@ -2209,14 +2214,14 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352566", seed: 20260198, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352566::fuzz_0000000001352566::compile(o)?)) },
     Case { name: "fuzz_0000000001352567", seed: 20260199, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352567::fuzz_0000000001352567::compile(o)?)) },
     Case { name: "fuzz_0000000001352568", seed: 20260200, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352568::fuzz_0000000001352568::compile(o)?)) },
-    Case { name: "fuzz_0000000001352569", seed: 20260201, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352569::fuzz_0000000001352569::compile(o)?)) },
+    Case { name: "fuzz_0000000001352569", seed: 20260201, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352569::fuzz_0000000001352569::compile(o)?)) },
     Case { name: "fuzz_000000000135256a", seed: 20260202, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256a::fuzz_000000000135256a::compile(o)?)) },
     Case { name: "fuzz_000000000135256b", seed: 20260203, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256b::fuzz_000000000135256b::compile(o)?)) },
     Case { name: "fuzz_000000000135256c", seed: 20260204, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256c::fuzz_000000000135256c::compile(o)?)) },
     Case { name: "fuzz_000000000135256d", seed: 20260205, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256d::fuzz_000000000135256d::compile(o)?)) },
     Case { name: "fuzz_000000000135256e", seed: 20260206, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256e::fuzz_000000000135256e::compile(o)?)) },
     Case { name: "fuzz_000000000135256f", seed: 20260207, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352570", seed: 20260208, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352570::fuzz_0000000001352570::compile(o)?)) },
+    Case { name: "fuzz_0000000001352570", seed: 20260208, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352570::fuzz_0000000001352570::compile(o)?)) },
     Case { name: "fuzz_0000000001352571", seed: 20260209, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352571::fuzz_0000000001352571::compile(o)?)) },
     Case { name: "fuzz_0000000001352572", seed: 20260210, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352572::fuzz_0000000001352572::compile(o)?)) },
     Case { name: "fuzz_0000000001352573", seed: 20260211, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352573::fuzz_0000000001352573::compile(o)?)) },
@@ -2241,11 +2246,11 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352586", seed: 20260230, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352586::fuzz_0000000001352586::compile(o)?)) },
     Case { name: "fuzz_0000000001352587", seed: 20260231, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352587::fuzz_0000000001352587::compile(o)?)) },
     Case { name: "fuzz_0000000001352588", seed: 20260232, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352588::fuzz_0000000001352588::compile(o)?)) },
-    Case { name: "fuzz_0000000001352589", seed: 20260233, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352589::fuzz_0000000001352589::compile(o)?)) },
+    Case { name: "fuzz_0000000001352589", seed: 20260233, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352589::fuzz_0000000001352589::compile(o)?)) },
     Case { name: "fuzz_000000000135258a", seed: 20260234, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258a::fuzz_000000000135258a::compile(o)?)) },
-    Case { name: "fuzz_000000000135258b", seed: 20260235, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258b::fuzz_000000000135258b::compile(o)?)) },
+    Case { name: "fuzz_000000000135258b", seed: 20260235, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258b::fuzz_000000000135258b::compile(o)?)) },
     Case { name: "fuzz_000000000135258c", seed: 20260236, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258c::fuzz_000000000135258c::compile(o)?)) },
-    Case { name: "fuzz_000000000135258d", seed: 20260237, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
+    Case { name: "fuzz_000000000135258d", seed: 20260237, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
     Case { name: "fuzz_000000000135258e", seed: 20260238, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258e::fuzz_000000000135258e::compile(o)?)) },
     Case { name: "fuzz_000000000135258f", seed: 20260239, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258f::fuzz_000000000135258f::compile(o)?)) },
 ];

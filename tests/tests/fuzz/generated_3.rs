@@ -47,21 +47,20 @@ pub mod fuzz_0000000001352591 {
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
         let t0 = g_f64_0;
         let t1 = (((g_f64_1 + t0) - k_f64) * (g_f64_1 - (-g_f64_1)));
-        (concat_where(K < 1, g_f64_1, g_f64_1) + (-g_f64_0)).abs().sqrt()
+        ((concat_where(K < 1, g_f64_1, g_f64_1) + (t0 * g_f64_0)).abs().sqrt()).tanh()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = (((min_over(select((e_i32_0 > e_i32_1), e_f64_0, e_f64_1).at(C2E3), C2E3) * 1e19) as i32) / 3);
-        let t1 = neighbor_sum(neighbor_sum(concat_where(K < 6, (c_f64_0 + c_f64_0), (c_f64_0 - c_f64_1)).at(E2C), E2C).at(C2E3), C2E3);
-        max_over(neighbor_sum((concat_where(K < 1, c_f64_0, c_f64_1) * (c_f64_1 + s0)).at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = neighbor_sum(neighbor_sum((c_f64_0 + c_f64_0).at(E2C), E2C).at(C2E3), C2E3);
+        c_i32_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352591(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352591(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
         op0(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op2(c_f64_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -98,32 +97,32 @@ pub mod fuzz_0000000001352593 {
     }
 
     #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        concat_where(K < 4, (scan0(concat_where(K < 4, e_f64_1, e_f64_1)) / 0.25), ((scan1(e_f64_1) * (-e_f64_0)) + (((e_i32_0 as i64) * (e_i32_1 as i64)) as f64)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        concat_where(K < 4, (scan0(concat_where(K < 4, e_f64_1, e_f64_1)) / 0.25), (e_f64_0 * e_f64_0).at(K + 2).at(K - 1))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (select((g_i32_1 > g_i32_0), g_i32_1, g_i32_1) - (g_i32_0 / 3));
-        (-(g_f64_1 * g_f64_1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_0;
+        scan1((select((c_f64_1 != c_f64_1), c_f64_1, c_f64_0) + concat_where(K < 5, c_f64_1, c_f64_1)), (c_i32_1 as f64))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_i32_1 < c_i32_0), (c_i32_1 as i64), (c_i32_1 as i64)) as f64);
-        (select((c_f64_1 != c_f64_0), concat_where(K < 1, c_f64_1, c_f64_1), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))).exp()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_1.at(K - 1).at(K - 2);
+        select((t0 > c_f64_0), (-t0), (t0 + c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352593(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352593(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 4..6]);
     }
 }
 
@@ -245,16 +244,16 @@ pub mod fuzz_0000000001352597 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op1(s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = v_f64_0;
         let t1 = v_f64_0.abs().sqrt();
-        ((((t0 - 1.5) + concat_where(K < 4, v_f64_0, v_f64_1)) / s0), (((v_i32_0 as i64) as f64) / neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6)).abs().sqrt())
+        (((((t0 - 1.5) + concat_where(K < 4, v_f64_1, t1)) / s0)).tanh(), ((((v_i32_0 as i64) + 2) as f64) / (v_i32_0 as f64).abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_0000000001352597(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352597(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_1, s0, v_f64_0, v_f64_1, v_i32_0, w_v2e6).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..6]);
+        op1(s0, v_f64_0, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -323,16 +322,16 @@ pub mod fuzz_0000000001352599 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_0;
-        (v_f64_0 * concat_where(K < 4, neighbor_sum(scan1((e_f64_0 * e_f64_0)).at(V2E6), V2E6), ((v_f64_0 + v_f64_0) - (v_f64_1 - v_f64_1))))
+        (v_f64_0 * concat_where(K < 4, neighbor_sum(scan1((e_f64_0 * e_f64_0)).at(V2E6), V2E6), (v_f64_0.at(K - 1) - neighbor_sum(e_f64_1.at(V2E6), V2E6))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352599(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352599(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 2..6]);
         op1(e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(e_f64_0, e_f64_1, v_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -341,9 +340,14 @@ pub mod fuzz_0000000001352599 {
 pub mod fuzz_000000000135259a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
@@ -352,15 +356,15 @@ pub mod fuzz_000000000135259a {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 2, (min_over(concat_where(K < 3, e_f64_0, e_f64_1).at(C2E3), C2E3) - ((c_f64_0 * c_f64_0) * scan0(c_f64_0, c_f64_0))), (concat_where(K < 4, c_f64_1.abs().sqrt(), concat_where(K < 2, c_f64_0, c_f64_0)) * max_over((e_f64_1 * 0.25).at(C2E3), C2E3)));
-        ((((c_i32_1 as i64).at(K - 1) as i32) / 3) as f64)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = concat_where(K < 2, (min_over(concat_where(K < 3, e_f64_0, e_f64_1).at(C2E3), C2E3) - (c_f64_0.at(K + 2) * (c_f64_1 - c_f64_1))), neighbor_sum((concat_where(K < 4, e_f64_1, e_f64_1) * (e_f64_1 + e_f64_0)).at(C2E3), C2E3));
+        ((c_f64_0 + select(((t0 - c_f64_0) != scan0(c_f64_0)), (max_over(e_f64_0.at(C2E3), C2E3) * (c_f64_1 * t0)), (c_f64_0.at(K + 2) - c_f64_1))), select((scan1(concat_where(K < 5, c_f64_0, t0), (c_f64_0 * c_f64_1)) < ((c_f64_0 + c_f64_1) - (t0 + t0))), max_over((e_f64_1 * e_f64_1).at(C2E3), C2E3), neighbor_sum(concat_where(K < 6, concat_where(K < 2, e_f64_0, e_f64_1), (e_f64_1 - e_f64_0)).at(C2E3), C2E3)))
     }
 
     #[program]
-    pub fn fuzz_000000000135259a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135259a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
         op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..4]);
     }
 }
 
@@ -403,11 +407,6 @@ pub mod fuzz_000000000135259b {
 pub mod fuzz_000000000135259c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
-    }
-
     #[field_operator]
     pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = (g_i32_0.at(I - 1) as f64);
@@ -415,14 +414,14 @@ pub mod fuzz_000000000135259c {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((-(neighbor_sum(e_f64_0.at(V2E6), V2E6) * v_f64_0.at(K + 2))) * concat_where(K < 4, ((v_f64_0 + v_f64_1) - s0), scan0((v_f64_0 * v_f64_0), v_f64_1)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((-(neighbor_sum(e_f64_0.at(V2E6), V2E6) * v_f64_0.at(K + 2))) * concat_where(K < 4, (v_f64_0.at(K - 1) - s0), ((-v_f64_0) + k_f64)))
     }
 
     #[program]
-    pub fn fuzz_000000000135259c(e_f64_0: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_000000000135259c(e_f64_0: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(g_f64_1, g_i32_0).write_to(out0_0, domain![I: 2..5, J: 0..5, K: 0..7]);
-        op1(e_f64_0, s0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
+        op1(e_f64_0, k_f64, s0, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -640,9 +639,9 @@ pub mod fuzz_00000000013525a5 {
         carry * -0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
@@ -652,16 +651,16 @@ pub mod fuzz_00000000013525a5 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = scan0(concat_where(K < 2, c_f64_0, (-c_f64_1)), c_f64_1).at(E2C[0]);
         let t1 = t0;
-        (select((e_f64_0 < neighbor_sum(min_over(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), concat_where(K < 5, ((e_f64_1 - e_f64_1) - c_f64_0.at(E2C[1])), e_f64_1), concat_where(K < 5, concat_where(K < 4, ((e_i32_0 as i64) as f64), min_over(c_f64_1.at(E2C), E2C)), scan1((c_f64_0 / c_f64_0)).at(E2C[0])))).exp()
+        (select((e_f64_0 < neighbor_sum(min_over(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)), concat_where(K < 5, (e_f64_1 - e_f64_1).at(K + 2), e_f64_0.at(C2E3[0]).at(E2C[1])), concat_where(K < 4, ((e_i32_0 as i64) as f64), scan1(c_f64_1, ((c_i32_1 as i64) as f64)).at(E2C[0])))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
         op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
     }
 }
 
@@ -696,7 +695,7 @@ pub mod fuzz_00000000013525a6 {
     #[field_operator]
     pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = c_f64_0;
-        let t1 = concat_where(K < 2, (c_f64_0 + c_f64_1), (c_f64_0 - c_f64_0));
+        let t1 = concat_where(K < 2, (c_f64_1 + t0), c_f64_0);
         (((c_f64_0 * c_f64_1) - max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)), (e_f64_0.at(C2E3[1]) * select((c_f64_0 > c_f64_1), c_f64_1, c_f64_1)))
     }
 
@@ -742,27 +741,28 @@ pub mod fuzz_00000000013525a7 {
 pub mod fuzz_00000000013525a8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (e_f64_1.at(C2E3[2]) / select((c_i32_1 <= c_i32_0), c_f64_1, c_f64_0));
-        let t1 = concat_where(K < 6, concat_where(K < 1, c_f64_1, c_f64_1), ((c_i32_0 as i64) as f64));
-        (((c_f64_0 * 8.0) as i32), (-scan0(t1)))
+        let t1 = concat_where(K < 6, concat_where(K < 1, c_f64_1, c_f64_0), c_f64_0.abs().sqrt());
+        c_f64_0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        (concat_where(K < 1, (g_f64_1 * g_f64_0), ((g_i32_0 as i64) as f64)) - (g_f64_1 - g_f64_1).at(K + 2))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (((-c_f64_1) + ((c_f64_0 - c_f64_0) + scan0(e_f64_0).at(C2E3[1]))) - concat_where(K < 3, c_f64_0.at(E2C[0]).at(C2E3[0]), (select((c_i32_0 <= c_i32_0), c_f64_1, c_f64_1) - (c_f64_1 * c_f64_0))));
+        (max_over(((e_i32_1 as i64) as f64).at(C2E3), C2E3).abs().sqrt() / (c_f64_0.at(K - 2) + (c_f64_0 * c_f64_0)).at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013525a8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..5]);
+    pub fn fuzz_00000000013525a8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 5..6]);
     }
 }
 
@@ -952,15 +952,20 @@ pub mod fuzz_00000000013525ae {
 pub mod fuzz_00000000013525af {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (select((c_f64_0 != c_f64_1), select((c_f64_0 != c_f64_0), c_i32_0, c_i32_1), (c_i32_0 * c_i32_1)) as f64);
-        (concat_where(K < 1, ((c_f64_1 - c_f64_0) / 0.125), c_f64_1)).sin()
+        concat_where(K < 1, ((c_f64_0 - t0) / 0.125), (-scan0(e_f64_0).at(C2E3[0])))
     }
 
     #[program]
-    pub fn fuzz_00000000013525af(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013525af(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1472,27 +1477,30 @@ pub mod fuzz_00000000013525c1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = select((v_f64_0 < v_f64_0), v_f64_0, v_f64_0).abs().sqrt();
-        (-concat_where(K < 5, v_f64_1, v_f64_0))
+        (-concat_where(K < 5, v_f64_0, t0))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_f64_1 <= c_f64_0), c_i32_1, c_i32_1) / 7);
-        (select((c_f64_0 < c_f64_1), c_f64_1, c_f64_0) * (c_f64_1 / c_f64_0))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f64_1;
+        let t1 = (concat_where(K < 6, g_f64_1, g_f64_0).abs().sqrt() + select((g_f64_1 < g_f64_0), (g_f64_0 / g_f64_1), (g_f64_0 * 0.5)));
+        (t0).atan()
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_0
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (c_f64_0.at(E2C[1]) + select((e_f64_1 != e_f64_1), e_f64_0, e_f64_0));
+        let t1 = ((e_i32_0 as i64).at(K - 1) as f64);
+        (((e_f64_1 * 0.5) * 3.0)).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013525c1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(v_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525c1(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1509,24 +1517,23 @@ pub mod fuzz_00000000013525c2 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = ((c_i32_0 - c_i32_1.at(K - 1)) as f64);
         let t1 = (c_i32_0.at(K + 1) * (((c_i32_1 * c_i32_0) * 2) - ((min_over(e_f64_0.at(C2E3), C2E3) * 3000000000.0) as i32)));
-        (-(concat_where(K < 6, (c_f64_1 - 0.125), (c_f64_1 / c_f64_0)) + max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
+        ((-(concat_where(K < 6, (c_f64_0 - 0.125), (c_f64_1 * c_f64_1)) + min_over(e_f64_0.at(C2E3), C2E3).at(K + 1))), (t0 + max_over(neighbor_sum((c_f64_0 + c_f64_1).at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = e_i32_0;
-        let t1 = max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C);
-        e_i32_1
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = ((v_f64_1 + v_f64_0.abs().sqrt()) * min_over(e_f64_1.at(K - 2).at(V2E6), V2E6));
+        ((v_i32_1 - v_i32_1).at(K - 1) + (v_i32_1 * v_i32_0.at(K - 1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_00000000013525c2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
         op0(e_f64_0, k_f64, v_f64_0, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 1..5]);
-        op2(e_f64_0, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..5]);
+        op2(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1535,34 +1542,22 @@ pub mod fuzz_00000000013525c2 {
 pub mod fuzz_00000000013525c3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = (-c_f64_1);
-        let t1 = select((t0 <= ((c_f64_0 + 1.5) + 0.5)), (c_f64_1 / (c_i32_0 as f64)), (concat_where(K < 2, min_over(e_f64_0.at(C2E3), C2E3), (c_f64_1 * c_f64_0)) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)));
-        ((c_f64_0 * (c_f64_1 + c_f64_0)) * c_f64_0).at(K + 1)
+        let t1 = select((t0 <= ((c_f64_0 + 1.5) + 0.5)), (c_f64_1 / (c_i32_0 as f64)), (concat_where(K < 2, min_over(e_f64_0.at(C2E3), C2E3), (t0 * c_f64_1)) + max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K - 1)));
+        (select((c_f64_0 <= ((c_i32_0 * c_i32_1) as f64)), concat_where(K < 4, c_f64_0, c_f64_0.at(E2C[1]).at(C2E3[1])), ((t1 * c_f64_1).abs().sqrt() * (c_f64_1.abs().sqrt() / neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))))).cos()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((-g_f64_1) * (g_f64_0 - g_f64_0)) * (scan0(g_f64_1, g_f64_1) * 1.5));
-        let t1 = (((g_i32_1 + 3) as f64) * (g_f64_1 - g_f64_0).at(I - 2));
-        concat_where(K < 4, scan1(g_f64_0), (g_f64_0 * g_f64_1).at(J + 1))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        e_f64_0.abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013525c3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 2..6, J: 0..4, K: 1..6]);
+    pub fn fuzz_00000000013525c3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1617,16 +1612,16 @@ pub mod fuzz_00000000013525c6 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = max_over(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3);
         let t1 = (c_f64_1 / 0.5);
-        (e_f64_1.at(C2E3[2]) * concat_where(K < 6, c_f64_0, c_f64_1))
+        ((e_f64_1.at(C2E3[2]) * concat_where(K < 6, c_f64_1, c_f64_0)), c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525c6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525c6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
         op0(e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1766,40 +1761,28 @@ pub mod fuzz_00000000013525ca {
 pub mod fuzz_00000000013525cb {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
-    }
-
     #[field_operator]
     pub fn op0(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         c_i32_1.at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 3, (e_f64_1 - (e_i32_1 as f64)), (c_f64_0 / k_f64).at(E2C[1]));
-        let t1 = (((e_i32_1 + e_i32_1) - e_i32_1.at(K - 1)) * ((select((e_f64_1 > e_f64_1), t0, t0) * 1e19) as i32));
-        e_f64_1
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 3, e_f64_1.at(K - 2), (((e_f64_0 * 8.0) as i32) as f64));
+        let t1 = (((e_i32_0 as i64).at(K + 1) + ((e_i32_1 as i64) + (e_i32_1 as i64))) as i32);
+        (select((e_f64_1 != e_f64_0), (e_i32_1 as i64), (e_i32_1 as i64)) as f64).at(K + 2)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = g_i32_0;
-        let t1 = ((((t0 + t0) as i64) as f64) + ((g_f64_1.abs().sqrt() + concat_where(K < 2, g_f64_1, g_f64_1)) + scan0((g_f64_1 + g_f64_1), scan1(g_f64_0))));
-        (select((concat_where(K < 4, g_f64_0, g_f64_0) > g_f64_0), ((t1 - g_f64_0) - select((g_f64_1 != g_f64_0), t1, t1)), concat_where(K < 5, (g_f64_1 * g_f64_1), select((g_f64_0 <= g_f64_0), g_f64_1, g_f64_1))) * (((g_f64_0 / 1.5) - (g_f64_0 - g_f64_1)) * (g_f64_1 * (g_f64_0 + g_f64_0))))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        (c_i32_1, c_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525cb(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013525cb(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(c_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..5]);
+        op2(c_f64_1, c_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1872,14 +1855,14 @@ pub mod fuzz_00000000013525ce {
     #[field_operator]
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
         let t0 = ((g_f64_1.abs().sqrt() - (g_f64_1 + g_f64_1)) + ((g_f64_0 + g_f64_0) * g_f64_1));
-        let t1 = concat_where(K < 1, scan0(g_f64_0).abs().sqrt(), (g_f64_1.at(J + 1) + g_f64_0.at(I + 1)));
-        (((concat_where(K < 5, g_f64_0, g_f64_1) + (g_f64_0 + g_f64_0)) - t0)).sin()
+        let t1 = concat_where(K < 1, scan0(t0).abs().sqrt(), g_f64_1);
+        (t1).cos()
     }
 
     #[program]
     pub fn fuzz_00000000013525ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..5, J: 0..4, K: 1..6]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -2005,11 +1988,6 @@ pub mod fuzz_00000000013525d3 {
         carry * 0.75 + x0 * x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
         let t0 = e_f64_1;
@@ -2017,22 +1995,22 @@ pub mod fuzz_00000000013525d3 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = select(((select((e_f64_0 != e_f64_1), (e_i32_0 as i64), (e_i32_0 as i64)) as f64) <= e_f64_0), e_i32_1, ((e_f64_0 * 8.0) as i32));
-        (((max_over(c_f64_1.at(E2C), E2C).abs().sqrt() / (e_f64_0 - scan0(e_f64_0))) - (-concat_where(K < 2, (e_i32_1 as f64), e_f64_1))), e_f64_1)
+        (((max_over(c_f64_1.at(E2C), E2C).abs().sqrt() / (e_f64_0 - scan0(e_f64_0))) - (-concat_where(K < 2, (t0 as f64), e_f64_1.at(K + 1))))).tanh()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = scan1((c_f64_1 + c_f64_1), concat_where(K < 2, c_f64_0, c_f64_1)).at(E2C[1]);
-        (t0, c_f64_1.at(E2C[1]))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1.abs().sqrt();
+        (e_f64_0).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013525d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525d3(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..5]);
-        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 0..6]);
-        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -2059,21 +2037,21 @@ pub mod fuzz_00000000013525d4 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = ((c_f64_0 * c_f64_0) / ((c_i32_1 as i64) as f64));
-        (scan1((t0 + k_f64), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), concat_where(K < 1, (c_f64_0 / 0.25), (c_f64_0 - c_f64_1)))
+        (scan1((t0 + k_f64), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), concat_where(K < 1, (t0 / 0.25), e_f64_1.at(C2E3[0])))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (((e_f64_0 - concat_where(K < 4, e_f64_1, e_f64_1)) + (-neighbor_sum(c_f64_0.at(E2C), E2C))), (neighbor_sum(c_f64_1.at(E2C), E2C) + (-((-e_f64_1) / max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (c_f64_0, c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525d4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525d4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..7]);
+        op2(c_f64_0).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 0..6]);
     }
 }
 
@@ -2121,13 +2099,13 @@ pub mod fuzz_00000000013525d6 {
     pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>, s0: f64) -> Field<(I, J, K), f64> {
         let t0 = (select((g_f64_0 != (-g_f64_0)), ((g_f64_1 * g_f64_1) * (g_f64_1 - s0)), ((g_f64_0 * g_f64_0) * (g_f64_0 * k_f64))) + ((concat_where(K < 6, g_f64_1, g_f64_1) - (g_f64_1 * g_f64_0)) + (g_f64_1 * (-g_f64_1))));
         let t1 = t0;
-        ((-(t1 + g_f64_1)) - (g_f64_0.at(J - 1) - concat_where(K < 5, g_f64_0, g_f64_0))).abs().sqrt()
+        ((-(t1 + g_f64_1)) - (g_f64_0.at(J - 1) - concat_where(K < 5, g_f64_0, g_f64_1))).abs().sqrt()
     }
 
     #[program]
     pub fn fuzz_00000000013525d6(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s0: f64, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
         op0(e_f64_0, e_f64_1, w_v2e6).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1, k_f64, s0).write_to(out1_0, domain![I: 0..6, J: 1..5, K: 1..6]);
+        op1(g_f64_0, g_f64_1, k_f64, s0).write_to(out1_0, domain![I: 0..6, J: 1..5, K: 0..6]);
     }
 }
 
@@ -2144,13 +2122,13 @@ pub mod fuzz_00000000013525d7 {
     #[field_operator]
     pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
         let t0 = concat_where(K < 5, c_f64_0, c_f64_1).abs().sqrt();
-        concat_where(K < 3, (c_f64_1 / k_f64), (c_f64_1 - c_f64_1))
+        concat_where(K < 3, (t0 / k_f64), (c_f64_1 - 0.5))
     }
 
     #[program]
     pub fn fuzz_00000000013525d7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, k_f64).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -2159,9 +2137,9 @@ pub mod fuzz_00000000013525d7 {
 pub mod fuzz_00000000013525d8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
@@ -2178,16 +2156,16 @@ pub mod fuzz_00000000013525d8 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = concat_where(K < 3, select((c_f64_0 > c_f64_0), (c_f64_0 + 0.5), (c_f64_1 * c_f64_1)), c_f64_0);
-        (min_over(e_f64_0.at(C2E3), C2E3), concat_where(K < 4, select((c_f64_0 != c_f64_0), c_f64_1, c_f64_0).abs().sqrt(), concat_where(K < 1, c_f64_1, scan0(c_f64_1, c_f64_1))))
+        (min_over(e_f64_0.at(C2E3), C2E3), concat_where(K < 4, select((c_f64_0 != c_f64_0), t0, t0).abs().sqrt(), scan0(e_f64_1, e_f64_0).at(C2E3[0]).abs().sqrt()))
     }
 
     #[program]
     pub fn fuzz_00000000013525d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
         op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(c_f64_0, c_f64_1, e_f64_0).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -2212,33 +2190,23 @@ pub mod fuzz_00000000013525d9 {
 pub mod fuzz_00000000013525da {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_f64_1;
-        concat_where(K < 6, (((-v_i32_0) / 7) as f64), ((((v_i32_0 as i64) / 2) * 7) as f64))
+        concat_where(K < 6, ((v_i32_1.at(K - 1) / 7) as f64), ((-(-v_f64_1)) + 0.125))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((((c_i32_0 as i64) - (c_i32_1 as i64)) + ((c_i32_0 as i64) / 7)) - (c_i32_0 as i64).at(K - 1)) as i32);
-        let t1 = scan0(((-c_f64_0) - (c_f64_0 - c_f64_1)), max_over(e_f64_1.at(C2E3), C2E3).abs().sqrt());
-        ((concat_where(K < 1, (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) + neighbor_sum(e_f64_0.at(C2E3), C2E3)), (scan1(e_f64_1).at(C2E3[2]) - (c_f64_0 * c_f64_1))) + (((c_i32_0 as i64) as f64) / k_f64))).cos()
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        let t1 = concat_where(K < 2, (t0 - v_f64_1), select((v_i32_1 < v_i32_0), t0, t0));
+        ((v_i32_0 as i64) as f64).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013525da(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
+    pub fn fuzz_00000000013525da(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 2..6]);
+        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -2279,28 +2247,29 @@ pub mod fuzz_00000000013525dc {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = v_f64_1;
         let t1 = neighbor_sum(scan0(((e_f64_0 * s1) * (e_f64_1 + e_f64_0))).at(V2E6), V2E6);
-        (scan1(t1), select((concat_where(K < 6, v_f64_1, v_f64_0).abs().sqrt() > (min_over(e_f64_1.at(V2E6), V2E6) - (t0 - k_f64))), (min_over(e_f64_1.at(V2E6), V2E6).at(K - 1) * (select((v_f64_1 != v_f64_1), v_f64_0, v_f64_1) * (v_f64_0 * v_f64_1))), neighbor_sum(e_f64_0.at(V2E6), V2E6)))
+        (scan1(t1), select((concat_where(K < 6, v_f64_0, t1).abs().sqrt() > v_f64_0), max_over(concat_where(K < 2, (e_f64_1 / s0), (e_f64_1 - e_f64_0)).at(V2E6), V2E6), (select((v_f64_1 != v_f64_1), v_f64_0, v_f64_1) * (v_f64_0 * v_f64_1)).abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_0 * g_f64_0) * 0.125)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((-(e_f64_0 * 0.125).abs().sqrt()) * (e_f64_1 + ((e_f64_0 / e_f64_0) - ((e_i32_0 as i64) as f64))));
+        (t0, ((neighbor_sum((-c_f64_0).at(E2C), E2C) - (min_over(c_f64_1.at(E2C), E2C) * e_f64_1)) - neighbor_sum(neighbor_sum(select((e_f64_1 > e_f64_1), e_f64_1, e_f64_0).at(C2E3), C2E3).at(E2C), E2C)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(neighbor_sum((c_f64_0 + c_f64_0).at(E2C), E2C).at(C2E3), C2E3);
-        c_f64_0
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((g_f64_0 * g_f64_0) - g_f64_0.at(K - 1)) - ((g_f64_1 + g_f64_0) - (g_f64_0 * g_f64_1)));
+        ((((g_i32_1 * g_i32_1) as f64) - (g_f64_1 * g_f64_1))).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013525dc(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f64, s1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
-        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013525dc(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, s0, s1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..6]);
+        op2(g_f64_0, g_f64_1, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -2406,13 +2375,13 @@ pub mod fuzz_00000000013525df {
 
 pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352590", seed: 20260240, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352590::fuzz_0000000001352590::compile(o)?)) },
-    Case { name: "fuzz_0000000001352591", seed: 20260241, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352591::fuzz_0000000001352591::compile(o)?)) },
+    Case { name: "fuzz_0000000001352591", seed: 20260241, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352591::fuzz_0000000001352591::compile(o)?)) },
     Case { name: "fuzz_0000000001352592", seed: 20260242, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352592::fuzz_0000000001352592::compile(o)?)) },
-    Case { name: "fuzz_0000000001352593", seed: 20260243, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352593::fuzz_0000000001352593::compile(o)?)) },
+    Case { name: "fuzz_0000000001352593", seed: 20260243, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352593::fuzz_0000000001352593::compile(o)?)) },
     Case { name: "fuzz_0000000001352594", seed: 20260244, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352594::fuzz_0000000001352594::compile(o)?)) },
     Case { name: "fuzz_0000000001352595", seed: 20260245, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352595::fuzz_0000000001352595::compile(o)?)) },
     Case { name: "fuzz_0000000001352596", seed: 20260246, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352596::fuzz_0000000001352596::compile(o)?)) },
-    Case { name: "fuzz_0000000001352597", seed: 20260247, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
+    Case { name: "fuzz_0000000001352597", seed: 20260247, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
     Case { name: "fuzz_0000000001352598", seed: 20260248, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352598::fuzz_0000000001352598::compile(o)?)) },
     Case { name: "fuzz_0000000001352599", seed: 20260249, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
     Case { name: "fuzz_000000000135259a", seed: 20260250, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259a::fuzz_000000000135259a::compile(o)?)) },
@@ -2436,7 +2405,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525ac", seed: 20260268, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ac::fuzz_00000000013525ac::compile(o)?)) },
     Case { name: "fuzz_00000000013525ad", seed: 20260269, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ad::fuzz_00000000013525ad::compile(o)?)) },
     Case { name: "fuzz_00000000013525ae", seed: 20260270, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ae::fuzz_00000000013525ae::compile(o)?)) },
-    Case { name: "fuzz_00000000013525af", seed: 20260271, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525af::fuzz_00000000013525af::compile(o)?)) },
+    Case { name: "fuzz_00000000013525af", seed: 20260271, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525af::fuzz_00000000013525af::compile(o)?)) },
     Case { name: "fuzz_00000000013525b0", seed: 20260272, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b0::fuzz_00000000013525b0::compile(o)?)) },
     Case { name: "fuzz_00000000013525b1", seed: 20260273, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b1::fuzz_00000000013525b1::compile(o)?)) },
     Case { name: "fuzz_00000000013525b2", seed: 20260274, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b2::fuzz_00000000013525b2::compile(o)?)) },
@@ -2454,9 +2423,9 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525be", seed: 20260286, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525be::fuzz_00000000013525be::compile(o)?)) },
     Case { name: "fuzz_00000000013525bf", seed: 20260287, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bf::fuzz_00000000013525bf::compile(o)?)) },
     Case { name: "fuzz_00000000013525c0", seed: 20260288, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c0::fuzz_00000000013525c0::compile(o)?)) },
-    Case { name: "fuzz_00000000013525c1", seed: 20260289, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c1::fuzz_00000000013525c1::compile(o)?)) },
+    Case { name: "fuzz_00000000013525c1", seed: 20260289, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c1::fuzz_00000000013525c1::compile(o)?)) },
     Case { name: "fuzz_00000000013525c2", seed: 20260290, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c2::fuzz_00000000013525c2::compile(o)?)) },
-    Case { name: "fuzz_00000000013525c3", seed: 20260291, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c3::fuzz_00000000013525c3::compile(o)?)) },
+    Case { name: "fuzz_00000000013525c3", seed: 20260291, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c3::fuzz_00000000013525c3::compile(o)?)) },
     Case { name: "fuzz_00000000013525c4", seed: 20260292, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c4::fuzz_00000000013525c4::compile(o)?)) },
     Case { name: "fuzz_00000000013525c5", seed: 20260293, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c5::fuzz_00000000013525c5::compile(o)?)) },
     Case { name: "fuzz_00000000013525c6", seed: 20260294, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c6::fuzz_00000000013525c6::compile(o)?)) },
@@ -2472,16 +2441,16 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525d0", seed: 20260304, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d0::fuzz_00000000013525d0::compile(o)?)) },
     Case { name: "fuzz_00000000013525d1", seed: 20260305, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d1::fuzz_00000000013525d1::compile(o)?)) },
     Case { name: "fuzz_00000000013525d2", seed: 20260306, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d2::fuzz_00000000013525d2::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d3", seed: 20260307, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d3::fuzz_00000000013525d3::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d3", seed: 20260307, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d3::fuzz_00000000013525d3::compile(o)?)) },
     Case { name: "fuzz_00000000013525d4", seed: 20260308, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d4::fuzz_00000000013525d4::compile(o)?)) },
     Case { name: "fuzz_00000000013525d5", seed: 20260309, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d5::fuzz_00000000013525d5::compile(o)?)) },
     Case { name: "fuzz_00000000013525d6", seed: 20260310, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d6::fuzz_00000000013525d6::compile(o)?)) },
     Case { name: "fuzz_00000000013525d7", seed: 20260311, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d7::fuzz_00000000013525d7::compile(o)?)) },
     Case { name: "fuzz_00000000013525d8", seed: 20260312, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d8::fuzz_00000000013525d8::compile(o)?)) },
     Case { name: "fuzz_00000000013525d9", seed: 20260313, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d9::fuzz_00000000013525d9::compile(o)?)) },
-    Case { name: "fuzz_00000000013525da", seed: 20260314, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525da::fuzz_00000000013525da::compile(o)?)) },
+    Case { name: "fuzz_00000000013525da", seed: 20260314, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525da::fuzz_00000000013525da::compile(o)?)) },
     Case { name: "fuzz_00000000013525db", seed: 20260315, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525db::fuzz_00000000013525db::compile(o)?)) },
-    Case { name: "fuzz_00000000013525dc", seed: 20260316, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525dc::fuzz_00000000013525dc::compile(o)?)) },
+    Case { name: "fuzz_00000000013525dc", seed: 20260316, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525dc::fuzz_00000000013525dc::compile(o)?)) },
     Case { name: "fuzz_00000000013525dd", seed: 20260317, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525dd::fuzz_00000000013525dd::compile(o)?)) },
     Case { name: "fuzz_00000000013525de", seed: 20260318, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525de::fuzz_00000000013525de::compile(o)?)) },
     Case { name: "fuzz_00000000013525df", seed: 20260319, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525df::fuzz_00000000013525df::compile(o)?)) },
