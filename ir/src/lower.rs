@@ -242,22 +242,32 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
         let written: Vec<u32> = targets.iter().map(|t| t.1).collect();
         // Every value of a call is computed from the fields as they were before it (the
         // embedded backend's semantics): the stages before any group's own (temporaries, copies
-        // of written fields read through a shift) run before the first group writes.
+        // of written fields read through a shift or after an earlier group wrote them) run
+        // before the first group writes, so one copy of a field serves every group.
         let mut own_stages = Vec::new();
+        let mut copies = HashMap::new();
+        let mut written_by_earlier_groups = Vec::new();
         for group in groups {
-            let (pre, stage) =
-                lower_group(program, &mut temporaries, &call.value, &group, &written).map_err(
-                    |e| LowerError {
-                        message: format!(
-                            "call {} of program `{}`: {}",
-                            call_index + 1,
-                            program.name,
-                            e.message
-                        ),
-                    },
-                )?;
+            let (pre, stage) = lower_group(
+                program,
+                &mut temporaries,
+                &mut copies,
+                &call.value,
+                &group,
+                &written,
+                &written_by_earlier_groups,
+            )
+            .map_err(|e| LowerError {
+                message: format!(
+                    "call {} of program `{}`: {}",
+                    call_index + 1,
+                    program.name,
+                    e.message
+                ),
+            })?;
             stages.extend(pre);
             own_stages.push(stage);
+            written_by_earlier_groups.extend(group.iter().map(|t| t.1));
         }
         stages.extend(own_stages);
     }
@@ -295,9 +305,11 @@ fn field_dims(program: &Program, param: u32) -> Result<Vec<String>, LowerError> 
 fn lower_group(
     program: &Program,
     temporaries: &mut Vec<Temporary>,
+    copies: &mut HashMap<u32, u32>,
     value: &Expr,
     group: &[&TargetLeaf],
     written: &[u32],
+    written_by_earlier_groups: &[u32],
 ) -> Result<(Vec<Stage>, Stage), LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)
@@ -352,7 +364,8 @@ fn lower_group(
         lowered_uses: vec![HashMap::new()],
         gathers_memo: RefCell::new(HashMap::new()),
         written: written.to_vec(),
-        copies: HashMap::new(),
+        written_by_earlier_groups: written_by_earlier_groups.to_vec(),
+        copies: std::mem::take(copies),
         enclosing_kshift: 0,
     };
     for d in &dims {
@@ -409,6 +422,7 @@ fn lower_group(
         });
     }
     *temporaries = std::mem::take(&mut lowering.temporaries);
+    *copies = std::mem::take(&mut lowering.copies);
     Ok((lowering.pre_stages, lowering.b.finish(domain, outputs)))
 }
 
@@ -464,10 +478,14 @@ struct Lowering<'p> {
     region_dims: Option<Vec<String>>,
     /// The field parameters the call writes.
     written: Vec<u32>,
+    /// The field parameters the call's earlier groups write: their stages run before this
+    /// group's, so even a read at the point would find their new values.
+    written_by_earlier_groups: Vec<u32>,
     /// While a temporary's stage is lowered: the vertical shift its reader reads it through
     /// (a temporary that stage reads covers the reader's levels shifted by it too).
     enclosing_kshift: i64,
-    /// The copy (a temporary) of each written field read through a shift.
+    /// The copy (a temporary) of each written field read through a shift or after an earlier
+    /// group wrote it, shared by the call's groups.
     copies: HashMap<u32, u32>,
     temporaries: Vec<Temporary>,
     /// Stages computing the temporaries of the stage being built, in dependency order.
@@ -920,7 +938,8 @@ impl<'p> Lowering<'p> {
     }
 
     /// The temporary holding a copy of field parameter `p` (the call writes it and reads it
-    /// through a shift) over its whole extent, written by a stage before the call's own.
+    /// through a shift, or after an earlier group wrote it) over its whole extent, written by a
+    /// stage before the call's own.
     fn copy_of(&mut self, p: u32, dims: &[String], dtype: ScalarType) -> Result<u32, LowerError> {
         if let Some(&t) = self.copies.get(&p) {
             return Ok(t);
@@ -1492,10 +1511,13 @@ impl<'p> Lowering<'p> {
                             })?),
                             None => None,
                         };
-                        // A field the call writes, read through a shift: read from a copy
-                        // made before the call writes, so every point reads what was there
-                        // before (the points read may be points written).
-                        let source = if !ctx.path.is_empty() && self.written.contains(&p) {
+                        // A field the call writes, read through a shift or written by an
+                        // earlier group: read from a copy made before the call writes, so
+                        // every point reads what was there before (the points read may be
+                        // points written, by this group's stage or an earlier one).
+                        let source = if (!ctx.path.is_empty() && self.written.contains(&p))
+                            || self.written_by_earlier_groups.contains(&p)
+                        {
                             Source::Temporary(self.copy_of(p, dims, *dtype)?)
                         } else {
                             Source::Param(p)

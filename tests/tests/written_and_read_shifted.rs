@@ -77,3 +77,57 @@ fn a_field_read_where_the_call_writes_it_reads_what_was_there_before() {
         Ok(())
     });
 }
+
+/// ICON4Py's predictor cell diagnostics' pattern: one call writes `a` on some points and, into
+/// another output with another domain, a value read from `a` at the point.
+#[field_operator]
+fn replace_and_increment(
+    a: Field<(I, K), f64>,
+    x: Field<(I, K), f64>,
+) -> (Field<(I, K), f64>, Field<(I, K), f64>) {
+    (x, a + 1.0)
+}
+
+#[program]
+fn replace_and_increment_prog(
+    a: &mut Field<(I, K), f64>,
+    x: &Field<(I, K), f64>,
+    b: &mut Field<(I, K), f64>,
+) {
+    replace_and_increment(a, x).write_to(
+        (a, b),
+        (domain![I: 0..4, K: 0..3], domain![I: 0..5, K: 1..3]),
+    );
+}
+
+#[test]
+fn an_output_of_another_domain_reads_the_written_field_as_it_was_before_the_call() {
+    let mut rng = rng(1603);
+    let a0: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..3]);
+    let x: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..3]);
+    let b0: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..3]);
+    for_each_backend(|backend| {
+        let prog = replace_and_increment_prog::compile(&backend.options())?;
+        let (mut a, mut b) = (a0.clone(), b0.clone());
+        prog.call(replace_and_increment_prog::Args {
+            a: &mut a,
+            x: &x,
+            b: &mut b,
+        })?;
+        expect_field("a", &a, &[0..5, 0..3], |p| {
+            if p[0] < 4 {
+                at(&x, p)
+            } else {
+                at(&a0, p)
+            }
+        });
+        expect_field("b", &b, &[0..5, 0..3], |p| {
+            if p[1] >= 1 {
+                at(&a0, p) + 1.0
+            } else {
+                at(&b0, p)
+            }
+        });
+        Ok(())
+    });
+}
