@@ -9,8 +9,8 @@ use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
-    diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
-    vertically_implicit_dycore_solver,
+    compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
+    interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
 };
 
 /// A program of this crate, compiled on demand.
@@ -84,6 +84,8 @@ registry! {
     implicit_solver::update_dynamical_exner_time_increment,
     vertically_implicit_dycore_solver::vertically_implicit_solver_at_predictor_step,
     vertically_implicit_dycore_solver::vertically_implicit_solver_at_corrector_step,
+    compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation,
+    compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -135,6 +137,8 @@ registry! {
     implicit_solver::mixed::update_dynamical_exner_time_increment,
     vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_predictor_step,
     vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_corrector_step,
+    compute_cell_diagnostics_for_dycore::mixed::compute_perturbed_quantities_and_interpolation,
+    compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
 }
 
 /// Every program's name, for checking options keyed by program name

@@ -80,6 +80,8 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "apply_diffusion_to_theta_and_exner_stage0",
         "apply_diffusion_to_vn_stage0",
         "vertically_implicit_solver_at_predictor_step_stage0",
+        "compute_perturbed_quantities_and_interpolation_stage6",
+        "compute_perturbed_quantities_and_interpolation_stage7",
     ];
     for t in all() {
         for k in t.kernels() {

@@ -11,10 +11,10 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 37 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 38 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
 //! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
-//! `diffusion_utils`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
@@ -39,7 +39,8 @@ use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
 use gt4rs_stencils::icon::dsl::{
-    diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
+    compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
+    interpolation, solver, velocity_advection,
 };
 use gt4rs_stencils::icon::reference::Call;
 use gt4rs_stencils::programs;
@@ -204,6 +205,8 @@ variants! {
         mixed_compute_results_for_thermodynamic_variables = implicit_solver::mixed::compute_results_for_thermodynamic_variables,
         mixed_update_mass_volume_flux = implicit_solver::mixed::update_mass_volume_flux,
         mixed_update_dynamical_exner_time_increment = implicit_solver::mixed::update_dynamical_exner_time_increment,
+        compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
+        mixed_compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =
@@ -218,14 +221,16 @@ variants! {
 }
 
 /// ICON programs without the four domain bounds, which therefore have no bound variants: the
-/// diffusion setup programs (no bound at all) and the fused solver steps, whose bounds are
-/// ICON4Py's zone indices under their own names (`start_cell_index_nudging`, ...).
+/// diffusion setup programs (no bound at all), the fused solver steps and the predictor's cell
+/// diagnostics, whose bounds are ICON4Py's zone indices under their own names
+/// (`start_cell_index_nudging`, `end_cell_halo_level_2`, ...).
 const WITHOUT_BOUNDS: &[&str] = &[
     "setup_fields_for_initial_step",
     "scale_k",
     "copy_field",
     "vertically_implicit_solver_at_predictor_step",
     "vertically_implicit_solver_at_corrector_step",
+    "compute_perturbed_quantities_and_interpolation",
 ];
 
 /// Runs both bound variants of `variants` with `args` and compares every output with the

@@ -181,6 +181,13 @@ const PREDICTOR_VALUES: &[(&str, Draw)] = &[
     ("dtime", Draw::Fixed(0.1)),
 ];
 
+/// The cell diagnostics' buoyancy divides by the half levels' thickness; the explicit weight
+/// of exner and w is ICON's `1 − vwind_impl_wgt`.
+const CELL_DIAGNOSTICS_VALUES: &[(&str, Draw)] = &[
+    ("ddqz_z_half", Draw::Uniform(0.5, 1.5)),
+    ("exner_w_explicit_weight_parameter", Draw::Uniform(0.0, 0.5)),
+];
+
 /// Half-level heights of a column falling from the model top (`12 km` a level) to 0–3 km.
 const HEIGHTS: Draw = Draw::FallingHeights {
     spacing: 12_000.0,
@@ -534,6 +541,70 @@ pub fn icon_calls(
                 })
                 .collect()
         }
+        // The predictor step's cell diagnostics as `SolveNonhydro` calls them: cells from
+        // lateral boundary level 3 to the ends ICON4Py gives each output (local, first or
+        // second halo line), the flat levels from nflatlev = 0 (so that the derivative's
+        // `max(1, nflatlev)` decides) and nflat_gradp = 2; once with the Taylor-hydrostatic
+        // pressure gradient (igradp_method 3), which computes exner's vertical derivatives,
+        // once with the conventional one (1), which leaves them as they are.
+        "compute_perturbed_quantities_and_interpolation" => {
+            let lateral = start(Cell, Zone::LateralBoundaryLevel3)? as i32;
+            let local = grid.end(Cell, Zone::Local)? as i32;
+            let halo = grid.end(Cell, Zone::Halo)? as i32;
+            let halo_level_2 = grid.end(Cell, Zone::HaloLevel2)? as i32;
+            [3, 1]
+                .into_iter()
+                .map(|igradp_method| Setup {
+                    half_levels: &[
+                        "rho_at_cells_on_half_levels",
+                        "theta_v_at_cells_on_half_levels",
+                        "reference_theta_at_cells_on_half_levels",
+                        "wgtfacq_c",
+                        "wgtfac_c",
+                        "ddz_of_reference_exner_at_cells_on_half_levels",
+                        "ddqz_z_half",
+                        "nonhydro_buoy_at_cells_on_half_levels",
+                    ],
+                    ints: vec![
+                        ("igradp_method", igradp_method),
+                        ("nflatlev", 0),
+                        ("nflat_gradp", 2),
+                        ("start_cell_lateral_boundary_level_3", lateral),
+                        ("end_cell_local", local),
+                        ("end_cell_halo", halo),
+                        ("end_cell_halo_level_2", halo_level_2),
+                        ("model_top", 0),
+                        ("surface_level", nlev as i32 + 1),
+                    ],
+                    ..setup((0, 0), full_k).with_values(CELL_DIAGNOSTICS_VALUES)
+                })
+                .collect()
+        }
+        // The corrector step's cell diagnostics: cells from lateral boundary level 3 to the
+        // local ones, the half levels below the top above the surface, ICON's default
+        // off-centring of ρ and θ_v (`rhotheta_offctr = −0.1`).
+        "compute_interpolation_and_nonhydro_buoy" => vec![Setup {
+            half_levels: &[
+                "rho_at_cells_on_half_levels",
+                "theta_v_at_cells_on_half_levels",
+                "nonhydro_buoy_at_cells_on_half_levels",
+                "w",
+                "contravariant_correction_at_cells_on_half_levels",
+                "ddz_of_reference_exner_at_cells_on_half_levels",
+                "ddqz_z_half",
+                "wgtfac_c",
+            ],
+            values: [
+                CELL_DIAGNOSTICS_VALUES,
+                &[
+                    ("dtime", Draw::Fixed(0.1)),
+                    ("rhotheta_explicit_weight_parameter", Draw::Fixed(0.6)),
+                    ("rhotheta_implicit_weight_parameter", Draw::Fixed(0.4)),
+                ],
+            ]
+            .concat(),
+            ..setup(from(Cell, Zone::LateralBoundaryLevel3)?, (1, nlev))
+        }],
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })
 }
