@@ -4,14 +4,17 @@
 //! mixed precision) runs through `gt4rs verify` on the embedded and the CPU backend and on the
 //! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
-//! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` in double
-//! precision with both values of each static argument.
+//! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` and
+//! `compute_cell_diagnostics_for_dycore::PROGRAMS` in double precision with both values of each
+//! static argument.
 
 use std::path::{Path, PathBuf};
 
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
-use gt4rs_stencils::icon::dsl::{implicit_solver, vertically_implicit_dycore_solver};
+use gt4rs_stencils::icon::dsl::{
+    compute_cell_diagnostics_for_dycore, implicit_solver, vertically_implicit_dycore_solver,
+};
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
 use gt4rs_tests::refs::{icon4py_refs, npz_files_in};
 
@@ -73,7 +76,12 @@ fn check_every_file(options: &Options) -> f64 {
 /// ICON4Py 0.4.1 cannot run its fused solver programs in mixed precision: GT4Py rejects the
 /// forward sweep's scan, whose return annotation says `(wpfloat, wpfloat)` while it returns
 /// `(vpfloat, wpfloat)` ("Annotated return type does not match deduced return type"). Their
-/// mixed versions have no ICON4Py data; the pieces they call have.
+/// mixed versions have no ICON4Py data; the pieces they call have. Nor can it run its cell
+/// diagnostics in mixed precision: GT4Py rejects their module ("Invalid argument types in call
+/// to '_compute_perturbation_of_rho_and_theta'": the predictor's field operator passes wpfloat
+/// references of ρ and θ_v where vpfloat ones are taken; the corrector's program passes the
+/// wpfloat contravariant correction and reference θ_v to its field operator, which takes
+/// vpfloat ones). Only the predictor's cell diagnostics take a static argument.
 #[test]
 fn every_dycore_program_has_reference_data_on_every_grid() {
     for grid in GRIDS {
@@ -87,6 +95,21 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
         }
         for program in vertically_implicit_dycore_solver::PROGRAMS {
             for suffix in ["", "__static_values_off"] {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in compute_cell_diagnostics_for_dycore::PROGRAMS {
+            let suffixes: &[&str] = if *program
+                == compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation::NAME
+            {
+                &["", "__static_values_off"]
+            } else {
+                &[""]
+            };
+            for suffix in suffixes {
                 let file = dycore_refs()
                     .join(grid)
                     .join(format!("{program}{suffix}.npz"));

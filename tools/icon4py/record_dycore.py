@@ -83,6 +83,22 @@ PREDICTOR_DRAWS = {
 }
 
 
+# The cell diagnostics' buoyancy divides by the half levels' thickness; the explicit weight of
+# exner and w is ICON's `1 - vwind_impl_wgt`.
+CELL_DIAGNOSTICS_DRAWS = {
+    "ddqz_z_half": POSITIVE,
+    "exner_w_explicit_weight_parameter": Uniform(0.0, 0.5),
+}
+CELL_DIAGNOSTICS_HALF_LEVELS = (
+    "rho_at_cells_on_half_levels",
+    "theta_v_at_cells_on_half_levels",
+    "nonhydro_buoy_at_cells_on_half_levels",
+    "ddz_of_reference_exner_at_cells_on_half_levels",
+    "ddqz_z_half",
+    "wgtfac_c",
+)
+
+
 def full(nlev: int) -> tuple[int, int]:
     return (0, nlev)
 
@@ -216,6 +232,8 @@ CALLS: dict[str, Call] = {
                 "at_first_substep": False,
             }
         },
+        # GT4Py rejects the forward sweep's scan in mixed precision: its return annotation
+        # says (wpfloat, wpfloat), it returns (vpfloat, wpfloat).
         mixed=False,
     ),
     # The fused corrector step: the solver on the prognostic cells, Klemp damping down to
@@ -267,6 +285,65 @@ CALLS: dict[str, Call] = {
                 "at_last_substep": False,
             }
         },
+        # GT4Py rejects the forward sweep's scan in mixed precision: its return annotation
+        # says (wpfloat, wpfloat), it returns (vpfloat, wpfloat).
+        mixed=False,
+    ),
+    # The predictor step's cell diagnostics as `SolveNonhydro` calls them: cells from lateral
+    # boundary level 3 to the ends ICON4Py gives each output, the flat levels from nflatlev = 0
+    # (so that the derivative's `maximum(1, nflatlev)` decides) and nflat_gradp = 2; the
+    # Taylor-hydrostatic pressure gradient (igradp_method 3), and a variant with the
+    # conventional one (1).
+    "compute_perturbed_quantities_and_interpolation": Call(
+        DYCORE + "compute_cell_diagnostics_for_dycore",
+        None,
+        None,
+        half_levels=(
+            *CELL_DIAGNOSTICS_HALF_LEVELS,
+            "reference_theta_at_cells_on_half_levels",
+            "wgtfacq_c",
+        ),
+        draws=CELL_DIAGNOSTICS_DRAWS,
+        scalars={
+            "igradp_method": 3,
+            "nflatlev": 0,
+            "nflat_gradp": 2,
+            "start_cell_lateral_boundary_level_3": lambda g, nlev: g.start(
+                "Cell", "LATERAL_BOUNDARY_LEVEL_3"
+            ),
+            "end_cell_local": lambda g, nlev: g.end("Cell", "LOCAL"),
+            "end_cell_halo": lambda g, nlev: g.end("Cell", "HALO"),
+            "end_cell_halo_level_2": lambda g, nlev: g.end("Cell", "HALO_LEVEL_2"),
+            "model_top": 0,
+            "surface_level": lambda g, nlev: nlev + 1,
+        },
+        variants={"static_values_off": {"igradp_method": 1}},
+        # GT4Py rejects the module in mixed precision: its field operator passes the wpfloat
+        # references of ρ and θ_v to `_compute_perturbation_of_rho_and_theta`, which takes
+        # vpfloat ones.
+        mixed=False,
+    ),
+    # The corrector step's cell diagnostics: cells from lateral boundary level 3, the half
+    # levels below the top above the surface, ICON's default off-centring of ρ and θ_v
+    # (`rhotheta_offctr = -0.1`).
+    "compute_interpolation_and_nonhydro_buoy": Call(
+        DYCORE + "compute_cell_diagnostics_for_dycore",
+        CELLS_LB3,
+        below_top,
+        half_levels=(
+            *CELL_DIAGNOSTICS_HALF_LEVELS,
+            "w",
+            "contravariant_correction_at_cells_on_half_levels",
+        ),
+        draws={
+            **CELL_DIAGNOSTICS_DRAWS,
+            "dtime": DTIME,
+            "rhotheta_explicit_weight_parameter": Fixed(0.6),
+            "rhotheta_implicit_weight_parameter": Fixed(0.4),
+        },
+        # GT4Py rejects it in mixed precision (and its module, for the predictor's field
+        # operator): its program passes the wpfloat contravariant correction and reference θ_v
+        # to its field operator, which takes vpfloat ones.
         mixed=False,
     ),
     "update_dynamical_exner_time_increment": Call(
@@ -450,8 +527,7 @@ def main() -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for name in args.programs or CALLS:
             if args.precision == "mixed" and not CALLS[name].mixed:
-                # GT4Py rejects the forward sweep's scan in mixed precision: its return
-                # annotation says (wpfloat, wpfloat), it returns (vpfloat, wpfloat).
+                # GT4Py rejects the program's types in mixed precision (see its `Call`).
                 print(f"{label}: {name}: ICON4Py does not run it in mixed precision", flush=True)
                 continue
             for variant in ("", *CALLS[name].variants):
