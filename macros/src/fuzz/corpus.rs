@@ -40,7 +40,7 @@ pub struct Unit {
 const ICON_ENTITIES: &str = include_str!("../../../stencils/src/icon/dims.rs");
 /// What `stencils/src/icon/dsl/diffusion.rs` declares around the ICON sources.
 const ICON_SCALARS: &str = "gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }";
-const ICON_SOURCES: [(&str, &str); 12] = [
+const ICON_SOURCES: [(&str, &str); 13] = [
     (
         "implicit_solver",
         include_str!("../../../stencils/src/icon/dsl/source/implicit_solver.rs"),
@@ -88,6 +88,12 @@ const ICON_SOURCES: [(&str, &str); 12] = [
     (
         "vertically_implicit_dycore_solver",
         include_str!("../../../stencils/src/icon/dsl/source/vertically_implicit_dycore_solver.rs"),
+    ),
+    (
+        "compute_cell_diagnostics_for_dycore",
+        include_str!(
+            "../../../stencils/src/icon/dsl/source/compute_cell_diagnostics_for_dycore.rs"
+        ),
     ),
 ];
 
