@@ -913,16 +913,36 @@ impl<'p> Lowering<'p> {
         })
     }
 
-    /// `stage`, writing `temporaries` (the last ones made), as a stage before this one, unless
-    /// an earlier stage computes the same (a scan reached through another inlining of the
-    /// operators around it, another environment): then those are dropped and the earlier
-    /// stage's temporaries read instead. Without this, a scan read by a value that is inlined
-    /// at every use ran once per use (ICON4Py's fused solver steps built 205 stages).
+    /// The scan stage `builder` holds, over `domain`, as a stage before this one, writing each
+    /// of `leaves` (a carry component's value, and the temporary's dimensions) to a new
+    /// temporary; the temporaries and their types. An earlier stage that computes the same (a
+    /// scan reached through another inlining of the operators around it, another environment)
+    /// is read instead, and the new temporaries are dropped. Without this, a scan read by a
+    /// value that is inlined at every use ran once per use (ICON4Py's fused solver steps built
+    /// 205 stages).
     fn push_scan_stage(
         &mut self,
-        stage: Stage,
-        temporaries: Vec<(u32, ScalarType)>,
+        builder: StageBuilder,
+        domain: Vec<StageRange>,
+        leaves: Vec<(NodeId, Vec<String>)>,
     ) -> Vec<(u32, ScalarType)> {
+        let mut outputs = Vec::new();
+        let mut temporaries = Vec::new();
+        for (leaf, dims) in leaves {
+            let t = self.temporaries.len() as u32;
+            let dtype = builder.dtype(leaf);
+            self.temporaries.push(Temporary {
+                dims,
+                dtype,
+                mask: None,
+            });
+            outputs.push(Output {
+                target: Source::Temporary(t),
+                value: leaf,
+            });
+            temporaries.push((t, dtype));
+        }
+        let stage = builder.finish(domain, outputs);
         if let Some(existing) = self.same_stage(&stage) {
             if let Some(&(first, _)) = temporaries.first() {
                 self.temporaries.truncate(first as usize);
@@ -1047,24 +1067,8 @@ impl<'p> Lowering<'p> {
                 let (domain, value) = built?;
                 let mut leaves = Vec::new();
                 value.leaves(&mut leaves);
-                let mut outputs = Vec::new();
-                let mut temporaries = Vec::new();
-                for leaf in leaves {
-                    let t = self.temporaries.len() as u32;
-                    let dtype = builder.dtype(leaf);
-                    self.temporaries.push(Temporary {
-                        dims: dims.clone(),
-                        dtype,
-                        mask: None,
-                    });
-                    outputs.push(Output {
-                        target: Source::Temporary(t),
-                        value: leaf,
-                    });
-                    temporaries.push((t, dtype));
-                }
-                let temporaries =
-                    self.push_scan_stage(builder.finish(domain, outputs), temporaries);
+                let leaves = leaves.into_iter().map(|l| (l, dims.clone())).collect();
+                let temporaries = self.push_scan_stage(builder, domain, leaves);
                 self.scan_memo
                     .insert(key, (env.clone(), value.clone(), temporaries.clone()));
                 (value, temporaries)
@@ -1155,23 +1159,12 @@ impl<'p> Lowering<'p> {
         if leaves.len() != leaf_types.len() {
             return err("a scan whose value does not match its type");
         }
-        let mut outputs = Vec::new();
-        let mut temporaries = Vec::new();
-        for (leaf, (dims, _)) in leaves.into_iter().zip(leaf_types) {
-            let t = self.temporaries.len() as u32;
-            let dtype = builder.dtype(leaf);
-            self.temporaries.push(Temporary {
-                dims,
-                dtype,
-                mask: None,
-            });
-            outputs.push(Output {
-                target: Source::Temporary(t),
-                value: leaf,
-            });
-            temporaries.push((t, dtype));
-        }
-        let temporaries = self.push_scan_stage(builder.finish(domain, outputs), temporaries);
+        let leaves = leaves
+            .into_iter()
+            .zip(leaf_types)
+            .map(|(l, (dims, _))| (l, dims))
+            .collect();
+        let temporaries = self.push_scan_stage(builder, domain, leaves);
         self.scan_through_memo
             .insert(key, (env.clone(), value.clone(), temporaries.clone()));
         Ok(Some(self.read_temporaries(&value, temporaries, ctx)))

@@ -60,9 +60,10 @@ fn above_prog(x: &Field<(Cell, K), f64>, out: &mut Field<(Cell, K), f64>, k_end:
     above(x).write_to(out, domain![Cell: 0..5, K: 0..k_end]);
 }
 
-/// The scan of `x` over levels `lo..hi` of column `c`, from the top (`forward`) or the bottom.
-fn column_scan(
-    x: &Field<(Cell, K), f64>,
+/// The scan of `x` over levels `lo..hi` of column `c` (a cell or a vertex), from the top
+/// (`forward`) or the bottom.
+fn column_scan<D: gt4rs::Dims>(
+    x: &Field<D, f64>,
     c: i64,
     (lo, hi): (i64, i64),
     forward: bool,
@@ -201,29 +202,6 @@ fn corner_sum_of_scan_prog(
     corner_sum_of_scan(x, c).write_to(out, domain![K: 0..k_end]);
 }
 
-/// The scan of vertex `v` over `lo..hi`, as `column_scan` computes a cell's.
-fn vertex_scan(
-    x: &Field<(Vertex, K), f64>,
-    v: i64,
-    (lo, hi): (i64, i64),
-    forward: bool,
-    init: f64,
-    step: impl Fn(f64, f64) -> f64,
-) -> Vec<f64> {
-    let mut out = vec![f64::NAN; hi as usize];
-    let mut carry = init;
-    let levels: Vec<i64> = if forward {
-        (lo..hi).collect()
-    } else {
-        (lo..hi).rev().collect()
-    };
-    for k in levels {
-        carry = step(carry, at(x, &[v, k]));
-        out[k as usize] = carry;
-    }
-    out
-}
-
 #[test]
 fn a_scan_read_at_the_ends_of_edges() {
     let mesh = SimpleMesh::new();
@@ -246,7 +224,7 @@ fn a_scan_read_at_the_ends_of_edges() {
             expect_field("out", &out, &[0..edges, k_start..k_end], |p| {
                 let ends = neighbours(&mesh.e2v, p[0]);
                 let scan = |v: i32| {
-                    vertex_scan(&x, v as i64, (k_start, k_end), true, 1.0, |c, v| {
+                    column_scan(&x, v as i64, (k_start, k_end), true, 1.0, |c, v| {
                         0.5 * c + v
                     })[p[1] as usize]
                 };
@@ -279,7 +257,7 @@ fn a_backward_scan_summed_over_the_corners_of_cells() {
             let corners: f64 = neighbours(&mesh.c2v, p[0])
                 .iter()
                 .map(|&v| {
-                    vertex_scan(&x, v as i64, (0, k_end), false, 0.0, |c, v| c + v)[p[1] as usize]
+                    column_scan(&x, v as i64, (0, k_end), false, 0.0, |c, v| c + v)[p[1] as usize]
                 })
                 .sum();
             at(&c, p) + corners
@@ -330,7 +308,7 @@ fn a_scan_read_through_a_neighbour_in_a_branch_runs_in_the_branch() {
                 return at(&e, p);
             }
             let v = neighbours(&mesh.e2v, p[0])[0] as i64;
-            vertex_scan(&x, v, (3, k_end), false, 0.0, |c, v| c + v)[p[1] as usize]
+            column_scan(&x, v, (3, k_end), false, 0.0, |c, v| c + v)[p[1] as usize]
         });
         Ok(())
     });
