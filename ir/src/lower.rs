@@ -1189,26 +1189,7 @@ impl<'p> Lowering<'p> {
             end,
         }];
         if let Some(v) = vertical {
-            let (start, end) = match self.consumer.iter().find(|r| r.dim() == v) {
-                Some(VerticalRange::Exprs { start, end, .. }) => {
-                    let root = self.root.clone();
-                    let (start, end) = (*start, *end);
-                    let s = self.lower_index_scalar(start, &root)?;
-                    let e = self.lower_index_scalar(end, &root)?;
-                    (Bound::Node(s), Bound::Node(e))
-                }
-                Some(VerticalRange::Field { dim, param }) => (
-                    Bound::FieldStart {
-                        param: *param,
-                        dim: dim.clone(),
-                    },
-                    Bound::FieldEnd {
-                        param: *param,
-                        dim: dim.clone(),
-                    },
-                ),
-                None => return err("the reader of a scan has no levels to run it over"),
-            };
+            let (start, end) = self.vertical_bounds(&v, 0)?;
             domain.push(StageRange { dim: v, start, end });
         }
         // In the regions of the branches the scan is written in, as far as they are decided
@@ -1285,6 +1266,43 @@ impl<'p> Lowering<'p> {
         Ok((domain, value))
     }
 
+    /// The range of the reading stage's levels along `v`, moved by `kshift`: what a temporary
+    /// over those levels (or a scan's stage over them) covers.
+    fn vertical_bounds(&mut self, v: &str, kshift: i64) -> Result<(Bound, Bound), LowerError> {
+        Ok(match &self.vertical {
+            Some(VerticalRange::Exprs { dim, start, end }) if dim == v => {
+                let root = self.root.clone();
+                let (start, end) = (*start, *end);
+                let s = self.lower_index_scalar(start, &root)?;
+                let e = self.lower_index_scalar(end, &root)?;
+                let shift = self.b.add(Node::Literal {
+                    value: crate::fieldview::Literal::Int(kshift),
+                    dtype: ScalarType::I64,
+                });
+                let mut shifted = |n| {
+                    self.b.add(Node::Binary {
+                        op: BinaryOp::Add,
+                        lhs: n,
+                        rhs: shift,
+                        dtype: ScalarType::I64,
+                    })
+                };
+                (Bound::Node(shifted(s)), Bound::Node(shifted(e)))
+            }
+            Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => (
+                Bound::FieldStart {
+                    param: *param,
+                    dim: dim.clone(),
+                },
+                Bound::FieldEnd {
+                    param: *param,
+                    dim: dim.clone(),
+                },
+            ),
+            _ => return err("the reader's vertical range cannot bound a temporary"),
+        })
+    }
+
     /// The range of a temporary along the offset's target: the reach of `offset` over the
     /// reader's `rows`, or the whole target dimension without them.
     fn horizontal_bounds(
@@ -1349,38 +1367,7 @@ impl<'p> Lowering<'p> {
             end,
         }];
         if let Some(v) = vertical {
-            let (start, end) = match &self.vertical {
-                Some(VerticalRange::Exprs { dim, start, end }) if dim == v => {
-                    let root = self.root.clone();
-                    let (start, end) = (*start, *end);
-                    let s = self.lower_index_scalar(start, &root)?;
-                    let e = self.lower_index_scalar(end, &root)?;
-                    let shift = self.b.add(Node::Literal {
-                        value: crate::fieldview::Literal::Int(kshift),
-                        dtype: ScalarType::I64,
-                    });
-                    let mut shifted = |n| {
-                        self.b.add(Node::Binary {
-                            op: BinaryOp::Add,
-                            lhs: n,
-                            rhs: shift,
-                            dtype: ScalarType::I64,
-                        })
-                    };
-                    (Bound::Node(shifted(s)), Bound::Node(shifted(e)))
-                }
-                Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => (
-                    Bound::FieldStart {
-                        param: *param,
-                        dim: dim.clone(),
-                    },
-                    Bound::FieldEnd {
-                        param: *param,
-                        dim: dim.clone(),
-                    },
-                ),
-                _ => return err("the reader's vertical range cannot bound a temporary"),
-            };
+            let (start, end) = self.vertical_bounds(v, kshift)?;
             domain.push(StageRange {
                 dim: v.clone(),
                 start,

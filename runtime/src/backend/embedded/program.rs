@@ -404,14 +404,7 @@ fn run_call(
 /// into the argument: an element of another type (an undefined one) leaves the old value.
 fn store(field: &mut FieldValue, region: &[Range<i64>], data: &[Elem]) {
     let strides = field.strides();
-    let starts: Vec<i64> = field
-        .extents
-        .iter()
-        .map(|e| match e {
-            Extent::Bounded { start, .. } => *start,
-            Extent::Unbounded => 0,
-        })
-        .collect();
+    let starts = field.starts();
     let dtype = field.dtype;
     let elements = Rc::make_mut(&mut field.data);
     let extents: Vec<Extent> = region

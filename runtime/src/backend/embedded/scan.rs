@@ -246,14 +246,7 @@ fn write_level(
     let base = (k - axis_start) as usize * strides[axis_index];
     let mut column_strides = strides.to_vec();
     column_strides.remove(axis_index);
-    let firsts: Vec<i64> = level
-        .extents
-        .iter()
-        .map(|e| match e {
-            Extent::Bounded { start, .. } => *start,
-            Extent::Unbounded => 0,
-        })
-        .collect();
+    let firsts = level.starts();
     let mut values = level.data.iter();
     let out_data = Rc::make_mut(&mut out.data);
     let _ = for_each_point::<()>(&level.extents, |point| {

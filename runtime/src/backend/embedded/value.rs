@@ -111,6 +111,17 @@ impl FieldValue {
         self.dims.iter().position(|d| d == dim)
     }
 
+    /// The first index of each dimension's storage (0 for an unbounded one).
+    pub(crate) fn starts(&self) -> Vec<i64> {
+        self.extents
+            .iter()
+            .map(|e| match e {
+                Extent::Bounded { start, .. } => *start,
+                Extent::Unbounded => 0,
+            })
+            .collect()
+    }
+
     /// Row-major element strides.
     pub(crate) fn strides(&self) -> Vec<usize> {
         row_major_strides(&self.extents)
