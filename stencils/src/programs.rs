@@ -9,7 +9,8 @@ use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
-    compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
+    boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
+    compute_horizontal_velocity_quantities, diffusion, diffusion_utils, implicit_solver,
     interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
 };
 
@@ -86,6 +87,13 @@ registry! {
     vertically_implicit_dycore_solver::vertically_implicit_solver_at_corrector_step,
     compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
+    compute_horizontal_velocity_quantities::compute_horizontal_velocity_quantities_and_fluxes,
+    compute_horizontal_velocity_quantities::compute_averaged_vn_and_fluxes,
+    boundary_and_halo_updates::update_theta_and_exner_in_halo,
+    boundary_and_halo_updates::compute_exner_from_rhotheta,
+    boundary_and_halo_updates::update_mass_flux_weighted,
+    boundary_and_halo_updates::init_cell_kdim_field_with_zero_wp,
+    boundary_and_halo_updates::stencils_61_62,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -139,6 +147,13 @@ registry! {
     vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_corrector_step,
     compute_cell_diagnostics_for_dycore::mixed::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
+    compute_horizontal_velocity_quantities::mixed::compute_horizontal_velocity_quantities_and_fluxes,
+    compute_horizontal_velocity_quantities::mixed::compute_averaged_vn_and_fluxes,
+    boundary_and_halo_updates::mixed::update_theta_and_exner_in_halo,
+    boundary_and_halo_updates::mixed::compute_exner_from_rhotheta,
+    boundary_and_halo_updates::mixed::update_mass_flux_weighted,
+    boundary_and_halo_updates::mixed::init_cell_kdim_field_with_zero_wp,
+    boundary_and_halo_updates::mixed::stencils_61_62,
 }
 
 /// Every program's name, for checking options keyed by program name

@@ -5,15 +5,17 @@
 //! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
 //! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` and
-//! `compute_cell_diagnostics_for_dycore::PROGRAMS` in double precision with both values of each
-//! static argument.
+//! `compute_cell_diagnostics_for_dycore::PROGRAMS` and
+//! `compute_horizontal_velocity_quantities::PROGRAMS` in double precision with every variant
+//! recorded, every one of `boundary_and_halo_updates::PROGRAMS` in both precisions.
 
 use std::path::{Path, PathBuf};
 
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
 use gt4rs_stencils::icon::dsl::{
-    compute_cell_diagnostics_for_dycore, implicit_solver, vertically_implicit_dycore_solver,
+    boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
+    compute_horizontal_velocity_quantities, implicit_solver, vertically_implicit_dycore_solver,
 };
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
 use gt4rs_tests::refs::{icon4py_refs, npz_files_in};
@@ -81,7 +83,12 @@ fn check_every_file(options: &Options) -> f64 {
 /// to '_compute_perturbation_of_rho_and_theta'": the predictor's field operator passes wpfloat
 /// references of ρ and θ_v where vpfloat ones are taken; the corrector's program passes the
 /// wpfloat contravariant correction and reference θ_v to its field operator, which takes
-/// vpfloat ones). Only the predictor's cell diagnostics take a static argument.
+/// vpfloat ones). Only the predictor's cell diagnostics take a static argument. Nor can it run
+/// the edge quantities of `compute_horizontal_velocity_quantities.py` in mixed precision: GT4Py
+/// rejects the module ("Invalid argument types in call to '_interpolate_to_half_levels'": the
+/// vpfloat tangential wind passed where a wpfloat interpolant is taken, in
+/// `compute_diagnostics_from_normal_wind.py`, which the module imports). The lateral-boundary
+/// and halo updates run in both precisions.
 #[test]
 fn every_dycore_program_has_reference_data_on_every_grid() {
     for grid in GRIDS {
@@ -110,6 +117,29 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
                 &[""]
             };
             for suffix in suffixes {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in compute_horizontal_velocity_quantities::PROGRAMS {
+            let suffixes: &[&str] = if *program
+                == compute_horizontal_velocity_quantities::compute_averaged_vn_and_fluxes::NAME
+            {
+                &["", "__later_substep", "__static_values_off"]
+            } else {
+                &[""]
+            };
+            for suffix in suffixes {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in boundary_and_halo_updates::PROGRAMS {
+            for suffix in ["", "__mixed"] {
                 let file = dycore_refs()
                     .join(grid)
                     .join(format!("{program}{suffix}.npz"));

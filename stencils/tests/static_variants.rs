@@ -11,10 +11,11 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 38 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 45 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
 //! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
-//! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`,
+//! `compute_horizontal_velocity_quantities`, `boundary_and_halo_updates`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
@@ -39,7 +40,8 @@ use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
 use gt4rs_stencils::icon::dsl::{
-    compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
+    boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
+    compute_horizontal_velocity_quantities, diffusion, diffusion_utils, implicit_solver,
     interpolation, solver, velocity_advection,
 };
 use gt4rs_stencils::icon::reference::Call;
@@ -207,6 +209,20 @@ variants! {
         mixed_update_dynamical_exner_time_increment = implicit_solver::mixed::update_dynamical_exner_time_increment,
         compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
         mixed_compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
+        compute_horizontal_velocity_quantities_and_fluxes = compute_horizontal_velocity_quantities::compute_horizontal_velocity_quantities_and_fluxes,
+        mixed_compute_horizontal_velocity_quantities_and_fluxes = compute_horizontal_velocity_quantities::mixed::compute_horizontal_velocity_quantities_and_fluxes,
+        compute_averaged_vn_and_fluxes = compute_horizontal_velocity_quantities::compute_averaged_vn_and_fluxes,
+        mixed_compute_averaged_vn_and_fluxes = compute_horizontal_velocity_quantities::mixed::compute_averaged_vn_and_fluxes,
+        update_theta_and_exner_in_halo = boundary_and_halo_updates::update_theta_and_exner_in_halo,
+        mixed_update_theta_and_exner_in_halo = boundary_and_halo_updates::mixed::update_theta_and_exner_in_halo,
+        compute_exner_from_rhotheta = boundary_and_halo_updates::compute_exner_from_rhotheta,
+        mixed_compute_exner_from_rhotheta = boundary_and_halo_updates::mixed::compute_exner_from_rhotheta,
+        update_mass_flux_weighted = boundary_and_halo_updates::update_mass_flux_weighted,
+        mixed_update_mass_flux_weighted = boundary_and_halo_updates::mixed::update_mass_flux_weighted,
+        init_cell_kdim_field_with_zero_wp = boundary_and_halo_updates::init_cell_kdim_field_with_zero_wp,
+        mixed_init_cell_kdim_field_with_zero_wp = boundary_and_halo_updates::mixed::init_cell_kdim_field_with_zero_wp,
+        stencils_61_62 = boundary_and_halo_updates::stencils_61_62,
+        mixed_stencils_61_62 = boundary_and_halo_updates::mixed::stencils_61_62,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =

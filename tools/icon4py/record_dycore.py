@@ -52,11 +52,16 @@ class Call:
     variants: dict[str, dict[str, int | bool]] = dataclasses.field(default_factory=dict)
     # Whether ICON4Py runs the program in mixed precision.
     mixed: bool = True
+    # The horizontal domain where `horizontal`'s zones are empty (the lateral boundary of a
+    # global grid), so that the data still checks the program there.
+    horizontal_elsewhere: tuple[str, str, str] | None = None
 
 
 CELLS_NUDGING = ("Cell", "NUDGING", "LOCAL")
 CELLS_LB3 = ("Cell", "LATERAL_BOUNDARY_LEVEL_3", "LOCAL")
 CELLS_ALL = ("Cell", "LATERAL_BOUNDARY", "END")
+CELLS_LB_TO_LB4 = ("Cell", "LATERAL_BOUNDARY", "LATERAL_BOUNDARY_LEVEL_4")
+EDGES_LB5_TO_HALO_2 = ("Edge", "LATERAL_BOUNDARY_LEVEL_5", "HALO_LEVEL_2")
 # ICON's time step of a dynamics substep is seconds; a small one keeps the implicit terms
 # smaller than the explicit ones, as in a model run.
 DTIME = Fixed(0.1)
@@ -346,6 +351,94 @@ CALLS: dict[str, Call] = {
         # to its field operator, which takes vpfloat ones.
         mixed=False,
     ),
+    # The predictor step's edge quantities from the new normal wind as `SolveNonhydro` calls
+    # them: edges from lateral boundary level 5 to the second halo line, the full levels and
+    # the surface half level (vertical_end = nlev + 1), the contravariant correction below the
+    # flat level nflatlev = 2.
+    "compute_horizontal_velocity_quantities_and_fluxes": Call(
+        DYCORE + "compute_horizontal_velocity_quantities",
+        EDGES_LB5_TO_HALO_2,
+        lambda nlev: (0, nlev + 1),
+        half_levels=("tangential_wind_on_half_levels", "vn_on_half_levels", "wgtfacq_e"),
+        scalars={"nflatlev": 2},
+        # GT4Py rejects it in mixed precision: its field operator passes the vpfloat tangential
+        # wind to `_interpolate_to_half_levels`, which takes a wpfloat one.
+        mixed=False,
+    ),
+    # The corrector step's averaged wind and fluxes: the same edges, the full levels; the
+    # fluxes for tracer advection at the first substep, and a variant at a later substep, and
+    # one without them.
+    "compute_averaged_vn_and_fluxes": Call(
+        DYCORE + "compute_horizontal_velocity_quantities",
+        EDGES_LB5_TO_HALO_2,
+        full,
+        draws={"r_nsubsteps": Fixed(0.2)},
+        scalars={"prepare_advection": True, "at_first_substep": True},
+        variants={
+            "later_substep": {"at_first_substep": False},
+            "static_values_off": {"prepare_advection": False, "at_first_substep": False},
+        },
+        # GT4Py rejects its module in mixed precision (the predictor's program above, through
+        # `compute_diagnostics_from_normal_wind.py`, which its module imports).
+        mixed=False,
+    ),
+    # The halo's θ_v and exner after a step: ICON calls it on the halo's cells (from its first
+    # line to the end); these single-rank grids have none, so every cell; the full levels;
+    # exner and ρ positive, as the logarithm and the divisions need.
+    "update_theta_and_exner_in_halo": Call(
+        DYCORE + "update_theta_and_exner_in_halo",
+        CELLS_ALL,
+        full,
+        draws={
+            "rho_now": POSITIVE,
+            "rho_new": POSITIVE,
+            "theta_v_now": POSITIVE,
+            "exner_now": POSITIVE,
+            "exner_new": POSITIVE,
+        },
+    ),
+    # The lateral boundary's exner from ρ·θ_v (kept in exner there): cells from the lateral
+    # boundary to its fourth line (every cell of a global grid, which has no lateral boundary
+    # and where ICON does not call these), the full levels, ICON's constants.
+    "compute_exner_from_rhotheta": Call(
+        DYCORE + "compute_exner_from_rhotheta",
+        CELLS_LB_TO_LB4,
+        full,
+        draws={
+            "rho": POSITIVE,
+            "exner": POSITIVE,
+            "rd_o_cvd": Fixed(287.04 / (1004.64 - 287.04)),
+            "rd_o_p0ref": Fixed(287.04 / 100000.0),
+        },
+        horizontal_elsewhere=CELLS_ALL,
+    ),
+    # The lateral boundary's vertical mass flux for tracer advection: the half levels below
+    # the top.
+    "update_mass_flux_weighted": Call(
+        DYCORE + "update_mass_flux_weighted",
+        CELLS_LB_TO_LB4,
+        below_top,
+        half_levels=("rho_ic", "w_now", "w_new", "w_concorr_c", "mass_flx_ic"),
+        draws={"vwind_impl_wgt": WEIGHT, "r_nsubsteps": Fixed(0.2)},
+        horizontal_elsewhere=CELLS_ALL,
+    ),
+    "init_cell_kdim_field_with_zero_wp": Call(
+        DYCORE + "init_cell_kdim_field_with_zero_wp",
+        CELLS_LB_TO_LB4,
+        lambda nlev: (0, nlev + 1),
+        half_levels=("field_with_zero_wp",),
+        horizontal_elsewhere=CELLS_ALL,
+    ),
+    # The lateral boundary's ρ, θ_v and w from their tendencies: the full levels and the
+    # surface half level of w.
+    "stencils_61_62": Call(
+        "icon4py.model.atmosphere.dycore.solve_nonhydro_stencils",
+        CELLS_LB_TO_LB4,
+        lambda nlev: (0, nlev + 1),
+        half_levels=("w_now", "grf_tend_w", "w_new"),
+        draws={"dtime": DTIME},
+        horizontal_elsewhere=CELLS_ALL,
+    ),
     "update_dynamical_exner_time_increment": Call(
         DYCORE + "update_dynamical_exner_time_increment",
         CELLS_NUDGING,
@@ -411,6 +504,10 @@ def record(
         dim, first, last = spec.horizontal
         domain["horizontal_start"] = grid.start(dim, first)
         domain["horizontal_end"] = grid.end(dim, last)
+        if domain["horizontal_start"] >= domain["horizontal_end"] and spec.horizontal_elsewhere:
+            dim, first, last = spec.horizontal_elsewhere
+            domain["horizontal_start"] = grid.start(dim, first)
+            domain["horizontal_end"] = grid.end(dim, last)
     if spec.vertical is not None:
         domain["vertical_start"], domain["vertical_end"] = spec.vertical(levels)
     given = {**spec.scalars, **spec.variants.get(variant, {})}
@@ -433,21 +530,32 @@ def record(
                 else grid.tables[d.value].shape[1]
                 for d in ptype.dims
             )
-            dtype = floats.get(ptype.dtype.kind)
-            if dtype is None:
-                raise SystemExit(f"{name}: no way to make field `{pname}` of {ptype}")
-            value = (
-                np.full(shape, np.nan) if role == "out" else peer.draw(rng, spec.draws.get(pname), shape)
-            )
-            value = value.astype(dtype)
-            arrays[pname] = value.astype(np.float64)
+            if ptype.dtype.kind == ts.ScalarKind.BOOL:
+                # A mask (an input): each point true or false with even odds, so both of
+                # the program's branches run.
+                if role != "in":
+                    raise SystemExit(f"{name}: no way to make written bool field `{pname}`")
+                value = rng.random(shape) < 0.5
+                stored, dtype = value, np.bool_
+            else:
+                dtype = floats.get(ptype.dtype.kind)
+                if dtype is None:
+                    raise SystemExit(f"{name}: no way to make field `{pname}` of {ptype}")
+                value = (
+                    np.full(shape, np.nan)
+                    if role == "out"
+                    else peer.draw(rng, spec.draws.get(pname), shape)
+                )
+                value = value.astype(dtype)
+                stored = value.astype(np.float64)
+            arrays[pname] = stored
             fields[pname] = gtx.as_field(list(ptype.dims), value.copy())
             described.append(
                 {
                     "name": pname,
                     "kind": "field",
                     "dims": [d.value for d in ptype.dims],
-                    "dtype": "float64",
+                    "dtype": str(stored.dtype),
                     "icon4py_dtype": str(np.dtype(dtype)),
                     "role": role,
                     "shape": list(shape),

@@ -40,7 +40,7 @@ pub struct Unit {
 const ICON_ENTITIES: &str = include_str!("../../../stencils/src/icon/dims.rs");
 /// What `stencils/src/icon/dsl/diffusion.rs` declares around the ICON sources.
 const ICON_SCALARS: &str = "gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }";
-const ICON_SOURCES: [(&str, &str); 13] = [
+const ICON_SOURCES: [(&str, &str); 15] = [
     (
         "implicit_solver",
         include_str!("../../../stencils/src/icon/dsl/source/implicit_solver.rs"),
@@ -94,6 +94,16 @@ const ICON_SOURCES: [(&str, &str); 13] = [
         include_str!(
             "../../../stencils/src/icon/dsl/source/compute_cell_diagnostics_for_dycore.rs"
         ),
+    ),
+    (
+        "compute_horizontal_velocity_quantities",
+        include_str!(
+            "../../../stencils/src/icon/dsl/source/compute_horizontal_velocity_quantities.rs"
+        ),
+    ),
+    (
+        "boundary_and_halo_updates",
+        include_str!("../../../stencils/src/icon/dsl/source/boundary_and_halo_updates.rs"),
     ),
 ];
 

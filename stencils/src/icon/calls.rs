@@ -213,6 +213,25 @@ pub fn icon_calls(
         Ok((grid.start(dim, zone)?, grid.end(dim, Zone::Local)?))
     };
     let setup = |horizontal, vertical| Setup::new(horizontal, vertical, nlev);
+    // The edges `SolveNonhydro`'s edge fluxes cover, and the cells its lateral-boundary
+    // updates do.
+    let edges_lb5_to_halo_2 = || -> Result<(usize, usize), Error> {
+        Ok((
+            grid.start(Edge, Zone::LateralBoundaryLevel5)?,
+            grid.end(Edge, Zone::HaloLevel2)?,
+        ))
+    };
+    // Every cell of a global grid, which has no lateral boundary (ICON does not call these
+    // there, but the call still checks the program).
+    let cells_lb_to_lb4 = || -> Result<(usize, usize), Error> {
+        if !limited_area {
+            return Ok((0, nc));
+        }
+        Ok((
+            grid.start(Cell, Zone::LateralBoundaryLevel1)?,
+            grid.end(Cell, Zone::LateralBoundaryLevel4)?,
+        ))
+    };
     // Where w is diffused: from the nudging zone on a limited-area grid, the interior
     // otherwise (the granule's `cell_start_w_diffusion`).
     let w_diffusion = if limited_area {
@@ -605,6 +624,68 @@ pub fn icon_calls(
             .concat(),
             ..setup(from(Cell, Zone::LateralBoundaryLevel3)?, (1, nlev))
         }],
+        // The predictor step's edge quantities from the new normal wind as `SolveNonhydro`
+        // calls them: edges from lateral boundary level 5 to the second halo line, the full
+        // levels and the surface half level, the contravariant correction below the flat
+        // level nflatlev = 2.
+        "compute_horizontal_velocity_quantities_and_fluxes" => vec![Setup {
+            half_levels: &[
+                "tangential_wind_on_half_levels",
+                "vn_on_half_levels",
+                "wgtfacq_e",
+            ],
+            ints: vec![("nflatlev", 2)],
+            ..setup(edges_lb5_to_halo_2()?, (0, nlev + 1))
+        }],
+        // The corrector step's averaged wind and fluxes on the same edges: the sums for
+        // tracer advection started (the first substep), grown (a later one), or left alone.
+        "compute_averaged_vn_and_fluxes" => {
+            let edges = edges_lb5_to_halo_2()?;
+            [(true, true), (true, false), (false, false)]
+                .into_iter()
+                .map(|(prepare_advection, at_first_substep)| Setup {
+                    flags: vec![
+                        ("prepare_advection", prepare_advection),
+                        ("at_first_substep", at_first_substep),
+                    ],
+                    ..setup(edges, full_k).with_values(&[("r_nsubsteps", Draw::Fixed(0.2))])
+                })
+                .collect()
+        }
+        // θ_v and exner of the halo's cells after a step: every cell (ICON calls it on the
+        // halo, and a grid of one rank has none); the logarithm and the divisions need
+        // positive states.
+        "update_theta_and_exner_in_halo" => vec![setup((0, nc), full_k).with_values(&[
+            ("rho_now", Draw::Uniform(0.5, 1.5)),
+            ("rho_new", Draw::Uniform(0.5, 1.5)),
+            ("theta_v_now", Draw::Uniform(0.5, 1.5)),
+            ("exner_now", Draw::Uniform(0.5, 1.5)),
+            ("exner_new", Draw::Uniform(0.5, 1.5)),
+        ])],
+        // The lateral boundary's cells (to its fourth line; see `cells_lb_to_lb4`): exner from ρ·θ_v with ICON's
+        // constants, the tracer mass flux on the half levels below the top, the zeroed flux
+        // and the boundary tendencies on every half level.
+        "compute_exner_from_rhotheta" => vec![setup(cells_lb_to_lb4()?, full_k).with_values(&[
+            ("rho", Draw::Uniform(0.5, 1.5)),
+            ("exner", Draw::Uniform(0.5, 1.5)),
+            ("rd_o_cvd", Draw::Fixed(287.04 / (1004.64 - 287.04))),
+            ("rd_o_p0ref", Draw::Fixed(287.04 / 100_000.0)),
+        ])],
+        "update_mass_flux_weighted" => vec![Setup {
+            half_levels: &["rho_ic", "w_now", "w_new", "w_concorr_c", "mass_flx_ic"],
+            ..setup(cells_lb_to_lb4()?, (1, nlev)).with_values(&[
+                ("vwind_impl_wgt", Draw::Uniform(0.5, 1.0)),
+                ("r_nsubsteps", Draw::Fixed(0.2)),
+            ])
+        }],
+        "init_cell_kdim_field_with_zero_wp" => vec![Setup {
+            half_levels: &["field_with_zero_wp"],
+            ..setup(cells_lb_to_lb4()?, (0, nlev + 1))
+        }],
+        "stencils_61_62" => vec![Setup {
+            half_levels: &["w_now", "grf_tend_w", "w_new"],
+            ..setup(cells_lb_to_lb4()?, (0, nlev + 1)).with_values(&[("dtime", Draw::Fixed(0.1))])
+        }],
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })
 }
@@ -768,6 +849,16 @@ pub fn random_call(
                     draw_array(&mut rng, &call, (program, name), &shape, draw, dtype)?
                 };
                 call.params.insert(name, RefArray::Float64(array));
+            }
+            // A mask (`mask_prog_halo_c`): each point true or false with even odds, so that
+            // both branches of the program run.
+            (ParamKind::Field { dims }, Some(ScalarType::Bool)) if p.role == Role::In => {
+                let shape = dims
+                    .iter()
+                    .map(|d| extent(grid, d, setup.nlev))
+                    .collect::<Result<Vec<usize>, _>>()?;
+                let mask = ArrayD::from_shape_fn(IxDyn(&shape), |_| rng.random_bool(0.5));
+                call.params.insert(name, RefArray::Bool(mask));
             }
             (ParamKind::Field { dims }, Some(ScalarType::I32)) if name == "zd_vertoffset" => {
                 let shape = dims
