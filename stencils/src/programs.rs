@@ -10,8 +10,8 @@ use gt4rs::{Error, Options};
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
     boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
-    compute_horizontal_velocity_quantities, diffusion, diffusion_utils, implicit_solver,
-    interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
+    compute_horizontal_velocity_quantities, diffusion, diffusion_utils, dycore_utils,
+    implicit_solver, interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
 };
 
 /// A program of this crate, compiled on demand.
@@ -94,6 +94,8 @@ registry! {
     boundary_and_halo_updates::update_mass_flux_weighted,
     boundary_and_halo_updates::init_cell_kdim_field_with_zero_wp,
     boundary_and_halo_updates::stencils_61_62,
+    dycore_utils::calculate_divdamp_fields,
+    dycore_utils::compute_rayleigh_damping_factor,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -154,6 +156,8 @@ registry! {
     boundary_and_halo_updates::mixed::update_mass_flux_weighted,
     boundary_and_halo_updates::mixed::init_cell_kdim_field_with_zero_wp,
     boundary_and_halo_updates::mixed::stencils_61_62,
+    dycore_utils::mixed::calculate_divdamp_fields,
+    dycore_utils::mixed::compute_rayleigh_damping_factor,
 }
 
 /// Every program's name, for checking options keyed by program name

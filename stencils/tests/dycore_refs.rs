@@ -7,7 +7,8 @@
 //! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` and
 //! `compute_cell_diagnostics_for_dycore::PROGRAMS` and
 //! `compute_horizontal_velocity_quantities::PROGRAMS` in double precision with every variant
-//! recorded, every one of `boundary_and_halo_updates::PROGRAMS` in both precisions.
+//! recorded, every one of `boundary_and_halo_updates::PROGRAMS` and `dycore_utils::PROGRAMS` in
+//! both precisions.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,8 @@ use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
 use gt4rs_stencils::icon::dsl::{
     boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
-    compute_horizontal_velocity_quantities, implicit_solver, vertically_implicit_dycore_solver,
+    compute_horizontal_velocity_quantities, dycore_utils, implicit_solver,
+    vertically_implicit_dycore_solver,
 };
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
 use gt4rs_tests::refs::{icon4py_refs, npz_files_in};
@@ -130,6 +132,24 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
                 &["", "__later_substep", "__static_values_off"]
             } else {
                 &[""]
+            };
+            for suffix in suffixes {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in dycore_utils::PROGRAMS {
+            let suffixes: &[&str] = if *program == dycore_utils::calculate_divdamp_fields::NAME {
+                &[
+                    "",
+                    "__static_values_off",
+                    "__mixed",
+                    "__mixed_static_values_off",
+                ]
+            } else {
+                &["", "__mixed"]
             };
             for suffix in suffixes {
                 let file = dycore_refs()

@@ -23,7 +23,8 @@
 //!
 //! Programs without any domain bound cannot have the bound variants (there is nothing to bind;
 //! they write their whole output): `diffusion_utils::{setup_fields_for_initial_step, scale_k,
-//! copy_field}` ([`WITHOUT_BOUNDS`]; the registry's are checked to be the only ones left out).
+//! copy_field}`, `dycore_utils::{calculate_divdamp_fields, compute_rayleigh_damping_factor}`
+//! ([`WITHOUT_BOUNDS`]; the registry's are checked to be the only ones left out).
 //!
 //! The Cartesian programs bound their domains by the field sizes `ni`, `nj` (and `nk` for the
 //! 3-D ones): `cartesian_static_variants_match_the_plain_call` binds `ni, nj[, nk]` as the
@@ -237,7 +238,7 @@ variants! {
 }
 
 /// ICON programs without the four domain bounds, which therefore have no bound variants: the
-/// diffusion setup programs (no bound at all), the fused solver steps and the predictor's cell
+/// diffusion setup programs and the dycore's K-field helpers (no bound at all), the fused solver steps and the predictor's cell
 /// diagnostics, whose bounds are ICON4Py's zone indices under their own names
 /// (`start_cell_index_nudging`, `end_cell_halo_level_2`, ...).
 const WITHOUT_BOUNDS: &[&str] = &[
@@ -247,6 +248,8 @@ const WITHOUT_BOUNDS: &[&str] = &[
     "vertically_implicit_solver_at_predictor_step",
     "vertically_implicit_solver_at_corrector_step",
     "compute_perturbed_quantities_and_interpolation",
+    "calculate_divdamp_fields",
+    "compute_rayleigh_damping_factor",
 ];
 
 /// Runs both bound variants of `variants` with `args` and compares every output with the

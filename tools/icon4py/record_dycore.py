@@ -439,6 +439,28 @@ CALLS: dict[str, Call] = {
         draws={"dtime": DTIME},
         horizontal_elsewhere=CELLS_ALL,
     ),
+    # The dycore's K-field helpers (every level): the fourth-order divergence damping's
+    # coefficients with the combined damping (divdamp_order 24) and the fourth-order one alone
+    # (4), a mean cell area of an R2B4-R2B9 grid; the Rayleigh damping factor.
+    "calculate_divdamp_fields": Call(
+        "icon4py.model.atmosphere.dycore.dycore_utils",
+        None,
+        None,
+        draws={
+            "mean_cell_area": Uniform(1.0e6, 1.0e9),
+            "second_order_divdamp_factor": Uniform(0.0, 1.0),
+            "max_nudging_coefficient": Uniform(0.1, 0.5),
+            "dbl_eps": Fixed(float(np.finfo(np.float64).eps)),
+        },
+        scalars={"divdamp_order": 24},
+        variants={"static_values_off": {"divdamp_order": 4}},
+    ),
+    "compute_rayleigh_damping_factor": Call(
+        "icon4py.model.atmosphere.dycore.dycore_utils",
+        None,
+        None,
+        draws={"rayleigh_w": Uniform(0.0, 1.0), "dtime": DTIME},
+    ),
     "update_dynamical_exner_time_increment": Call(
         DYCORE + "update_dynamical_exner_time_increment",
         CELLS_NUDGING,

@@ -40,7 +40,7 @@ pub struct Unit {
 const ICON_ENTITIES: &str = include_str!("../../../stencils/src/icon/dims.rs");
 /// What `stencils/src/icon/dsl/diffusion.rs` declares around the ICON sources.
 const ICON_SCALARS: &str = "gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }";
-const ICON_SOURCES: [(&str, &str); 15] = [
+const ICON_SOURCES: [(&str, &str); 16] = [
     (
         "implicit_solver",
         include_str!("../../../stencils/src/icon/dsl/source/implicit_solver.rs"),
@@ -104,6 +104,10 @@ const ICON_SOURCES: [(&str, &str); 15] = [
     (
         "boundary_and_halo_updates",
         include_str!("../../../stencils/src/icon/dsl/source/boundary_and_halo_updates.rs"),
+    ),
+    (
+        "dycore_utils",
+        include_str!("../../../stencils/src/icon/dsl/source/dycore_utils.rs"),
     ),
 ];
 

@@ -686,6 +686,25 @@ pub fn icon_calls(
             half_levels: &["w_now", "grf_tend_w", "w_new"],
             ..setup(cells_lb_to_lb4()?, (0, nlev + 1)).with_values(&[("dtime", Draw::Fixed(0.1))])
         }],
+        // The dycore's K-field helpers write every level: the divergence damping's
+        // coefficients with the combined damping (divdamp_order 24) and the fourth-order one
+        // alone, the Rayleigh damping factor of a substep's time step.
+        "calculate_divdamp_fields" => [24, 4]
+            .into_iter()
+            .map(|divdamp_order| Setup {
+                ints: vec![("divdamp_order", divdamp_order)],
+                ..setup((0, 0), full_k).with_values(&[
+                    ("mean_cell_area", Draw::Uniform(1.0e6, 1.0e9)),
+                    ("second_order_divdamp_factor", Draw::Uniform(0.0, 1.0)),
+                    ("max_nudging_coefficient", Draw::Uniform(0.1, 0.5)),
+                    ("dbl_eps", Draw::Fixed(f64::EPSILON)),
+                ])
+            })
+            .collect(),
+        "compute_rayleigh_damping_factor" => vec![setup((0, 0), full_k).with_values(&[
+            ("rayleigh_w", Draw::Uniform(0.0, 1.0)),
+            ("dtime", Draw::Fixed(0.1)),
+        ])],
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })
 }
