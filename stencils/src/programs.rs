@@ -9,8 +9,9 @@ use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
-    compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
-    interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
+    compute_advection_in_horizontal_momentum_equation, compute_cell_diagnostics_for_dycore,
+    diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
+    vertically_implicit_dycore_solver,
 };
 
 /// A program of this crate, compiled on demand.
@@ -86,6 +87,7 @@ registry! {
     vertically_implicit_dycore_solver::vertically_implicit_solver_at_corrector_step,
     compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
+    compute_advection_in_horizontal_momentum_equation::compute_advection_in_horizontal_momentum,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -139,6 +141,7 @@ registry! {
     vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_corrector_step,
     compute_cell_diagnostics_for_dycore::mixed::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
+    compute_advection_in_horizontal_momentum_equation::mixed::compute_advection_in_horizontal_momentum,
 }
 
 /// Every program's name, for checking options keyed by program name

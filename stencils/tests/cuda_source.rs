@@ -82,6 +82,7 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "vertically_implicit_solver_at_predictor_step_stage0",
         "compute_perturbed_quantities_and_interpolation_stage6",
         "compute_perturbed_quantities_and_interpolation_stage7",
+        "compute_advection_in_horizontal_momentum_stage2",
     ];
     for t in all() {
         for k in t.kernels() {

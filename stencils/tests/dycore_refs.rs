@@ -5,15 +5,17 @@
 //! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
 //! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` and
-//! `compute_cell_diagnostics_for_dycore::PROGRAMS` in double precision with both values of each
-//! static argument.
+//! `compute_cell_diagnostics_for_dycore::PROGRAMS` and
+//! `compute_advection_in_horizontal_momentum_equation::PROGRAMS` in double precision with both
+//! values of each static argument.
 
 use std::path::{Path, PathBuf};
 
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
 use gt4rs_stencils::icon::dsl::{
-    compute_cell_diagnostics_for_dycore, implicit_solver, vertically_implicit_dycore_solver,
+    compute_advection_in_horizontal_momentum_equation, compute_cell_diagnostics_for_dycore,
+    implicit_solver, vertically_implicit_dycore_solver,
 };
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
 use gt4rs_tests::refs::{icon4py_refs, npz_files_in};
@@ -81,7 +83,10 @@ fn check_every_file(options: &Options) -> f64 {
 /// to '_compute_perturbation_of_rho_and_theta'": the predictor's field operator passes wpfloat
 /// references of ρ and θ_v where vpfloat ones are taken; the corrector's program passes the
 /// wpfloat contravariant correction and reference θ_v to its field operator, which takes
-/// vpfloat ones). Only the predictor's cell diagnostics take a static argument.
+/// vpfloat ones). Only the predictor's cell diagnostics take a static argument. Nor can it run
+/// its advection of vn in mixed precision: GT4Py rejects the module ("Could not promote
+/// 'Field[[Edge, K], float32]' and 'Field[[Edge, K], float64]'": the vpfloat horizontal
+/// advection is added to the wpfloat vertical advection).
 #[test]
 fn every_dycore_program_has_reference_data_on_every_grid() {
     for grid in GRIDS {
@@ -110,6 +115,14 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
                 &[""]
             };
             for suffix in suffixes {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in compute_advection_in_horizontal_momentum_equation::PROGRAMS {
+            for suffix in ["", "__static_values_off"] {
                 let file = dycore_refs()
                     .join(grid)
                     .join(format!("{program}{suffix}.npz"));

@@ -52,6 +52,8 @@ class Call:
     variants: dict[str, dict[str, int | bool]] = dataclasses.field(default_factory=dict)
     # Whether ICON4Py runs the program in mixed precision.
     mixed: bool = True
+    # Full levels where the program needs more than --levels to reach all its branches.
+    levels: int | None = None
 
 
 CELLS_NUDGING = ("Cell", "NUDGING", "LOCAL")
@@ -97,6 +99,20 @@ CELL_DIAGNOSTICS_HALF_LEVELS = (
     "ddqz_z_half",
     "wgtfac_c",
 )
+
+
+# The advection of vn divides by the full levels' thickness on edges; ICON's cfl_w_limit and
+# scalfac_exdiff for a 0.1 s substep (`VelocityAdvection._scale_factors_by_dtime`), thin layers,
+# linear interpolation weights near 1/2 and a contravariant w of up to 2 m/s, so that the
+# vertical wind at some edges exceeds the CFL limit and at others does not.
+HORIZONTAL_MOMENTUM_DRAWS = {
+    "dtime": DTIME,
+    "cfl_w_limit": Fixed(6.5),
+    "scalfac_exdiff": Fixed(2.5),
+    "ddqz_z_full_e": Uniform(0.1, 0.5),
+    "c_lin_e": Uniform(0.4, 0.6),
+    "contravariant_corrected_w_at_cells_on_model_levels": Uniform(-2.0, 2.0),
+}
 
 
 def full(nlev: int) -> tuple[int, int]:
@@ -346,6 +362,24 @@ CALLS: dict[str, Call] = {
         # to its field operator, which takes vpfloat ones.
         mixed=False,
     ),
+    # The advection of vn as `VelocityAdvection` calls it in both steps: edges from the second
+    # nudging line to the local ones, every full level, the damping layer down to level 5, with
+    # 10 levels so that the extra diffusion's levels [max(2, 5 - 2), nlev - 4) hold some; the
+    # extra diffusion near the CFL limit on (ICON's choice), and a variant without.
+    "compute_advection_in_horizontal_momentum": Call(
+        DYCORE + "compute_advection_in_horizontal_momentum_equation",
+        ("Edge", "NUDGING_LEVEL_2", "LOCAL"),
+        full,
+        half_levels=("vn_on_half_levels",),
+        draws=HORIZONTAL_MOMENTUM_DRAWS,
+        scalars={"apply_extra_diffusion_on_vn": True, "end_index_of_damping_layer": 5},
+        variants={"static_values_off": {"apply_extra_diffusion_on_vn": False}},
+        levels=10,
+        # GT4Py rejects the module in mixed precision: `_compute_advective_normal_wind_tendency`
+        # adds its vpfloat horizontal advection to the wpfloat vertical advection ("Could not
+        # promote 'Field[[Edge, K], float32]' and 'Field[[Edge, K], float64]'").
+        mixed=False,
+    ),
     "update_dynamical_exner_time_increment": Call(
         DYCORE + "update_dynamical_exner_time_increment",
         CELLS_NUDGING,
@@ -530,8 +564,9 @@ def main() -> int:
                 # GT4Py rejects the program's types in mixed precision (see its `Call`).
                 print(f"{label}: {name}: ICON4Py does not run it in mixed precision", flush=True)
                 continue
+            levels = CALLS[name].levels or args.levels
             for variant in ("", *CALLS[name].variants):
-                made = record(name, grid, args.levels, args.seed, args.backend, variant)
+                made = record(name, grid, levels, args.seed, args.backend, variant)
                 arrays = made.pop("arrays")
                 made["precision"] = args.precision
                 # `NAME`, `NAME__VARIANT`, `NAME__mixed`, `NAME__mixed_VARIANT`.

@@ -188,6 +188,23 @@ const CELL_DIAGNOSTICS_VALUES: &[(&str, Draw)] = &[
     ("exner_w_explicit_weight_parameter", Draw::Uniform(0.0, 0.5)),
 ];
 
+/// The advection of vn divides by the full levels' thickness on edges; ICON's `cfl_w_limit`
+/// and `scalfac_exdiff` for a 0.1 s substep (`VelocityAdvection._scale_factors_by_dtime`:
+/// 0.65 / dtime and 0.05 / (dtime · (0.85 − 0.65))), thin layers, linear interpolation weights
+/// near ½ and a contravariant w of up to 2 m/s, so that the vertical wind at some edges exceeds
+/// the CFL limit and at others does not.
+const HORIZONTAL_MOMENTUM_VALUES: &[(&str, Draw)] = &[
+    ("dtime", Draw::Fixed(0.1)),
+    ("cfl_w_limit", Draw::Fixed(6.5)),
+    ("scalfac_exdiff", Draw::Fixed(2.5)),
+    ("ddqz_z_full_e", Draw::Uniform(0.1, 0.5)),
+    ("c_lin_e", Draw::Uniform(0.4, 0.6)),
+    (
+        "contravariant_corrected_w_at_cells_on_model_levels",
+        Draw::Uniform(-2.0, 2.0),
+    ),
+];
+
 /// Half-level heights of a column falling from the model top (`12 km` a level) to 0–3 km.
 const HEIGHTS: Draw = Draw::FallingHeights {
     spacing: 12_000.0,
@@ -605,6 +622,24 @@ pub fn icon_calls(
             .concat(),
             ..setup(from(Cell, Zone::LateralBoundaryLevel3)?, (1, nlev))
         }],
+        // The advection of vn as `VelocityAdvection` calls it in both steps: edges from the
+        // second nudging line to the local ones, every full level of at least 10 (so that the
+        // extra diffusion's levels `[max(2, end_index_of_damping_layer − 2), nlev − 4)` hold
+        // some), the damping layer down to level 5; once with the extra diffusion near the CFL
+        // limit (ICON's choice), once without.
+        "compute_advection_in_horizontal_momentum" => {
+            let levels = nlev.max(10);
+            let edges = from(Edge, Zone::NudgingLevel2)?;
+            [true, false]
+                .into_iter()
+                .map(|extra_diffusion| Setup {
+                    half_levels: &["vn_on_half_levels"],
+                    ints: vec![("end_index_of_damping_layer", 5)],
+                    flags: vec![("apply_extra_diffusion_on_vn", extra_diffusion)],
+                    ..Setup::new(edges, (0, levels), levels).with_values(HORIZONTAL_MOMENTUM_VALUES)
+                })
+                .collect()
+        }
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })
 }
