@@ -9,7 +9,8 @@ use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
-    compute_advection_in_horizontal_momentum_equation, compute_cell_diagnostics_for_dycore,
+    compute_advection_in_horizontal_momentum_equation,
+    compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
     diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
     vertically_implicit_dycore_solver,
 };
@@ -88,6 +89,8 @@ registry! {
     compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
     compute_advection_in_horizontal_momentum_equation::compute_advection_in_horizontal_momentum,
+    compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum,
+    compute_advection_in_vertical_momentum_equation::compute_advection_in_corrector_vertical_momentum,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -142,6 +145,8 @@ registry! {
     compute_cell_diagnostics_for_dycore::mixed::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
     compute_advection_in_horizontal_momentum_equation::mixed::compute_advection_in_horizontal_momentum,
+    compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_predictor_vertical_momentum,
+    compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_corrector_vertical_momentum,
 }
 
 /// Every program's name, for checking options keyed by program name

@@ -5,8 +5,9 @@
 //! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
 //! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` and
-//! `compute_cell_diagnostics_for_dycore::PROGRAMS` and
-//! `compute_advection_in_horizontal_momentum_equation::PROGRAMS` in double precision with both
+//! `compute_cell_diagnostics_for_dycore::PROGRAMS`,
+//! `compute_advection_in_horizontal_momentum_equation::PROGRAMS` and
+//! `compute_advection_in_vertical_momentum_equation::PROGRAMS` in double precision with both
 //! values of each static argument.
 
 use std::path::{Path, PathBuf};
@@ -14,7 +15,8 @@ use std::path::{Path, PathBuf};
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
 use gt4rs_stencils::icon::dsl::{
-    compute_advection_in_horizontal_momentum_equation, compute_cell_diagnostics_for_dycore,
+    compute_advection_in_horizontal_momentum_equation,
+    compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
     implicit_solver, vertically_implicit_dycore_solver,
 };
 use gt4rs_tests::cuda_host::{emulated, gxx_available, TUNINGS};
@@ -86,7 +88,10 @@ fn check_every_file(options: &Options) -> f64 {
 /// vpfloat ones). Only the predictor's cell diagnostics take a static argument. Nor can it run
 /// its advection of vn in mixed precision: GT4Py rejects the module ("Could not promote
 /// 'Field[[Edge, K], float32]' and 'Field[[Edge, K], float64]'": the vpfloat horizontal
-/// advection is added to the wpfloat vertical advection).
+/// advection is added to the wpfloat vertical advection), nor its advection of w ("Invalid
+/// argument types in call to '_compute_horizontal_advection_term_for_vertical_velocity'": the
+/// wpfloat tangential wind is passed where a vpfloat one is taken). Of these only the
+/// corrector's advection of w takes no static argument.
 #[test]
 fn every_dycore_program_has_reference_data_on_every_grid() {
     for grid in GRIDS {
@@ -123,6 +128,21 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
         }
         for program in compute_advection_in_horizontal_momentum_equation::PROGRAMS {
             for suffix in ["", "__static_values_off"] {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in compute_advection_in_vertical_momentum_equation::PROGRAMS {
+            let suffixes: &[&str] = if *program
+                == compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum::NAME
+            {
+                &["", "__static_values_off"]
+            } else {
+                &[""]
+            };
+            for suffix in suffixes {
                 let file = dycore_refs()
                     .join(grid)
                     .join(format!("{program}{suffix}.npz"));

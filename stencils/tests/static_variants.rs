@@ -11,11 +11,12 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 39 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 41 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
 //! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
 //! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`,
-//! `compute_advection_in_horizontal_momentum_equation`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! `compute_advection_in_horizontal_momentum_equation`,
+//! `compute_advection_in_vertical_momentum_equation`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
@@ -40,7 +41,8 @@ use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
 use gt4rs_stencils::icon::dsl::{
-    compute_advection_in_horizontal_momentum_equation, compute_cell_diagnostics_for_dycore,
+    compute_advection_in_horizontal_momentum_equation,
+    compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
     diffusion, diffusion_utils, implicit_solver, interpolation, solver, velocity_advection,
 };
 use gt4rs_stencils::icon::reference::Call;
@@ -210,6 +212,10 @@ variants! {
         mixed_compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
         compute_advection_in_horizontal_momentum = compute_advection_in_horizontal_momentum_equation::compute_advection_in_horizontal_momentum,
         mixed_compute_advection_in_horizontal_momentum = compute_advection_in_horizontal_momentum_equation::mixed::compute_advection_in_horizontal_momentum,
+        compute_advection_in_predictor_vertical_momentum = compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum,
+        mixed_compute_advection_in_predictor_vertical_momentum = compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_predictor_vertical_momentum,
+        compute_advection_in_corrector_vertical_momentum = compute_advection_in_vertical_momentum_equation::compute_advection_in_corrector_vertical_momentum,
+        mixed_compute_advection_in_corrector_vertical_momentum = compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_corrector_vertical_momentum,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =

@@ -64,6 +64,8 @@ CELLS_ALL = ("Cell", "LATERAL_BOUNDARY", "END")
 DTIME = Fixed(0.1)
 WEIGHT = Uniform(0.5, 1.0)
 POSITIVE = Uniform(0.5, 1.5)
+# The share of points where an input mask is true.
+MASK_TRUE_FRACTION = 0.75
 
 
 # The fused steps divide by ρ·θ_v, exner and the new ρ: positive states; their tridiagonal
@@ -113,6 +115,25 @@ HORIZONTAL_MOMENTUM_DRAWS = {
     "c_lin_e": Uniform(0.4, 0.6),
     "contravariant_corrected_w_at_cells_on_model_levels": Uniform(-2.0, 2.0),
 }
+
+# The advection of w divides by the half levels' thickness; ICON's cfl_w_limit and
+# scalfac_exdiff for a 0.1 s substep, thin layers and a w of up to 2 m/s, so that the CFL
+# clipping happens at some cells (and clips to ±0.85 at some of those) and not at others;
+# positive cell areas.
+VERTICAL_MOMENTUM_DRAWS = {
+    "dtime": DTIME,
+    "cfl_w_limit": Fixed(6.5),
+    "scalfac_exdiff": Fixed(2.5),
+    "ddqz_z_half": Uniform(0.1, 0.5),
+    "w": Uniform(-2.0, 2.0),
+    "area": POSITIVE,
+}
+VERTICAL_MOMENTUM_HALF_LEVELS = (
+    "w",
+    "contravariant_correction_at_cells_on_half_levels",
+    "vertical_wind_advective_tendency",
+    "ddqz_z_half",
+)
 
 
 def full(nlev: int) -> tuple[int, int]:
@@ -380,6 +401,47 @@ CALLS: dict[str, Call] = {
         # promote 'Field[[Edge, K], float32]' and 'Field[[Edge, K], float64]'").
         mixed=False,
     ),
+    # The predictor step's advection of w as `VelocityAdvection` calls it: cells from lateral
+    # boundary level 4 to the first halo line, every full level of 10 (the CFL clipping on the
+    # levels [max(2, 5 - 2), nlev - 3)), the contravariant correction below the flat level
+    # nflatlev = 3; the advective tendency computed, and a variant that skips it.
+    "compute_advection_in_predictor_vertical_momentum": Call(
+        DYCORE + "compute_advection_in_vertical_momentum_equation",
+        ("Cell", "LATERAL_BOUNDARY_LEVEL_4", "HALO"),
+        full,
+        half_levels=(
+            *VERTICAL_MOMENTUM_HALF_LEVELS,
+            "wgtfac_c",
+        ),
+        draws=VERTICAL_MOMENTUM_DRAWS,
+        scalars={
+            "skip_compute_predictor_vertical_advection": False,
+            "nflatlev": 3,
+            "end_index_of_damping_layer": 5,
+        },
+        variants={"static_values_off": {"skip_compute_predictor_vertical_advection": True}},
+        levels=10,
+        # GT4Py rejects the module in mixed precision: `_compute_horizontal_advection_of_w`
+        # passes the wpfloat tangential wind to an operator that takes it vpfloat ("Invalid
+        # argument types in call to '_compute_horizontal_advection_term_for_vertical_velocity'").
+        mixed=False,
+    ),
+    # The corrector step's advection of w, on the predictor's cells and levels.
+    "compute_advection_in_corrector_vertical_momentum": Call(
+        DYCORE + "compute_advection_in_vertical_momentum_equation",
+        ("Cell", "LATERAL_BOUNDARY_LEVEL_4", "HALO"),
+        full,
+        half_levels=(
+            *VERTICAL_MOMENTUM_HALF_LEVELS,
+            "vn_on_half_levels",
+            "tangential_wind_on_half_levels",
+        ),
+        draws=VERTICAL_MOMENTUM_DRAWS,
+        scalars={"end_index_of_damping_layer": 5},
+        levels=10,
+        # GT4Py rejects the module in mixed precision (see the predictor's call).
+        mixed=False,
+    ),
     "update_dynamical_exner_time_increment": Call(
         DYCORE + "update_dynamical_exner_time_increment",
         CELLS_NUDGING,
@@ -467,6 +529,22 @@ def record(
                 else grid.tables[d.value].shape[1]
                 for d in ptype.dims
             )
+            if ptype.dtype.kind == ts.ScalarKind.BOOL and role == "in":
+                # A mask (`owner_mask`): true at most points, as on the cells a rank owns.
+                value = rng.uniform(0.0, 1.0, shape) < MASK_TRUE_FRACTION
+                arrays[pname] = value
+                fields[pname] = gtx.as_field(list(ptype.dims), value.copy())
+                described.append(
+                    {
+                        "name": pname,
+                        "kind": "field",
+                        "dims": [d.value for d in ptype.dims],
+                        "dtype": "bool",
+                        "role": role,
+                        "shape": list(shape),
+                    }
+                )
+                continue
             dtype = floats.get(ptype.dtype.kind)
             if dtype is None:
                 raise SystemExit(f"{name}: no way to make field `{pname}` of {ptype}")
