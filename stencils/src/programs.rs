@@ -9,7 +9,8 @@ use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
-    boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
+    boundary_and_halo_updates, compute_advection_in_horizontal_momentum_equation,
+    compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
     compute_horizontal_velocity_quantities, diffusion, diffusion_utils, dycore_utils,
     implicit_solver, interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
 };
@@ -96,6 +97,9 @@ registry! {
     boundary_and_halo_updates::stencils_61_62,
     dycore_utils::calculate_divdamp_fields,
     dycore_utils::compute_rayleigh_damping_factor,
+    compute_advection_in_horizontal_momentum_equation::compute_advection_in_horizontal_momentum,
+    compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum,
+    compute_advection_in_vertical_momentum_equation::compute_advection_in_corrector_vertical_momentum,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -158,6 +162,9 @@ registry! {
     boundary_and_halo_updates::mixed::stencils_61_62,
     dycore_utils::mixed::calculate_divdamp_fields,
     dycore_utils::mixed::compute_rayleigh_damping_factor,
+    compute_advection_in_horizontal_momentum_equation::mixed::compute_advection_in_horizontal_momentum,
+    compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_predictor_vertical_momentum,
+    compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_corrector_vertical_momentum,
 }
 
 /// Every program's name, for checking options keyed by program name

@@ -84,6 +84,9 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "compute_perturbed_quantities_and_interpolation_stage7",
         "compute_horizontal_velocity_quantities_and_fluxes_stage0",
         "compute_averaged_vn_and_fluxes_stage0",
+        "compute_advection_in_horizontal_momentum_stage2",
+        "compute_advection_in_predictor_vertical_momentum_stage0",
+        "compute_advection_in_corrector_vertical_momentum_stage1",
     ];
     for t in all() {
         for k in t.kernels() {

@@ -11,11 +11,13 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 45 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 48 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
 //! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
 //! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`,
-//! `compute_horizontal_velocity_quantities`, `boundary_and_halo_updates`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! `compute_horizontal_velocity_quantities`, `compute_advection_in_horizontal_momentum_equation`,
+//! `compute_advection_in_vertical_momentum_equation`, `boundary_and_halo_updates`: every one
+//! with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
@@ -41,7 +43,8 @@ use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
 use gt4rs_stencils::icon::dsl::{
-    boundary_and_halo_updates, compute_cell_diagnostics_for_dycore,
+    boundary_and_halo_updates, compute_advection_in_horizontal_momentum_equation,
+    compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
     compute_horizontal_velocity_quantities, diffusion, diffusion_utils, implicit_solver,
     interpolation, solver, velocity_advection,
 };
@@ -224,6 +227,12 @@ variants! {
         mixed_init_cell_kdim_field_with_zero_wp = boundary_and_halo_updates::mixed::init_cell_kdim_field_with_zero_wp,
         stencils_61_62 = boundary_and_halo_updates::stencils_61_62,
         mixed_stencils_61_62 = boundary_and_halo_updates::mixed::stencils_61_62,
+        compute_advection_in_horizontal_momentum = compute_advection_in_horizontal_momentum_equation::compute_advection_in_horizontal_momentum,
+        mixed_compute_advection_in_horizontal_momentum = compute_advection_in_horizontal_momentum_equation::mixed::compute_advection_in_horizontal_momentum,
+        compute_advection_in_predictor_vertical_momentum = compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum,
+        mixed_compute_advection_in_predictor_vertical_momentum = compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_predictor_vertical_momentum,
+        compute_advection_in_corrector_vertical_momentum = compute_advection_in_vertical_momentum_equation::compute_advection_in_corrector_vertical_momentum,
+        mixed_compute_advection_in_corrector_vertical_momentum = compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_corrector_vertical_momentum,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =

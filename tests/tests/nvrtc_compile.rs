@@ -87,6 +87,14 @@ const OVER_BUDGET: &[(&str, u32, u64, u64)] = &[
         0,
         0,
     ),
+    // The corrector's advection of w (tenth session): the horizontal advection of w, its
+    // interpolation to cells and the extra diffusion in one level body.
+    (
+        "compute_advection_in_corrector_vertical_momentum_stage1",
+        190,
+        0,
+        0,
+    ),
 ];
 
 /// Options listing, for every static argument of `translation`, one value: `false`/0 for

@@ -55,6 +55,8 @@ class Call:
     # The horizontal domain where `horizontal`'s zones are empty (the lateral boundary of a
     # global grid), so that the data still checks the program there.
     horizontal_elsewhere: tuple[str, str, str] | None = None
+    # Full levels where the program needs more than --levels to reach all its branches.
+    levels: int | None = None
 
 
 CELLS_NUDGING = ("Cell", "NUDGING", "LOCAL")
@@ -67,6 +69,10 @@ EDGES_LB5_TO_HALO_2 = ("Edge", "LATERAL_BOUNDARY_LEVEL_5", "HALO_LEVEL_2")
 DTIME = Fixed(0.1)
 WEIGHT = Uniform(0.5, 1.0)
 POSITIVE = Uniform(0.5, 1.5)
+# The share of points where an input mask is true: `owner_mask` at most points, as on the cells
+# a rank owns; other masks (`mask_prog_halo_c`) at half of them, so that both branches run.
+# (`rng.uniform(0, 1)` draws as `rng.random` does.)
+MASK_TRUE_FRACTION = {"owner_mask": 0.75}
 
 
 # The fused steps divide by ρ·θ_v, exner and the new ρ: positive states; their tridiagonal
@@ -101,6 +107,39 @@ CELL_DIAGNOSTICS_HALF_LEVELS = (
     "ddz_of_reference_exner_at_cells_on_half_levels",
     "ddqz_z_half",
     "wgtfac_c",
+)
+
+
+# The advection of vn divides by the full levels' thickness on edges; ICON's cfl_w_limit and
+# scalfac_exdiff for a 0.1 s substep (`VelocityAdvection._scale_factors_by_dtime`), thin layers,
+# linear interpolation weights near 1/2 and a contravariant w of up to 2 m/s, so that the
+# vertical wind at some edges exceeds the CFL limit and at others does not.
+HORIZONTAL_MOMENTUM_DRAWS = {
+    "dtime": DTIME,
+    "cfl_w_limit": Fixed(6.5),
+    "scalfac_exdiff": Fixed(2.5),
+    "ddqz_z_full_e": Uniform(0.1, 0.5),
+    "c_lin_e": Uniform(0.4, 0.6),
+    "contravariant_corrected_w_at_cells_on_model_levels": Uniform(-2.0, 2.0),
+}
+
+# The advection of w divides by the half levels' thickness; ICON's cfl_w_limit and
+# scalfac_exdiff for a 0.1 s substep, thin layers and a w of up to 2 m/s, so that the CFL
+# clipping happens at some cells (and clips to ±0.85 at some of those) and not at others;
+# positive cell areas.
+VERTICAL_MOMENTUM_DRAWS = {
+    "dtime": DTIME,
+    "cfl_w_limit": Fixed(6.5),
+    "scalfac_exdiff": Fixed(2.5),
+    "ddqz_z_half": Uniform(0.1, 0.5),
+    "w": Uniform(-2.0, 2.0),
+    "area": POSITIVE,
+}
+VERTICAL_MOMENTUM_HALF_LEVELS = (
+    "w",
+    "contravariant_correction_at_cells_on_half_levels",
+    "vertical_wind_advective_tendency",
+    "ddqz_z_half",
 )
 
 
@@ -460,6 +499,64 @@ CALLS: dict[str, Call] = {
         None,
         None,
         draws={"rayleigh_w": Uniform(0.0, 1.0), "dtime": DTIME},
+    # The advection of vn as `VelocityAdvection` calls it in both steps: edges from the second
+    # nudging line to the local ones, every full level, the damping layer down to level 5, with
+    # 10 levels so that the extra diffusion's levels [max(2, 5 - 2), nlev - 4) hold some; the
+    # extra diffusion near the CFL limit on (ICON's choice), and a variant without.
+    "compute_advection_in_horizontal_momentum": Call(
+        DYCORE + "compute_advection_in_horizontal_momentum_equation",
+        ("Edge", "NUDGING_LEVEL_2", "LOCAL"),
+        full,
+        half_levels=("vn_on_half_levels",),
+        draws=HORIZONTAL_MOMENTUM_DRAWS,
+        scalars={"apply_extra_diffusion_on_vn": True, "end_index_of_damping_layer": 5},
+        variants={"static_values_off": {"apply_extra_diffusion_on_vn": False}},
+        levels=10,
+        # GT4Py rejects the module in mixed precision: `_compute_advective_normal_wind_tendency`
+        # adds its vpfloat horizontal advection to the wpfloat vertical advection ("Could not
+        # promote 'Field[[Edge, K], float32]' and 'Field[[Edge, K], float64]'").
+        mixed=False,
+    ),
+    # The predictor step's advection of w as `VelocityAdvection` calls it: cells from lateral
+    # boundary level 4 to the first halo line, every full level of 10 (the CFL clipping on the
+    # levels [max(2, 5 - 2), nlev - 3)), the contravariant correction below the flat level
+    # nflatlev = 3; the advective tendency computed, and a variant that skips it.
+    "compute_advection_in_predictor_vertical_momentum": Call(
+        DYCORE + "compute_advection_in_vertical_momentum_equation",
+        ("Cell", "LATERAL_BOUNDARY_LEVEL_4", "HALO"),
+        full,
+        half_levels=(
+            *VERTICAL_MOMENTUM_HALF_LEVELS,
+            "wgtfac_c",
+        ),
+        draws=VERTICAL_MOMENTUM_DRAWS,
+        scalars={
+            "skip_compute_predictor_vertical_advection": False,
+            "nflatlev": 3,
+            "end_index_of_damping_layer": 5,
+        },
+        variants={"static_values_off": {"skip_compute_predictor_vertical_advection": True}},
+        levels=10,
+        # GT4Py rejects the module in mixed precision: `_compute_horizontal_advection_of_w`
+        # passes the wpfloat tangential wind to an operator that takes it vpfloat ("Invalid
+        # argument types in call to '_compute_horizontal_advection_term_for_vertical_velocity'").
+        mixed=False,
+    ),
+    # The corrector step's advection of w, on the predictor's cells and levels.
+    "compute_advection_in_corrector_vertical_momentum": Call(
+        DYCORE + "compute_advection_in_vertical_momentum_equation",
+        ("Cell", "LATERAL_BOUNDARY_LEVEL_4", "HALO"),
+        full,
+        half_levels=(
+            *VERTICAL_MOMENTUM_HALF_LEVELS,
+            "vn_on_half_levels",
+            "tangential_wind_on_half_levels",
+        ),
+        draws=VERTICAL_MOMENTUM_DRAWS,
+        scalars={"end_index_of_damping_layer": 5},
+        levels=10,
+        # GT4Py rejects the module in mixed precision (see the predictor's call).
+        mixed=False,
     ),
     "update_dynamical_exner_time_increment": Call(
         DYCORE + "update_dynamical_exner_time_increment",
@@ -553,11 +650,9 @@ def record(
                 for d in ptype.dims
             )
             if ptype.dtype.kind == ts.ScalarKind.BOOL:
-                # A mask (an input): each point true or false with even odds, so both of
-                # the program's branches run.
                 if role != "in":
                     raise SystemExit(f"{name}: no way to make written bool field `{pname}`")
-                value = rng.random(shape) < 0.5
+                value = rng.uniform(0.0, 1.0, shape) < MASK_TRUE_FRACTION.get(pname, 0.5)
                 stored, dtype = value, np.bool_
             else:
                 dtype = floats.get(ptype.dtype.kind)
@@ -660,8 +755,9 @@ def main() -> int:
                 # GT4Py rejects the program's types in mixed precision (see its `Call`).
                 print(f"{label}: {name}: ICON4Py does not run it in mixed precision", flush=True)
                 continue
+            levels = CALLS[name].levels or args.levels
             for variant in ("", *CALLS[name].variants):
-                made = record(name, grid, args.levels, args.seed, args.backend, variant)
+                made = record(name, grid, levels, args.seed, args.backend, variant)
                 arrays = made.pop("arrays")
                 made["precision"] = args.precision
                 # `NAME`, `NAME__VARIANT`, `NAME__mixed`, `NAME__mixed_VARIANT`.

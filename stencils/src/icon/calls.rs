@@ -188,6 +188,36 @@ const CELL_DIAGNOSTICS_VALUES: &[(&str, Draw)] = &[
     ("exner_w_explicit_weight_parameter", Draw::Uniform(0.0, 0.5)),
 ];
 
+/// The advection of vn divides by the full levels' thickness on edges; ICON's `cfl_w_limit`
+/// and `scalfac_exdiff` for a 0.1 s substep (`VelocityAdvection._scale_factors_by_dtime`:
+/// 0.65 / dtime and 0.05 / (dtime · (0.85 − 0.65))), thin layers, linear interpolation weights
+/// near ½ and a contravariant w of up to 2 m/s, so that the vertical wind at some edges exceeds
+/// the CFL limit and at others does not.
+const HORIZONTAL_MOMENTUM_VALUES: &[(&str, Draw)] = &[
+    ("dtime", Draw::Fixed(0.1)),
+    ("cfl_w_limit", Draw::Fixed(6.5)),
+    ("scalfac_exdiff", Draw::Fixed(2.5)),
+    ("ddqz_z_full_e", Draw::Uniform(0.1, 0.5)),
+    ("c_lin_e", Draw::Uniform(0.4, 0.6)),
+    (
+        "contravariant_corrected_w_at_cells_on_model_levels",
+        Draw::Uniform(-2.0, 2.0),
+    ),
+];
+
+/// The advection of w divides by the half levels' thickness; ICON's `cfl_w_limit` and
+/// `scalfac_exdiff` for a 0.1 s substep, thin layers and a w of up to 2 m/s, so that the CFL
+/// clipping happens at some cells (and clips to ±0.85 at some of those) and not at others;
+/// positive cell areas.
+const VERTICAL_MOMENTUM_VALUES: &[(&str, Draw)] = &[
+    ("dtime", Draw::Fixed(0.1)),
+    ("cfl_w_limit", Draw::Fixed(6.5)),
+    ("scalfac_exdiff", Draw::Fixed(2.5)),
+    ("ddqz_z_half", Draw::Uniform(0.1, 0.5)),
+    ("w", Draw::Uniform(-2.0, 2.0)),
+    ("area", Draw::Uniform(0.5, 1.5)),
+];
+
 /// Half-level heights of a column falling from the model top (`12 km` a level) to 0–3 km.
 const HEIGHTS: Draw = Draw::FallingHeights {
     spacing: 12_000.0,
@@ -705,6 +735,71 @@ pub fn icon_calls(
             ("rayleigh_w", Draw::Uniform(0.0, 1.0)),
             ("dtime", Draw::Fixed(0.1)),
         ])],
+        // The advection of vn as `VelocityAdvection` calls it in both steps: edges from the
+        // second nudging line to the local ones, every full level of at least 10 (so that the
+        // extra diffusion's levels `[max(2, end_index_of_damping_layer − 2), nlev − 4)` hold
+        // some), the damping layer down to level 5; once with the extra diffusion near the CFL
+        // limit (ICON's choice), once without.
+        "compute_advection_in_horizontal_momentum" => {
+            let levels = nlev.max(10);
+            let edges = from(Edge, Zone::NudgingLevel2)?;
+            [true, false]
+                .into_iter()
+                .map(|extra_diffusion| Setup {
+                    half_levels: &["vn_on_half_levels"],
+                    ints: vec![("end_index_of_damping_layer", 5)],
+                    flags: vec![("apply_extra_diffusion_on_vn", extra_diffusion)],
+                    ..Setup::new(edges, (0, levels), levels).with_values(HORIZONTAL_MOMENTUM_VALUES)
+                })
+                .collect()
+        }
+        // The predictor step's advection of w as `VelocityAdvection` calls it: cells from
+        // lateral boundary level 4 to the first halo line, every full level of at least 10 (so
+        // that the CFL clipping's levels `[max(2, end_index_of_damping_layer − 2), nlev − 3)`
+        // hold some), the damping layer down to level 5, the contravariant correction below
+        // the flat level nflatlev = 3; once computing the advective tendency, once skipping it.
+        "compute_advection_in_predictor_vertical_momentum" => {
+            let levels = nlev.max(10);
+            let cells = (
+                start(Cell, Zone::LateralBoundaryLevel4)?,
+                grid.end(Cell, Zone::Halo)?,
+            );
+            [false, true]
+                .into_iter()
+                .map(|skip| Setup {
+                    half_levels: &[
+                        "w",
+                        "contravariant_correction_at_cells_on_half_levels",
+                        "vertical_wind_advective_tendency",
+                        "ddqz_z_half",
+                        "wgtfac_c",
+                    ],
+                    ints: vec![("nflatlev", 3), ("end_index_of_damping_layer", 5)],
+                    flags: vec![("skip_compute_predictor_vertical_advection", skip)],
+                    ..Setup::new(cells, (0, levels), levels).with_values(VERTICAL_MOMENTUM_VALUES)
+                })
+                .collect()
+        }
+        // The corrector step's advection of w, on the predictor's cells and levels.
+        "compute_advection_in_corrector_vertical_momentum" => {
+            let levels = nlev.max(10);
+            let cells = (
+                start(Cell, Zone::LateralBoundaryLevel4)?,
+                grid.end(Cell, Zone::Halo)?,
+            );
+            vec![Setup {
+                half_levels: &[
+                    "w",
+                    "contravariant_correction_at_cells_on_half_levels",
+                    "vertical_wind_advective_tendency",
+                    "ddqz_z_half",
+                    "vn_on_half_levels",
+                    "tangential_wind_on_half_levels",
+                ],
+                ints: vec![("end_index_of_damping_layer", 5)],
+                ..Setup::new(cells, (0, levels), levels).with_values(VERTICAL_MOMENTUM_VALUES)
+            }]
+        }
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })
 }
@@ -823,8 +918,8 @@ fn draw_array(
 
 /// A call of a program with `signature` on `grid`: seeded random inputs (uniform in [-1, 1)
 /// unless the setup's [`Draw`] says otherwise, rounded to f32 for f32 parameters), NaN in pure
-/// outputs, the setup's domain and scalars, and every neighbour table of the grid.
-/// `zd_diffcoef` is 0 at some points, so that both sides of the steep-point selection run.
+/// outputs, the setup's domain and scalars, and every neighbour table of the grid; input masks
+/// true at three points in four. `zd_diffcoef` is 0 at some points, so that both sides of the steep-point selection run.
 pub fn random_call(
     signature: &Signature,
     grid: &Grid,
@@ -869,22 +964,23 @@ pub fn random_call(
                 };
                 call.params.insert(name, RefArray::Float64(array));
             }
-            // A mask (`mask_prog_halo_c`): each point true or false with even odds, so that
-            // both branches of the program run.
-            (ParamKind::Field { dims }, Some(ScalarType::Bool)) if p.role == Role::In => {
-                let shape = dims
-                    .iter()
-                    .map(|d| extent(grid, d, setup.nlev))
-                    .collect::<Result<Vec<usize>, _>>()?;
-                let mask = ArrayD::from_shape_fn(IxDyn(&shape), |_| rng.random_bool(0.5));
-                call.params.insert(name, RefArray::Bool(mask));
-            }
             (ParamKind::Field { dims }, Some(ScalarType::I32)) if name == "zd_vertoffset" => {
                 let shape = dims
                     .iter()
                     .map(|d| extent(grid, d, setup.nlev))
                     .collect::<Result<Vec<usize>, _>>()?;
                 call = call.with_int_field(name, vertical_offsets(&shape, &mut rng));
+            }
+            // A mask: `owner_mask` true at most points, as on the cells a rank owns, others
+            // (`mask_prog_halo_c`) at half of them, so that both branches of the program run.
+            (ParamKind::Field { dims }, Some(ScalarType::Bool)) if p.role == Role::In => {
+                let shape = dims
+                    .iter()
+                    .map(|d| extent(grid, d, setup.nlev))
+                    .collect::<Result<Vec<usize>, _>>()?;
+                let share = if name == "owner_mask" { 0.75 } else { 0.5 };
+                let mask = ArrayD::from_shape_fn(IxDyn(&shape), |_| rng.random_bool(share));
+                call.params.insert(name, RefArray::Bool(mask));
             }
             (ParamKind::Scalar, Some(dtype @ (ScalarType::F64 | ScalarType::F32))) => {
                 let draw = draw_of(name);
