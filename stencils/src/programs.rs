@@ -8,6 +8,7 @@ use gt4rs::__private::dynamic::DynProgram;
 use gt4rs::{Error, Options};
 
 use crate::cartesian::dsl as cartesian;
+use crate::icon::dsl::compute_edge_diagnostics_for_dycore_and_update_vn;
 use crate::icon::dsl::{
     compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
     interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
@@ -86,6 +87,9 @@ registry! {
     vertically_implicit_dycore_solver::vertically_implicit_solver_at_corrector_step,
     compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
+    compute_edge_diagnostics_for_dycore_and_update_vn::compute_hydrostatic_correction_term,
+    compute_edge_diagnostics_for_dycore_and_update_vn::compute_rho_theta_pgrad_and_update_vn,
+    compute_edge_diagnostics_for_dycore_and_update_vn::apply_divergence_damping_and_update_vn,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -139,6 +143,9 @@ registry! {
     vertically_implicit_dycore_solver::mixed::vertically_implicit_solver_at_corrector_step,
     compute_cell_diagnostics_for_dycore::mixed::compute_perturbed_quantities_and_interpolation,
     compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
+    compute_edge_diagnostics_for_dycore_and_update_vn::mixed::compute_hydrostatic_correction_term,
+    compute_edge_diagnostics_for_dycore_and_update_vn::mixed::compute_rho_theta_pgrad_and_update_vn,
+    compute_edge_diagnostics_for_dycore_and_update_vn::mixed::apply_divergence_damping_and_update_vn,
 }
 
 /// Every program's name, for checking options keyed by program name

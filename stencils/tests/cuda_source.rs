@@ -82,6 +82,10 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "vertically_implicit_solver_at_predictor_step_stage0",
         "compute_perturbed_quantities_and_interpolation_stage6",
         "compute_perturbed_quantities_and_interpolation_stage7",
+        "compute_rho_theta_pgrad_and_update_vn_stage18",
+        "compute_rho_theta_pgrad_and_update_vn_stage19",
+        "compute_rho_theta_pgrad_and_update_vn_stage20",
+        "apply_divergence_damping_and_update_vn_stage0",
     ];
     for t in all() {
         for k in t.kernels() {

@@ -11,10 +11,11 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 38 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 41 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
 //! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
-//! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
+//! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`,
+//! `compute_edge_diagnostics_for_dycore_and_update_vn`: every one with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
 //! (`init_diffusion_local_fields_for_regular_timestep`,
 //! `init_nabla2_factor_in_upper_damping_zone`): with no horizontal bound, their compile-time
@@ -38,6 +39,7 @@ use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
+use gt4rs_stencils::icon::dsl::compute_edge_diagnostics_for_dycore_and_update_vn as edge_diagnostics;
 use gt4rs_stencils::icon::dsl::{
     compute_cell_diagnostics_for_dycore, diffusion, diffusion_utils, implicit_solver,
     interpolation, solver, velocity_advection,
@@ -207,6 +209,12 @@ variants! {
         mixed_update_dynamical_exner_time_increment = implicit_solver::mixed::update_dynamical_exner_time_increment,
         compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::compute_interpolation_and_nonhydro_buoy,
         mixed_compute_interpolation_and_nonhydro_buoy = compute_cell_diagnostics_for_dycore::mixed::compute_interpolation_and_nonhydro_buoy,
+        compute_hydrostatic_correction_term = edge_diagnostics::compute_hydrostatic_correction_term,
+        compute_rho_theta_pgrad_and_update_vn = edge_diagnostics::compute_rho_theta_pgrad_and_update_vn,
+        apply_divergence_damping_and_update_vn = edge_diagnostics::apply_divergence_damping_and_update_vn,
+        mixed_compute_hydrostatic_correction_term = edge_diagnostics::mixed::compute_hydrostatic_correction_term,
+        mixed_compute_rho_theta_pgrad_and_update_vn = edge_diagnostics::mixed::compute_rho_theta_pgrad_and_update_vn,
+        mixed_apply_divergence_damping_and_update_vn = edge_diagnostics::mixed::apply_divergence_damping_and_update_vn,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =

@@ -40,7 +40,7 @@ pub struct Unit {
 const ICON_ENTITIES: &str = include_str!("../../../stencils/src/icon/dims.rs");
 /// What `stencils/src/icon/dsl/diffusion.rs` declares around the ICON sources.
 const ICON_SCALARS: &str = "gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }";
-const ICON_SOURCES: [(&str, &str); 13] = [
+const ICON_SOURCES: [(&str, &str); 14] = [
     (
         "implicit_solver",
         include_str!("../../../stencils/src/icon/dsl/source/implicit_solver.rs"),
@@ -93,6 +93,12 @@ const ICON_SOURCES: [(&str, &str); 13] = [
         "compute_cell_diagnostics_for_dycore",
         include_str!(
             "../../../stencils/src/icon/dsl/source/compute_cell_diagnostics_for_dycore.rs"
+        ),
+    ),
+    (
+        "compute_edge_diagnostics_for_dycore_and_update_vn",
+        include_str!(
+            "../../../stencils/src/icon/dsl/source/compute_edge_diagnostics_for_dycore_and_update_vn.rs"
         ),
     ),
 ];

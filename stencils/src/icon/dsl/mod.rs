@@ -5,11 +5,13 @@
 //! casts as `x as vpfloat` / `x as wpfloat` (no-ops in double mode), and included in two modules
 //! that declare the aliases with `gt4rs::scalar_types!`: `interpolation`, `diffusion`,
 //! `velocity_advection`, `solver`, `implicit_solver`, `vertically_implicit_dycore_solver`,
-//! `compute_cell_diagnostics_for_dycore` and `diffusion_utils` each have `double` and `mixed`
+//! `compute_cell_diagnostics_for_dycore`, `compute_edge_diagnostics_for_dycore_and_update_vn`
+//! and `diffusion_utils` each have `double` and `mixed`
 //! submodules (`diffusion_utils` is f64 in both, as ICON4Py's `float`). Each parent module
 //! re-exports `double`, so the usual paths name the double version.
 
 pub mod compute_cell_diagnostics_for_dycore;
+pub mod compute_edge_diagnostics_for_dycore_and_update_vn;
 pub mod diffusion;
 pub mod diffusion_utils;
 pub mod implicit_solver;
