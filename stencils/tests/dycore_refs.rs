@@ -4,14 +4,16 @@
 //! mixed precision) runs through `gt4rs verify` on the embedded and the CPU backend and on the
 //! CUDA kernels emulated on the host (skipped without g++), and every output must agree with
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
-//! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS` and
-//! `compute_cell_diagnostics_for_dycore::PROGRAMS` in double precision with both values of each
-//! static argument.
+//! grid in both precisions, every one of `vertically_implicit_dycore_solver::PROGRAMS`,
+//! `compute_cell_diagnostics_for_dycore::PROGRAMS` and
+//! `compute_edge_diagnostics_for_dycore_and_update_vn::PROGRAMS` in double precision with both
+//! values of each static argument.
 
 use std::path::{Path, PathBuf};
 
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
+use gt4rs_stencils::icon::dsl::compute_edge_diagnostics_for_dycore_and_update_vn as edge_diagnostics;
 use gt4rs_stencils::icon::dsl::{
     compute_cell_diagnostics_for_dycore, implicit_solver, vertically_implicit_dycore_solver,
 };
@@ -81,7 +83,12 @@ fn check_every_file(options: &Options) -> f64 {
 /// to '_compute_perturbation_of_rho_and_theta'": the predictor's field operator passes wpfloat
 /// references of ρ and θ_v where vpfloat ones are taken; the corrector's program passes the
 /// wpfloat contravariant correction and reference θ_v to its field operator, which takes
-/// vpfloat ones). Only the predictor's cell diagnostics take a static argument.
+/// vpfloat ones). Only the predictor's cell diagnostics take a static argument. Nor its edge
+/// diagnostics: GT4Py rejects the hydrostatic correction (it multiplies the vpfloat
+/// `zdiff_gradp` with wpfloat values) and the module of the two vn updates (it compares the
+/// vpfloat `pg_exdist` with a wpfloat literal). The predictor's vn update has a variant with
+/// both static flags off; the corrector's one with fourth-order damping alone and one with
+/// every static flag off.
 #[test]
 fn every_dycore_program_has_reference_data_on_every_grid() {
     for grid in GRIDS {
@@ -108,6 +115,23 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
                 &["", "__static_values_off"]
             } else {
                 &[""]
+            };
+            for suffix in suffixes {
+                let file = dycore_refs()
+                    .join(grid)
+                    .join(format!("{program}{suffix}.npz"));
+                assert!(file.is_file(), "{} is missing", file.display());
+            }
+        }
+        for program in edge_diagnostics::PROGRAMS {
+            let suffixes: &[&str] = match *program {
+                edge_diagnostics::compute_rho_theta_pgrad_and_update_vn::NAME => {
+                    &["", "__static_values_off"]
+                }
+                edge_diagnostics::apply_divergence_damping_and_update_vn::NAME => {
+                    &["", "__fourth_order", "__static_values_off"]
+                }
+                _ => &[""],
             };
             for suffix in suffixes {
                 let file = dycore_refs()
