@@ -11,8 +11,9 @@ use crate::cartesian::dsl as cartesian;
 use crate::icon::dsl::{
     boundary_and_halo_updates, compute_advection_in_horizontal_momentum_equation,
     compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
-    compute_horizontal_velocity_quantities, diffusion, diffusion_utils, dycore_utils,
-    implicit_solver, interpolation, solver, velocity_advection, vertically_implicit_dycore_solver,
+    compute_edge_diagnostics_for_dycore_and_update_vn, compute_horizontal_velocity_quantities,
+    diffusion, diffusion_utils, dycore_utils, implicit_solver, interpolation, solver,
+    velocity_advection, vertically_implicit_dycore_solver,
 };
 
 /// A program of this crate, compiled on demand.
@@ -100,6 +101,9 @@ registry! {
     compute_advection_in_horizontal_momentum_equation::compute_advection_in_horizontal_momentum,
     compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum,
     compute_advection_in_vertical_momentum_equation::compute_advection_in_corrector_vertical_momentum,
+    compute_edge_diagnostics_for_dycore_and_update_vn::compute_hydrostatic_correction_term,
+    compute_edge_diagnostics_for_dycore_and_update_vn::compute_rho_theta_pgrad_and_update_vn,
+    compute_edge_diagnostics_for_dycore_and_update_vn::apply_divergence_damping_and_update_vn,
     cartesian::lap,
     cartesian::laplap,
     cartesian::hdiff,
@@ -165,6 +169,9 @@ registry! {
     compute_advection_in_horizontal_momentum_equation::mixed::compute_advection_in_horizontal_momentum,
     compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_predictor_vertical_momentum,
     compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_corrector_vertical_momentum,
+    compute_edge_diagnostics_for_dycore_and_update_vn::mixed::compute_hydrostatic_correction_term,
+    compute_edge_diagnostics_for_dycore_and_update_vn::mixed::compute_rho_theta_pgrad_and_update_vn,
+    compute_edge_diagnostics_for_dycore_and_update_vn::mixed::apply_divergence_damping_and_update_vn,
 }
 
 /// Every program's name, for checking options keyed by program name

@@ -87,6 +87,10 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "compute_advection_in_horizontal_momentum_stage2",
         "compute_advection_in_predictor_vertical_momentum_stage0",
         "compute_advection_in_corrector_vertical_momentum_stage1",
+        "compute_rho_theta_pgrad_and_update_vn_stage18",
+        "compute_rho_theta_pgrad_and_update_vn_stage19",
+        "compute_rho_theta_pgrad_and_update_vn_stage20",
+        "apply_divergence_damping_and_update_vn_stage0",
     ];
     for t in all() {
         for k in t.kernels() {

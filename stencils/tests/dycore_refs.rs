@@ -6,6 +6,7 @@
 //! ICON4Py's at every point. Every program of `implicit_solver::PROGRAMS` has its files on every
 //! grid in both precisions; every one of `vertically_implicit_dycore_solver::PROGRAMS`,
 //! `compute_cell_diagnostics_for_dycore::PROGRAMS`,
+//! `compute_edge_diagnostics_for_dycore_and_update_vn::PROGRAMS`,
 //! `compute_horizontal_velocity_quantities::PROGRAMS`,
 //! `compute_advection_in_horizontal_momentum_equation::PROGRAMS` and
 //! `compute_advection_in_vertical_momentum_equation::PROGRAMS` in double precision with every
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use gt4rs::{Backend, Options};
 use gt4rs_stencils::cli::verify::{verify_file_with, FileOutcome};
+use gt4rs_stencils::icon::dsl::compute_edge_diagnostics_for_dycore_and_update_vn as edge_diagnostics;
 use gt4rs_stencils::icon::dsl::{
     boundary_and_halo_updates, compute_advection_in_horizontal_momentum_equation,
     compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
@@ -99,7 +101,12 @@ fn check_every_file(options: &Options) -> f64 {
 /// advection is added to the wpfloat vertical advection), nor its advection of w ("Invalid
 /// argument types in call to '_compute_horizontal_advection_term_for_vertical_velocity'": the
 /// wpfloat tangential wind is passed where a vpfloat one is taken). Of these only the
-/// corrector's advection of w takes no static argument.
+/// corrector's advection of w takes no static argument. Nor its edge diagnostics: GT4Py rejects
+/// the hydrostatic correction (it multiplies the vpfloat `zdiff_gradp` with wpfloat values) and
+/// the module of the two vn updates (it compares the vpfloat `pg_exdist` with a wpfloat
+/// literal). The predictor's vn update has a variant with both static flags off; the
+/// corrector's one with fourth-order damping alone and one with every static flag off.
+///
 /// The files each program has on every grid: its name with each suffix.
 fn recorded_suffixes(program: &str) -> &'static [&'static str] {
     const BOTH_PRECISIONS: &[&str] = &["", "__mixed"];
@@ -120,10 +127,13 @@ fn recorded_suffixes(program: &str) -> &'static [&'static str] {
     } else if program == compute_horizontal_velocity_quantities::compute_averaged_vn_and_fluxes::NAME
     {
         &["", "__later_substep", "__static_values_off"]
+    } else if program == edge_diagnostics::apply_divergence_damping_and_update_vn::NAME {
+        &["", "__fourth_order", "__static_values_off"]
     } else if vertically_implicit_dycore_solver::PROGRAMS.contains(&program)
         || compute_advection_in_horizontal_momentum_equation::PROGRAMS.contains(&program)
         || [
             compute_cell_diagnostics_for_dycore::compute_perturbed_quantities_and_interpolation::NAME,
+            edge_diagnostics::compute_rho_theta_pgrad_and_update_vn::NAME,
             compute_advection_in_vertical_momentum_equation::compute_advection_in_predictor_vertical_momentum::NAME,
         ]
         .contains(&program)
@@ -140,6 +150,7 @@ fn every_dycore_program_has_reference_data_on_every_grid() {
         implicit_solver::PROGRAMS,
         vertically_implicit_dycore_solver::PROGRAMS,
         compute_cell_diagnostics_for_dycore::PROGRAMS,
+        edge_diagnostics::PROGRAMS,
         compute_horizontal_velocity_quantities::PROGRAMS,
         compute_advection_in_horizontal_momentum_equation::PROGRAMS,
         compute_advection_in_vertical_momentum_equation::PROGRAMS,

@@ -11,11 +11,12 @@
 //! [-1, 1) unless ICON's ranges are needed; f32 parameters get them rounded); pure outputs are
 //! poisoned with NaN; every output must equal the plain call's bit for bit.
 //!
-//! The programs: the 48 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
+//! The programs: the 51 of the registry (`programs::ALL`) that take domain bounds, the `mixed`
 //! (`vpfloat = f32`) versions of the programs written against ICON's precision names
 //! (`interpolation`, `diffusion`, `velocity_advection`, `solver`, `implicit_solver`,
 //! `diffusion_utils`, `compute_cell_diagnostics_for_dycore`,
-//! `compute_horizontal_velocity_quantities`, `compute_advection_in_horizontal_momentum_equation`,
+//! `compute_edge_diagnostics_for_dycore_and_update_vn`, `compute_horizontal_velocity_quantities`,
+//! `compute_advection_in_horizontal_momentum_equation`,
 //! `compute_advection_in_vertical_momentum_equation`, `boundary_and_halo_updates`: every one
 //! with bounds), and the two `diffusion_utils` programs outside the registry that take vertical
 //! bounds only (double and mixed)
@@ -42,6 +43,7 @@ use gt4rs::__private::ir::fieldview::Role;
 use gt4rs::testing;
 use gt4rs::{Backend, Error, Options, ParamKind, ScalarType, Signature};
 use gt4rs_stencils::cartesian::dsl as cartesian;
+use gt4rs_stencils::icon::dsl::compute_edge_diagnostics_for_dycore_and_update_vn as edge_diagnostics;
 use gt4rs_stencils::icon::dsl::{
     boundary_and_halo_updates, compute_advection_in_horizontal_momentum_equation,
     compute_advection_in_vertical_momentum_equation, compute_cell_diagnostics_for_dycore,
@@ -233,6 +235,12 @@ variants! {
         mixed_compute_advection_in_predictor_vertical_momentum = compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_predictor_vertical_momentum,
         compute_advection_in_corrector_vertical_momentum = compute_advection_in_vertical_momentum_equation::compute_advection_in_corrector_vertical_momentum,
         mixed_compute_advection_in_corrector_vertical_momentum = compute_advection_in_vertical_momentum_equation::mixed::compute_advection_in_corrector_vertical_momentum,
+        compute_hydrostatic_correction_term = edge_diagnostics::compute_hydrostatic_correction_term,
+        compute_rho_theta_pgrad_and_update_vn = edge_diagnostics::compute_rho_theta_pgrad_and_update_vn,
+        apply_divergence_damping_and_update_vn = edge_diagnostics::apply_divergence_damping_and_update_vn,
+        mixed_compute_hydrostatic_correction_term = edge_diagnostics::mixed::compute_hydrostatic_correction_term,
+        mixed_compute_rho_theta_pgrad_and_update_vn = edge_diagnostics::mixed::compute_rho_theta_pgrad_and_update_vn,
+        mixed_apply_divergence_damping_and_update_vn = edge_diagnostics::mixed::apply_divergence_damping_and_update_vn,
     ],
     vertical_only: [
         init_diffusion_local_fields_for_regular_timestep =

@@ -95,6 +95,11 @@ const OVER_BUDGET: &[(&str, u32, u64, u64)] = &[
         0,
         0,
     ),
+    // ICON4Py's edge diagnostics (tenth session): the predictor's pressure gradient and vn
+    // update, the corrector's vn update with divergence damping.
+    ("compute_rho_theta_pgrad_and_update_vn_stage18", 148, 0, 0),
+    ("compute_rho_theta_pgrad_and_update_vn_stage20", 254, 0, 0),
+    ("apply_divergence_damping_and_update_vn_stage0", 162, 0, 0),
 ];
 
 /// Options listing, for every static argument of `translation`, one value: `false`/0 for

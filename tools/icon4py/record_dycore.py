@@ -57,6 +57,9 @@ class Call:
     horizontal_elsewhere: tuple[str, str, str] | None = None
     # Full levels where the program needs more than --levels to reach all its branches.
     levels: int | None = None
+    # Fields zero at two of every three points (ICON's lists of points, as ICON4Py's fields
+    # zero elsewhere), so that both sides of a selection on `!= 0` run.
+    mostly_zero: tuple[str, ...] = ()
 
 
 CELLS_NUDGING = ("Cell", "NUDGING", "LOCAL")
@@ -141,6 +144,19 @@ VERTICAL_MOMENTUM_HALF_LEVELS = (
     "vertical_wind_advective_tendency",
     "ddqz_z_half",
 )
+# The hydrostatic correction divides by the sum of θ_v at an edge's two cells: potential
+# temperatures of the atmosphere, positive layer thicknesses; ICON's g / c_pd.
+HYDROSTATIC_CORRECTION_DRAWS = {
+    "theta_v": Uniform(250.0, 350.0),
+    "theta_v_ic": Uniform(250.0, 350.0),
+    "inv_ddqz_z_full": POSITIVE,
+    "grav_o_cpd": Fixed(9.80665 / 1004.64),
+}
+
+
+# The int32 fields of offsets along K (`as_offset`), drawn as the peer benchmark draws
+# `zd_vertoffset`: every level they point to, and the one below it, inside the column.
+VERTICAL_OFFSETS = ("ikoffset",)
 
 
 def full(nlev: int) -> tuple[int, int]:
@@ -499,6 +515,7 @@ CALLS: dict[str, Call] = {
         None,
         None,
         draws={"rayleigh_w": Uniform(0.0, 1.0), "dtime": DTIME},
+    ),
     # The advection of vn as `VelocityAdvection` calls it in both steps: edges from the second
     # nudging line to the local ones, every full level, the damping layer down to level 5, with
     # 10 levels so that the extra diffusion's levels [max(2, 5 - 2), nlev - 4) hold some; the
@@ -556,6 +573,96 @@ CALLS: dict[str, Call] = {
         scalars={"end_index_of_damping_layer": 5},
         levels=10,
         # GT4Py rejects the module in mixed precision (see the predictor's call).
+        mixed=False,
+    ),
+    # The predictor's hydrostatic correction as `SolveNonhydro` calls it: the edges from
+    # nudging level 2 to the local ones, on the lowest level.
+    "compute_hydrostatic_correction_term": Call(
+        DYCORE + "compute_hydrostatic_correction_term",
+        ("Edge", "NUDGING_LEVEL_2", "LOCAL"),
+        lambda nlev: (nlev - 1, nlev),
+        half_levels=("theta_v_ic",),
+        draws=HYDROSTATIC_CORRECTION_DRAWS,
+        # GT4Py rejects it in mixed precision ("Could not promote 'Field[[Edge, K], float32]'
+        # and 'Field[[Edge, K], float64]'"): its field operator multiplies the vpfloat
+        # `zdiff_gradp` with wpfloat values without a cast.
+        mixed=False,
+    ),
+    # The predictor's edge diagnostics as `SolveNonhydro` calls them: every edge to the second
+    # halo line, ICON4Py's zones for each output and branch, every level, the flat levels above
+    # nflatlev = 1 and the pressure gradient over multiple levels from nflat_gradp + 1 = 3; IAU
+    # on a limited-area grid, and a variant with both static values the other way.
+    "compute_rho_theta_pgrad_and_update_vn": Call(
+        DYCORE + "compute_edge_diagnostics_for_dycore_and_update_vn",
+        None,
+        full,
+        draws={"dtime": DTIME},
+        scalars={
+            "is_iau_active": True,
+            "limited_area": True,
+            "nflatlev": 1,
+            "nflat_gradp": 2,
+            "start_edge_lateral_boundary": lambda g, nlev: g.start("Edge", "LATERAL_BOUNDARY"),
+            "start_edge_lateral_boundary_level_7": lambda g, nlev: g.start(
+                "Edge", "LATERAL_BOUNDARY_LEVEL_7"
+            ),
+            "start_edge_nudging_level_2": lambda g, nlev: g.start("Edge", "NUDGING_LEVEL_2"),
+            "end_edge_nudging": lambda g, nlev: g.end("Edge", "NUDGING"),
+            "end_edge_local": lambda g, nlev: g.end("Edge", "LOCAL"),
+            "end_edge_halo": lambda g, nlev: g.end("Edge", "HALO"),
+            "horizontal_start": 0,
+            "horizontal_end": lambda g, nlev: g.end("Edge", "HALO_LEVEL_2"),
+        },
+        variants={"static_values_off": {"is_iau_active": False, "limited_area": False}},
+        mostly_zero=("pg_exdist",),
+        # GT4Py rejects its module in mixed precision ("Incompatible datatypes in operator
+        # '!='"): `apply_hydrostatic_correction_to_horizontal_gradient_of_exner_pressure`
+        # compares the vpfloat `pg_exdist` with a wpfloat literal.
+        mixed=False,
+    ),
+    # The corrector's vn update as `SolveNonhydro` calls it: the edges from nudging level 2 to
+    # the local ones, every level; ICON's weights of the advective tendencies
+    # (`veladv_offctr = 0.25`), a fourth-order factor on both sides of the combined damping's
+    # `max(0, ·)`, ICON4Py's largest nudging coefficient (5 · 0.02). Combined damping
+    # (divdamp_order 24) with IAU and the limited area's nest boundary; fourth order alone, as
+    # on a global grid; and no damping, no IAU.
+    "apply_divergence_damping_and_update_vn": Call(
+        DYCORE + "compute_edge_diagnostics_for_dycore_and_update_vn",
+        ("Edge", "NUDGING_LEVEL_2", "LOCAL"),
+        full,
+        draws={
+            "dtime": DTIME,
+            "advection_explicit_weight_parameter": Fixed(0.25),
+            "advection_implicit_weight_parameter": Fixed(0.75),
+            "interpolated_fourth_order_divdamp_factor": Uniform(0.0, 0.05),
+            "second_order_divdamp_factor": Fixed(0.1),
+            "mean_cell_area": POSITIVE,
+            "max_nudging_coefficient": Fixed(0.1),
+            "dbl_eps": Fixed(float(np.finfo(np.float64).eps)),
+        },
+        scalars={
+            "is_iau_active": True,
+            "limited_area": True,
+            "apply_2nd_order_divergence_damping": True,
+            "apply_4th_order_divergence_damping": True,
+            "divdamp_order": 24,
+        },
+        variants={
+            "fourth_order": {
+                "is_iau_active": False,
+                "limited_area": False,
+                "apply_2nd_order_divergence_damping": False,
+                "divdamp_order": 4,
+            },
+            "static_values_off": {
+                "is_iau_active": False,
+                "limited_area": False,
+                "apply_2nd_order_divergence_damping": False,
+                "apply_4th_order_divergence_damping": False,
+                "divdamp_order": 4,
+            },
+        },
+        # GT4Py rejects its module in mixed precision (see the predictor's edge diagnostics).
         mixed=False,
     ),
     "update_dynamical_exner_time_increment": Call(
@@ -654,6 +761,10 @@ def record(
                     raise SystemExit(f"{name}: no way to make written bool field `{pname}`")
                 value = rng.uniform(0.0, 1.0, shape) < MASK_TRUE_FRACTION.get(pname, 0.5)
                 stored, dtype = value, np.bool_
+            elif ptype.dtype.kind == ts.ScalarKind.INT32 and pname in VERTICAL_OFFSETS:
+                # ICON's offsets to the level a neighbouring cell reads, inside its column.
+                value = peer.vertical_offsets(shape, rng)
+                stored, dtype = value, np.int32
             else:
                 dtype = floats.get(ptype.dtype.kind)
                 if dtype is None:
@@ -663,6 +774,8 @@ def record(
                     if role == "out"
                     else peer.draw(rng, spec.draws.get(pname), shape)
                 )
+                if pname in spec.mostly_zero:
+                    value.reshape(-1)[np.arange(value.size) % 3 != 0] = 0.0
                 value = value.astype(dtype)
                 stored = value.astype(np.float64)
             arrays[pname] = stored

@@ -40,7 +40,7 @@ pub struct Unit {
 const ICON_ENTITIES: &str = include_str!("../../../stencils/src/icon/dims.rs");
 /// What `stencils/src/icon/dsl/diffusion.rs` declares around the ICON sources.
 const ICON_SCALARS: &str = "gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }";
-const ICON_SOURCES: [(&str, &str); 18] = [
+const ICON_SOURCES: [(&str, &str); 19] = [
     (
         "implicit_solver",
         include_str!("../../../stencils/src/icon/dsl/source/implicit_solver.rs"),
@@ -119,6 +119,12 @@ const ICON_SOURCES: [(&str, &str); 18] = [
         "compute_advection_in_vertical_momentum_equation",
         include_str!(
             "../../../stencils/src/icon/dsl/source/compute_advection_in_vertical_momentum_equation.rs"
+        ),
+    ),
+    (
+        "compute_edge_diagnostics_for_dycore_and_update_vn",
+        include_str!(
+            "../../../stencils/src/icon/dsl/source/compute_edge_diagnostics_for_dycore_and_update_vn.rs"
         ),
     ),
 ];

@@ -218,6 +218,33 @@ const VERTICAL_MOMENTUM_VALUES: &[(&str, Draw)] = &[
     ("area", Draw::Uniform(0.5, 1.5)),
 ];
 
+/// The hydrostatic correction divides by the sum of θ_v at an edge's two cells: potential
+/// temperatures of the atmosphere, positive layer thicknesses, ICON's `g / c_pd`.
+const HYDROSTATIC_CORRECTION_VALUES: &[(&str, Draw)] = &[
+    ("theta_v", Draw::Uniform(250.0, 350.0)),
+    ("theta_v_ic", Draw::Uniform(250.0, 350.0)),
+    ("inv_ddqz_z_full", Draw::Uniform(0.5, 1.5)),
+    ("grav_o_cpd", Draw::Fixed(9.80665 / 1004.64)),
+];
+
+/// The corrector's vn update: a substep's time step, ICON's weights of the advective
+/// tendencies, a fourth-order factor on both sides of the combined damping's `max(0, ·)`,
+/// positive cell areas, ICON4Py's largest nudging coefficient (5 · 0.02; the damping divides by
+/// it).
+const DIVERGENCE_DAMPING_VALUES: &[(&str, Draw)] = &[
+    ("dtime", Draw::Fixed(0.1)),
+    ("advection_explicit_weight_parameter", Draw::Fixed(0.25)),
+    ("advection_implicit_weight_parameter", Draw::Fixed(0.75)),
+    (
+        "interpolated_fourth_order_divdamp_factor",
+        Draw::Uniform(0.0, 0.05),
+    ),
+    ("second_order_divdamp_factor", Draw::Fixed(0.1)),
+    ("mean_cell_area", Draw::Uniform(0.5, 1.5)),
+    ("max_nudging_coefficient", Draw::Fixed(0.1)),
+    ("dbl_eps", Draw::Fixed(f64::EPSILON)),
+];
+
 /// Half-level heights of a column falling from the model top (`12 km` a level) to 0–3 km.
 const HEIGHTS: Draw = Draw::FallingHeights {
     spacing: 12_000.0,
@@ -800,6 +827,74 @@ pub fn icon_calls(
                 ..Setup::new(cells, (0, levels), levels).with_values(VERTICAL_MOMENTUM_VALUES)
             }]
         }
+        // The predictor's hydrostatic correction as `SolveNonhydro` calls it: the edges from
+        // nudging level 2 to the local ones, on the lowest level.
+        "compute_hydrostatic_correction_term" => vec![Setup {
+            half_levels: &["theta_v_ic"],
+            ..setup(from(Edge, Zone::NudgingLevel2)?, (nlev - 1, nlev))
+                .with_values(HYDROSTATIC_CORRECTION_VALUES)
+        }],
+        // The predictor's edge diagnostics as `SolveNonhydro` calls them: every edge to the
+        // second halo line, ICON4Py's zones for each output and branch, every level, the flat
+        // levels above nflatlev = 1 and the pressure gradient over multiple levels from
+        // nflat_gradp + 1 = 3; once with IAU on a limited-area grid, once with both static
+        // values the other way.
+        "compute_rho_theta_pgrad_and_update_vn" => {
+            let zones = [
+                (
+                    "start_edge_lateral_boundary",
+                    start(Edge, Zone::LateralBoundaryLevel1)?,
+                ),
+                (
+                    "start_edge_lateral_boundary_level_7",
+                    start(Edge, Zone::LateralBoundaryLevel7)?,
+                ),
+                (
+                    "start_edge_nudging_level_2",
+                    start(Edge, Zone::NudgingLevel2)?,
+                ),
+                ("end_edge_nudging", grid.end(Edge, Zone::Nudging)?),
+                ("end_edge_local", grid.end(Edge, Zone::Local)?),
+                ("end_edge_halo", grid.end(Edge, Zone::Halo)?),
+            ];
+            let edges = (0, grid.end(Edge, Zone::HaloLevel2)?);
+            [true, false]
+                .into_iter()
+                .map(|on| Setup {
+                    ints: [("nflatlev", 1), ("nflat_gradp", 2)]
+                        .into_iter()
+                        .chain(zones.iter().map(|&(name, index)| (name, index as i32)))
+                        .collect(),
+                    flags: vec![("is_iau_active", on), ("limited_area", on)],
+                    ..setup(edges, full_k).with_values(&[("dtime", Draw::Fixed(0.1))])
+                })
+                .collect()
+        }
+        // The corrector's vn update as `SolveNonhydro` calls it: the edges from nudging level 2
+        // to the local ones, every level; ICON's weights of the advective tendencies
+        // (`veladv_offctr = 0.25`), a fourth-order factor on both sides of the combined
+        // damping's `max(0, ·)`. Combined damping (divdamp_order 24) with IAU and the nest
+        // boundary's enhancement; fourth order alone; no damping and no IAU.
+        "apply_divergence_damping_and_update_vn" => {
+            let edges = from(Edge, Zone::NudgingLevel2)?;
+            [
+                (true, true, true, true, 24),
+                (false, false, false, true, 4),
+                (false, false, false, false, 4),
+            ]
+            .into_iter()
+            .map(|(iau, limited, second, fourth, order)| Setup {
+                ints: vec![("divdamp_order", order)],
+                flags: vec![
+                    ("is_iau_active", iau),
+                    ("limited_area", limited),
+                    ("apply_2nd_order_divergence_damping", second),
+                    ("apply_4th_order_divergence_damping", fourth),
+                ],
+                ..setup(edges, full_k).with_values(DIVERGENCE_DAMPING_VALUES)
+            })
+            .collect()
+        }
         other => return Err(CallError::UnknownProgram(other.to_string())),
     })
 }
@@ -854,9 +949,14 @@ pub fn extent(grid: &Grid, dim: &str, nlev: usize) -> Result<usize, CallError> {
     })
 }
 
-/// `zd_vertoffset` (Cell, C2E2C, K): ICON's offsets point down the column (0, 1 or 2 levels)
-/// where both levels read, `k + off` and `k + off + 1`, stay inside it; on the lowest level,
-/// where no such offset exists, one that points up (as ICON4Py's stencil test draws them).
+/// The int32 fields of offsets along K (GT4Py's `as_offset`): diffusion's `zd_vertoffset`
+/// (Cell, C2E2C, K) and the pressure gradient's `ikoffset` (Edge, E2C, K).
+const VERTICAL_OFFSETS: &[&str] = &["zd_vertoffset", "ikoffset"];
+
+/// Offsets along K (`zd_vertoffset`, `ikoffset`): ICON's offsets point down the column (0, 1
+/// or 2 levels) where both levels read, `k + off` and `k + off + 1`, stay inside it; on the
+/// lowest level, where no such offset exists, one that points up (as ICON4Py's stencil test
+/// draws them).
 fn vertical_offsets(shape: &[usize], rng: &mut ChaCha8Rng) -> ArrayD<i32> {
     let nlev = shape[2] as i32;
     ArrayD::from_shape_fn(IxDyn(shape), |ix| {
@@ -964,7 +1064,9 @@ pub fn random_call(
                 };
                 call.params.insert(name, RefArray::Float64(array));
             }
-            (ParamKind::Field { dims }, Some(ScalarType::I32)) if name == "zd_vertoffset" => {
+            (ParamKind::Field { dims }, Some(ScalarType::I32))
+                if VERTICAL_OFFSETS.contains(&name) =>
+            {
                 let shape = dims
                     .iter()
                     .map(|d| extent(grid, d, setup.nlev))
@@ -1013,6 +1115,17 @@ pub fn random_call(
                 })
             }
         }
+    }
+    // ICON's list of edges whose pressure gradient is corrected hydrostatically: a field zero
+    // elsewhere, here at two of every three points, so that both sides of `!= 0` run.
+    if let Ok(RefArray::Float64(distance)) = call.params.get("pg_exdist") {
+        let mut distance = distance.clone();
+        for (i, value) in distance.iter_mut().enumerate() {
+            if i % 3 != 0 {
+                *value = 0.0;
+            }
+        }
+        call = call.with_field("pg_exdist", distance);
     }
     if let Ok(RefArray::Float64(coef)) = call.params.get("zd_diffcoef") {
         let mut coef = coef.clone();
