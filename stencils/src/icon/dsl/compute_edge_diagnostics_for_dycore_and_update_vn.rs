@@ -15,12 +15,14 @@
 /// `vpfloat = wpfloat = f64` (ICON4Py's `double` mode).
 pub mod double {
     gt4rs::scalar_types! { pub vpfloat = f64; pub wpfloat = f64; }
+    use crate::icon::dsl::dycore_utils::double as dycore_utils;
     include!("source/compute_edge_diagnostics_for_dycore_and_update_vn.rs");
 }
 
 /// The same programs with `vpfloat = f32` (ICON4Py's `mixed` mode).
 pub mod mixed {
     gt4rs::scalar_types! { pub vpfloat = f32; pub wpfloat = f64; }
+    use crate::icon::dsl::dycore_utils::mixed as dycore_utils;
     include!("source/compute_edge_diagnostics_for_dycore_and_update_vn.rs");
 }
 

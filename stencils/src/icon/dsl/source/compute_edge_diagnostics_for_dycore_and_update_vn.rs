@@ -8,7 +8,9 @@
 // `compute_edge_diagnostics_for_dycore_and_update_vn::double` and `::mixed`, each of which
 // declares the two aliases first.
 //
-// The field operators these programs call come first, each from the ICON4Py file named on it.
+// The field operators these programs call come first, each from the ICON4Py file named on it;
+// those of `dycore_utils.py` (the fourth-order damping's coefficients) are the
+// `dycore_utils` module's, which the instantiating module names.
 //
 // Where ICON4Py's own types disagree (they agree in its `double` mode only), this follows the
 // computation, so that the programs type in `mixed` as in `double`:
@@ -803,36 +805,6 @@ pub fn _compute_graddiv2_of_vn(
     z_graddiv2_vn_wp as vpfloat
 }
 
-/// ICON4Py's `dycore_utils.py` (declared in plain `float`, f64: wpfloat here, f64 in both
-/// modes): the fourth-order damping's coefficient at a nest boundary.
-#[field_operator]
-pub fn _calculate_reduced_fourth_order_divdamp_coeff_at_nest_boundary(
-    fourth_order_divdamp_scaling_coeff: Field<K, wpfloat>,
-    max_nudging_coefficient: wpfloat,
-    dbl_eps: wpfloat,
-) -> Field<K, wpfloat> {
-    0.75 / (max_nudging_coefficient + dbl_eps) * fourth_order_divdamp_scaling_coeff.abs()
-}
-
-/// ICON4Py's `dycore_utils.py`: the fourth-order damping's coefficient by level, reduced by a
-/// quarter of the second-order factor with combined damping (`divdamp_order` 24).
-#[field_operator]
-pub fn _calculate_fourth_order_divdamp_scaling_coeff(
-    interpolated_fourth_order_divdamp_factor: Field<K, wpfloat>,
-    divdamp_order: i32,
-    mean_cell_area: wpfloat,
-    second_order_divdamp_factor: wpfloat,
-) -> Field<K, wpfloat> {
-    let interpolated_fourth_order_divdamp_factor = if divdamp_order == 24 {
-        f64::max(
-            0.0,
-            interpolated_fourth_order_divdamp_factor - 0.25 * second_order_divdamp_factor,
-        )
-    } else {
-        interpolated_fourth_order_divdamp_factor
-    };
-    -interpolated_fourth_order_divdamp_factor * mean_cell_area.powi(2)
-}
 
 /// ICON4Py's `apply_weighted_2nd_and_4th_order_divergence_damping.py`, formerly
 /// `mo_solve_nonhydro_stencil_27`: fourth-order damping, enhanced towards a nest boundary.
@@ -848,13 +820,13 @@ pub fn _apply_weighted_2nd_and_4th_order_divergence_damping(
     max_nudging_coefficient: wpfloat,
     dbl_eps: wpfloat,
 ) -> Field<(Edge, K), wpfloat> {
-    let scal_divdamp = _calculate_fourth_order_divdamp_scaling_coeff(
+    let scal_divdamp = dycore_utils::_calculate_fourth_order_divdamp_scaling_coeff(
         interpolated_fourth_order_divdamp_factor,
         divdamp_order,
         mean_cell_area,
         second_order_divdamp_factor,
     );
-    let bdy_divdamp = _calculate_reduced_fourth_order_divdamp_coeff_at_nest_boundary(
+    let bdy_divdamp = dycore_utils::_calculate_reduced_fourth_order_divdamp_coeff_at_nest_boundary(
         scal_divdamp,
         max_nudging_coefficient,
         dbl_eps,
@@ -874,7 +846,7 @@ pub fn _apply_4th_order_divergence_damping(
     mean_cell_area: wpfloat,
     second_order_divdamp_factor: wpfloat,
 ) -> Field<(Edge, K), wpfloat> {
-    let scal_divdamp = _calculate_fourth_order_divdamp_scaling_coeff(
+    let scal_divdamp = dycore_utils::_calculate_fourth_order_divdamp_scaling_coeff(
         interpolated_fourth_order_divdamp_factor,
         divdamp_order,
         mean_cell_area,
