@@ -44,6 +44,7 @@
 //! lowering does not (the values differ only for a scan whose uses start after its region).
 
 mod builder;
+mod prune;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -271,13 +272,15 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
         }
         stages.extend(own_stages);
     }
-    Ok(StageProgram {
+    let mut lowered = StageProgram {
         name: program.name.clone(),
         stages,
         temporaries,
         dims: program.bundle.dims.clone(),
         offsets: program.bundle.offsets.clone(),
-    })
+    };
+    prune::prune(&mut lowered);
+    Ok(lowered)
 }
 
 fn flatten_target<'p>(target: &'p Target, index: &mut Vec<u32>, out: &mut Vec<TargetLeaf<'p>>) {

@@ -582,3 +582,114 @@ fn a_temporary_read_beyond_its_readers_reach_covers_its_whole_dimension() {
         }
     );
 }
+
+/// A call whose outputs have different domains lowers each domain on its own, and each
+/// lowering walks the whole call value: the temporaries of every output were built once per
+/// domain, and a domain whose own output reads none of them still built them (ICON4Py's
+/// `compute_rho_theta_pgrad_and_update_vn`: 21 stages, 9 writing temporaries nothing read).
+/// Each domain that reads the gather has its stage (they cover different levels); the output
+/// that reads no temporary has none.
+#[test]
+fn the_outputs_of_several_domains_share_their_temporaries_and_build_no_unread_one() {
+    let sparse_e = Type::field(&["Edge", "E2C", "K"], F);
+    let edge_sum = || {
+        reduce(
+            ReduceOp::Sum,
+            "E2C",
+            neighbor_shift(cell_gather(), "E2C", None, sparse_e.clone()),
+        )
+    };
+    let value = Expr {
+        ty: Type::Tuple(vec![ek(), ek(), ek()]),
+        ..tuple(vec![
+            edge_sum(),
+            mul(edge_sum(), float(2.0)),
+            param(0, ek()),
+        ])
+    };
+    let target = Target::Tuple(vec![
+        field_target(2, literal_domain(&[("K", 0, 2)])),
+        field_target(3, literal_domain(&[("K", 2, 5)])),
+        field_target(4, literal_domain(&[("K", 1, 5)])),
+    ]);
+    let prog = program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("o1", ek(), Role::Out),
+            ("o2", ek(), Role::Out),
+            ("o3", ek(), Role::Out),
+        ],
+        vec![write(value, target)],
+        vec![],
+    );
+    let lowered = lower(&prog).unwrap();
+    let temporaries: Vec<&Stage> = lowered
+        .stages
+        .iter()
+        .filter(|s| {
+            s.outputs
+                .iter()
+                .all(|o| matches!(o.target, Source::Temporary(_)))
+        })
+        .collect();
+    assert_eq!(temporaries.len(), 2, "{:#?}", lowered.stages);
+    assert_eq!(lowered.stages.len(), 5, "{:#?}", lowered.stages);
+    assert_eq!(lowered.temporaries.len(), 4, "two gathers and their masks");
+    assert_eq!(lowered.temporaries[0].mask, Some(1));
+    assert_eq!(lowered.temporaries[2].mask, Some(3));
+    let reads = |stage: &Stage| -> Vec<u32> {
+        stage
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Load {
+                    source: Source::Temporary(t),
+                    ..
+                } => Some(*t),
+                _ => None,
+            })
+            .collect()
+    };
+    let own: Vec<Vec<u32>> = lowered.stages[2..].iter().map(reads).collect();
+    assert_eq!(own, [vec![0], vec![2], vec![]], "{:#?}", lowered.stages);
+}
+
+/// A stage computing into temporaries what an earlier stage computes is dropped, its readers
+/// reading the earlier stage's temporaries (and masks), and the temporaries left are
+/// renumbered: the lowering of `read_through`, with its temporary's stage built twice, the
+/// reader reading the second copy and another reader the first, prunes back to one stage
+/// both readers read.
+#[test]
+fn a_stage_equal_to_an_earlier_one_is_read_from_the_earlier_one() {
+    let lowered = lower(&read_through("E2C", true)).unwrap();
+    assert_masked_temporary(&lowered);
+    let mut doubled = lowered.clone();
+    let mut copy = lowered.stages[0].clone();
+    for output in &mut copy.outputs {
+        if let Source::Temporary(t) = &mut output.target {
+            *t += 2;
+        }
+    }
+    doubled.temporaries.push(Temporary {
+        mask: Some(3),
+        ..lowered.temporaries[0].clone()
+    });
+    doubled.temporaries.push(lowered.temporaries[1].clone());
+    for node in &mut doubled.stages[1].nodes {
+        if let Node::Load {
+            source: Source::Temporary(t),
+            ..
+        } = node
+        {
+            *t += 2;
+        }
+    }
+    doubled.stages.insert(1, copy);
+    doubled.stages.push(lowered.stages[1].clone());
+    assert_eq!(doubled.stages.len(), 4);
+    prune::prune(&mut doubled);
+    let mut expected = lowered.clone();
+    expected.stages.push(lowered.stages[1].clone());
+    assert_eq!(doubled, expected);
+}
