@@ -888,21 +888,8 @@ impl<'p> Lowering<'p> {
     /// nodes, scan and output values into temporaries of the same types. Stages before this
     /// one write temporaries only, so an earlier stage of the same nodes reads the same values.
     fn same_stage(&self, stage: &Stage) -> Option<Vec<u32>> {
-        let temporary = |target: Source| match target {
-            Source::Temporary(t) => self.temporaries.get(t as usize),
-            Source::Param(_) => None,
-        };
         self.pre_stages.iter().find_map(|earlier| {
-            let same = earlier.domain == stage.domain
-                && earlier.nodes == stage.nodes
-                && earlier.scan == stage.scan
-                && earlier.outputs.len() == stage.outputs.len()
-                && earlier.outputs.iter().zip(&stage.outputs).all(|(a, b)| {
-                    a.value == b.value
-                        && temporary(a.target).is_some()
-                        && temporary(a.target).map(|t| (&t.dims, t.dtype))
-                            == temporary(b.target).map(|t| (&t.dims, t.dtype))
-                });
+            let same = prune::same_computation(earlier, stage, &self.temporaries);
             same.then(|| {
                 earlier
                     .outputs
@@ -1245,17 +1232,10 @@ impl<'p> Lowering<'p> {
                     let e = self.lower_index_scalar(end, &root)?;
                     (dim, Bound::Node(s), Bound::Node(e))
                 }
-                VerticalRange::Field { dim, param } => (
-                    dim.clone(),
-                    Bound::FieldStart {
-                        param: *param,
-                        dim: dim.clone(),
-                    },
-                    Bound::FieldEnd {
-                        param: *param,
-                        dim: dim.clone(),
-                    },
-                ),
+                VerticalRange::Field { dim, param } => {
+                    let (start, end) = Bound::field_range(*param, dim);
+                    (dim.clone(), start, end)
+                }
             };
             domain.push(StageRange { dim, start, end });
         }
@@ -1292,16 +1272,9 @@ impl<'p> Lowering<'p> {
                 };
                 (Bound::Node(shifted(s)), Bound::Node(shifted(e)))
             }
-            Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => (
-                Bound::FieldStart {
-                    param: *param,
-                    dim: dim.clone(),
-                },
-                Bound::FieldEnd {
-                    param: *param,
-                    dim: dim.clone(),
-                },
-            ),
+            Some(VerticalRange::Field { dim, param }) if dim == v && kshift == 0 => {
+                Bound::field_range(*param, dim)
+            }
             _ => return err("the reader's vertical range cannot bound a temporary"),
         })
     }

@@ -362,6 +362,19 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// The whole range of field parameter `param` along `dim`: its first index and one past its
+    /// last.
+    pub fn field_range(param: u32, dim: &str) -> (Bound, Bound) {
+        let dim = dim.to_string();
+        (
+            Bound::FieldStart {
+                param,
+                dim: dim.clone(),
+            },
+            Bound::FieldEnd { param, dim },
+        )
+    }
+
     /// The stage nodes this bound reads.
     pub fn nodes(&self) -> Vec<NodeId> {
         match self {

@@ -14,13 +14,33 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::stage::{Node, Source, Stage, StageProgram};
+use crate::stage::{Node, Source, Stage, StageProgram, Temporary};
 
 /// `program` without the stages nobody needs (see the module doc).
 pub(super) fn prune(program: &mut StageProgram) {
     share_equal_stages(program);
     drop_unread_stages(program);
     renumber_temporaries(program);
+}
+
+/// Whether `later` computes what `earlier` does into temporaries of the same types: the same
+/// domain, nodes (so the same reads), scan and stored values, each stored into a temporary.
+/// The lowering asks it of each temporary's stage it builds (`same_stage`), and the prune of
+/// each stage of the lowered program.
+pub(super) fn same_computation(earlier: &Stage, later: &Stage, temporaries: &[Temporary]) -> bool {
+    let layout = |target: Source| match target {
+        Source::Temporary(t) => temporaries
+            .get(t as usize)
+            .map(|t| (&t.dims, t.dtype, t.mask.is_some())),
+        Source::Param(_) => None,
+    };
+    earlier.domain == later.domain
+        && earlier.nodes == later.nodes
+        && earlier.scan == later.scan
+        && earlier.outputs.len() == later.outputs.len()
+        && earlier.outputs.iter().zip(&later.outputs).all(|(a, b)| {
+            a.value == b.value && layout(a.target).is_some() && layout(a.target) == layout(b.target)
+        })
 }
 
 /// The temporaries `stage` writes, when it writes nothing else.
@@ -60,28 +80,10 @@ fn share_equal_stages(program: &mut StageProgram) {
     for mut stage in std::mem::take(&mut program.stages) {
         rename_reads(&mut stage, &rename);
         let written = temporaries_only(&stage);
-        let earlier = written.as_ref().and_then(|written| {
-            kept.iter().find_map(|k| {
-                let theirs = temporaries_only(k)?;
-                let same = k.domain == stage.domain
-                    && k.nodes == stage.nodes
-                    && k.scan == stage.scan
-                    && k.outputs.len() == stage.outputs.len()
-                    && k.outputs
-                        .iter()
-                        .zip(&stage.outputs)
-                        .all(|(a, b)| a.value == b.value)
-                    && theirs.iter().zip(written).all(|(&a, &b)| {
-                        let (a, b) = (
-                            &program.temporaries[a as usize],
-                            &program.temporaries[b as usize],
-                        );
-                        a.dims == b.dims
-                            && a.dtype == b.dtype
-                            && a.mask.is_some() == b.mask.is_some()
-                    });
-                same.then_some(theirs)
-            })
+        let earlier = written.as_ref().and_then(|_| {
+            kept.iter()
+                .find(|k| same_computation(k, &stage, &program.temporaries))
+                .and_then(temporaries_only)
         });
         match (written, earlier) {
             (Some(written), Some(theirs)) => rename.extend(written.into_iter().zip(theirs)),
