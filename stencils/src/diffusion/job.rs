@@ -120,7 +120,11 @@ pub(crate) fn mean_square_difference(vn: ndarray::ArrayViewD<'_, f64>, jet: &Arr
 /// normal components best match vn on the cell's edges. vn alone mixes the wind with each
 /// edge's orientation, and the edges of a triangle grid face three ways, so a map of vn shows
 /// the grid; ICON's users see the wind reconstructed at cells.
-fn zonal_wind_at_cells(grid: &Grid, vn: &ArrayD<f64>, level: usize) -> Result<Vec<f64>, Error> {
+pub(crate) fn zonal_wind_at_cells(
+    grid: &Grid,
+    vn: &ArrayD<f64>,
+    level: usize,
+) -> Result<Vec<f64>, Error> {
     let (c2e, e2c) = (grid.table("C2E")?, grid.table("E2C")?);
     let geometry = &grid.geometry;
     Ok(c2e

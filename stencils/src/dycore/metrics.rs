@@ -10,7 +10,7 @@ use crate::icon::dims::{Cell, Edge, E2C, K};
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricState {
     /// Cells whose prognostic fields a rank updates in its halo (ICON's `mask_prog_halo_c`).
-    pub mask_prog_halo_c: Field<(Cell, K), bool>,
+    pub mask_prog_halo_c: Field<Cell, bool>,
     /// Rayleigh damping of w per half level (`rayleigh_w`).
     pub rayleigh_w: Field<K, f64>,
     pub wgtfac_c: Field<(Cell, K), f64>,

@@ -2,8 +2,18 @@
 //! and corrector) with velocity advection, on the library's programs, with the metric and
 //! interpolation fields it needs on the generated grid over the diffusion job's terrain.
 
+mod bound;
+pub mod config;
+pub mod geometry;
+pub mod granule;
+pub mod initial;
 pub mod interpolation;
 pub mod metrics;
+pub mod state;
 
+pub use config::{NonHydrostaticConfig, NonHydrostaticParams};
+pub use geometry::{CellParams, EdgeParams};
+pub use granule::{RunOptions, SolveNonhydro, Substep, VerticalParams};
 pub use interpolation::InterpolationState;
 pub use metrics::MetricState;
+pub use state::{DiagnosticState, PredictorCorrector, PrepAdvection, PrognosticState};
