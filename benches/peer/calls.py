@@ -1,18 +1,32 @@
 """How the peer benchmark calls each ICON4Py program: its module, domain, half-level fields,
 static values and the value ranges its inputs need.
 
-The domains are those of ICON's diffusion step and velocity advection (the same as gt4rs's own
-ICON tests, `stencils/tests/support/mod.rs`, with its levels scaled to the benchmark's); the
-static values are the main job's (`gt4rs run diffusion`: turbulence shear type 0, vertical θ
-diffusion on; `limited_area` is the grid's). Inputs not named in `draws` are uniform in
-[-1, 1).
+The diffusion and velocity programs (the first 28): the domains are those of ICON's diffusion
+step and velocity advection (the same as gt4rs's own ICON tests, `stencils/tests/support/mod.rs`,
+with its levels scaled to the benchmark's); the static values are the main job's (`gt4rs run
+diffusion`: turbulence shear type 0, vertical θ diffusion on; `limited_area` is the grid's).
+
+The dycore programs (`DYCORE`): ICON4Py's domains and static values as `SolveNonhydro` and
+`VelocityAdvection` set them up for a default run (see the comment above `DYCORE_CALLS`); their
+modules, half-level fields, value ranges and fields zero at most points are those of the dycore
+reference data (`tools/icon4py/record_dycore.py`'s `CALLS`), read from there.
+
+Inputs not named in `draws` are uniform in [-1, 1) (benches/peer/random_inputs.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import pathlib
+import sys
 from collections.abc import Callable
 from typing import Any
+
+from random_inputs import Fixed, Uniform
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools" / "icon4py"))
+
+import record_dycore  # noqa: E402  (the dycore programs' modules, half levels and draws)
 
 DIFFUSION = "icon4py.model.atmosphere.diffusion.stencils."
 DYCORE = "icon4py.model.atmosphere.dycore.stencils."
@@ -25,24 +39,13 @@ NFLATLEV = 20
 
 
 @dataclasses.dataclass(frozen=True)
-class Uniform:
-    low: float
-    high: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Fixed:
-    value: float
-
-
-@dataclasses.dataclass(frozen=True)
 class Call:
     """One program call. `horizontal` is (dimension, zone, zone): from the start of the first
     ICON4Py zone to the end of the second, a function of the grid giving the range, or None for
     a program without horizontal bounds;
     `vertical(nlev)` gives the K range, or None for a program without vertical bounds. A value
     in `ints` or `flags` is a constant or a function of the grid (`start(dim, zone)`,
-    `end(dim, zone)`, `limited_area`)."""
+    `end(dim, zone)`, `limited_area`, `num_levels`)."""
 
     module: str
     horizontal: tuple[str, str, str] | Callable[[Any], tuple[int, int]] | None
@@ -51,6 +54,8 @@ class Call:
     ints: dict[str, int | Callable[[Any], int]] = dataclasses.field(default_factory=dict)
     flags: dict[str, bool | Callable[[Any], bool]] = dataclasses.field(default_factory=dict)
     draws: dict[str, Uniform | Fixed] = dataclasses.field(default_factory=dict)
+    # Fields zero at two of every three points (see record_dycore's `Call`).
+    mostly_zero: tuple[str, ...] = ()
 
 
 def full(nlev: int) -> tuple[int, int]:
@@ -241,6 +246,273 @@ CALLS: dict[str, Call] = {
         below_top,
     ),
 }
+
+
+# The dycore programs: SolveNonhydro's and VelocityAdvection's (ICON4Py's solve_nonhydro.py and
+# velocity_advection.py) and the vertically implicit solver's pieces, with the domains those
+# classes give them and the static values of a default ICON run on this benchmark's grid:
+# igradp_method 3 (Taylor-hydrostatic), divdamp_order 24 with the fourth order on and the
+# second off (its factor is zero after the spin-up), divdamp_type 3, rayleigh_type 2 (Klemp),
+# the extra diffusion of vn on, no IAU, tracer advection prepared (lprep_adv), and the substep
+# the substeps mostly are: not the first and not the last of ICON's 5 (the predictor's advection
+# of w then skipped, as from the second time step on). `limited_area` is the grid's. The
+# vertical indices for 65 levels under a 22 km top (gt4rs's generated vertical grid):
+# the damping layer's last level NRDMAX, the flat levels from NFLATLEV, the pressure gradient
+# over multiple levels from NFLAT_GRADP = NFLATLEV (ICON's nflat_gradp is at or below
+# nflatlev), the moist levels from 0 (ICON's 22.5 km htop_moist_proc is above the top).
+NFLAT_GRADP = NFLATLEV
+KSTART_MOIST = 0
+EDGES_NUDGING2 = ("Edge", "NUDGING_LEVEL_2", "LOCAL")
+EDGES_LB5_TO_HALO_2 = ("Edge", "LATERAL_BOUNDARY_LEVEL_5", "HALO_LEVEL_2")
+CELLS_LB3_TO_HALO = ("Cell", "LATERAL_BOUNDARY_LEVEL_3", "HALO")
+CELLS_LB4_TO_HALO = ("Cell", "LATERAL_BOUNDARY_LEVEL_4", "HALO")
+
+
+def lateral_boundary_cells(grid) -> tuple[int, int]:
+    """ICON's lateral boundary cells (to its fourth line) on a limited-area grid; a global grid
+    has none, where ICON does not call these programs: every cell there, so that the benchmark
+    times something."""
+    if grid.limited_area:
+        return grid.start("Cell", "LATERAL_BOUNDARY"), grid.end("Cell", "LATERAL_BOUNDARY_LEVEL_4")
+    return 0, grid.size("Cell")
+
+
+def halo_cells(grid) -> tuple[int, int]:
+    """ICON's halo cells (from the first halo line to the end); a single-rank grid has none:
+    every cell there."""
+    start, end = grid.start("Cell", "HALO"), grid.end("Cell", "END")
+    return (start, end) if start < end else (0, grid.size("Cell"))
+
+
+def surface(nlev: int) -> tuple[int, int]:
+    return (nlev, nlev + 1)
+
+
+def dycore(
+    name: str,
+    horizontal,
+    vertical,
+    ints: dict | None = None,
+    flags: dict | None = None,
+) -> Call:
+    """A dycore program's call: the module, half levels, draws and mostly-zero fields of its
+    reference data (record_dycore's `CALLS`), with this benchmark's domain and static values."""
+    recorded = record_dycore.CALLS[name]
+    return Call(
+        recorded.module,
+        horizontal,
+        vertical,
+        half_levels=recorded.half_levels,
+        ints=ints or {},
+        flags=flags or {},
+        draws=recorded.draws,
+        mostly_zero=recorded.mostly_zero,
+    )
+
+
+def limited_area(grid) -> bool:
+    return grid.limited_area
+
+
+DYCORE_CALLS: dict[str, Call] = {
+    # SolveNonhydro's predictor step.
+    "compute_perturbed_quantities_and_interpolation": dycore(
+        "compute_perturbed_quantities_and_interpolation",
+        None,
+        None,
+        ints={
+            "igradp_method": 3,
+            "nflatlev": NFLATLEV,
+            "nflat_gradp": NFLAT_GRADP,
+            "start_cell_lateral_boundary_level_3": lambda g: g.start(
+                "Cell", "LATERAL_BOUNDARY_LEVEL_3"
+            ),
+            "end_cell_local": lambda g: g.end("Cell", "LOCAL"),
+            "end_cell_halo": lambda g: g.end("Cell", "HALO"),
+            "end_cell_halo_level_2": lambda g: g.end("Cell", "HALO_LEVEL_2"),
+            "model_top": 0,
+            "surface_level": lambda g: g.num_levels + 1,
+        },
+    ),
+    "compute_hydrostatic_correction_term": dycore(
+        "compute_hydrostatic_correction_term",
+        EDGES_NUDGING2,
+        lambda nlev: (nlev - 1, nlev),
+    ),
+    "compute_rho_theta_pgrad_and_update_vn": dycore(
+        "compute_rho_theta_pgrad_and_update_vn",
+        lambda g: (0, g.end("Edge", "HALO_LEVEL_2")),
+        full,
+        ints={
+            "nflatlev": NFLATLEV,
+            "nflat_gradp": NFLAT_GRADP,
+            "start_edge_lateral_boundary": lambda g: g.start("Edge", "LATERAL_BOUNDARY"),
+            "start_edge_lateral_boundary_level_7": lambda g: g.start(
+                "Edge", "LATERAL_BOUNDARY_LEVEL_7"
+            ),
+            "start_edge_nudging_level_2": lambda g: g.start("Edge", "NUDGING_LEVEL_2"),
+            "end_edge_nudging": lambda g: g.end("Edge", "NUDGING"),
+            "end_edge_local": lambda g: g.end("Edge", "LOCAL"),
+            "end_edge_halo": lambda g: g.end("Edge", "HALO"),
+        },
+        flags={"is_iau_active": False, "limited_area": limited_area},
+    ),
+    "compute_horizontal_velocity_quantities_and_fluxes": dycore(
+        "compute_horizontal_velocity_quantities_and_fluxes",
+        EDGES_LB5_TO_HALO_2,
+        lambda nlev: (0, nlev + 1),
+        ints={"nflatlev": NFLATLEV},
+    ),
+    "vertically_implicit_solver_at_predictor_step": dycore(
+        "vertically_implicit_solver_at_predictor_step",
+        None,
+        None,
+        ints={
+            "rayleigh_type": 2,
+            "divdamp_type": 3,
+            "end_index_of_damping_layer": NRDMAX,
+            "kstart_moist": KSTART_MOIST,
+            "flat_level_index_plus1": NFLATLEV + 1,
+            "start_cell_index_nudging": lambda g: g.start("Cell", "NUDGING"),
+            "end_cell_index_local": lambda g: g.end("Cell", "LOCAL"),
+            "start_cell_index_lateral_lvl3": lambda g: g.start("Cell", "LATERAL_BOUNDARY_LEVEL_3"),
+            "end_cell_index_halo_lvl1": lambda g: g.end("Cell", "HALO"),
+            "vertical_start_index_model_top": 0,
+            "vertical_end_index_model_surface": lambda g: g.num_levels + 1,
+        },
+        flags={"is_iau_active": False, "at_first_substep": False},
+    ),
+    # The lateral boundary's (limited-area grids only).
+    "stencils_61_62": dycore("stencils_61_62", lateral_boundary_cells, lambda nlev: (0, nlev + 1)),
+    # SolveNonhydro's corrector step.
+    "compute_interpolation_and_nonhydro_buoy": dycore(
+        "compute_interpolation_and_nonhydro_buoy",
+        ("Cell", "LATERAL_BOUNDARY_LEVEL_3", "LOCAL"),
+        below_top,
+    ),
+    "apply_divergence_damping_and_update_vn": dycore(
+        "apply_divergence_damping_and_update_vn",
+        EDGES_NUDGING2,
+        full,
+        ints={"divdamp_order": 24},
+        flags={
+            "is_iau_active": False,
+            "limited_area": limited_area,
+            "apply_2nd_order_divergence_damping": False,
+            "apply_4th_order_divergence_damping": True,
+        },
+    ),
+    "compute_averaged_vn_and_fluxes": dycore(
+        "compute_averaged_vn_and_fluxes",
+        EDGES_LB5_TO_HALO_2,
+        full,
+        flags={"prepare_advection": True, "at_first_substep": False},
+    ),
+    "vertically_implicit_solver_at_corrector_step": dycore(
+        "vertically_implicit_solver_at_corrector_step",
+        None,
+        None,
+        ints={
+            "rayleigh_type": 2,
+            "end_index_of_damping_layer": NRDMAX,
+            "kstart_moist": KSTART_MOIST,
+            "start_cell_index_nudging": lambda g: g.start("Cell", "NUDGING"),
+            "end_cell_index_local": lambda g: g.end("Cell", "LOCAL"),
+            "vertical_start_index_model_top": 0,
+            "vertical_end_index_model_surface": lambda g: g.num_levels + 1,
+        },
+        flags={
+            "lprep_adv": True,
+            "is_iau_active": False,
+            "at_first_substep": False,
+            "at_last_substep": False,
+        },
+    ),
+    # The lateral boundary's tracer mass flux (limited-area grids only, with lprep_adv; the
+    # zeroing at the first substep).
+    "init_cell_kdim_field_with_zero_wp": dycore(
+        "init_cell_kdim_field_with_zero_wp", lateral_boundary_cells, lambda nlev: (0, nlev + 1)
+    ),
+    "update_mass_flux_weighted": dycore(
+        "update_mass_flux_weighted", lateral_boundary_cells, below_top
+    ),
+    # After both steps (the lateral boundary's exner on limited-area grids only).
+    "compute_exner_from_rhotheta": dycore(
+        "compute_exner_from_rhotheta", lateral_boundary_cells, full
+    ),
+    "update_theta_and_exner_in_halo": dycore("update_theta_and_exner_in_halo", halo_cells, full),
+    # The K-field helpers: the Rayleigh damping factor per substep length, the divergence
+    # damping's coefficients per step.
+    "compute_rayleigh_damping_factor": dycore("compute_rayleigh_damping_factor", None, None),
+    "calculate_divdamp_fields": dycore(
+        "calculate_divdamp_fields", None, None, ints={"divdamp_order": 24}
+    ),
+    # VelocityAdvection: vn in both steps, w in the predictor (at the first substep; its
+    # tendency skipped after the first time step) and in the corrector.
+    "compute_advection_in_horizontal_momentum": dycore(
+        "compute_advection_in_horizontal_momentum",
+        EDGES_NUDGING2,
+        full,
+        ints={"end_index_of_damping_layer": NRDMAX},
+        flags={"apply_extra_diffusion_on_vn": True},
+    ),
+    "compute_advection_in_predictor_vertical_momentum": dycore(
+        "compute_advection_in_predictor_vertical_momentum",
+        CELLS_LB4_TO_HALO,
+        full,
+        ints={"nflatlev": NFLATLEV, "end_index_of_damping_layer": NRDMAX},
+        flags={"skip_compute_predictor_vertical_advection": True},
+    ),
+    "compute_advection_in_corrector_vertical_momentum": dycore(
+        "compute_advection_in_corrector_vertical_momentum",
+        CELLS_LB4_TO_HALO,
+        full,
+        ints={"end_index_of_damping_layer": NRDMAX},
+    ),
+    # The vertically implicit solver's pieces, each on the cells and levels where the fused
+    # solver computes it: the contravariant correction from lateral boundary level 3 to the
+    # first halo line below the flat levels, its lower boundary on the surface half level; the
+    # rest on the prognostic cells, the Rayleigh damping on the levels below the top down to
+    # NRDMAX, the mass and volume fluxes on the half levels below the top, the exner increment
+    # on the moist levels.
+    "compute_contravariant_correction_of_w": dycore(
+        "compute_contravariant_correction_of_w",
+        CELLS_LB3_TO_HALO,
+        lambda nlev: (NFLATLEV + 1, nlev),
+    ),
+    "compute_contravariant_correction_of_w_for_lower_boundary": dycore(
+        "compute_contravariant_correction_of_w_for_lower_boundary", CELLS_LB3_TO_HALO, surface
+    ),
+    "compute_divergence_of_fluxes_of_rho_and_theta": dycore(
+        "compute_divergence_of_fluxes_of_rho_and_theta", CELLS_NUDGING, full
+    ),
+    "compute_dwdz_for_divergence_damping": dycore(
+        "compute_dwdz_for_divergence_damping", CELLS_NUDGING, full
+    ),
+    "compute_solver_coefficients_matrix": dycore(
+        "compute_solver_coefficients_matrix", CELLS_NUDGING, full
+    ),
+    "compute_explicit_part_for_rho_and_exner": dycore(
+        "compute_explicit_part_for_rho_and_exner", CELLS_NUDGING, full
+    ),
+    "add_analysis_increments_from_data_assimilation": dycore(
+        "add_analysis_increments_from_data_assimilation", CELLS_NUDGING, full
+    ),
+    "apply_rayleigh_damping_mechanism": dycore(
+        "apply_rayleigh_damping_mechanism", CELLS_NUDGING, lambda nlev: (1, NRDMAX + 1)
+    ),
+    "compute_results_for_thermodynamic_variables": dycore(
+        "compute_results_for_thermodynamic_variables", CELLS_NUDGING, full
+    ),
+    "update_mass_volume_flux": dycore("update_mass_volume_flux", CELLS_NUDGING, below_top),
+    "update_dynamical_exner_time_increment": dycore(
+        "update_dynamical_exner_time_increment",
+        CELLS_NUDGING,
+        lambda nlev: (KSTART_MOIST, nlev),
+    ),
+}
+DYCORE = tuple(DYCORE_CALLS)
+CALLS.update(DYCORE_CALLS)
 
 # The programs of the issue's table, run first and by default.
 HEADLINE = (

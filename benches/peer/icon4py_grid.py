@@ -51,6 +51,11 @@ class Grid:
     def limited_area(self) -> bool:
         return self.icon.limited_area
 
+    @property
+    def num_levels(self) -> int:
+        """Full levels."""
+        return int(self.icon.num_levels)
+
     def size(self, dim: str) -> int:
         return {"Cell": self.icon.num_cells, "Edge": self.icon.num_edges}.get(
             dim, self.icon.num_vertices

@@ -32,6 +32,7 @@ from importlib.metadata import version
 import numpy as np
 
 import calls as call_specs
+import random_inputs
 
 
 def main() -> int:
@@ -185,17 +186,6 @@ def seed_of(name: str, base: int) -> int:
     return base + zlib.crc32(name.encode())
 
 
-def vertical_offsets(shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """`zd_vertoffset` (Cell, C2E2C, K): offsets 0..2 down the column where both levels read,
-    `k + off` and `k + off + 1`, stay inside it; where none does, one that points up."""
-    nlev = shape[2]
-    k = np.broadcast_to(np.arange(nlev), shape)
-    deepest = np.minimum(2, nlev - 2 - k)
-    down = np.floor(rng.random(shape) * (np.maximum(deepest, 0) + 1)).astype(np.int32)
-    up = -1 - np.floor(rng.random(shape) * np.maximum(k, 1)).astype(np.int32)
-    return np.where(deepest >= 0, down, up).astype(np.int32)
-
-
 @dataclasses.dataclass
 class Arguments:
     """A program's arguments: as GT4Py fields and scalars for the call, as arrays for the file,
@@ -257,15 +247,19 @@ def make_arguments(name: str, program, grid, domain: dict[str, int], args) -> Ar
                 for d in ptype.dims
             )
             kind = ptype.dtype.kind
-            if kind == ts.ScalarKind.INT32 and pname == "zd_vertoffset":
-                value = vertical_offsets(shape, rng)
+            if kind == ts.ScalarKind.INT32 and pname in random_inputs.VERTICAL_OFFSETS:
+                value = random_inputs.vertical_offsets(shape, rng)
+            elif kind == ts.ScalarKind.BOOL and role == "in":
+                value = random_inputs.mask(rng, pname, shape)
             elif kind == ts.ScalarKind.FLOAT64:
                 if role == "out":
                     value = np.full(shape, np.nan)
                 else:
-                    value = draw(rng, spec.draws.get(pname), shape)
+                    value = random_inputs.draw(rng, spec.draws.get(pname), shape)
+                if pname in spec.mostly_zero:
+                    random_inputs.zero_two_of_three(value)
             else:
-                raise SystemExit(f"{name}: no way to make field `{pname}` of {ptype}")
+                raise SystemExit(f"{name}: no way to make {role} field `{pname}` of {ptype}")
             if pname == "zd_diffcoef":
                 # Zero at some points, so that both sides of the steep-point selection run.
                 cells = np.arange(0, shape[0], 3)
@@ -285,7 +279,7 @@ def make_arguments(name: str, program, grid, domain: dict[str, int], args) -> Ar
             continue
         kind = ptype.kind
         if kind == ts.ScalarKind.FLOAT64:
-            value = float(draw(rng, spec.draws.get(pname), ()))
+            value = float(random_inputs.draw(rng, spec.draws.get(pname), ()))
             runtime_scalars[pname] = value
             arrays[pname] = np.array(value, dtype=np.float64)
         elif kind == ts.ScalarKind.INT32:
@@ -421,13 +415,6 @@ def offsets_read(program) -> set[str]:
 
     literals = eve.walk_values(program.gtir).if_isinstance(itir.OffsetLiteral).getattr("value")
     return {str(v) for v in literals if isinstance(v, str)}
-
-
-def draw(rng: np.random.Generator, how, shape):
-    if isinstance(how, call_specs.Fixed):
-        return np.full(shape, how.value)
-    low, high = (how.low, how.high) if isinstance(how, call_specs.Uniform) else (-1.0, 1.0)
-    return rng.uniform(low, high, shape)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ import numpy as np
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "benches" / "peer"))
 
-from calls import Fixed, Uniform  # noqa: E402  (the peer benchmark's value ranges)
+import random_inputs  # noqa: E402  (how the peer benchmark draws inputs)
+from random_inputs import Fixed, Uniform  # noqa: E402
 
 DYCORE = "icon4py.model.atmosphere.dycore.stencils."
 
@@ -72,10 +73,6 @@ EDGES_LB5_TO_HALO_2 = ("Edge", "LATERAL_BOUNDARY_LEVEL_5", "HALO_LEVEL_2")
 DTIME = Fixed(0.1)
 WEIGHT = Uniform(0.5, 1.0)
 POSITIVE = Uniform(0.5, 1.5)
-# The share of points where an input mask is true: `owner_mask` at most points, as on the cells
-# a rank owns; other masks (`mask_prog_halo_c`) at half of them, so that both branches run.
-# (`rng.uniform(0, 1)` draws as `rng.random` does.)
-MASK_TRUE_FRACTION = {"owner_mask": 0.75}
 
 
 # The fused steps divide by ρ·θ_v, exner and the new ρ: positive states; their tridiagonal
@@ -152,11 +149,6 @@ HYDROSTATIC_CORRECTION_DRAWS = {
     "inv_ddqz_z_full": POSITIVE,
     "grav_o_cpd": Fixed(9.80665 / 1004.64),
 }
-
-
-# The int32 fields of offsets along K (`as_offset`), drawn as the peer benchmark draws
-# `zd_vertoffset`: every level they point to, and the one below it, inside the column.
-VERTICAL_OFFSETS = ("ikoffset",)
 
 
 def full(nlev: int) -> tuple[int, int]:
@@ -759,11 +751,14 @@ def record(
             if ptype.dtype.kind == ts.ScalarKind.BOOL:
                 if role != "in":
                     raise SystemExit(f"{name}: no way to make written bool field `{pname}`")
-                value = rng.uniform(0.0, 1.0, shape) < MASK_TRUE_FRACTION.get(pname, 0.5)
+                value = random_inputs.mask(rng, pname, shape)
                 stored, dtype = value, np.bool_
-            elif ptype.dtype.kind == ts.ScalarKind.INT32 and pname in VERTICAL_OFFSETS:
+            elif (
+                ptype.dtype.kind == ts.ScalarKind.INT32
+                and pname in random_inputs.VERTICAL_OFFSETS
+            ):
                 # ICON's offsets to the level a neighbouring cell reads, inside its column.
-                value = peer.vertical_offsets(shape, rng)
+                value = random_inputs.vertical_offsets(shape, rng)
                 stored, dtype = value, np.int32
             else:
                 dtype = floats.get(ptype.dtype.kind)
@@ -772,10 +767,10 @@ def record(
                 value = (
                     np.full(shape, np.nan)
                     if role == "out"
-                    else peer.draw(rng, spec.draws.get(pname), shape)
+                    else random_inputs.draw(rng, spec.draws.get(pname), shape)
                 )
                 if pname in spec.mostly_zero:
-                    value.reshape(-1)[np.arange(value.size) % 3 != 0] = 0.0
+                    random_inputs.zero_two_of_three(value)
                 value = value.astype(dtype)
                 stored = value.astype(np.float64)
             arrays[pname] = stored
@@ -793,7 +788,7 @@ def record(
             )
             continue
         if ptype.kind in floats:
-            value = floats[ptype.kind](peer.draw(rng, spec.draws.get(pname), ()))
+            value = floats[ptype.kind](random_inputs.draw(rng, spec.draws.get(pname), ()))
             scalars[pname] = value
             arrays[pname] = np.array(value, dtype=np.float64)
         elif ptype.kind == ts.ScalarKind.INT32:
