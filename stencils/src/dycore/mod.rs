@@ -4,6 +4,8 @@
 
 pub mod interpolation;
 pub mod metrics;
+mod pressure_gradient;
+pub mod reference_atmosphere;
 
 pub use interpolation::InterpolationState;
-pub use metrics::MetricState;
+pub use metrics::{MetricState, MetricsConfig, VerticalIndices};
