@@ -11,8 +11,9 @@
 
 use std::path::PathBuf;
 
-use gt4rs::grid::{Grid, GridDim, IcosahedralGrid, RegionSpec, Zone};
+use gt4rs::grid::{Grid, IcosahedralGrid, RegionSpec};
 use gt4rs::Error;
+use gt4rs_stencils::diffusion::terrain::{orography, Mountain, SleveParams};
 use gt4rs_stencils::diffusion::{Terrain, TerrainKind, VerticalGrid};
 use gt4rs_stencils::dycore::metrics::MetricArray;
 use gt4rs_stencils::dycore::reference_atmosphere;
@@ -20,6 +21,8 @@ use gt4rs_stencils::dycore::{MetricState, MetricsConfig, VerticalIndices};
 use gt4rs_tests::refs::icon4py_refs;
 use ndarray::{s, ArrayD};
 use ndarray_npy::{NpzReader, NpzWriter};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 const NLEV: usize = 12;
 
@@ -76,6 +79,25 @@ fn mountains(grid: &Grid) -> (VerticalGrid, Terrain) {
     let vertical = VerticalGrid::default_for(NLEV).expect("valid");
     let terrain =
         Terrain::of_kind(TerrainKind::Mountains, grid, &vertical).expect("the terrain builds");
+    (vertical, terrain)
+}
+
+/// Six mountains of random place (within 60° of the equator), height (0.5-3.5 km) and radius
+/// (150-600 km) under ICON's SLEVE coordinate.
+fn random_mountains(grid: &Grid, seed: u64) -> (VerticalGrid, Terrain) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mountains: Vec<Mountain> = (0..6)
+        .map(|_| Mountain {
+            lat_deg: rng.random_range(-60.0..60.0),
+            lon_deg: rng.random_range(-180.0..180.0),
+            height: rng.random_range(500.0..3500.0),
+            radius: rng.random_range(150.0e3..600.0e3),
+        })
+        .collect();
+    let vertical = VerticalGrid::default_for(NLEV).expect("valid");
+    let topography = orography(grid, &mountains).expect("orography");
+    let terrain = Terrain::sleve(grid, &vertical, topography, &SleveParams::default())
+        .expect("the terrain builds");
     (vertical, terrain)
 }
 
@@ -246,9 +268,17 @@ fn flat_terrain_has_no_slopes_and_reads_its_own_level() {
 #[test]
 fn weights_interpolate_and_extrapolate_polynomials_exactly() {
     let grid = grid(2, None);
+    for seed in 0..3 {
+        let (vertical, terrain) = random_mountains(&grid, seed);
+        check_polynomial_weights(&grid, &vertical, &terrain);
+    }
     let (vertical, terrain) = mountains(&grid);
-    let m = MetricState::compute(&grid, &terrain, &vertical, &MetricsConfig::default())
-        .expect("metrics");
+    check_polynomial_weights(&grid, &vertical, &terrain);
+}
+
+fn check_polynomial_weights(grid: &Grid, vertical: &VerticalGrid, terrain: &Terrain) {
+    let m =
+        MetricState::compute(grid, terrain, vertical, &MetricsConfig::default()).expect("metrics");
     let (z_ifc, z_mc) = (&terrain.z_ifc, &terrain.z_mc);
     let wgtfac_c = f64s(&m, "wgtfac_c");
     let wgtfacq_c = f64s(&m, "wgtfacq_c");
@@ -320,9 +350,15 @@ fn the_reference_atmosphere_is_hydrostatic_on_the_columns() {
 #[test]
 fn steep_columns_get_more_off_centring_and_less_extrapolation() {
     let grid = grid(3, None);
-    let (vertical, terrain) = mountains(&grid);
+    check_steep_columns(&grid, mountains(&grid));
+    for seed in 10..12 {
+        check_steep_columns(&grid, random_mountains(&grid, seed));
+    }
+}
+
+fn check_steep_columns(grid: &Grid, (vertical, terrain): (VerticalGrid, Terrain)) {
     let config = MetricsConfig::default();
-    let m = MetricState::compute(&grid, &terrain, &vertical, &config).expect("metrics");
+    let m = MetricState::compute(grid, &terrain, &vertical, &config).expect("metrics");
     let implicit = f64s(&m, "vwind_impl_wgt");
     let explicit = f64s(&m, "vwind_expl_wgt");
     assert!(implicit.iter().all(|&w| (0.65..=1.25 + 1e-12).contains(&w)));
@@ -338,15 +374,25 @@ fn steep_columns_get_more_off_centring_and_less_extrapolation() {
         .iter()
         .all(|&x| (-1.0 / 6.0..=config.exner_expol).contains(&x)));
     assert!(exfac.iter().any(|&x| x < config.exner_expol));
-    // Steep edges read other levels: some offsets point down the column, none above the
-    // flat levels of their edge.
+    // Steep edges read other levels: some offsets point down the column, every one inside
+    // it, none on the levels down to nflat_gradp (flat at every edge).
     let offsets = m.vertoffset_gradp.as_array();
+    let nflat = m.nflat_gradp as usize;
+    assert!(nflat < NLEV);
     assert!(offsets.iter().any(|&o| o > 0));
-    assert!((m.nflat_gradp as usize) < NLEV);
-    let start = grid
-        .start(GridDim::Edge, Zone::LateralBoundaryLevel2)
-        .expect("zone");
-    assert_eq!(start, 0, "a global grid");
+    for ((_, _, k), &o) in offsets.indexed_iter().map(|(i, o)| ((i[0], i[1], i[2]), o)) {
+        assert!(
+            (0..NLEV as i32).contains(&(k as i32 + o)),
+            "offset {o} at level {k}"
+        );
+        if k <= nflat {
+            assert_eq!(o, 0, "an offset at level {k} <= nflat_gradp {nflat}");
+        }
+    }
+    // Below the higher cell's ground the edge's level lies lower: a negative distance.
+    let pg_exdist = f64s(&m, "pg_exdist");
+    assert!(pg_exdist.iter().all(|&d| d <= 0.0));
+    assert!(pg_exdist.iter().any(|&d| d < 0.0));
 }
 
 #[test]
@@ -427,4 +473,26 @@ fn the_reference_atmosphere_is_in_balance_at_any_height() {
     }
     // A stable stratification: θ grows with height.
     assert!(ra::at_full_level(10_000.0).theta > ra::at_full_level(1_000.0).theta);
+}
+
+/// The time of `MetricState::compute` at R2B4 x 65 levels over the mountains (one thread).
+#[test]
+#[ignore = "a timing: cargo test --release -p gt4rs-stencils --test dycore_metrics -- --ignored --nocapture compute_time"]
+fn compute_time_at_r2b4_by_65_levels() {
+    let grid = IcosahedralGrid::generate(2, 4).expect("R2B4");
+    let vertical = VerticalGrid::default_for(65).expect("valid");
+    let terrain =
+        Terrain::of_kind(TerrainKind::Mountains, &grid, &vertical).expect("the terrain builds");
+    let config = MetricsConfig::default();
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        let m = MetricState::compute(&grid, &terrain, &vertical, &config).expect("metrics");
+        best = best.min(started.elapsed().as_secs_f64());
+        assert!(m.nflat_gradp > 0);
+    }
+    eprintln!(
+        "MetricState::compute at R2B4 x 65: {best:.3} s (best of 3; {} cells, {} edges)",
+        grid.num_cells, grid.num_edges
+    );
 }
