@@ -40,6 +40,8 @@ class Grid:
     tables: dict[str, np.ndarray]
     derived_differences: list[str]
     label: str
+    # The single-rank decomposition the zones were computed with (owner masks).
+    decomposition_info: decomposition.DecompositionInfo | None = None
 
     def start(self, dim: str, zone: str) -> int:
         return int(self.icon.start_index(h_grid.domain(HORIZONTAL[dim])(h_grid.Zone[zone])))
@@ -123,4 +125,10 @@ def load(path: str, num_levels: int) -> Grid:
         name: np.asarray(connectivity.ndarray, dtype=np.int32)
         for name, connectivity in grid.connectivities.items()
     }
-    return Grid(icon=grid, tables=tables, derived_differences=differences, label=label)
+    return Grid(
+        icon=grid,
+        tables=tables,
+        derived_differences=differences,
+        label=label,
+        decomposition_info=decomposition_info,
+    )

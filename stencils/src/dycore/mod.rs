@@ -9,11 +9,13 @@ pub mod granule;
 pub mod initial;
 pub mod interpolation;
 pub mod metrics;
+mod pressure_gradient;
+pub mod reference_atmosphere;
 pub mod state;
 
 pub use config::{NonHydrostaticConfig, NonHydrostaticParams};
 pub use geometry::{CellParams, EdgeParams};
 pub use granule::{RunOptions, SolveNonhydro, Substep, VerticalParams};
 pub use interpolation::InterpolationState;
-pub use metrics::MetricState;
+pub use metrics::{MetricState, MetricsConfig, VerticalIndices};
 pub use state::{DiagnosticState, PredictorCorrector, PrepAdvection, PrognosticState};
