@@ -429,8 +429,33 @@ fn existing_coefficients_against_icon4py() {
             lb2_e..grid.num_edges,
             0.0,
         );
-        // ICON4Py's formula on the grid's normals at the cell centres: the same sums in
-        // another order.
+        // ICON4Py's field operators (the embedded backend) on the grid's lengths, areas and
+        // orientations: the same products and quotient.
+        check(
+            "geofac_div",
+            label,
+            &two_d(&state.geofac_div),
+            &reference.d2("geofac_div"),
+            0..grid.num_cells,
+            0.0,
+        );
+        check(
+            "geofac_rot",
+            label,
+            &two_d(&state.geofac_rot),
+            &reference.d2("geofac_rot"),
+            0..grid.num_vertices,
+            0.0,
+        );
+        // ICON4Py's formulas: the same terms summed in another order.
+        check(
+            "geofac_n2s",
+            label,
+            &two_d(&state.geofac_n2s),
+            &reference.d2("geofac_n2s"),
+            lb2_c..grid.num_cells,
+            1e-15,
+        );
         check(
             "geofac_grg_x",
             label,

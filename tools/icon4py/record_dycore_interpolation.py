@@ -139,6 +139,35 @@ def record(path: str, out: pathlib.Path) -> None:
         e2c=e2c,
         horizontal_start=grid.start("Vertex", "LATERAL_BOUNDARY_LEVEL_2"),
     )
+    # The divergence and curl weights: ICON4Py's field operators on the embedded backend, as
+    # its factory runs them; the nabla2 weights from gt4rs's geofac_div.
+    geofac_div = gtx.zeros({dims.CellDim: range(n_cells), dims.C2EDim: range(3)}, dtype=np.float64)
+    fields.compute_geofac_div.with_backend(None)(
+        primal_edge_length=gtx.as_field((dims.EdgeDim,), g["primal_edge_length"]),
+        edge_orientation=gtx.as_field((dims.CellDim, dims.C2EDim), g["cell_edge_orientation"]),
+        area=gtx.as_field((dims.CellDim,), g["cell_area"]),
+        out=geofac_div,
+        offset_provider=grid.offset_provider,
+    )
+    res["geofac_div"] = geofac_div.asnumpy()
+    geofac_rot = gtx.zeros({dims.VertexDim: range(n_verts), dims.V2EDim: range(6)}, dtype=np.float64)
+    fields.compute_geofac_rot.with_backend(None)(
+        dual_edge_length=gtx.as_field((dims.EdgeDim,), g["dual_edge_length"]),
+        edge_orientation=gtx.as_field((dims.VertexDim, dims.V2EDim), g["vertex_edge_orientation"]),
+        dual_area=gtx.as_field((dims.VertexDim,), g["dual_area"]),
+        owner_mask=gtx.as_field((dims.VertexDim,), np.ones(n_verts, dtype=bool)),
+        out=geofac_rot,
+        offset_provider=grid.offset_provider,
+    )
+    res["geofac_rot"] = geofac_rot.asnumpy()
+    res["geofac_n2s"] = fields.compute_geofac_n2s(
+        dual_edge_length=g["dual_edge_length"],
+        geofac_div=g["geofac_div"],
+        c2e=c2e,
+        e2c=e2c,
+        c2e2c=c2e2c,
+        horizontal_start=grid.start("Cell", "LATERAL_BOUNDARY_LEVEL_2"),
+    )
     res["e_bln_c_s"] = fields.compute_e_bln_c_s(
         c2e=c2e, cells_lat=cell_lat, cells_lon=cell_lon, edges_lat=edge_lat, edges_lon=edge_lon
     )

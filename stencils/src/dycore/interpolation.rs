@@ -73,6 +73,11 @@ impl InterpolationState {
     /// interpolation factory does ([`super::coefficients`]). (The diffusion's own
     /// `nudgecoeff_e` puts the maximum one edge row further out than ICON4Py's
     /// `compute_nudgecoeffs`, which the dynamical core follows.)
+    ///
+    /// `grid` is a whole grid (one domain: every point owned, as ICON4Py's single-rank
+    /// factory). A rank's part takes its rows from the whole grid's state, as the diffusion's
+    /// distributed job does; computed on a part, a stencil that leaves the part where ICON
+    /// computes the coefficient is an error.
     pub fn compute(grid: &Grid, config: &InterpolationConfig) -> Result<Self, Error> {
         let weight = config.divergence_averaging_central_cell_weight;
         if !(0.0..=1.0).contains(&weight) {
