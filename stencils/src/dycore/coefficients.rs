@@ -41,15 +41,82 @@ fn neighbour(
     })
 }
 
+/// Checks that the tables and geometry arrays the coefficients read have the grid's sizes and
+/// that every table entry is -1 or a point of the grid, so that a damaged grid is an error
+/// rather than an out-of-bounds index.
+fn validate(grid: &Grid) -> Result<(), Error> {
+    let (nc, ne) = (grid.num_cells, grid.num_edges);
+    for (name, rows, cols, targets) in [
+        ("C2E", nc, 3, ne),
+        ("E2C", ne, 2, nc),
+        ("C2E2C", nc, 3, nc),
+        ("C2E2CO", nc, 4, nc),
+        ("E2C2E", ne, 4, ne),
+        ("E2C2EO", ne, 5, ne),
+    ] {
+        let table = grid.table(name)?;
+        if table.dim() != (rows, cols) {
+            return Err(Error::Shape(format!(
+                "table {name} is {:?}, the grid needs ({rows}, {cols})",
+                table.dim()
+            )));
+        }
+        if let Some(bad) = table
+            .iter()
+            .find(|&&n| n < -1 || n as i64 >= targets as i64)
+        {
+            return Err(Error::Connectivity {
+                offset: name.into(),
+                message: format!("entry {bad} is outside -1..{targets}"),
+            });
+        }
+    }
+    let g = &grid.geometry;
+    let shapes: [(&str, &[usize], Vec<usize>); 12] = [
+        ("cell_center", g.cell_center.shape(), vec![nc, 3]),
+        ("edge_center", g.edge_center.shape(), vec![ne, 3]),
+        ("cell_area", g.cell_area.shape(), vec![nc]),
+        ("geofac_div", g.geofac_div.shape(), vec![nc, 3]),
+        (
+            "inv_dual_edge_length",
+            g.inv_dual_edge_length.shape(),
+            vec![ne],
+        ),
+        ("dual_edge_length", g.dual_edge_length.shape(), vec![ne]),
+        ("primal_normal", g.primal_normal.shape(), vec![ne, 3]),
+        ("primal_normal_x", g.primal_normal_x.shape(), vec![ne]),
+        ("primal_normal_y", g.primal_normal_y.shape(), vec![ne]),
+        ("dual_normal_x", g.dual_normal_x.shape(), vec![ne]),
+        ("dual_normal_y", g.dual_normal_y.shape(), vec![ne]),
+        ("c_lin_e", g.c_lin_e.shape(), vec![ne, 2]),
+    ];
+    for (name, shape, expected) in shapes {
+        if shape != expected.as_slice() {
+            return Err(Error::Shape(format!(
+                "geometry array {name} is {shape:?}, the grid needs {expected:?}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Latitudes and longitudes (radians) of points `[n, xyz]`, as [`lat_lon`].
-pub fn latitudes_longitudes(points: ArrayView2<'_, f64>) -> (Array1<f64>, Array1<f64>) {
+pub fn latitudes_longitudes(
+    points: ArrayView2<'_, f64>,
+) -> Result<(Array1<f64>, Array1<f64>), Error> {
+    if points.ncols() != 3 {
+        return Err(Error::Shape(format!(
+            "points are {:?}, not [n, 3] positions",
+            points.dim()
+        )));
+    }
     let n = points.nrows();
     let mut lat = Array1::zeros(n);
     let mut lon = Array1::zeros(n);
     for i in 0..n {
         (lat[i], lon[i]) = lat_lon([points[[i, 0]], points[[i, 1]], points[[i, 2]]]);
     }
-    (lat, lon)
+    Ok((lat, lon))
 }
 
 /// ICON4Py's `_rotate_latlon`: `(lat, lon)` in the system whose pole is `(pollat, pollon)`.
@@ -122,6 +189,7 @@ fn weighting_factors(
 /// torus: uniform weights, then the same iteration). Computed from lateral boundary level 2,
 /// corrected from level 3.
 pub fn bilinear_cell_average(grid: &Grid, central_weight: f64) -> Result<Array2<f64>, Error> {
+    validate(grid)?;
     let c2e2c = grid.table("C2E2C")?;
     let c2e2co = grid.table("C2E2CO")?;
     let nc = grid.num_cells;
@@ -130,7 +198,7 @@ pub fn bilinear_cell_average(grid: &Grid, central_weight: f64) -> Result<Array2<
     let mut weights = Array2::<f64>::zeros((nc, 4));
     match grid.geometry.surface {
         Surface::Sphere { .. } => {
-            let (lat, lon) = latitudes_longitudes(grid.geometry.cell_center.view());
+            let (lat, lon) = latitudes_longitudes(grid.geometry.cell_center.view())?;
             for c in start..nc {
                 let mut ytemp = [0.0; 3];
                 let mut xtemp = [0.0; 3];
@@ -271,6 +339,14 @@ fn icon_diamond(
 /// the diamond's weights from lateral boundary level 4, the edge's own weight and the
 /// normalisation from level 5.
 pub fn edge_flux_average(grid: &Grid, c_bln_avg: &Array2<f64>) -> Result<Array2<f64>, Error> {
+    validate(grid)?;
+    if c_bln_avg.dim() != (grid.num_cells, 4) {
+        return Err(Error::Shape(format!(
+            "c_bln_avg is {:?}, the grid needs ({}, 4)",
+            c_bln_avg.dim(),
+            grid.num_cells
+        )));
+    }
     let c2e = grid.table("C2E")?;
     let e2c = grid.table("E2C")?;
     let c2e2c = grid.table("C2E2C")?;
@@ -398,6 +474,7 @@ pub fn edge_flux_average(grid: &Grid, c_bln_avg: &Array2<f64>) -> Result<Array2<
 /// ICON's `geofac_grdiv` (E2C2EO): the gradient at an edge of the divergence at its two cells,
 /// as ICON4Py's `compute_geofac_grdiv`, from lateral boundary level 2.
 pub fn gradient_of_divergence(grid: &Grid) -> Result<Array2<f64>, Error> {
+    validate(grid)?;
     let c2e = grid.table("C2E")?;
     let e2c = grid.table("E2C")?;
     let e2c2e = grid.table("E2C2E")?;
@@ -441,6 +518,7 @@ pub fn gradient_of_divergence(grid: &Grid) -> Result<Array2<f64>, Error> {
 /// tangent (`.1`, `_y`); 0 for a missing cell. On the torus: `∓ dual_edge_length / 2` along
 /// the normal (ICON4Py's `compute_pos_on_tplane_e_x_y_torus`).
 pub fn positions_on_tangent_plane(grid: &Grid) -> Result<(Array2<f64>, Array2<f64>), Error> {
+    validate(grid)?;
     let e2c = grid.table("E2C")?;
     let g = &grid.geometry;
     let ne = grid.num_edges;
@@ -455,8 +533,8 @@ pub fn positions_on_tangent_plane(grid: &Grid) -> Result<(Array2<f64>, Array2<f6
             return Ok((along_normal, along_tangent));
         }
     };
-    let (cell_lat, cell_lon) = latitudes_longitudes(g.cell_center.view());
-    let (edge_lat, edge_lon) = latitudes_longitudes(g.edge_center.view());
+    let (cell_lat, cell_lon) = latitudes_longitudes(g.cell_center.view())?;
+    let (edge_lat, edge_lon) = latitudes_longitudes(g.edge_center.view())?;
     let start = grid.start(GridDim::Edge, Zone::LateralBoundaryLevel1)?;
     for e in start..ne {
         for side in 0..2 {

@@ -37,7 +37,7 @@ impl EdgeParams {
         let g = &grid.geometry;
         Ok(EdgeParams {
             base: DiffusionEdgeParams::from_grid(grid)?,
-            coriolis_frequency: field_of(coriolis_frequency(grid).into_dyn())?,
+            coriolis_frequency: field_of(coriolis_frequency(grid)?.into_dyn())?,
             primal_normal_cell_x: field_of(g.primal_normal_cell_x.clone().into_dyn())?,
             primal_normal_cell_y: field_of(g.primal_normal_cell_y.clone().into_dyn())?,
             dual_normal_cell_x: field_of(g.dual_normal_cell_x.clone().into_dyn())?,
@@ -48,13 +48,13 @@ impl EdgeParams {
 
 /// `2 Ω sin φ` at each edge midpoint, as ICON4Py's `coriolis_parameter_on_edges`
 /// (`2.0 * angular_velocity * sin(lat)`); 0 everywhere on the torus.
-pub fn coriolis_frequency(grid: &Grid) -> Array1<f64> {
+pub fn coriolis_frequency(grid: &Grid) -> Result<Array1<f64>, Error> {
     match grid.geometry.surface {
         Surface::Sphere { .. } => {
-            let (lat, _) = latitudes_longitudes(grid.geometry.edge_center.view());
-            lat.mapv(|lat| 2.0 * EARTH_ANGULAR_VELOCITY * lat.sin())
+            let (lat, _) = latitudes_longitudes(grid.geometry.edge_center.view())?;
+            Ok(lat.mapv(|lat| 2.0 * EARTH_ANGULAR_VELOCITY * lat.sin()))
         }
-        Surface::Torus { .. } => Array1::zeros(grid.num_edges),
+        Surface::Torus { .. } => Ok(Array1::zeros(grid.num_edges)),
     }
 }
 
