@@ -274,7 +274,15 @@ fn force_mass_conservation(
         central_weight - CENTRAL_WEIGHT_SPREAD,
         central_weight + CENTRAL_WEIGHT_SPREAD,
     );
-    let mut residual = Array1::<f64>::zeros(nc);
+    // On the flat row-major weights (a fresh array, so contiguous), the same operations in
+    // the same order as indexing them would do.
+    let flat = weights
+        .as_slice_mut()
+        .ok_or_else(|| Error::Shape("c_bln_avg is not contiguous".into()))?;
+    let area = area
+        .as_slice()
+        .ok_or_else(|| Error::Shape("cell_area is not contiguous".into()))?;
+    let mut residual = vec![0.0f64; nc];
     for iteration in 0..MASS_CONSERVATION_ITERATIONS {
         for c in start..nc {
             let mut sum = 0.0;
@@ -282,29 +290,26 @@ fn force_mass_conservation(
                 .iter()
                 .enumerate()
             {
-                let term = weights[[n, slot]] * area[n];
+                let term = flat[4 * n + slot] * area[n];
                 sum = if k == 0 { term } else { sum + term };
             }
             residual[c] = sum / area[c] - 1.0;
         }
         if iteration == MASS_CONSERVATION_ITERATIONS - 1 {
             for c in start..nc {
-                weights[[c, 0]] -= residual[c];
+                flat[4 * c] -= residual[c];
             }
         } else {
             for c in start..nc {
-                for k in 0..4 {
-                    let n = back[(c - start) * 4 + k].0;
-                    weights[[c, k]] -= MASS_CONSERVATION_RELAXATION * residual[n];
+                let row = &mut flat[4 * c..4 * c + 4];
+                for (k, w) in row.iter_mut().enumerate() {
+                    *w -= MASS_CONSERVATION_RELAXATION * residual[back[(c - start) * 4 + k].0];
                 }
-            }
-            for c in start..nc {
-                let excess =
-                    weights[[c, 0]] + weights[[c, 1]] + weights[[c, 2]] + weights[[c, 3]] - 1.0;
-                for k in 0..4 {
-                    weights[[c, k]] -= 0.25 * excess;
+                let excess = row[0] + row[1] + row[2] + row[3] - 1.0;
+                for w in row.iter_mut() {
+                    *w -= 0.25 * excess;
                 }
-                weights[[c, 0]] = weights[[c, 0]].max(min_weight).min(max_weight);
+                row[0] = row[0].max(min_weight).min(max_weight);
             }
         }
     }
