@@ -68,7 +68,10 @@ class Grid:
         return self.icon.connectivities
 
 
-def load(path: str, num_levels: int) -> Grid:
+def load(path: str, num_levels: int, keep_skip_values: bool = False) -> Grid:
+    """The grid in `path`. `keep_skip_values=True` keeps the -1 entries of a limited-area
+    grid's tables, as ICON4Py's grid manager loads a grid for a model run (the default replaces
+    them, as its stencil tests do)."""
     data = np.load(path)
     meta = json.loads(bytes(data["grid_meta"]).decode()) if "grid_meta" in data.files else {}
     size = base.HorizontalGridSize(
@@ -106,7 +109,7 @@ def load(path: str, num_levels: int) -> Grid:
         horizontal_config=size,
         vertical_size=num_levels,
         limited_area=limited_area,
-        keep_skip_values=False,
+        keep_skip_values=keep_skip_values,
     )
     kind = meta.get("kind", {})
     shape = kind.get("Icosahedral") if isinstance(kind, dict) else None

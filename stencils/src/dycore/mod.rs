@@ -3,6 +3,7 @@
 //! interpolation fields it needs on the generated grid over the diffusion job's terrain.
 
 mod bound;
+pub mod coefficients;
 pub mod config;
 pub mod geometry;
 pub mod granule;
@@ -16,6 +17,6 @@ pub mod state;
 pub use config::{NonHydrostaticConfig, NonHydrostaticParams};
 pub use geometry::{CellParams, EdgeParams};
 pub use granule::{RunOptions, SolveNonhydro, Substep, VerticalParams};
-pub use interpolation::InterpolationState;
+pub use interpolation::{InterpolationConfig, InterpolationState};
 pub use metrics::{MetricState, MetricsConfig, VerticalIndices};
 pub use state::{DiagnosticState, PredictorCorrector, PrepAdvection, PrognosticState};
