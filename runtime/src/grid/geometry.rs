@@ -91,7 +91,8 @@ geometry_fields! {
     dual_area: Array1 @ Vertex,
     /// Unit edge normal at the midpoint, `[edge, xyz]`, from `E2C[0]` towards `E2C[1]`.
     primal_normal: Array2 @ Edge,
-    /// Unit vector along the edge, `up x primal_normal`, `[edge, xyz]`.
+    /// Unit vector along the edge, `primal_normal x up` (ICON's: the normal turned a right
+    /// angle clockwise seen from above), `[edge, xyz]`.
     dual_normal: Array2 @ Edge,
     /// East component of `primal_normal` in the local frame at the edge midpoint.
     primal_normal_x: Array1 @ Edge,
@@ -225,7 +226,9 @@ impl Geometry {
             if towards_second < 0.0 {
                 n = [-n[0], -n[1], -n[2]];
             }
-            let t = cross(up, n);
+            // ICON's tangent: the normal turned a right angle clockwise seen from above, so that
+            // the Coriolis and vorticity terms' `-vt (f + ζ)` is the force along the normal.
+            let t = cross(n, up);
             for k in 0..3 {
                 edge_center[[e, k]] = m[k];
                 primal_normal[[e, k]] = n[k];
