@@ -158,6 +158,38 @@ enum RunCommand {
         #[arg(long)]
         compare_single_rank: bool,
     },
+    /// ICON's dynamical core (velocity advection, the nonhydrostatic solver's substeps and
+    /// diffusion) on an atmosphere in solid-body rotation over mountains: progress bar,
+    /// per-program timings, pictures of the mountain waves.
+    Dycore {
+        /// `rNbK` (e.g. r2b4) or a spherical grid file.
+        #[arg(long, default_value = "r2b4")]
+        grid: String,
+        /// Full vertical levels.
+        #[arg(long, default_value_t = 65)]
+        levels: usize,
+        /// Model steps (of 300 s, five dynamical substeps each).
+        #[arg(long, default_value_t = 12)]
+        steps: usize,
+        /// Backend: embedded, cpu, cuda or auto.
+        #[arg(long, default_value = "cpu")]
+        backend: gt4rs::Backend,
+        /// Write a Chrome trace (open in Perfetto) to this .json file.
+        #[arg(long)]
+        trace: Option<std::path::PathBuf>,
+        /// Folder for the pictures.
+        #[arg(long, default_value = "out/dycore")]
+        out: std::path::PathBuf,
+        /// The ground: mountains (SLEVE coordinate) or flat.
+        #[arg(long, default_value = "mountains")]
+        terrain: gt4rs_stencils::diffusion::TerrainKind,
+        /// Zonal wind at the equator (m/s) of the solid-body rotation.
+        #[arg(long, default_value_t = 20.0)]
+        u0: f64,
+        /// Leave out the diffusion granule after each model step.
+        #[arg(long)]
+        no_diffusion: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -256,6 +288,34 @@ fn main() {
             terrain,
             compare_single_rank,
         ),
+        Command::Run {
+            command:
+                RunCommand::Dycore {
+                    grid,
+                    levels,
+                    steps,
+                    backend,
+                    trace,
+                    out,
+                    terrain,
+                    u0,
+                    no_diffusion,
+                },
+        } => cli::run::dycore(&gt4rs_stencils::dycore::job::JobSpec {
+            grid,
+            levels,
+            steps,
+            backend,
+            trace,
+            out: Some(out),
+            terrain,
+            atmosphere: gt4rs_stencils::dycore::initial::RotatingAtmosphere {
+                u0,
+                ..Default::default()
+            },
+            diffusion: !no_diffusion,
+            ..Default::default()
+        }),
         Command::Config {
             command:
                 ConfigCommand::Show {

@@ -1,4 +1,4 @@
-//! `gt4rs run diffusion`: the diffusion granule's main job.
+//! `gt4rs run diffusion` and `gt4rs run dycore`: the main jobs.
 
 use crate::cli::stdout::out;
 use std::path::PathBuf;
@@ -35,5 +35,12 @@ pub fn diffusion(
     if let Some(report) = job::run_anywhere(&spec)? {
         out!("{}", report.summary());
     }
+    Ok(true)
+}
+
+/// Runs the dynamical core's job and prints its summary.
+pub fn dycore(spec: &crate::dycore::job::JobSpec) -> Result<bool, Error> {
+    let report = crate::dycore::job::run(spec)?;
+    out!("{}", report.summary());
     Ok(true)
 }

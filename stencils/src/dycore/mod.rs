@@ -5,10 +5,12 @@
 mod bound;
 pub mod coefficients;
 pub mod config;
+pub mod fields;
 pub mod geometry;
 pub mod granule;
 pub mod initial;
 pub mod interpolation;
+pub mod job;
 pub mod metrics;
 mod pressure_gradient;
 pub mod reference_atmosphere;
