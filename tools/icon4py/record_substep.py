@@ -484,7 +484,14 @@ def run_time_scalars(*, program, backend, constant_args=None, variants=None, **s
     )
 
 
-def record(spec: str, label: str, levels: int, seed: int, backend_name: str) -> tuple[dict, dict]:
+def record(
+    spec: str,
+    label: str,
+    levels: int,
+    seed: int,
+    backend_name: str,
+    compile_variants: bool = False,
+) -> tuple[dict, dict]:
     import gt4py.next as gtx
     from icon4py.model.atmosphere.dycore import solve_nonhydro as solve_nh, velocity_advection
     from icon4py.model.common import dimension as dims, utils as common_utils
@@ -511,7 +518,7 @@ def record(spec: str, label: str, levels: int, seed: int, backend_name: str) -> 
     edge, cell = geometry(r)
     config = solve_nh.NonHydrostaticConfig()
     backend = None if backend_name == "embedded" else getattr(gtx, backend_name)
-    if backend is not None:
+    if backend is not None and not compile_variants:
         solve_nh.setup_program = run_time_scalars
         velocity_advection.setup_program = run_time_scalars
     solver = solve_nh.SolveNonhydro(
@@ -616,6 +623,7 @@ def record(spec: str, label: str, levels: int, seed: int, backend_name: str) -> 
         ],
         "offsets": {name: list(t.shape) for name, t in grid.tables.items()},
         "backend": backend_name,
+        "static_values": "compiled in" if compile_variants else "run time",
         "seed": seed,
         "versions": {
             p: metadata.version(p)
@@ -634,6 +642,12 @@ def main() -> int:
     # GT4Py 1.2.1's embedded backend cannot run velocity advection (`concat_where` with a
     # broadcast scalar: "Cannot compute length of open 'UnitRange'").
     parser.add_argument("--backend", choices=("gtfn_cpu", "embedded"), default="gtfn_cpu")
+    parser.add_argument(
+        "--compile-variants",
+        action="store_true",
+        help="ICON4Py's own setup_program: every variant compiled ahead of time with its static "
+        "values inlined (many GT4Py compilations; the default passes them at run time)",
+    )
     parser.add_argument("--seed", type=int, default=20261128)
     parser.add_argument("--out", required=True, help="folder of the grids' folders")
     args = parser.parse_args()
@@ -643,7 +657,9 @@ def main() -> int:
     if len(grids) != len(labels):
         raise SystemExit("--grids and --labels must name as many grids")
     for spec, label in zip(grids, labels):
-        arrays, sidecar = record(spec, label, args.levels, args.seed, args.backend)
+        arrays, sidecar = record(
+            spec, label, args.levels, args.seed, args.backend, args.compile_variants
+        )
         folder = pathlib.Path(args.out) / label
         folder.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(folder / "substeps.npz", **arrays)
