@@ -11,9 +11,11 @@ of 20-200 m (`FIELD_DRAWS`), not in the unit ranges `record_dycore.py` draws for
 a run of substeps at unit scale (1 m cells, a pressure-gradient term of c_pd·θ·Δπ/Δx ~ 10³)
 grows by 10⁸ in its first substep and overflows in its third. The state is the reference state
 plus small perturbations; the vertical wind and the thin layers are such that the vertical CFL
-number exceeds velocity advection's limit at some cells (its clipping and extra diffusion run),
-as in `record_dycore.py`'s draws for those programs. The offsets along K and the mostly zero
-`pg_exdist` are drawn as `record_dycore.py` draws them.
+number exceeds velocity advection's limit at some cells, as `record_dycore.py`'s draws for those
+programs make it (on R2B0 the clipping of w's advection and the extra diffusion of vn run, on
+the R2B3 cut the clipping: `cfl_w_limit` 0.651 for 0.65, or `scalfac_exdiff` 0.051 for 0.05,
+changes 119 and 7 of the recorded output arrays). The offsets along K and the mostly zero `pg_exdist` are drawn as
+`record_dycore.py` draws them.
 
 The schedule (`SCHEDULE`): a first model step at the initial time step of the run (velocity
 advection's predictor computes the vertical advection of w), two substeps of 2 s; a second one
