@@ -14,8 +14,8 @@ plus small perturbations; the vertical wind and the thin layers are such that th
 number exceeds velocity advection's limit at some cells, as `record_dycore.py`'s draws for those
 programs make it (on R2B0 the clipping of w's advection and the extra diffusion of vn run, on
 the R2B3 cut the clipping: `cfl_w_limit` 0.651 for 0.65, or `scalfac_exdiff` 0.051 for 0.05,
-changes 119 and 7 of the recorded output arrays). The offsets along K and the mostly zero `pg_exdist` are drawn as
-`record_dycore.py` draws them.
+changes 119 and 7 of the recorded output arrays). The offsets along K and the mostly zero
+`pg_exdist` are drawn as `record_dycore.py` draws them.
 
 The schedule (`SCHEDULE`): a first model step at the initial time step of the run (velocity
 advection's predictor computes the vertical advection of w), two substeps of 2 s; a second one
