@@ -576,6 +576,10 @@ impl SolveNonhydro {
     pub fn interpolated_fourth_order_divdamp_factor(&self) -> &Field<K, f64> {
         &self.work.interpolated_fourth_order_divdamp_factor
     }
+    /// ICON's `z_raylfac`: the Rayleigh damping factor per level for the last substep's length.
+    pub fn rayleigh_damping_factor(&self) -> &Field<K, f64> {
+        &self.work.rayleigh_damping_factor
+    }
 
     /// One dynamical substep (ICON4Py `SolveNonhydro.time_step`): the predictor from
     /// `current` into `next`, then the corrector, then the halo and boundary updates of
