@@ -46,6 +46,18 @@ pub enum Zone {
 }
 
 impl Zone {
+    /// The lateral boundary rows, from the boundary inwards (ICON's refinement levels 1-8).
+    pub const LATERAL_BOUNDARY: [Zone; 8] = [
+        Zone::LateralBoundaryLevel1,
+        Zone::LateralBoundaryLevel2,
+        Zone::LateralBoundaryLevel3,
+        Zone::LateralBoundaryLevel4,
+        Zone::LateralBoundaryLevel5,
+        Zone::LateralBoundaryLevel6,
+        Zone::LateralBoundaryLevel7,
+        Zone::LateralBoundaryLevel8,
+    ];
+
     /// Every zone, in ICON's order.
     pub const ALL: [Zone; 15] = [
         Zone::LateralBoundaryLevel1,

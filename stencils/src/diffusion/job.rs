@@ -154,15 +154,15 @@ pub(crate) fn zonal_wind_at_cells(
         .collect())
 }
 
-/// The job's progress bar on stderr, or a hidden one.
-pub(crate) fn progress_bar(shown: bool, steps: usize) -> ProgressBar {
+/// A job's progress bar on stderr, named `job`, or a hidden one.
+pub(crate) fn progress_bar(job: &str, shown: bool, steps: usize) -> ProgressBar {
     if !shown {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(steps as u64);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} diffusion [{bar:40}] {pos}/{len} steps, {per_sec}, eta {eta} {msg}",
-    ) {
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{{spinner}} {job} [{{bar:40}}] {{pos}}/{{len}} steps, {{per_sec}}, eta {{eta}} {{msg}}"
+    )) {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
@@ -210,7 +210,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
 
     let initial_vn = state.vn.as_array().to_owned();
     let mut small_scale_variance = vec![mean_square_difference(state.vn.as_array(), &jet)];
-    let bar = progress_bar(spec.progress_bar, spec.steps);
+    let bar = progress_bar("diffusion", spec.progress_bar, spec.steps);
     let mut stepping = Duration::ZERO;
     for step in 0..spec.steps {
         let start = Instant::now();

@@ -118,7 +118,7 @@ pub fn run_on_ranks(spec: &JobSpec, world: &MpiWorld) -> Result<Option<JobReport
         world.sum(partial) / values
     };
     let mut small_scale_variance = vec![variance(&state.vn.as_array().to_owned())];
-    let bar = progress_bar(spec.progress_bar && root, spec.steps);
+    let bar = progress_bar("diffusion", spec.progress_bar && root, spec.steps);
     let mut stepping = Duration::ZERO;
     for step in 0..spec.steps {
         let start = Instant::now();

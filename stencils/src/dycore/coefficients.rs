@@ -567,19 +567,10 @@ pub fn positions_on_tangent_plane(grid: &Grid) -> Result<(Array2<f64>, Array2<f6
 /// lateral boundary rows, 9 and 10 on the nudging rows, 0 elsewhere.
 fn edge_refinement_levels(grid: &Grid) -> Result<Vec<i32>, Error> {
     let mut refin = vec![0; grid.num_edges];
-    let zones = [
-        Zone::LateralBoundaryLevel1,
-        Zone::LateralBoundaryLevel2,
-        Zone::LateralBoundaryLevel3,
-        Zone::LateralBoundaryLevel4,
-        Zone::LateralBoundaryLevel5,
-        Zone::LateralBoundaryLevel6,
-        Zone::LateralBoundaryLevel7,
-        Zone::LateralBoundaryLevel8,
-        Zone::Nudging,
-        Zone::NudgingLevel2,
-    ];
-    for (level, zone) in zones.into_iter().enumerate() {
+    let zones = Zone::LATERAL_BOUNDARY
+        .into_iter()
+        .chain([Zone::Nudging, Zone::NudgingLevel2]);
+    for (level, zone) in zones.enumerate() {
         let (start, end) = (
             grid.start(GridDim::Edge, zone)?,
             grid.end(GridDim::Edge, zone)?,

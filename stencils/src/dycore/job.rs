@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use gt4rs::grid::Grid;
 use gt4rs::profiling::Phase;
 use gt4rs::{Backend, Error};
-use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::ArrayD;
 
 use super::config::NonHydrostaticConfig;
@@ -20,7 +19,7 @@ use super::initial::RotatingAtmosphere;
 use super::state::{PrepAdvection, PrognosticState};
 use crate::diffusion::config::DiffusionConfig;
 use crate::diffusion::initial::diffusion_over;
-use crate::diffusion::job::{write_checked_trace, zonal_wind_at_cells};
+use crate::diffusion::job::{progress_bar, write_checked_trace, zonal_wind_at_cells};
 use crate::diffusion::plot::{self, MapPanel, MapTiles};
 use crate::diffusion::state::PrognosticViews as DiffusionViews;
 use crate::diffusion::terrain::{Terrain, TerrainKind};
@@ -115,20 +114,6 @@ fn largest(values: impl Iterator<Item = f64>) -> f64 {
     values.fold(0.0_f64, |m, v| m.max(v.abs()))
 }
 
-/// The job's progress bar on stderr, or a hidden one.
-fn progress_bar(shown: bool, steps: usize) -> ProgressBar {
-    if !shown {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(steps as u64);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} dycore [{bar:40}] {pos}/{len} steps, {per_sec}, eta {eta} {msg}",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
 /// Runs the job and writes its pictures (and trace).
 pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     if spec.substeps == 0 || !(spec.dtime > 0.0 && spec.dtime.is_finite()) {
@@ -198,7 +183,7 @@ pub fn run(spec: &JobSpec) -> Result<JobReport, Error> {
     };
     let mut max_w = vec![largest(current.w.as_array().iter().copied())];
     let mut max_vn_change = vec![0.0];
-    let bar = progress_bar(spec.progress_bar, spec.steps);
+    let bar = progress_bar("dycore", spec.progress_bar, spec.steps);
     let (mut stepping, mut diffusing) = (Duration::ZERO, Duration::ZERO);
     let dtime = spec.dtime / spec.substeps as f64;
     for step in 0..spec.steps {

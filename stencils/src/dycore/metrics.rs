@@ -231,18 +231,8 @@ impl VerticalIndices {
 /// halo points, whose row a rank's grid does not know.
 fn boundary_rows(grid: &Grid, dim: GridDim) -> Result<Vec<Option<i32>>, Error> {
     let (lateral, nudging) = Zone::levels(dim);
-    let zones = [
-        Zone::LateralBoundaryLevel1,
-        Zone::LateralBoundaryLevel2,
-        Zone::LateralBoundaryLevel3,
-        Zone::LateralBoundaryLevel4,
-        Zone::LateralBoundaryLevel5,
-        Zone::LateralBoundaryLevel6,
-        Zone::LateralBoundaryLevel7,
-        Zone::LateralBoundaryLevel8,
-    ];
     let nudging_zones = [Zone::Nudging, Zone::NudgingLevel2];
-    let rows = zones[..lateral]
+    let rows = Zone::LATERAL_BOUNDARY[..lateral]
         .iter()
         .chain(&nudging_zones[..nudging])
         .copied();
