@@ -316,6 +316,18 @@ impl Geometry {
             let (east, north) = surface.east_north(p);
             (dot(vector, east), dot(vector, north))
         };
+        // An edge's vector seen from a cell centre or a vertex: its projection onto the tangent
+        // plane there, scaled back to unit length, as ICON does (the plane is tilted against
+        // the edge midpoint's, so the bare projection is up to 1 % short on an R2B2 grid).
+        let unit_frame = |p: Vec3, vector: Vec3| {
+            let (x, y) = frame(p, vector);
+            let length = (x * x + y * y).sqrt();
+            if length > 0.0 {
+                (x / length, y / length)
+            } else {
+                (x, y)
+            }
+        };
         let mut primal_normal_x = Array1::zeros(ne);
         let mut primal_normal_y = Array1::zeros(ne);
         let mut dual_normal_x = Array1::zeros(ne);
@@ -331,13 +343,13 @@ impl Geometry {
             (dual_normal_x[e], dual_normal_y[e]) = frame(m, tangent(ei));
             for k in (0..4).filter(|&k| e2c2v[[e, k]] >= 0) {
                 let p = vpos(e2c2v[[e, k]]);
-                (pnv[0][[e, k]], pnv[1][[e, k]]) = frame(p, normal(ei));
-                (dnv[0][[e, k]], dnv[1][[e, k]]) = frame(p, tangent(ei));
+                (pnv[0][[e, k]], pnv[1][[e, k]]) = unit_frame(p, normal(ei));
+                (dnv[0][[e, k]], dnv[1][[e, k]]) = unit_frame(p, tangent(ei));
             }
             for k in (0..2).filter(|&k| e2c[[e, k]] >= 0) {
                 let p = cpos(e2c[[e, k]]);
-                (pnc[0][[e, k]], pnc[1][[e, k]]) = frame(p, normal(ei));
-                (dnc[0][[e, k]], dnc[1][[e, k]]) = frame(p, tangent(ei));
+                (pnc[0][[e, k]], pnc[1][[e, k]]) = unit_frame(p, normal(ei));
+                (dnc[0][[e, k]], dnc[1][[e, k]]) = unit_frame(p, tangent(ei));
             }
         }
         let [primal_normal_vert_x, primal_normal_vert_y] = pnv;
