@@ -6,7 +6,9 @@ use gt4rs::{Error, Field};
 use ndarray::Array1;
 
 use super::coefficients::latitudes_longitudes;
-use crate::diffusion::state::field_of;
+use crate::diffusion::state::{
+    field_of, CellParams as DiffusionCellParams, EdgeParams as DiffusionEdgeParams,
+};
 use crate::icon::dims::{Cell, Edge, E2C};
 
 /// ICON's angular velocity of the Earth, rad/s (ICON4Py's `EARTH_ANGULAR_VELOCITY`,
@@ -30,13 +32,16 @@ pub struct EdgeParams {
 }
 
 impl EdgeParams {
+    /// The diffusion's edge geometry (the lengths, the orientation and the edge areas, derived
+    /// in one place) with the Coriolis parameter and the normals at the cell centres.
     pub fn from_grid(grid: &Grid) -> Result<Self, Error> {
         let g = &grid.geometry;
+        let shared = DiffusionEdgeParams::from_grid(grid)?;
         Ok(EdgeParams {
-            tangent_orientation: field_of(g.tangent_orientation.clone().into_dyn())?,
-            inverse_primal_edge_lengths: field_of(g.inv_primal_edge_length.clone().into_dyn())?,
-            inverse_dual_edge_lengths: field_of(g.inv_dual_edge_length.clone().into_dyn())?,
-            edge_areas: field_of((&g.primal_edge_length * &g.dual_edge_length).into_dyn())?,
+            tangent_orientation: shared.tangent_orientation,
+            inverse_primal_edge_lengths: shared.inverse_primal_edge_lengths,
+            inverse_dual_edge_lengths: shared.inverse_dual_edge_lengths,
+            edge_areas: shared.edge_areas,
             coriolis_frequency: field_of(coriolis_frequency(grid)?.into_dyn())?,
             primal_normal_cell_x: field_of(g.primal_normal_cell_x.clone().into_dyn())?,
             primal_normal_cell_y: field_of(g.primal_normal_cell_y.clone().into_dyn())?,
@@ -58,7 +63,7 @@ pub struct CellParams {
 impl CellParams {
     pub fn from_grid(grid: &Grid) -> Result<Self, Error> {
         Ok(CellParams {
-            area: field_of(grid.geometry.cell_area.clone().into_dyn())?,
+            area: DiffusionCellParams::from_grid(grid)?.area,
             mean_cell_area: mean_cell_area(grid)?,
         })
     }
