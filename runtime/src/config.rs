@@ -39,6 +39,10 @@ pub struct CudaOptions {
     pub k_block: u32,
     /// Register cap passed to NVRTC (`0`: none).
     pub max_registers: u32,
+    /// Lets NVRTC contract a multiply and an add into one fused multiply-add (`--fmad=true`).
+    /// Off by default: each operation is then rounded as on the CPU backends, so the kernels
+    /// give the CPU's bits wherever no math function is involved.
+    pub fma_contraction: bool,
 }
 
 impl Default for CudaOptions {
@@ -47,6 +51,7 @@ impl Default for CudaOptions {
             block_size: 128,
             k_block: 8,
             max_registers: 0,
+            fma_contraction: false,
         }
     }
 }
@@ -68,6 +73,8 @@ pub struct Settings {
     pub cuda_k_block: Option<u32>,
     /// `cuda.max_registers`: see [`CudaOptions::max_registers`].
     pub cuda_max_registers: Option<u32>,
+    /// `cuda.fma_contraction`: see [`CudaOptions::fma_contraction`].
+    pub cuda_fma_contraction: Option<bool>,
 }
 
 /// Every key a layer may set, as written in the file.
@@ -79,6 +86,7 @@ pub const KEYS: &[&str] = &[
     "cuda.block_size",
     "cuda.k_block",
     "cuda.max_registers",
+    "cuda.fma_contraction",
 ];
 
 /// Where a resolved value came from.
@@ -349,6 +357,13 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
+            "cuda.fma_contraction" => {
+                s.cuda_fma_contraction = Some(v.as_bool().ok_or_else(|| {
+                    Error::Config(format!(
+                        "{file}: `{section}.cuda.fma_contraction` must be true or false, found {v}"
+                    ))
+                })?)
+            }
             other => {
                 return Err(Error::Config(format!(
                     "{file}: unknown key `{section}.{other}` (known keys: {})",
@@ -438,7 +453,17 @@ pub fn resolve(
             cuda_default.max_registers as u64,
             &|s| s.cuda_max_registers.map(u64::from),
         ) as u32,
+        fma_contraction: cuda_default.fma_contraction,
     };
+    let (text, source) = pick(Some(&arch), &|s| {
+        s.cuda_fma_contraction.map(|v| v.to_string())
+    })
+    .unwrap_or_else(|| (cuda_default.fma_contraction.to_string(), Source::BuiltIn));
+    let cuda = CudaOptions {
+        fma_contraction: text == "true",
+        ..cuda
+    };
+    sources.push(("cuda.fma_contraction".to_string(), text, source));
     ProgramOptions {
         program: program.to_string(),
         arch,
@@ -515,6 +540,38 @@ mod tests {
             .expect("listed");
         assert_eq!(src.to_string(), "gt4rs.toml [default]");
         assert!(p.to_string().contains("cpu.parallel_threshold"));
+    }
+
+    #[test]
+    fn fma_contraction_is_off_unless_a_layer_turns_it_on() {
+        let file = "[program.p]\nbackend = \"cuda\"\n[program.p.arch.sm_90]\ncuda.fma_contraction = true\n";
+        let c = Config::parse(file, Path::new("x.toml")).expect("valid");
+        let on = resolve("p", &Settings::default(), None, Some(&c), Some("sm_90"));
+        assert!(on.cuda.fma_contraction);
+        let (_, text, src) = on
+            .sources
+            .iter()
+            .find(|(k, _, _)| k == "cuda.fma_contraction")
+            .expect("listed");
+        assert_eq!(text, "true");
+        assert_eq!(src.to_string(), "x.toml [program.p.arch.sm_90]");
+        let elsewhere = resolve("p", &Settings::default(), None, Some(&c), Some("sm_80"));
+        assert!(!elsewhere.cuda.fma_contraction);
+        let explicit = Settings {
+            cuda_fma_contraction: Some(false),
+            ..Settings::default()
+        };
+        let off = resolve(
+            "p",
+            &Settings::default(),
+            Some(&explicit),
+            Some(&c),
+            Some("sm_90"),
+        );
+        assert!(!off.cuda.fma_contraction, "code overrides the file");
+        let err = Config::parse("[default]\ncuda.fma_contraction = 1\n", Path::new("x.toml"))
+            .unwrap_err();
+        assert!(err.to_string().contains("true or false"), "{err}");
     }
 
     #[test]

@@ -182,6 +182,7 @@ impl Options {
         self.settings.cuda_block_size = Some(cuda.block_size);
         self.settings.cuda_k_block = Some(cuda.k_block);
         self.settings.cuda_max_registers = Some(cuda.max_registers);
+        self.settings.cuda_fma_contraction = Some(cuda.fma_contraction);
         self
     }
     /// Runs the CUDA backend's kernels on `emulator` instead of a device.

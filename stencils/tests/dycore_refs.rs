@@ -181,6 +181,23 @@ fn every_dycore_reference_passes_on_the_cpu_backend() {
     eprintln!("cpu: largest relative error {worst:e}");
 }
 
+/// On a device: the device's math functions are not glibc's, within the same tolerances.
+/// Skipped without one.
+#[test]
+fn every_dycore_reference_passes_on_a_cuda_device() {
+    if !gt4rs::cuda::cuda_available() {
+        eprintln!(
+            "skipped: no usable CUDA device ({})",
+            gt4rs::cuda::unavailable_reason()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        );
+        return;
+    }
+    let worst = check_every_file(&Options::new(Backend::Cuda));
+    eprintln!("CUDA device: largest relative error {worst:e}");
+}
+
 #[test]
 fn every_dycore_reference_passes_on_the_emulated_cuda_kernels() {
     if !gxx_available() {

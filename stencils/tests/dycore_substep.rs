@@ -443,8 +443,8 @@ fn compare(
 }
 
 /// Runs every substep of the recording on `grid` with `backend`; returns every difference
-/// from ICON4Py's states, by substep.
-fn run_substeps(grid: &str, backend: Backend) -> Vec<String> {
+/// from ICON4Py's states, by substep, with its largest relative size.
+fn run_substeps(grid: &str, backend: Backend) -> Vec<(String, f64)> {
     let data = recording(grid);
     let mut solver = SolveNonhydro::init(
         &zones(&data),
@@ -467,9 +467,12 @@ fn run_substeps(grid: &str, backend: Backend) -> Vec<String> {
     let mut differences = Vec::new();
     let mut note = |what: String, d: Option<Difference>| {
         if let Some(d) = d {
-            differences.push(format!(
+            differences.push((
+                format!(
                 "{what}: `{}` differs at {} points (the first at {:?}), by up to {:e} (relative)",
                 d.name, d.points, d.first, d.max_rel
+            ),
+                d.max_rel,
             ));
         }
     };
@@ -599,27 +602,57 @@ fn run_substeps(grid: &str, backend: Backend) -> Vec<String> {
     differences
 }
 
-fn check_grid(grid: &str, backend: Backend) {
+/// Runs `grid`'s substeps on `backend`: every field must equal ICON4Py's within `rtol` (0: bit
+/// for bit).
+fn check_grid(grid: &str, backend: Backend, rtol: f64) {
     let differences = run_substeps(grid, backend);
+    let beyond: Vec<&str> = differences
+        .iter()
+        .filter(|(_, rel)| *rel > rtol)
+        .map(|(what, _)| what.as_str())
+        .collect();
+    for (what, _) in &differences {
+        eprintln!("{grid} on {backend:?}: {what}");
+    }
     assert!(
-        differences.is_empty(),
-        "{grid} on {backend:?}: {} fields differ from ICON4Py's:\n{}",
-        differences.len(),
-        differences.join("\n")
+        beyond.is_empty(),
+        "{grid} on {backend:?}: {} fields differ from ICON4Py's by more than {rtol:e}:\n{}",
+        beyond.len(),
+        beyond.join("\n")
     );
 }
 
 #[test]
 fn substeps_match_icon4py_on_the_embedded_backend() {
     for grid in GRIDS {
-        check_grid(grid, Backend::Embedded);
+        check_grid(grid, Backend::Embedded, 0.0);
     }
 }
 
 #[test]
 fn substeps_match_icon4py_on_the_cpu_backend() {
     for grid in GRIDS {
-        check_grid(grid, Backend::Cpu);
+        check_grid(grid, Backend::Cpu, 0.0);
+    }
+}
+
+/// On a CUDA device the kernels round every operation as the CPU does (no contraction into
+/// fused multiply-adds, `CudaOptions::fma_contraction`), but the device's `exp`, `log` and `pow`
+/// are not glibc's: within a few units in the last place, which five substeps of the solver carry
+/// forward. Skipped without a device.
+#[test]
+fn substeps_match_icon4py_on_a_cuda_device() {
+    if !gt4rs::cuda::cuda_available() {
+        eprintln!(
+            "skipped: no usable CUDA device ({})",
+            gt4rs::cuda::unavailable_reason()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        );
+        return;
+    }
+    for grid in GRIDS {
+        check_grid(grid, Backend::Cuda, 1e-9);
     }
 }
 

@@ -458,16 +458,19 @@ pub const TUNINGS: [CudaOptions; 3] = [
         block_size: 128,
         k_block: 8,
         max_registers: 0,
+        fma_contraction: false,
     },
     CudaOptions {
         block_size: 32,
         k_block: 1,
         max_registers: 0,
+        fma_contraction: false,
     },
     CudaOptions {
         block_size: 32,
         k_block: 3,
         max_registers: 0,
+        fma_contraction: false,
     },
 ];
 

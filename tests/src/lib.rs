@@ -153,6 +153,7 @@ pub fn available_backends() -> Vec<TestBackend> {
         block_size: 32,
         k_block: 3,
         max_registers: 0,
+        fma_contraction: false,
     };
     static SAID: std::sync::Once = std::sync::Once::new();
     let mut skipped = Vec::new();

@@ -147,6 +147,7 @@ pub fn nvrtc_options(arch: &str, options: &CudaOptions) -> Vec<String> {
     let mut out = vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
+        format!("--fmad={}", options.fma_contraction),
     ];
     out.extend(tuning_defines(options));
     if options.max_registers > 0 {
@@ -610,6 +611,12 @@ mod tests {
         let o = nvrtc_options("sm_90", &CudaOptions::default());
         assert!(o.contains(&"--gpu-architecture=sm_90".to_string()));
         assert!(o.contains(&"-DGT4RS_K_BLOCK=8".to_string()));
+        assert!(o.contains(&"--fmad=false".to_string()), "{o:?}");
+        let contracting = CudaOptions {
+            fma_contraction: true,
+            ..CudaOptions::default()
+        };
+        assert!(nvrtc_options("sm_90", &contracting).contains(&"--fmad=true".to_string()));
         let k1 = cache_key("src", &o, "sm_90", 13000);
         assert_eq!(k1, cache_key("src", &o, "sm_90", 13000));
         assert_ne!(k1, cache_key("src", &o, "sm_80", 13000));
