@@ -45,6 +45,7 @@
 
 mod builder;
 mod prune;
+mod scan_reuse;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
@@ -279,6 +280,7 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
         dims: program.bundle.dims.clone(),
         offsets: program.bundle.offsets.clone(),
     };
+    scan_reuse::reuse_scan_temporaries(&mut lowered);
     prune::prune(&mut lowered);
     Ok(lowered)
 }

@@ -143,6 +143,10 @@ fn connectivity_errors_at_compile() {
 
 #[test]
 fn unavailable_backend_is_an_error() {
+    if gt4rs::cuda::cuda_available() {
+        eprintln!("skipped: a CUDA device is present");
+        return;
+    }
     let mesh = SimpleMesh::new();
     expect_error(
         calls::compile(&Options::new(Backend::Cuda).with_connectivities(mesh.connectivities()))

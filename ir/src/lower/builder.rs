@@ -148,8 +148,205 @@ impl StageBuilder {
         }
     }
 
-    /// The stage, without the nodes that no output, bound or live carry needs.
+    /// The stage, with carries that hold the same values merged ([`Self::merge_equal_carries`]),
+    /// and without the nodes and carries that no output, bound or live carry needs.
     pub fn finish(self, domain: Vec<StageRange>, outputs: Vec<Output>) -> Stage {
+        let (this, domain, outputs) = self.merge_equal_carries(domain, outputs);
+        this.finish_merged(domain, outputs)
+    }
+
+    /// `stage` with every use of node `n` of `substitutes` reading `substitutes[n]` instead (a
+    /// node without operands: a load at the stage's point), then finished again: equal nodes
+    /// made one, equal carries merged, what nothing needs dropped (the scan too, when no carry
+    /// is read any more).
+    pub fn substitute(stage: Stage, substitutes: &HashMap<NodeId, Node>) -> Stage {
+        let mut nodes = stage.nodes;
+        let mut by_id = HashMap::new();
+        for (&n, node) in substitutes {
+            if node.children().is_empty() {
+                by_id.insert(n, nodes.len() as NodeId);
+                nodes.push(node.clone());
+            }
+        }
+        let carries = stage.scan.as_ref().map_or(0, |s| s.carry.len());
+        let source = StageBuilder {
+            nodes,
+            scan: stage.scan,
+            ..StageBuilder::default()
+        };
+        let identity: Vec<u32> = (0..carries as u32).collect();
+        let all: Vec<usize> = (0..carries).collect();
+        let (this, domain, outputs) =
+            source.rebuild(&by_id, &identity, &all, stage.domain, stage.outputs);
+        this.finish(domain, outputs)
+    }
+
+    /// Merges the carry components that hold the same value at every level. A scan's result
+    /// used in several places of a stage (in branches, under different regions) is lowered once
+    /// per use, each use with carry components of its own: ICON4Py's vertically implicit solver
+    /// carried its back substitution 42 times over. Components are equal when their initial
+    /// values are the same node, their activity conditions are, and their next values are the
+    /// same expression once equal components are taken as one: the coarsest such partition
+    /// (refined from "same initial value, condition and type" until it is stable) holds equal
+    /// values at every level, by induction along the scan. Each class keeps its first component.
+    fn merge_equal_carries(
+        self,
+        domain: Vec<StageRange>,
+        outputs: Vec<Output>,
+    ) -> (StageBuilder, Vec<StageRange>, Vec<Output>) {
+        let Some(scan) = self.scan.as_ref().filter(|s| s.carry.len() > 1) else {
+            return (self, domain, outputs);
+        };
+        let carry = &scan.carry;
+        // Class of each component: numbered by first appearance of its key.
+        fn classes<K: std::hash::Hash + Eq>(keys: impl Iterator<Item = K>) -> Vec<usize> {
+            let mut seen = HashMap::new();
+            keys.map(|k| {
+                let n = seen.len();
+                *seen.entry(k).or_insert(n)
+            })
+            .collect()
+        }
+        let mut class = classes(
+            carry
+                .iter()
+                .map(|c| (c.init, c.active, format!("{:?}", c.dtype))),
+        );
+        loop {
+            // Each node's canonical id with every component replaced by its class's first.
+            let first: Vec<u32> = (0..carry.len())
+                .map(|c| class.iter().position(|k| *k == class[c]).unwrap_or(c) as u32)
+                .collect();
+            let mut interned: HashMap<String, u32> = HashMap::new();
+            let mut canon: Vec<u32> = Vec::with_capacity(self.nodes.len());
+            for node in &self.nodes {
+                let node = match remap(node.clone(), &canon) {
+                    Node::Carry { index, dtype } => Node::Carry {
+                        index: first[index as usize],
+                        dtype,
+                    },
+                    other => other,
+                };
+                let n = interned.len() as u32;
+                canon.push(*interned.entry(format!("{node:?}")).or_insert(n));
+            }
+            let refined = classes(carry.iter().enumerate().map(|(i, c)| {
+                (
+                    class[i],
+                    canon[c.next as usize],
+                    c.active.map(|a| canon[a as usize]),
+                )
+            }));
+            let stable = refined.iter().max() == class.iter().max();
+            class = refined;
+            if stable {
+                break;
+            }
+        }
+        let kept: Vec<usize> = (0..carry.len())
+            .filter(|&c| class.iter().position(|k| *k == class[c]) == Some(c))
+            .collect();
+        if kept.len() == carry.len() {
+            return (self, domain, outputs);
+        }
+        // The new index of every component: its class's first one's position among those kept.
+        let index_of: Vec<u32> = (0..carry.len())
+            .map(|c| kept.iter().position(|&k| class[k] == class[c]).unwrap_or(0) as u32)
+            .collect();
+        self.rebuild(&HashMap::new(), &index_of, &kept, domain, outputs)
+    }
+
+    /// A new arena with this one's nodes replayed in order through [`Self::add`] (so nodes made
+    /// equal become one): node `n` of `substitutes` replaced by `substitutes[n]` (a node without
+    /// operands), every carry component `c` renamed `carry_index[c]`, and the components
+    /// `kept` (in that order) kept.
+    fn rebuild(
+        self,
+        substitutes: &HashMap<NodeId, NodeId>,
+        carry_index: &[u32],
+        kept: &[usize],
+        domain: Vec<StageRange>,
+        outputs: Vec<Output>,
+    ) -> (StageBuilder, Vec<StageRange>, Vec<Output>) {
+        let mut rebuilt = StageBuilder {
+            scan: self.scan.as_ref().map(|s| Scan {
+                carry: Vec::new(),
+                ..s.clone()
+            }),
+            ..StageBuilder::default()
+        };
+        let mut map: Vec<u32> = Vec::with_capacity(self.nodes.len());
+        for (i, node) in self.nodes.iter().enumerate() {
+            let node = match substitutes.get(&(i as NodeId)) {
+                Some(&s) if self.nodes[s as usize].children().is_empty() => {
+                    self.nodes[s as usize].clone()
+                }
+                _ => node.clone(),
+            };
+            let node = match remap(node, &map) {
+                Node::Carry { index, dtype } => Node::Carry {
+                    index: carry_index[index as usize],
+                    dtype,
+                },
+                Node::Reduce {
+                    op,
+                    offset,
+                    center,
+                    var,
+                    mut body,
+                    value,
+                    dtype,
+                } => {
+                    body.sort_unstable();
+                    body.dedup();
+                    Node::Reduce {
+                        op,
+                        offset,
+                        center,
+                        var,
+                        body,
+                        value,
+                        dtype,
+                    }
+                }
+                other => other,
+            };
+            map.push(rebuilt.add(node));
+        }
+        let m = |n: NodeId| map[n as usize];
+        if let (Some(s), Some(old)) = (rebuilt.scan.as_mut(), self.scan.as_ref()) {
+            s.carry = kept
+                .iter()
+                .map(|&k| {
+                    let c = &old.carry[k];
+                    CarryComponent {
+                        init: m(c.init),
+                        next: m(c.next),
+                        dtype: c.dtype,
+                        active: c.active.map(m),
+                    }
+                })
+                .collect();
+        }
+        let domain = domain
+            .into_iter()
+            .map(|r| StageRange {
+                dim: r.dim,
+                start: remap_bound(r.start, &map),
+                end: remap_bound(r.end, &map),
+            })
+            .collect();
+        let outputs = outputs
+            .into_iter()
+            .map(|o| Output {
+                target: o.target,
+                value: m(o.value),
+            })
+            .collect();
+        (rebuilt, domain, outputs)
+    }
+
+    fn finish_merged(self, domain: Vec<StageRange>, outputs: Vec<Output>) -> Stage {
         let mut live = vec![false; self.nodes.len()];
         let mut stack: Vec<NodeId> = outputs.iter().map(|o| o.value).collect();
         for r in &domain {
@@ -279,7 +476,7 @@ impl StageBuilder {
     }
 }
 
-fn remap_bound(b: Bound, map: &[u32]) -> Bound {
+pub(super) fn remap_bound(b: Bound, map: &[u32]) -> Bound {
     match b {
         Bound::Node(n) => Bound::Node(map[n as usize]),
         Bound::Reach {
@@ -311,7 +508,7 @@ fn remap_path(p: AccessPath, map: &[u32]) -> AccessPath {
     }
 }
 
-fn remap(node: Node, map: &[u32]) -> Node {
+pub(super) fn remap(node: Node, map: &[u32]) -> Node {
     let m = |n: NodeId| map[n as usize];
     match node {
         Node::Load {

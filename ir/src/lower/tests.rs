@@ -693,3 +693,63 @@ fn a_stage_equal_to_an_earlier_one_is_read_from_the_earlier_one() {
     expected.stages.push(lowered.stages[1].clone());
     assert_eq!(doubled, expected);
 }
+
+/// A scan's result read at the stage's point in both branches of a `concat_where` and through
+/// a vertical shift in one: the shifted read makes a stage of its own that stores the scan, and
+/// the reader loads that temporary at its point too instead of carrying the scan again (once
+/// per use, as it did), so it is a map.
+#[test]
+fn a_scan_read_shifted_and_at_the_point_is_carried_once() {
+    let scalar = Type::Scalar(F);
+    let scan = scan_operator(
+        "s",
+        vec![
+            operator_param("c", scalar.clone()),
+            operator_param("x", scalar.clone()),
+        ],
+        add(
+            mul(param(0, scalar.clone()), float(0.5)),
+            param(1, scalar.clone()),
+        ),
+        "K",
+        false,
+        float(0.0),
+    );
+    let y = || var(0, ck());
+    let value = let_(
+        0,
+        call("s", vec![param(0, ck())], ck()),
+        concat_where(
+            index_cmp("K", CmpOp::Lt, int(8)),
+            mul(y(), cartesian_shift(y(), "K", 1)),
+            add(y(), float(1.0)),
+            ck(),
+        ),
+    );
+    let prog = program(
+        vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
+        vec![write(value, whole_field(1))],
+        vec![scan],
+    );
+    let lowered = lower(&prog).unwrap();
+    assert_eq!(lowered.stages.len(), 2, "{:#?}", lowered.stages);
+    let producer = &lowered.stages[0];
+    assert_eq!(producer.scan.as_ref().map(|s| s.carry.len()), Some(1));
+    assert_eq!(producer.outputs[0].target, Source::Temporary(0));
+    let reader = &lowered.stages[1];
+    assert!(reader.scan.is_none(), "{reader:#?}");
+    let paths: Vec<&AccessPath> = reader
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Load {
+                source: Source::Temporary(0),
+                path,
+                ..
+            } => Some(path),
+            _ => None,
+        })
+        .collect();
+    assert!(paths.iter().any(|p| p.is_empty()), "{reader:#?}");
+    assert!(paths.iter().any(|p| !p.is_empty()), "{reader:#?}");
+}
