@@ -371,6 +371,44 @@ fn nested_gather() -> Generated {
     }
 }
 
+/// A sparse output: each cell's edges weighted, written slot by slot over a vertical range,
+/// beside their sum (a dense output of the same tuple).
+fn sparse_gather() -> Generated {
+    let ek = Type::field(&["Edge", "K"], F64);
+    let ck = Type::field(&["Cell", "K"], F64);
+    let w = Type::field(&["Cell", "C2E"], F64);
+    let sparse = Type::field(&["Cell", "C2E", "K"], F64);
+    let weighted = || {
+        mul(
+            neighbor_shift(param(0, ek.clone()), "C2E", None, sparse.clone()),
+            param(1, w.clone()),
+        )
+    };
+    let value = Expr {
+        ty: Type::Tuple(vec![sparse.clone(), ck.clone()]),
+        ..tuple(vec![weighted(), reduce(ReduceOp::Sum, "C2E", weighted())])
+    };
+    let k_range = || vec![range("K", int(1), param(4, Type::Scalar(I32)))];
+    Generated {
+        signature: "fn sparse_gather(x: &Field<(Edge, K), f64>, w: &Field<(Cell, C2E), f64>, each: &mut Field<(Cell, C2E, K), f64>, sum: &mut Field<(Cell, K), f64>, nk: i32) {}",
+        program: program(
+            "sparse_gather",
+            vec![
+                program_param("x", ek.clone(), Role::In),
+                program_param("w", w.clone(), Role::In),
+                program_param("each", sparse.clone(), Role::Out),
+                program_param("sum", ck.clone(), Role::Out),
+                program_param("nk", Type::Scalar(I32), Role::In),
+            ],
+            vec![write(
+                value,
+                Target::Tuple(vec![field_target(2, k_range()), field_target(3, k_range())]),
+            )],
+            mesh(vec![]),
+        ),
+    }
+}
+
 /// An output that is also read (pointwise) by the call writing it.
 fn in_place() -> Generated {
     let ck = Type::field(&["Cell", "K"], F64);
@@ -543,6 +581,7 @@ fn main() {
         scans(),
         dynamic_and_domains(),
         nested_gather(),
+        sparse_gather(),
         in_place(),
         solve_triag(false),
         solve_triag(true),

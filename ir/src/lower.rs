@@ -7,7 +7,9 @@
 //! a computed value composes the shift into every leaf's path and every `Index` node, and a
 //! `concat_where` condition is evaluated at the shifted point. A sparse (local-dimension)
 //! sub-expression is lowered at a slot: the variable of the enclosing reduction, or the fixed
-//! slot of `x[O(n)]`.
+//! slot of `x[O(n)]`. A sparse output (a field with the local dimension of an offset of `n`
+//! neighbours) is written by one stage over its other dimensions: the value is lowered `n`
+//! times, once per slot, and stored at that slot ([`Output::local`]).
 //!
 //! Nodes are hash-consed (each distinct sub-expression is built once per stage) and literal
 //! operations are folded.
@@ -242,6 +244,17 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
             }
         }
         let written: Vec<u32> = targets.iter().map(|t| t.1).collect();
+        // The local dimensions of the call's sparse outputs: a group lowers the call's whole
+        // value, so the elements of another group's sparse outputs need a slot too (their
+        // nodes are left unused).
+        let mut call_locals: Vec<String> = Vec::new();
+        for t in &targets {
+            if let (_, Some((l, _))) = split_local(program, &field_dims(program, t.1)?)? {
+                if !call_locals.contains(&l) {
+                    call_locals.push(l);
+                }
+            }
+        }
         // Every value of a call is computed from the fields as they were before it (the
         // embedded backend's semantics): the stages before any group's own (temporaries, copies
         // of written fields read through a shift or after an earlier group wrote them) run
@@ -250,14 +263,18 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
         let mut copies = HashMap::new();
         let mut written_by_earlier_groups = Vec::new();
         for group in groups {
+            let call_targets = CallTargets {
+                written: &written,
+                written_by_earlier_groups: &written_by_earlier_groups,
+                locals: &call_locals,
+            };
             let (pre, stage) = lower_group(
                 program,
                 &mut temporaries,
                 &mut copies,
                 &call.value,
                 &group,
-                &written,
-                &written_by_earlier_groups,
+                &call_targets,
             )
             .map_err(|e| LowerError {
                 message: format!(
@@ -306,6 +323,50 @@ fn field_dims(program: &Program, param: u32) -> Result<Vec<String>, LowerError> 
     }
 }
 
+/// An output's dimensions but its local one, and its local dimension with the offset's
+/// neighbour count (the slots a sparse output is written at), if it has one.
+#[allow(clippy::type_complexity)]
+fn split_local(
+    program: &Program,
+    dims: &[String],
+) -> Result<(Vec<String>, Option<(String, u32)>), LowerError> {
+    let mut dense = Vec::with_capacity(dims.len());
+    let mut local = None;
+    for d in dims {
+        match program.bundle.dim(d).map(|i| i.kind) {
+            Some(DimKind::Local) => {
+                if let Some((first, _)) = &local {
+                    return err(format!(
+                        "an output with two local dimensions (`{first}` and `{d}`)"
+                    ));
+                }
+                let count =
+                    program
+                        .bundle
+                        .offset(d)
+                        .map(|o| o.count)
+                        .ok_or_else(|| LowerError {
+                            message: format!("the local dimension `{d}` has no offset"),
+                        })?;
+                local = Some((d.clone(), count));
+            }
+            Some(_) => dense.push(d.clone()),
+            None => return err(format!("unknown dimension `{d}`")),
+        }
+    }
+    Ok((dense, local))
+}
+
+/// What a group of a call's targets needs to know of the call's other targets.
+struct CallTargets<'c> {
+    /// The field parameters the call writes.
+    written: &'c [u32],
+    /// Those the call's earlier groups write.
+    written_by_earlier_groups: &'c [u32],
+    /// The local dimensions of the call's sparse outputs.
+    locals: &'c [String],
+}
+
 /// Lowers one group of a call's targets: the stages of the temporaries it needs, then its own.
 fn lower_group(
     program: &Program,
@@ -313,8 +374,7 @@ fn lower_group(
     copies: &mut HashMap<u32, u32>,
     value: &Expr,
     group: &[&TargetLeaf],
-    written: &[u32],
-    written_by_earlier_groups: &[u32],
+    call_targets: &CallTargets<'_>,
 ) -> Result<(Vec<Stage>, Stage), LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)
@@ -322,8 +382,25 @@ fn lower_group(
             .collect(),
         vars: BTreeMap::new(),
     });
-    let dims = field_dims(program, group[0].1)?;
+    let field = field_dims(program, group[0].1)?;
     let ranges = group[0].2;
+    // A sparse output is written slot by slot (one output per slot, `Output::local`): the
+    // stage's domain is its other dimensions.
+    let (dims, local) = split_local(program, &field)?;
+    for r in ranges {
+        if !field.contains(&r.dim) {
+            return err(format!(
+                "the domain names `{}`, which the output field does not have",
+                r.dim
+            ));
+        }
+        if local.as_ref().is_some_and(|(l, _)| *l == r.dim) {
+            return err(format!(
+                "the domain names the local dimension `{}` of a sparse output, which is written at every slot",
+                r.dim
+            ));
+        }
+    }
     let vertical = dims
         .iter()
         .find(|d| program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Vertical))
@@ -368,22 +445,11 @@ fn lower_group(
         in_temporary: false,
         lowered_uses: vec![HashMap::new()],
         gathers_memo: RefCell::new(HashMap::new()),
-        written: written.to_vec(),
-        written_by_earlier_groups: written_by_earlier_groups.to_vec(),
+        written: call_targets.written.to_vec(),
+        written_by_earlier_groups: call_targets.written_by_earlier_groups.to_vec(),
         copies: std::mem::take(copies),
         enclosing_kshift: 0,
     };
-    for d in &dims {
-        match program.bundle.dim(d).map(|i| i.kind) {
-            Some(DimKind::Local) => {
-                return err(format!(
-                    "writing a field with the local dimension `{d}` is not supported by the fused backends"
-                ))
-            }
-            None => return err(format!("unknown dimension `{d}`")),
-            _ => {}
-        }
-    }
     let mut domain = Vec::new();
     for d in &dims {
         let range = ranges.iter().find(|r| &r.dim == d);
@@ -401,30 +467,50 @@ fn lower_group(
             end,
         });
     }
-    for r in ranges {
-        if !dims.contains(&r.dim) {
-            return err(format!(
-                "the domain names `{}`, which the output field does not have",
-                r.dim
-            ));
+    // The value once for a dense output; for a sparse one once per slot, with the local
+    // dimension at that slot (as `x[L(s)]` would read it). The other groups' local dimensions
+    // are at slot 0: the elements over them are lowered and not stored.
+    let slots: Vec<Option<u32>> = match &local {
+        None => vec![None],
+        Some((_, count)) => (0..*count).map(Some).collect(),
+    };
+    let others: Vec<(String, Slot)> = call_targets
+        .locals
+        .iter()
+        .filter(|l| local.as_ref().is_none_or(|(own, _)| own != *l))
+        .map(|l| (l.clone(), Slot::Fixed(0)))
+        .collect();
+    let mut values = Vec::with_capacity(slots.len());
+    for slot in &slots {
+        let mut ctx = Ctx {
+            slots: others.clone(),
+            ..Ctx::default()
+        };
+        if let (Some((l, _)), Some(s)) = (&local, slot) {
+            ctx.slots.push((l.clone(), Slot::Fixed(*s)));
         }
+        values.push(lowering.lower(value, &env, &ctx)?);
     }
-    let lowered = lowering.lower(value, &env, &Ctx::default())?;
     let mut outputs = Vec::new();
     for (index, param, _) in group {
-        let mut v = &lowered;
-        for i in index {
-            v = match v {
-                Value::Tuple(items) => items.get(*i as usize).ok_or_else(|| LowerError {
-                    message: "the output tuple is longer than the value".into(),
-                })?,
-                Value::Node(_) => return err("a tuple output is written from a non-tuple value"),
-            };
+        for (lowered, slot) in values.iter().zip(&slots) {
+            let mut v = lowered;
+            for i in index {
+                v = match v {
+                    Value::Tuple(items) => items.get(*i as usize).ok_or_else(|| LowerError {
+                        message: "the output tuple is longer than the value".into(),
+                    })?,
+                    Value::Node(_) => {
+                        return err("a tuple output is written from a non-tuple value")
+                    }
+                };
+            }
+            outputs.push(Output {
+                target: Source::Param(*param),
+                value: v.node()?,
+                local: *slot,
+            });
         }
-        outputs.push(Output {
-            target: Source::Param(*param),
-            value: v.node()?,
-        });
     }
     *temporaries = std::mem::take(&mut lowering.temporaries);
     *copies = std::mem::take(&mut lowering.copies);
@@ -847,6 +933,7 @@ impl<'p> Lowering<'p> {
         let mut outputs = vec![Output {
             target: Source::Temporary(t),
             value,
+            local: None,
         }];
         // Its reads are guarded: where one fails, the value is undefined, and the mask says so.
         let mask = builder.reads_fields(value).then(|| {
@@ -855,6 +942,7 @@ impl<'p> Lowering<'p> {
             outputs.push(Output {
                 target: Source::Temporary(m),
                 value: flag,
+                local: None,
             });
             m
         });
@@ -931,6 +1019,7 @@ impl<'p> Lowering<'p> {
             outputs.push(Output {
                 target: Source::Temporary(t),
                 value: leaf,
+                local: None,
             });
             temporaries.push((t, dtype));
         }
@@ -995,6 +1084,7 @@ impl<'p> Lowering<'p> {
             vec![Output {
                 target: Source::Temporary(t),
                 value,
+                local: None,
             }],
         ));
         self.copies.insert(p, t);

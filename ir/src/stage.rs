@@ -10,7 +10,7 @@
 //! current point to the point read. A step along a Cartesian dimension adds a static or dynamic
 //! offset; a [`Step::Neighbor`] replaces the index along the offset's `from` dimension by a
 //! table entry of the offset's `to` dimension. A sparse field (one with a local dimension) is
-//! additionally read at a [`Slot`].
+//! additionally read at a [`Slot`], and written one slot per [`Output`].
 
 use std::collections::BTreeSet;
 
@@ -326,7 +326,8 @@ impl Node {
 pub enum Bound {
     /// A scalar integer node of the stage (over program parameters and literals).
     Node(NodeId),
-    /// The first (start) or one-past-last (end) index of the first output's field.
+    /// The first (start) or one-past-last (end) index of the first output's field along the
+    /// range's dimension.
     OutputFull,
     /// The first index of program parameter `param` (a field) along `dim`.
     FieldStart {
@@ -404,13 +405,20 @@ pub struct StageRange {
     pub end: Bound,
 }
 
-/// `target ← value` at every point of the domain.
+/// `target ← value` at every point of the domain (and, for a sparse target, at one slot of
+/// its local dimension).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Output {
     /// The field written (a program output or a temporary).
     pub target: Source,
     /// The node whose value is stored.
     pub value: NodeId,
+    /// For a target with a local dimension (a sparse output): the slot along it that `value`
+    /// is stored at. The stage's domain holds the target's other dimensions only, and the
+    /// stage has one output per slot, each with the value lowered at its slot; `None` for a
+    /// dense target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<u32>,
 }
 
 /// One component of a scan's carry: `init` before the first level; after each level, `next`
@@ -443,7 +451,8 @@ pub struct Scan {
 /// One fused loop nest.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Stage {
-    /// One range per dimension of the outputs, in canonical order.
+    /// One range per dimension of the outputs but a local one (a sparse output is written
+    /// slot by slot, [`Output::local`]), in canonical order.
     pub domain: Vec<StageRange>,
     /// The expression DAG, children before parents.
     pub nodes: Vec<Node>,

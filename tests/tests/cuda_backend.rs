@@ -15,6 +15,8 @@ gt4rs::offsets! {
     // Both as `tests/build.rs` declares them: the cases put -1 in their tables.
     pub E2C: Edge => Cell [2] with skip_values;
     pub E2C2V: Edge => Vertex [4] with skip_values;
+    // The sparse output of `sparse_gather`.
+    pub C2E: Cell => Edge [3];
 }
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));

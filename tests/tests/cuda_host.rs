@@ -716,6 +716,47 @@ fn gathers_through_a_reach_bounded_temporary_agree_with_the_cpu_backend() {
     assert_agrees(&cpu, &t, &options, &args, &TUNINGS[1..2]);
 }
 
+/// A sparse output (each cell's edges weighted, over levels `1..nk - 1`) and its sum, from one
+/// tuple: the kernels store one slot per output and agree bit for bit with the CPU backend and
+/// with the embedded one; the launcher checks the output's local dimension before it launches.
+#[test]
+fn a_sparse_output_agrees_with_the_cpu_and_embedded_backends() {
+    if skip() {
+        return;
+    }
+    let mut r = rng(15);
+    let c2e = random_table(&mut r, NC as usize, 3, NE as usize);
+    let options = Options::new(Backend::Cpu).with_connectivities(
+        Connectivities::new().with(&Connectivity::<C2E>::new(c2e, NE as usize).expect("valid")),
+    );
+    let case = |each: [Range<i64>; 3]| {
+        args(
+            "sparse_gather",
+            vec![
+                ("x", random_f64(&mut rng(16), &[0..NE, 0..NK])),
+                ("w", random_f64(&mut rng(17), &[0..NC, 0..3])),
+                ("each", poisoned(&each)),
+                ("sum", poisoned(&[0..NC, 0..NK])),
+            ],
+            vec![("nk", NK as i32 - 1)],
+        )
+    };
+    let args = case([0..NC, 0..3, 0..NK]);
+    assert_agrees!(sparse_gather, &options, &args);
+    let embedded =
+        Options::new(Backend::Embedded).with_connectivities(options.connectivities.clone());
+    let prog = sparse_gather::compile(&embedded).expect("compiles");
+    assert_agrees(&prog, &compiler!(sparse_gather), &options, &args, &TUNINGS);
+    // Two slots of three: an argument error on the host, as on the CPU.
+    let narrow = case([0..NC, 0..2, 0..NK]);
+    let prog = sparse_gather::compile(&options).expect("compiles");
+    let message = both_fail(&prog, &compiler!(sparse_gather), &options, &narrow);
+    assert!(
+        message.contains("its local dimension C2E covers 0..2, but must cover 0..3"),
+        "{message}"
+    );
+}
+
 #[test]
 fn an_output_read_by_its_own_call_agrees_with_the_cpu_backend() {
     if skip() {

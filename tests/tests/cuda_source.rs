@@ -20,6 +20,8 @@ gt4rs::offsets! {
     // Both as `tests/build.rs` declares them: the cases put -1 in their tables.
     pub E2C: Edge => Cell [2] with skip_values;
     pub E2C2V: Edge => Vertex [4] with skip_values;
+    // The sparse output of `sparse_gather`.
+    pub C2E: Cell => Edge [3];
 }
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
@@ -32,6 +34,7 @@ fn programs() -> Vec<Translation> {
         concat_select::cuda::translation(),
         scans::cuda::translation(),
         dynamic_and_domains::cuda::translation(),
+        sparse_gather::cuda::translation(),
     ]
 }
 

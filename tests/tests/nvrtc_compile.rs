@@ -23,6 +23,8 @@ gt4rs::dimensions! {
 gt4rs::offsets! {
     pub E2C: Edge => Cell [2];
     pub E2C2V: Edge => Vertex [4];
+    // The sparse output of `sparse_gather`.
+    pub C2E: Cell => Edge [3];
 }
 
 include!(concat!(env!("OUT_DIR"), "/cpu_programs.rs"));
@@ -36,6 +38,7 @@ fn translations() -> Vec<Translation> {
         concat_select::cuda::translation(),
         scans::cuda::translation(),
         dynamic_and_domains::cuda::translation(),
+        sparse_gather::cuda::translation(),
     ];
     all.extend(
         gt4rs_stencils::programs::ALL

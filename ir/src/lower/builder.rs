@@ -401,8 +401,8 @@ impl StageBuilder {
         let outputs = outputs
             .into_iter()
             .map(|o| Output {
-                target: o.target,
                 value: m(o.value),
+                ..o
             })
             .collect();
         let scan = self.scan.filter(|_| scan_live).map(|s| Scan {

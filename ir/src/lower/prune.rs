@@ -39,7 +39,10 @@ pub(super) fn same_computation(earlier: &Stage, later: &Stage, temporaries: &[Te
         && earlier.scan == later.scan
         && earlier.outputs.len() == later.outputs.len()
         && earlier.outputs.iter().zip(&later.outputs).all(|(a, b)| {
-            a.value == b.value && layout(a.target).is_some() && layout(a.target) == layout(b.target)
+            a.value == b.value
+                && a.local == b.local
+                && layout(a.target).is_some()
+                && layout(a.target) == layout(b.target)
         })
 }
 

@@ -181,6 +181,75 @@ fn reductions_evaluate_sparse_values_at_their_slot_variable() {
 }
 
 #[test]
+fn a_sparse_output_is_stored_slot_by_slot_over_its_other_dimensions() {
+    // (2 * f.at(E2C), f.at(E2C[1])) written to a sparse (Edge, E2C, K) and a dense output;
+    // then the sparse one again with a domain naming its local dimension.
+    let sparse = Type::field(&["Edge", "E2C", "K"], F);
+    let gathered = mul(
+        float(2.0),
+        neighbor_shift(param(0, ck()), "E2C", None, sparse.clone()),
+    );
+    let second = neighbor_shift(param(0, ck()), "E2C", Some(1), ek());
+    let value = Expr {
+        ty: Type::Tuple(vec![sparse.clone(), ek()]),
+        ..tuple(vec![gathered.clone(), second])
+    };
+    let params = || {
+        vec![
+            ("f", ck(), Role::In),
+            ("out", sparse.clone(), Role::Out),
+            ("dense", ek(), Role::Out),
+        ]
+    };
+    let target = Target::Tuple(vec![whole_field(1), whole_field(2)]);
+    let prog = program(params(), vec![write(value, target)], vec![]);
+    let lowered = lower(&prog).unwrap();
+    assert_eq!(lowered.stages.len(), 2, "{:#?}", lowered.stages);
+    let (gather, dense) = (&lowered.stages[0], &lowered.stages[1]);
+    // The stage runs over the output's other dimensions, the whole field along them.
+    let dims: Vec<&str> = gather.domain.iter().map(|r| r.dim.as_str()).collect();
+    assert_eq!(dims, ["Edge", "K"]);
+    assert!(gather
+        .domain
+        .iter()
+        .all(|r| r.start == Bound::OutputFull && r.end == Bound::OutputFull));
+    // One output per slot of E2C, each storing 2 * f read through that slot.
+    let slots: Vec<Option<u32>> = gather.outputs.iter().map(|o| o.local).collect();
+    assert_eq!(slots, [Some(0), Some(1)]);
+    for o in &gather.outputs {
+        assert_eq!(o.target, Source::Param(1));
+        let Node::Binary { rhs, .. } = gather.node(o.value) else {
+            panic!("2 * f: {:#?}", gather.nodes)
+        };
+        let Node::Load { path, local, .. } = gather.node(*rhs) else {
+            panic!("a load of f: {:#?}", gather.nodes)
+        };
+        let slot = Slot::Fixed(o.local.unwrap_or(u32::MAX));
+        let through = Step::Neighbor {
+            offset: "E2C".into(),
+            slot,
+        };
+        assert_eq!(path.steps, vec![through]);
+        assert_eq!(*local, None);
+    }
+    // The dense element is written by a stage of its own, without a slot; the sparse element
+    // lowered beside it (at a placeholder slot) is left unused.
+    assert_eq!(dense.outputs.len(), 1);
+    assert_eq!(dense.outputs[0].local, None);
+    assert_eq!(dense.outputs[0].target, Source::Param(2));
+    assert_eq!(loads(dense).len(), 1, "{:#?}", dense.nodes);
+    // A domain cannot restrict the local dimension (the macro refuses it too).
+    let restricted = field_target(1, literal_domain(&[("E2C", 0, 1)]));
+    let prog = program(params(), vec![write(gathered, restricted)], vec![]);
+    let error = lower(&prog).expect_err("a range along E2C");
+    assert!(
+        error.message.contains("local dimension `E2C`"),
+        "{}",
+        error.message
+    );
+}
+
+#[test]
 fn literal_arithmetic_is_folded() {
     let value = mul(param(0, ck()), add(float(2.0), float(3.0)));
     let prog = program(

@@ -213,6 +213,16 @@ impl<'a> StageWalk<'a> {
         self.lowered.dim(dim).map(|d| d.kind) == Some(DimKind::Local)
     }
 
+    /// The local dimension of a sparse field and its position among the field's dimensions.
+    pub fn local_dim<'f>(&self, field: &'f FieldInfo) -> Option<(usize, &'f str)> {
+        field
+            .dims
+            .iter()
+            .enumerate()
+            .find(|(_, d)| self.is_local(d))
+            .map(|(dpos, d)| (dpos, d.as_str()))
+    }
+
     pub fn offset(&self, name: &str) -> Result<&'a OffsetInfo, String> {
         self.lowered
             .offset(name)

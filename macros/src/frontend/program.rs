@@ -8,7 +8,7 @@ use syn::{FnArg, ItemFn};
 use gt4rs_ir::fieldview::{
     Bundle, DomainRange, Expr, ExprKind, Program, ProgramCall, ProgramParam, Role, Target,
 };
-use gt4rs_ir::{ScalarType, Type};
+use gt4rs_ir::{DimKind, ScalarType, Type};
 
 use crate::definitions::Env;
 use crate::frontend::builtins::is_index_expr;
@@ -396,8 +396,8 @@ fn parse_domain(
     let mut ranges = Vec::new();
     let mut ok = true;
     for entry in entries {
-        let dim = match resolve_dim(checker.env, &entry.dim) {
-            Ok(d) => d.name,
+        let (dim, kind) = match resolve_dim(checker.env, &entry.dim) {
+            Ok(d) => (d.name, d.kind),
             Err(e) => {
                 checker.diag.push(e);
                 ok = false;
@@ -408,6 +408,16 @@ fn parse_domain(
             checker.diag.error(
                 &entry.dim,
                 format!("`{dim}` is not a dimension of the output (`{ty}`)"),
+            );
+            ok = false;
+            continue;
+        }
+        if kind == DimKind::Local {
+            checker.diag.error(
+                &entry.dim,
+                format!(
+                    "`{dim}` is the local dimension of this sparse output, which every backend writes at all of its neighbour slots: a domain cannot restrict it (leave `{dim}` out of the domain)"
+                ),
             );
             ok = false;
             continue;

@@ -14,7 +14,17 @@ use crate::codegen::stage_walk::PointNames;
 pub(super) fn error(failure: &Failure, values: &[TokenStream], point: &PointNames) -> TokenStream {
     let failure = value(failure);
     let point = point.iter().map(|(dim, coordinate)| {
-        let coordinate = format_ident!("{}", coordinate);
+        // A variable of the loop, or a sparse output's slot (a number).
+        let coordinate = match coordinate.parse::<i64>() {
+            Ok(slot) => {
+                let slot = proc_macro2::Literal::i64_suffixed(slot);
+                quote!(#slot)
+            }
+            Err(_) => {
+                let name = format_ident!("{}", coordinate);
+                quote!(#name)
+            }
+        };
         quote!((#dim, #coordinate))
     });
     quote! {

@@ -28,7 +28,7 @@ use super::failure;
 use super::ops;
 use super::rust_type;
 use crate::codegen::stage_walk::{
-    prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+    prefix, Bind, Division, PointNames, Section, Spelling, StageWalk, TableEntry,
 };
 use load::LoadKind;
 
@@ -350,12 +350,18 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         self.name(flag)
     }
 
-    fn report_if(&mut self, section: Section, cond: TokenStream, failure: Failure) {
+    fn report_if(
+        &mut self,
+        section: Section,
+        cond: TokenStream,
+        failure: Failure,
+        point: PointNames,
+    ) {
         // The uniform section runs before the loop, where no point is known.
         let section = section.max(Section::Column);
+        let error = failure::error(&failure, &[], &point);
         if section == Section::Level {
             // Not `fail`: an undefined write leaves the fast path open (see `FastForm`).
-            let error = failure::error(&failure, &[], &self.walk.point(section));
             self.level.push(LevelStatement {
                 code: quote!(if #cond {
                     err.record(|| #error);
@@ -365,8 +371,13 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
             });
             return;
         }
-        let fail = self.fail(section, &failure, &[]);
-        self.push(section, quote!(if #cond #fail));
+        self.push(
+            section,
+            quote!(if #cond {
+                err.record(|| #error);
+                continue 'points;
+            }),
+        );
     }
 
     fn slot_present(&mut self, center: Section, section: Section, ok: &str, at: TableEntry<'_>) {

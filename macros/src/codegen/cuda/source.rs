@@ -27,7 +27,7 @@ use gt4rs_ir::{CmpOp, ScalarType, ScalarValue, Type};
 
 use super::ops;
 use crate::codegen::stage_walk::{
-    carry_flag, prefix, Bind, Division, Section, Spelling, StageWalk, TableEntry,
+    carry_flag, prefix, Bind, Division, PointNames, Section, Spelling, StageWalk, TableEntry,
 };
 
 /// The whole program's CUDA translation unit.
@@ -63,10 +63,12 @@ pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource,
     let mut kernels = Vec::new();
     for (index, stage) in lowered.stages.iter().enumerate() {
         let walk = StageWalk::new(program, lowered, &used_offsets, index, stage)?;
-        if stage.domain.len() > ERROR_RECORD_LEN - 1 - ERROR_VALUES {
+        // A failure of a value stored into a sparse output names its slot too.
+        let coordinates =
+            stage.domain.len() + usize::from(stage.outputs.iter().any(|o| o.local.is_some()));
+        if coordinates > ERROR_RECORD_LEN - 1 - ERROR_VALUES {
             return Err(format!(
-                "stage {index} has {} dimensions; an error record holds the coordinates of {}",
-                stage.domain.len(),
+                "stage {index} has {coordinates} coordinates; an error record holds {}",
                 ERROR_RECORD_LEN - 1 - ERROR_VALUES
             ));
         }
@@ -142,9 +144,21 @@ impl<'a> KernelEmitter<'a> {
     /// `section` knows) and leaves the thread.
     fn fail_if(&mut self, section: Section, cond: &str, failure: Failure, values: &[String]) {
         let point = self.walk.point(section);
+        self.fail_at(cond, failure, values, point);
+    }
+
+    /// [`Self::fail_if`] at `point`.
+    fn fail_at(&mut self, cond: &str, failure: Failure, values: &[String], point: PointNames) {
         let mut arguments: Vec<String> = values.to_vec();
         arguments.resize(ERROR_VALUES, "0LL".into());
-        arguments.extend(point.iter().map(|(_, coordinate)| coordinate.clone()));
+        // A coordinate is a variable of the kernel, or a sparse output's slot (a number).
+        arguments.extend(point.iter().map(|(_, coordinate)| {
+            if coordinate.parse::<i64>().is_ok() {
+                format!("{coordinate}LL")
+            } else {
+                coordinate.clone()
+            }
+        }));
         self.errors.push(FailureSite {
             failure,
             point: point.into_iter().map(|(dim, _)| dim).collect(),
@@ -361,7 +375,8 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// The outputs, and their stores (the launcher checks that the domain lies inside every
-    /// output before it launches).
+    /// output, and that a sparse output's local dimension spans its slots, before it
+    /// launches).
     fn stores(&mut self) -> Result<(Vec<Source>, Vec<String>), String> {
         let mut stores = Vec::new();
         let mut outputs = Vec::new();
@@ -373,6 +388,13 @@ impl<'a> KernelEmitter<'a> {
             for (dpos, d) in f.dims.iter().enumerate() {
                 let idx = if self.walk.is_vertical(d) {
                     "k".to_string()
+                } else if self.walk.is_local(d) {
+                    // A sparse output's slot (its local dimension spans `0..count`, checked
+                    // on the host before the launch).
+                    let slot = o.local.ok_or_else(|| {
+                        format!("sparse output `{}` written without a slot", f.name)
+                    })?;
+                    format!("{slot}LL")
                 } else {
                     let j = self
                         .walk
@@ -636,8 +658,8 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
         format!("p.t{table}_rows")
     }
 
-    fn report_if(&mut self, section: Section, cond: String, failure: Failure) {
-        self.fail_if(section, &cond, failure, &[]);
+    fn report_if(&mut self, _: Section, cond: String, failure: Failure, point: PointNames) {
+        self.fail_at(&cond, failure, &[], point);
     }
 
     fn slot_present(&mut self, _: Section, _: Section, ok: &str, at: TableEntry<'_>) {

@@ -7,12 +7,13 @@
 use std::collections::BTreeSet;
 
 use gt4rs_ir::failure::{Failure, FieldName, Precondition, PreconditionKind};
-use gt4rs_ir::stage::{AccessPath, Node, NodeId, Source, Step};
+use gt4rs_ir::stage::{AccessPath, Node, NodeId, Output, Source, Step};
 
 use super::{Section, StageWalk};
 
 /// The dimensions of the point, and the names of its coordinates in generated code, of code in
-/// `section`: the horizontal ones from the column on, the vertical one at the level.
+/// `section`: the horizontal ones from the column on, the vertical one at the level (and, for
+/// a value stored into a sparse output, the slot: a number).
 pub(crate) type PointNames = Vec<(String, String)>;
 
 impl StageWalk<'_> {
@@ -41,6 +42,26 @@ impl StageWalk<'_> {
             point.push((d.clone(), "k".into()));
         }
         point
+    }
+
+    /// The point a failure of the value stored by `output` names in `section`: the point of
+    /// `section` and, for a sparse output, the slot it is stored at (among the dimensions in
+    /// the output's order, as the embedded backend names it).
+    pub fn write_point(&self, section: Section, output: &Output) -> Result<PointNames, String> {
+        let mut point = self.point(section);
+        let Some(slot) = output.local else {
+            return Ok(point);
+        };
+        let f = self.field(output.target)?;
+        let (dpos, local) = self
+            .local_dim(&f)
+            .ok_or("a field without a local dimension is written at a slot")?;
+        let before = point
+            .iter()
+            .filter(|(d, _)| f.dims[..dpos].contains(d))
+            .count();
+        point.insert(before, (local.to_string(), slot.to_string()));
+        Ok(point)
     }
 
     /// Where the position of load `id` is resolved (and its failures name the point of): per
@@ -118,7 +139,12 @@ impl StageWalk<'_> {
     /// What a call must meet before the stage's loop runs, in the order it is checked.
     pub(super) fn preconditions(&self) -> Result<Vec<Precondition>, String> {
         let mut checks = Vec::new();
+        let mut outputs = BTreeSet::new();
         for o in &self.stage.outputs {
+            // A sparse output has one output per slot, and one set of checks.
+            if !outputs.insert(o.target) {
+                continue;
+            }
             let f = self.field(o.target)?;
             for (j, r) in self.stage.domain.iter().enumerate() {
                 let dim = f
@@ -137,6 +163,26 @@ impl StageWalk<'_> {
                         stage: self.index,
                         field: self.field_name(o.target),
                         dim: r.dim.clone(),
+                    },
+                });
+            }
+            // Written at every slot: its local dimension holds exactly the offset's
+            // neighbours, as a sparse argument that is read must.
+            if o.local.is_some() {
+                let (dim, d) = self
+                    .local_dim(&f)
+                    .ok_or("a field without a local dimension is written at a slot")?;
+                let count = self.offset(d)?.count;
+                checks.push(Precondition {
+                    field: o.target,
+                    dim,
+                    kind: PreconditionKind::Spans {
+                        count: i64::from(count),
+                    },
+                    failure: Failure::LocalDimension {
+                        arg: f.name.clone(),
+                        dim: d.to_string(),
+                        count,
                     },
                 });
             }

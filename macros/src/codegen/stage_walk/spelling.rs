@@ -9,7 +9,7 @@ use gt4rs_ir::{CmpOp, ScalarType, ScalarValue};
 
 use gt4rs_ir::failure::Failure;
 
-use super::{Bind, Division, FieldInfo, Section, StageWalk};
+use super::{Bind, Division, FieldInfo, PointNames, Section, StageWalk};
 
 /// What a backend fills in of the walk: the spelling of values and statements, where they go,
 /// and what is checked how. `Code` is a fragment of the backend's language.
@@ -101,8 +101,15 @@ pub(crate) trait Spelling<'a> {
         let _ = (defined, from);
         self.name(flag)
     }
-    /// Reports `failure` (no values) where `cond` holds, in `section`.
-    fn report_if(&mut self, section: Section, cond: Self::Code, failure: Failure);
+    /// Reports `failure` (no values) where `cond` holds, in `section`, at `point` (a point
+    /// code in `section` knows, with the slot of a sparse output).
+    fn report_if(
+        &mut self,
+        section: Section,
+        cond: Self::Code,
+        failure: Failure,
+        point: PointNames,
+    );
 
     /// `ok = ` the table entry `at` reads is not -1, for a reduction whose row is known in
     /// `center` and whose value is computed in `section`.
@@ -357,22 +364,24 @@ pub(crate) trait Spelling<'a> {
     /// readers do not see where it was undefined).
     fn report_undefined_writes(&mut self) -> Result<(), String> {
         let stage = self.walk().stage;
-        let written: Vec<(NodeId, Source)> = stage
+        for output in stage
             .outputs
             .iter()
             .filter(|o| matches!(o.target, Source::Param(_)))
-            .map(|o| (o.value, o.target))
-            .collect();
-        for (value, target) in written {
-            let name = self.walk().instance_name(value, &Bind::new());
+        {
+            let name = self.walk().instance_name(output.value, &Bind::new());
             let Some((flag, section)) = self.walk().undefined.get(&name).cloned() else {
                 continue;
             };
             let cond = self.flag_ref(&flag, section, section);
             let failure = Failure::Undefined {
-                field: self.walk().field_name(target),
+                field: self.walk().field_name(output.target),
             };
-            self.report_if(section, cond, failure);
+            // Not before the loop: the uniform section knows no point.
+            let point = self
+                .walk()
+                .write_point(section.max(Section::Column), output)?;
+            self.report_if(section, cond, failure, point);
         }
         Ok(())
     }

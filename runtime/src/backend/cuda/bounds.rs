@@ -88,8 +88,10 @@ fn eval(
 
 /// What a stage's domain bounds may refer to, for one call.
 pub struct BoundInputs<'a> {
-    /// Origin and shape of the stage's first output (for [`Bound::OutputFull`]).
-    pub first_output: (&'a [i64], &'a [i64]),
+    /// The first and one-past-last index of the stage's first output along each domain
+    /// dimension, `None` where it has none (for [`Bound::OutputFull`]); see
+    /// [`output_ranges`].
+    pub first_output: &'a [Option<(i64, i64)>],
     /// The program's parameters (a field's dimension names are in its type).
     pub params: &'a [ProgramParam],
     /// Per program parameter: the device field (None for scalars).
@@ -148,21 +150,41 @@ pub fn static_defines(stages: &[Stage], statics: &[Option<ScalarValue>]) -> Vec<
     out
 }
 
+/// The range of a field (its `dims`, `origin` and `shape`) along each domain dimension of
+/// `stage`: `None` where it has none. A sparse output's local dimension is no domain
+/// dimension (it is written slot by slot), so the positions differ from the field's.
+pub fn output_ranges(
+    stage: &Stage,
+    dims: &[String],
+    origin: &[i64],
+    shape: &[i64],
+) -> Vec<Option<(i64, i64)>> {
+    stage
+        .domain
+        .iter()
+        .map(|r| {
+            let d = dims.iter().position(|d| *d == r.dim)?;
+            let (o, n) = (*origin.get(d)?, *shape.get(d)?);
+            Some((o, o.saturating_add(n)))
+        })
+        .collect()
+}
+
 /// `(start, end)` per domain dimension of `stage`. A start past the end is an error, but for a
 /// reach (the rows it is taken over may hold no neighbour), which is then empty.
 pub fn stage_bounds(
     stage: &Stage,
     inputs: &BoundInputs<'_>,
 ) -> Result<Vec<(i64, i64)>, BoundError> {
-    let (origin, shape) = inputs.first_output;
     let mut out = Vec::with_capacity(stage.domain.len());
     for (j, r) in stage.domain.iter().enumerate() {
-        let full = origin
+        let full = inputs
+            .first_output
             .get(j)
-            .zip(shape.get(j))
-            .map(|(o, n)| (*o, o.saturating_add(*n)))
+            .copied()
+            .flatten()
             .ok_or_else(|| {
-                BoundError::Invalid("the first output has fewer dimensions than the domain".into())
+                BoundError::Invalid(format!("the first output has no dimension `{}`", r.dim))
             });
         let lo = bound_value(stage, &r.dim, &r.start, false, &full, inputs)?;
         let hi = bound_value(stage, &r.dim, &r.end, true, &full, inputs)?;
@@ -294,7 +316,7 @@ mod tests {
             ],
         );
         let inputs = |scalars: &'static [Option<ScalarValue>]| BoundInputs {
-            first_output: (&[0, 3], &[20, 5]),
+            first_output: &[Some((0, 20)), Some((3, 8))],
             params: &[],
             fields: &[],
             scalars,
@@ -366,7 +388,7 @@ mod tests {
             }],
         );
         let inputs = BoundInputs {
-            first_output: (&[], &[]),
+            first_output: &[],
             params: &[],
             fields: &[],
             scalars: &[],

@@ -14,7 +14,8 @@ use gt4rs_ir::stage::{Bound, Source, StageProgram};
 use gt4rs_ir::{ScalarType, Type};
 
 pub use super::bounds::{
-    c_literal, node_bound, stage_bounds, static_defines, BoundError, BoundInputs, NamedTable,
+    c_literal, node_bound, output_ranges, stage_bounds, static_defines, BoundError, BoundInputs,
+    NamedTable,
 };
 use crate::args::ScalarValue;
 use crate::backend::cuda::source::Translation;
@@ -359,16 +360,25 @@ impl LaunchPlan {
                 .outputs
                 .first()
                 .and_then(|o| match o.target {
-                    Source::Param(p) => fields.get(p as usize).copied().flatten(),
-                    Source::Temporary(t) => temp_meta.get(t as usize).and_then(Option::as_ref),
+                    Source::Param(p) => {
+                        let meta = fields.get(p as usize).copied().flatten()?;
+                        Some((meta, params.get(p as usize)?.ty.dims()?))
+                    }
+                    Source::Temporary(t) => {
+                        let meta = temp_meta.get(t as usize)?.as_ref()?;
+                        Some((
+                            meta,
+                            self.stages.temporaries.get(t as usize)?.dims.as_slice(),
+                        ))
+                    }
                 })
-                .map_or((&[][..], &[][..]), |f| {
-                    (f.origin.as_slice(), f.shape.as_slice())
+                .map_or_else(Vec::new, |(f, dims)| {
+                    output_ranges(stage, dims, &f.origin, &f.shape)
                 });
             let bounds = stage_bounds(
                 stage,
                 &BoundInputs {
-                    first_output: first,
+                    first_output: &first,
                     params,
                     fields: &fields,
                     scalars: &scalars,

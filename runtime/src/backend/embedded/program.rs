@@ -298,18 +298,16 @@ fn check_args(program: &Program, args: &[Arg<'_>]) -> Result<Vec<Value>, Error> 
     Ok(values)
 }
 
-/// A field read through its local dimension must hold exactly the offset's neighbours, as the
-/// kernel backends require: a narrower one (or one with another origin) would drop terms of a
-/// reduction or shift its slots.
+/// A sparse field must hold exactly the offset's neighbours along its local dimension, as the
+/// kernel backends require: read, a narrower one (or one with another origin) would drop
+/// terms of a reduction or shift its slots; written, it would leave slots of the value out or
+/// shift them.
 fn check_local_dims(
     program: &Program,
     param: &ProgramParam,
     view: &FieldView<'_>,
     dims: &[String],
 ) -> Result<(), Error> {
-    if param.role == Role::Out {
-        return Ok(());
-    }
     let FieldValue { extents, .. } = shape_of(view, dims);
     for (d, extent) in dims.iter().zip(extents) {
         let is_local = program.bundle.dim(d).map(|i| i.kind) == Some(DimKind::Local);

@@ -74,16 +74,15 @@ impl StageEmitter<'_> {
         &self,
         outputs: &[(Source, FieldInfo)],
     ) -> Result<Vec<TokenStream>, String> {
-        let first_out = outputs
-            .first()
-            .map(|(p, _)| *p)
-            .ok_or("a stage without outputs")?;
+        let (first_out, first_field) = outputs.first().ok_or("a stage without outputs")?;
         let mut bounds = Vec::new();
         for (j, r) in self.walk.stage.domain.iter().enumerate() {
             let lo = format_ident!("d{}_lo", j);
             let hi = format_ident!("d{}_hi", j);
-            let o = format_ident!("{}_o", prefix(first_out));
-            let n = format_ident!("{}_n", prefix(first_out));
+            let o = format_ident!("{}_o", prefix(*first_out));
+            let n = format_ident!("{}_n", prefix(*first_out));
+            // The output's dimension of this range (a sparse output's local one has none).
+            let full = first_field.dims.iter().position(|d| *d == r.dim);
             if let (Bound::Reach { .. }, true) = (&r.start, r.start == r.end) {
                 // One pass over the table gives both ends.
                 let reach = self.reach(&r.start)?;
@@ -93,8 +92,17 @@ impl StageEmitter<'_> {
                 });
                 continue;
             }
-            let start = self.bound(&r.start, quote!(#o[#j]), false)?;
-            let end = self.bound(&r.end, quote!(#o[#j] + #n[#j]), true)?;
+            let (start, end) = match full {
+                Some(d) => (
+                    self.bound(&r.start, quote!(#o[#d]), false)?,
+                    self.bound(&r.end, quote!(#o[#d] + #n[#d]), true)?,
+                ),
+                None if r.start != Bound::OutputFull && r.end != Bound::OutputFull => (
+                    self.bound(&r.start, quote!(0), false)?,
+                    self.bound(&r.end, quote!(0), true)?,
+                ),
+                None => return Err(format!("the first output has no dimension `{}`", r.dim)),
+            };
             if let Bound::Reach { .. } = r.start {
                 bounds.push(quote! {
                     let #lo: i64 = #start;

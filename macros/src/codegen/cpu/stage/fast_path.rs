@@ -246,19 +246,28 @@ impl StageEmitter<'_> {
     }
 
     /// Whether every read of field `p` (an output) is at the point the stage writes, through
-    /// its column: the fast path then reads it from the output's slice, before the store.
+    /// its column: the fast path then reads it from the output's slice, before the store. Not
+    /// for a sparse output, which has a slice per slot.
     pub(super) fn read_in_place(&self, p: Source) -> bool {
-        self.walk
+        let sparse = self
+            .walk
             .stage
-            .nodes
+            .outputs
             .iter()
-            .enumerate()
-            .all(|(id, node)| match node {
-                Node::Load { source, path, .. } if *source == p => {
-                    path.steps.is_empty()
-                        && self.load_kinds[id] == Some(LoadKind::Column { shift: 0 })
-                }
-                _ => true,
-            })
+            .any(|o| o.target == p && o.local.is_some());
+        !sparse
+            && self
+                .walk
+                .stage
+                .nodes
+                .iter()
+                .enumerate()
+                .all(|(id, node)| match node {
+                    Node::Load { source, path, .. } if *source == p => {
+                        path.steps.is_empty()
+                            && self.load_kinds[id] == Some(LoadKind::Column { shift: 0 })
+                    }
+                    _ => true,
+                })
     }
 }

@@ -252,8 +252,9 @@ impl StageEmitter<'_> {
             fast: FastParts::default(),
         };
         let (tile_klo, tile_nk) = (&shape.tile_klo, &shape.tile_nk);
-        let values: Vec<_> = self.walk.stage.outputs.iter().map(|o| o.value).collect();
-        for (oi, ((p, f), value)) in outputs.iter().zip(values).enumerate() {
+        let stage = self.walk.stage;
+        for (oi, ((p, f), output)) in outputs.iter().zip(&stage.outputs).enumerate() {
+            let value = output.value;
             let fp = format_ident!("{}", prefix(*p));
             let fo = format_ident!("{}_o", prefix(*p));
             let fs = format_ident!("{}_s", prefix(*p));
@@ -267,6 +268,13 @@ impl StageEmitter<'_> {
                     terms.push(
                         quote!((#fo[#dpos] as isize).wrapping_neg().wrapping_mul(#fs[#dpos])),
                     );
+                } else if self.walk.is_local(d) {
+                    // A sparse output's slot: its local dimension spans `0..count` (checked
+                    // before the loop).
+                    let slot = output.local.ok_or_else(|| {
+                        format!("sparse output `{}` written without a slot", f.name)
+                    })? as i64;
+                    terms.push(quote!((#slot - #fo[#dpos]) as isize * #fs[#dpos]));
                 } else {
                     let idx = self
                         .walk
@@ -285,9 +293,9 @@ impl StageEmitter<'_> {
             match kd {
                 Some(kd) => {
                     stores.at_level.push(quote! {
-                        // SAFETY: the domain lies inside this output (checked before the loop)
-                        // and tiles cover disjoint points and levels, so no other thread
-                        // touches this element.
+                        // SAFETY: the domain (and a sparse output's slot) lies inside this
+                        // output (checked before the loop) and tiles cover disjoint points and
+                        // levels, so no other thread touches this element.
                         unsafe { *#base.wrapping_offset((k as isize).wrapping_mul(#fs[#kd])) = #v; }
                     });
                     let fast = &mut stores.fast;
@@ -304,8 +312,8 @@ impl StageEmitter<'_> {
                     fast.outputs.push((*p, slice));
                 }
                 None => stores.at_level.push(quote! {
-                    // SAFETY: the domain lies inside this output (checked before the loop) and
-                    // tiles cover disjoint points and levels.
+                    // SAFETY: the domain (and a sparse output's slot) lies inside this output
+                    // (checked before the loop) and tiles cover disjoint points and levels.
                     unsafe { *#base = #v; }
                 }),
             }
@@ -394,15 +402,18 @@ impl StageEmitter<'_> {
                     .any(|kind| kind.needs_general_loop());
                 // Reads of outputs and outputs written twice would alias the fast path's
                 // slices; an output read at the point it is written (an update in place)
-                // is read from its own slice.
+                // is read from its own slice. A sparse output's slots are distinct elements,
+                // so their columns are disjoint slices.
+                let stored = &self.walk.stage.outputs;
                 let reads_outputs = self
                     .read_fields
                     .iter()
                     .any(|p| outputs.iter().any(|(q, _)| q == p) && !self.read_in_place(*p))
-                    || outputs
-                        .iter()
-                        .enumerate()
-                        .any(|(i, (p, _))| outputs[..i].iter().any(|(q, _)| q == p));
+                    || stored.iter().enumerate().any(|(i, o)| {
+                        stored[..i]
+                            .iter()
+                            .any(|q| q.target == o.target && q.local == o.local)
+                    });
                 if !has_general && !reads_outputs && !self.level_can_fail {
                     self.fast_path(&general, fast, (tile_klo, tile_khi), &shape.tile_nk)?
                 } else {
