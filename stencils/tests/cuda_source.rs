@@ -80,6 +80,8 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "apply_diffusion_to_theta_and_exner_stage0",
         "apply_diffusion_to_vn_stage0",
         "vertically_implicit_solver_at_predictor_step_stage0",
+        "vertically_implicit_solver_at_predictor_step_stage5",
+        "vertically_implicit_solver_at_corrector_step_stage4",
         "compute_perturbed_quantities_and_interpolation_stage5",
         "compute_perturbed_quantities_and_interpolation_stage6",
         "compute_horizontal_velocity_quantities_and_fluxes_stage0",

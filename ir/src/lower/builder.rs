@@ -339,8 +339,8 @@ impl StageBuilder {
         let outputs = outputs
             .into_iter()
             .map(|o| Output {
-                target: o.target,
                 value: m(o.value),
+                ..o
             })
             .collect();
         (rebuilt, domain, outputs)
