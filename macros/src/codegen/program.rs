@@ -162,8 +162,22 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
     let ir_json = program.to_json();
     // Lowered once: both fused backends emit from the same stages (the CUDA launcher reads
     // them from the kernel program the CUDA emitter serialises; nothing lowers at run time).
-    let lowered = lower(program).map_err(|e| e.message);
-    let lowered = lowered.as_ref().map_err(String::as_str);
+    let lowered = match lower(program) {
+        Ok(lowered) => lowered,
+        // A program the fused backends cannot build is an error here, at the program, rather
+        // than a program that only the embedded backend would run.
+        Err(e) => {
+            return syn::Error::new(
+                name.span(),
+                format!(
+                    "the fused backends (cpu, cuda) cannot build this program: {}",
+                    e.message
+                ),
+            )
+            .to_compile_error();
+        }
+    };
+    let lowered: Result<&_, &str> = Ok(&lowered);
     let cpu_impl = cpu::emit(
         program,
         lowered,
