@@ -60,29 +60,32 @@ const REGISTER_BUDGET: u32 = 128;
 /// budget (splitting their level bodies, or launch bounds with the spills measured on a device)
 /// is open (docs/cuda.md). Any other kernel over the budget fails the test.
 const OVER_BUDGET: &[(&str, u32, u64, u64)] = &[
+    // The fused solver steps' forward sweeps (ninth session; +4 and +2 registers since NVRTC
+    // compiles with `--fmad=false`, twelfth session) and their updates of ρ, θ_v and the Exner
+    // function, map stages since the twelfth session (255 registers and 88 B of spills before).
     (
         "vertically_implicit_solver_at_predictor_step_stage2",
-        220,
+        224,
         0,
         0,
     ),
     (
         "vertically_implicit_solver_at_predictor_step_stage5",
-        255,
+        200,
         0,
         0,
     ),
     (
         "vertically_implicit_solver_at_corrector_step_stage1",
-        226,
+        228,
         0,
         0,
     ),
     (
         "vertically_implicit_solver_at_corrector_step_stage4",
-        255,
-        88,
-        88,
+        224,
+        0,
+        0,
     ),
     (
         "compute_perturbed_quantities_and_interpolation_stage3",
@@ -102,7 +105,10 @@ const OVER_BUDGET: &[(&str, u32, u64, u64)] = &[
     // update, the corrector's vn update with divergence damping.
     ("compute_rho_theta_pgrad_and_update_vn_stage9", 148, 0, 0),
     ("compute_rho_theta_pgrad_and_update_vn_stage11", 254, 0, 0),
-    ("apply_divergence_damping_and_update_vn_stage0", 162, 0, 0),
+    ("apply_divergence_damping_and_update_vn_stage0", 142, 0, 0),
+    // Velocity advection's level body: at the budget's 128 registers, it spills 4 B since NVRTC
+    // compiles without contracting multiply-adds (`--fmad=false`, twelfth session).
+    ("compute_diagnostics_from_normal_wind_stage1", 128, 4, 4),
 ];
 
 /// Options listing, for every static argument of `translation`, one value: `false`/0 for
