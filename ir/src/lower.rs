@@ -777,9 +777,15 @@ impl<'p> Lowering<'p> {
                 if_true,
                 if_false,
             } => {
+                // Pointwise, only the chosen operand counts (the embedded backend's semantics:
+                // a value undefined where it is not chosen is never written), so both are read
+                // guarded, like the branches of `if`/`else` and `concat_where`: a -1 neighbour
+                // or a read outside a field where the other operand is chosen is no error.
                 let c = self.lower(cond, env, ctx)?.node()?;
-                let t = self.lower(if_true, env, ctx)?;
-                let f = self.lower(if_false, env, ctx)?;
+                let mut guarded = ctx.clone();
+                guarded.guarded = true;
+                let t = self.lower(if_true, env, &guarded)?;
+                let f = self.lower(if_false, env, &guarded)?;
                 self.select(c, &t, &f)?
             }
             K::IfElse {

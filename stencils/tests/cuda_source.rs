@@ -93,7 +93,10 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "compute_rho_theta_pgrad_and_update_vn_stage10",
         "compute_rho_theta_pgrad_and_update_vn_stage11",
         "apply_divergence_damping_and_update_vn_stage0",
+        // Its flux limiter's `select` reads guarded (twelfth session): over the threshold.
+        "hdiff_stage0",
     ];
+    let mut wrong = Vec::new();
     for t in all() {
         for k in t.kernels() {
             let start = t
@@ -103,7 +106,10 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
             let body = &t.source[start..];
             let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
             let per_level = body.contains("GT4RS_OPAQUE(i0);") && body.contains("#pragma unroll 1");
-            assert_eq!(per_level, large.contains(&k.name.as_str()), "{}", k.name);
+            if per_level != large.contains(&k.name.as_str()) {
+                wrong.push(format!("{} (per level: {per_level})", k.name));
+            }
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -413,3 +413,65 @@ fn a_sparse_field_updated_in_place_reads_its_slots_before_the_call() {
         Ok(())
     });
 }
+
+/// `select` reads a neighbour only where it takes it: a -1 slot under the other operand is no
+/// error on any backend (the embedded backend's semantics; the fused backends reported the -1
+/// before `select`'s operands were read guarded, as `if`/`else` branches are), and one under
+/// the chosen operand is.
+#[field_operator]
+fn second_edge_where_present(
+    inp: Field<(Edge, K), f64>,
+    present: Field<Vertex, bool>,
+) -> Field<(Vertex, K), f64> {
+    select(present, inp.at(V2E5[1]), -1.0)
+}
+
+#[program]
+fn second_edge_where_present_prog(
+    inp: &Field<(Edge, K), f64>,
+    present: &Field<Vertex, bool>,
+    out: &mut Field<(Vertex, K), f64>,
+) {
+    second_edge_where_present(inp, present).write_to(out);
+}
+
+#[test]
+fn select_reads_a_neighbour_only_where_it_takes_it() {
+    let mesh = SkipValueMesh::new();
+    let mut rng = rng(1809);
+    let (nv, nk) = (mesh.n_vertices as i64, NK as i64);
+    // Vertex 3 keeps its second slot empty.
+    assert_eq!(neighbours(&mesh.v2e, 3)[1], -1);
+    let inp: Field<(Edge, K), f64> = random_field(&mut rng, &sized(&[mesh.n_edges, NK]));
+    let has_second = |v: i64| neighbours(&mesh.v2e, v)[1] >= 0;
+    let present: Field<Vertex, bool> =
+        Field::from_fn(&[0..nv], Layout::default(), |p| has_second(p[0])).expect("a vertex field");
+    let everywhere: Field<Vertex, bool> =
+        Field::from_fn(&[0..nv], Layout::default(), |_| true).expect("a vertex field");
+    let domain = [0..nv, 0..nk];
+    for_each_backend(|backend| {
+        let program =
+            second_edge_where_present_prog::compile(&backend.options_with(mesh.connectivities()))?;
+        let mut out: Field<(Vertex, K), f64> = poisoned(&domain);
+        program.call(second_edge_where_present_prog::Args {
+            inp: &inp,
+            present: &present,
+            out: &mut out,
+        })?;
+        expect_field("out", &out, &domain, |p| {
+            if has_second(p[0]) {
+                at(&inp, &[neighbours(&mesh.v2e, p[0])[1] as i64, p[1]])
+            } else {
+                -1.0
+            }
+        });
+        let mut out: Field<(Vertex, K), f64> = poisoned(&domain);
+        let taken = program.call(second_edge_where_present_prog::Args {
+            inp: &inp,
+            present: &everywhere,
+            out: &mut out,
+        });
+        expect_error(taken, &["Vertex 3"]);
+        Ok(())
+    });
+}

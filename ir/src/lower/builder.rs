@@ -328,21 +328,7 @@ impl StageBuilder {
                 })
                 .collect();
         }
-        let domain = domain
-            .into_iter()
-            .map(|r| StageRange {
-                dim: r.dim,
-                start: remap_bound(r.start, &map),
-                end: remap_bound(r.end, &map),
-            })
-            .collect();
-        let outputs = outputs
-            .into_iter()
-            .map(|o| Output {
-                value: m(o.value),
-                ..o
-            })
-            .collect();
+        let (domain, outputs) = remap_domain_and_outputs(domain, outputs, &map);
         (rebuilt, domain, outputs)
     }
 
@@ -390,21 +376,7 @@ impl StageBuilder {
             }
         }
         let m = |n: NodeId| map[n as usize];
-        let domain = domain
-            .into_iter()
-            .map(|r| StageRange {
-                dim: r.dim,
-                start: remap_bound(r.start, &map),
-                end: remap_bound(r.end, &map),
-            })
-            .collect();
-        let outputs = outputs
-            .into_iter()
-            .map(|o| Output {
-                value: m(o.value),
-                ..o
-            })
-            .collect();
+        let (domain, outputs) = remap_domain_and_outputs(domain, outputs, &map);
         let scan = self.scan.filter(|_| scan_live).map(|s| Scan {
             carry: s
                 .carry
@@ -474,6 +446,30 @@ impl StageBuilder {
             _ => node,
         }
     }
+}
+
+/// A stage's domain bounds and stored values with every node renamed by `map`.
+fn remap_domain_and_outputs(
+    domain: Vec<StageRange>,
+    outputs: Vec<Output>,
+    map: &[u32],
+) -> (Vec<StageRange>, Vec<Output>) {
+    let domain = domain
+        .into_iter()
+        .map(|r| StageRange {
+            dim: r.dim,
+            start: remap_bound(r.start, map),
+            end: remap_bound(r.end, map),
+        })
+        .collect();
+    let outputs = outputs
+        .into_iter()
+        .map(|o| Output {
+            value: map[o.value as usize],
+            ..o
+        })
+        .collect();
+    (domain, outputs)
 }
 
 pub(super) fn remap_bound(b: Bound, map: &[u32]) -> Bound {

@@ -242,9 +242,19 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const double v0 = p.f0[(v0_p0 - p.f0_o0) * p.f0_s0 + (v0_p1 - p.f0_o1) * p.f0_s1];
         const double v1 = 0e0;
         const bool v2 = (v0 > v1);
-        const double v3 = sqrt(v0);
-        const double v4 = (v0 * v0);
-        const double v5 = (v2 ? v3 : v4);
-        p.f4[(i0 - p.f4_o0) * p.f4_s0 + (k - p.f4_o1) * p.f4_s1] = (double)v5;
+        const bool v3_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
+        const long long v3_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
+        const bool v3_p1_out = k < p.f0_o1 || k >= p.f0_o1 + p.f0_n1;
+        const long long v3_p1 = gt4rs_clamp(k, p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v3_undef = (v3_p0_out | v3_p1_out);
+        const double v3 = p.f0[(v3_p0 - p.f0_o0) * p.f0_s0 + (v3_p1 - p.f0_o1) * p.f0_s1];
+        const double v4 = sqrt(v3);
+        const bool v4_undef = v3_undef;
+        const double v5 = (v3 * v3);
+        const bool v5_undef = (v3_undef | v3_undef);
+        const double v6 = (v2 ? v4 : v5);
+        const bool v6_undef = (v2 ? v4_undef : v5_undef);
+        if (v6_undef) { gt4rs_fail(p.error, 1LL, 0LL, 0LL, 0LL, i0, k); return; }
+        p.f4[(i0 - p.f4_o0) * p.f4_s0 + (k - p.f4_o1) * p.f4_s1] = (double)v6;
     }
 }
