@@ -283,34 +283,16 @@ impl StageBuilder {
                 }
                 _ => node.clone(),
             };
-            let node = match remap(node, &map) {
-                Node::Carry { index, dtype } => Node::Carry {
-                    index: carry_index[index as usize],
-                    dtype,
-                },
-                Node::Reduce {
-                    op,
-                    offset,
-                    center,
-                    var,
-                    mut body,
-                    value,
-                    dtype,
-                } => {
+            let mut node = remap(node, &map);
+            match &mut node {
+                Node::Carry { index, .. } => *index = carry_index[*index as usize],
+                // Nodes made one may appear twice in a body.
+                Node::Reduce { body, .. } => {
                     body.sort_unstable();
                     body.dedup();
-                    Node::Reduce {
-                        op,
-                        offset,
-                        center,
-                        var,
-                        body,
-                        value,
-                        dtype,
-                    }
                 }
-                other => other,
-            };
+                _ => {}
+            }
             map.push(rebuilt.add(node));
         }
         let m = |n: NodeId| map[n as usize];
