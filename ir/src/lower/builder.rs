@@ -207,29 +207,13 @@ impl StageBuilder {
             })
             .collect()
         }
-        let mut class = classes(
-            carry
-                .iter()
-                .map(|c| (c.init, c.active, format!("{:?}", c.dtype))),
-        );
+        let mut class = classes(carry.iter().map(|c| (c.init, c.active, c.dtype)));
         loop {
             // Each node's canonical id with every component replaced by its class's first.
             let first: Vec<u32> = (0..carry.len())
                 .map(|c| class.iter().position(|k| *k == class[c]).unwrap_or(c) as u32)
                 .collect();
-            let mut interned: HashMap<String, u32> = HashMap::new();
-            let mut canon: Vec<u32> = Vec::with_capacity(self.nodes.len());
-            for node in &self.nodes {
-                let node = match remap(node.clone(), &canon) {
-                    Node::Carry { index, dtype } => Node::Carry {
-                        index: first[index as usize],
-                        dtype,
-                    },
-                    other => other,
-                };
-                let n = interned.len() as u32;
-                canon.push(*interned.entry(format!("{node:?}")).or_insert(n));
-            }
+            let canon = Interner::default().ids(&self.nodes, |c| first[c as usize]);
             let refined = classes(carry.iter().enumerate().map(|(i, c)| {
                 (
                     class[i],
@@ -430,6 +414,33 @@ impl StageBuilder {
     }
 }
 
+/// Ids of nodes, equal across every arena interned with one interner where the nodes compute
+/// the same thing: a node's `Debug` spelling with its operands replaced by their ids.
+#[derive(Default)]
+pub(super) struct Interner {
+    ids: HashMap<String, u32>,
+}
+
+impl Interner {
+    /// The id of each node of `nodes` (children before parents), carry component `c` read as
+    /// component `carry(c)`.
+    pub fn ids(&mut self, nodes: &[Node], carry: impl Fn(u32) -> u32) -> Vec<u32> {
+        let mut canon: Vec<u32> = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let node = match remap(node.clone(), &canon) {
+                Node::Carry { index, dtype } => Node::Carry {
+                    index: carry(index),
+                    dtype,
+                },
+                other => other,
+            };
+            let next = self.ids.len() as u32;
+            canon.push(*self.ids.entry(format!("{node:?}")).or_insert(next));
+        }
+        canon
+    }
+}
+
 /// A stage's domain bounds and stored values with every node renamed by `map`.
 fn remap_domain_and_outputs(
     domain: Vec<StageRange>,
@@ -486,7 +497,7 @@ fn remap_path(p: AccessPath, map: &[u32]) -> AccessPath {
     }
 }
 
-pub(super) fn remap(node: Node, map: &[u32]) -> Node {
+fn remap(node: Node, map: &[u32]) -> Node {
     let m = |n: NodeId| map[n as usize];
     match node {
         Node::Load {

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::builder::{remap, remap_bound, StageBuilder};
+use super::builder::{remap_bound, Interner, StageBuilder};
 use crate::stage::{Bound, Node, NodeId, Source, Stage, StageProgram};
 
 /// Every scan stage of `program` reads what an earlier stage stored instead of carrying it
@@ -45,25 +45,6 @@ pub(super) fn reuse_scan_temporaries(program: &mut StageProgram) {
     }
 }
 
-/// Ids of nodes, equal across the stages interned with one interner where the nodes compute
-/// the same thing (carries by their index).
-#[derive(Default)]
-struct Interner {
-    ids: HashMap<String, u32>,
-}
-
-impl Interner {
-    fn stage(&mut self, stage: &Stage) -> Vec<u32> {
-        let mut canon: Vec<u32> = Vec::with_capacity(stage.nodes.len());
-        for node in &stage.nodes {
-            let key = format!("{:?}", remap(node.clone(), &canon));
-            let next = self.ids.len() as u32;
-            canon.push(*self.ids.entry(key).or_insert(next));
-        }
-        canon
-    }
-}
-
 /// The nodes of stage `reader` that load a temporary of stage `earlier` instead, where the
 /// earlier one runs the reader's carry (see the module doc); empty where it does not.
 fn substitutes(stages: &[Stage], earlier: usize, reader: usize) -> HashMap<NodeId, Node> {
@@ -75,7 +56,7 @@ fn substitutes(stages: &[Stage], earlier: usize, reader: usize) -> HashMap<NodeI
         return HashMap::new();
     }
     let mut interner = Interner::default();
-    let (pc, sc) = (interner.stage(p), interner.stage(s));
+    let (pc, sc) = (interner.ids(&p.nodes, |c| c), interner.ids(&s.nodes, |c| c));
     // A stage's domain with its node bounds by canonical id, and `OutputFull` spelt as the
     // extent of the field it stands for (a reader's whole output, a scan stage's copy of it).
     let bounds = |stage: &Stage, canon: &[u32]| -> Vec<String> {
