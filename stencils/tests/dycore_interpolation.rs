@@ -470,20 +470,39 @@ fn existing_coefficients_against_icon4py() {
             lb2_c..grid.num_cells,
             TRANSCENDENTAL,
         );
-        // Departures, measured (report in refs/icon4py/README.md): c_intp (spherical kites) against
-        // ICON's planar `0.5 Σ l·d / A_v`; e_bln_c_s (the tangent plane at the cell) against
-        // ICON's rotated latitude-longitude plane; the RBF coefficients (docs/grids.md).
+        // ICON4Py's formulas, as the granules use them: `c_intp` the same products summed in
+        // the same order, `e_bln_c_s` through latitudes and longitudes.
+        check(
+            "c_intp",
+            label,
+            &two_d(&state.c_intp),
+            &reference.d2("cells_aw_verts"),
+            lb2_v..grid.num_vertices,
+            0.0,
+        );
+        check(
+            "e_bln_c_s",
+            label,
+            &two_d(&state.e_bln_c_s),
+            &reference.d2("e_bln_c_s"),
+            0..grid.num_cells,
+            TRANSCENDENTAL,
+        );
+        // Departures, measured (report in refs/icon4py/README.md): the grid file's own c_intp
+        // (spherical kites) against ICON's planar `0.5 Σ l·d / A_v`, its e_bln_c_s (the
+        // tangent plane at the cell) against ICON's rotated latitude-longitude plane; the RBF
+        // coefficients (docs/grids.md).
         for (what, ours, theirs, rows, bound) in [
             (
-                "c_intp",
-                two_d(&state.c_intp),
+                "the grid's c_intp",
+                grid.geometry.c_intp.clone(),
                 "cells_aw_verts",
                 lb2_v..grid.num_vertices,
                 1e-3,
             ),
             (
-                "e_bln_c_s",
-                two_d(&state.e_bln_c_s),
+                "the grid's e_bln_c_s",
+                grid.geometry.e_bln_c_s.clone(),
                 "e_bln_c_s",
                 0..grid.num_cells,
                 5e-4,
@@ -753,12 +772,25 @@ fn coriolis_nudging_and_torus() {
         };
         assert_eq!(v, expected, "edge {e}");
     }
+    // The diffusion's coefficients are the same (ICON4Py's diffusion granule is given the
+    // interpolation factory's).
+    let diffusion = gt4rs_stencils::diffusion::state::InterpolationState::from_grid(
+        &lam,
+        true,
+        config.max_nudging_coefficient,
+        config.nudge_efold_width,
+    )
+    .expect("diffusion state");
+    assert_eq!(diffusion.nudgecoeff_e, state.nudgecoeff_e);
+    assert_eq!(diffusion.e_bln_c_s, state.e_bln_c_s);
 
     let torus = Grid::torus(6, 6, 1000.0).expect("torus");
     let state = InterpolationState::compute(&torus, &config).expect("torus state");
     let x = state.pos_on_tplane_e_1.as_array().to_owned();
     let half = 0.5 * torus.geometry.dual_edge_length[0];
     assert!(x.outer_iter().all(|row| row[0] == -half && row[1] == half));
+    // ICON4Py's `compute_e_bln_c_s_torus`.
+    assert!(state.e_bln_c_s.as_array().iter().all(|&w| w == 1.0 / 3.0));
     assert!(coriolis_frequency(&torus)
         .expect("coriolis")
         .iter()

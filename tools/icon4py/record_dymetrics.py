@@ -9,7 +9,8 @@ Inputs per grid, written by the ignored Rust test `export_inputs`
 benchmark loads it, benches/peer/icon4py_grid.py) and LABEL-terrain.npz (the half-level
 heights z_ifc, the topography, vct_a, the damping and flat heights). The factory's own SLEVE
 coordinate is replaced by gt4rs's z_ifc, and its geometry and interpolation sources by the
-grid file's arrays (`c_lin_e`, `c_intp` as ICON4Py's `cells_aw_verts`, lengths, orientation),
+grid file's arrays (`c_lin_e`, `c_intp` as ICON4Py's `cells_aw_verts`: ICON's weights, which
+export_inputs writes there; lengths, orientation),
 so that both sides start from the same numbers.
 
 Output: OUT/LABEL/metrics.npz with every field of `MetricState::arrays` under its ICON name,

@@ -1,11 +1,12 @@
 //! The fields the granule reads and writes: prognostic and diagnostic state, and the
 //! interpolation, metric and geometry fields taken from a [`Grid`] and a [`VerticalGrid`].
 
-use gt4rs::grid::{Grid, Zone};
+use gt4rs::grid::Grid;
 use gt4rs::{Dims, Error, Field, FieldMut, Layout};
 use ndarray::{s, Array1, Array2, ArrayD};
 
 use super::vertical::VerticalGrid;
+use crate::dycore::coefficients;
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C2V, K, V2E};
 
 /// Wraps an array as a field starting at index 0.
@@ -127,9 +128,13 @@ pub struct InterpolationState {
 }
 
 impl InterpolationState {
-    /// From the grid's geometry. `nudgecoeff_e` is 0 on a global grid; on a limited-area grid
-    /// it decays from `scaled_nudge_max_coeff` over the nudging rows as
-    /// `exp(-row / (2 nudge_efold_width))` (ICON's profile, on the rows the grid has).
+    /// From the grid's geometry, with `e_bln_c_s` and `nudgecoeff_e` computed as ICON4Py's
+    /// interpolation factory computes them (what ICON4Py's diffusion granule is given:
+    /// [`coefficients::edge_to_cell_weights`], [`coefficients::nudging_coefficients`] with
+    /// ICON's nudging zone width). `nudgecoeff_e` is 0 on a global grid; on a limited-area grid
+    /// it is `scaled_nudge_max_coeff` on the second nudging row of edges (ICON's
+    /// `grf_nudge_start_e`) and decays as `exp(-row / (2 nudge_efold_width))` beyond it, over
+    /// the rows the grid has.
     pub fn from_grid(
         grid: &Grid,
         limited_area: bool,
@@ -137,17 +142,18 @@ impl InterpolationState {
         nudge_efold_width: f64,
     ) -> Result<Self, Error> {
         let g = &grid.geometry;
-        let mut nudgecoeff_e = Array1::<f64>::zeros(grid.num_edges);
-        if limited_area {
-            for (row, zone) in [Zone::Nudging, Zone::NudgingLevel2].into_iter().enumerate() {
-                let (start, end) = (grid.start_of::<Edge>(zone)?, grid.end_of::<Edge>(zone)?);
-                let coeff =
-                    scaled_nudge_max_coeff * (-(row as f64) / (2.0 * nudge_efold_width)).exp();
-                nudgecoeff_e.slice_mut(s![start..end]).fill(coeff);
-            }
-        }
+        let nudgecoeff_e = if limited_area {
+            coefficients::nudging_coefficients(
+                grid,
+                scaled_nudge_max_coeff,
+                nudge_efold_width,
+                coefficients::NUDGE_ZONE_WIDTH,
+            )?
+        } else {
+            Array1::<f64>::zeros(grid.num_edges)
+        };
         Ok(InterpolationState {
-            e_bln_c_s: field_of(g.e_bln_c_s.clone().into_dyn())?,
+            e_bln_c_s: field_of(coefficients::edge_to_cell_weights(grid)?.into_dyn())?,
             rbf_coeff_1: field_of(g.rbf_vec_coeff_v1.clone().into_dyn())?,
             rbf_coeff_2: field_of(g.rbf_vec_coeff_v2.clone().into_dyn())?,
             geofac_div: field_of(g.geofac_div.clone().into_dyn())?,

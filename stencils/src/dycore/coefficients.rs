@@ -517,6 +517,114 @@ pub fn gradient_of_divergence(grid: &Grid) -> Result<Array2<f64>, Error> {
     Ok(grdiv)
 }
 
+/// ICON's `e_bln_c_s` (C2E): the weights that average an edge field onto a cell, as ICON4Py's
+/// `compute_e_bln_c_s`: [`weighting_factors`] of the cell's three edge midpoints around its
+/// centre in the rotated latitude-longitude plane, with no weight at the centre (ICON's
+/// `wgt_loc` 0), on every cell. On the torus: 1/3 each (`compute_e_bln_c_s_torus`).
+pub fn edge_to_cell_weights(grid: &Grid) -> Result<Array2<f64>, Error> {
+    validate(grid)?;
+    let c2e = grid.table("C2E")?;
+    let nc = grid.num_cells;
+    let g = &grid.geometry;
+    if matches!(g.surface, Surface::Torus { .. }) {
+        return Ok(Array2::from_elem((nc, 3), 1.0 / 3.0));
+    }
+    let (cell_lat, cell_lon) = latitudes_longitudes(g.cell_center.view())?;
+    let (edge_lat, edge_lon) = latitudes_longitudes(g.edge_center.view())?;
+    let mut weights = Array2::<f64>::zeros((nc, 3));
+    for c in 0..nc {
+        let mut ytemp = [0.0; 3];
+        let mut xtemp = [0.0; 3];
+        for i in 0..3 {
+            let e = neighbour(&c2e, "C2E", c, i)?;
+            (ytemp[i], xtemp[i]) = (edge_lat[e], edge_lon[e]);
+        }
+        let w = weighting_factors(ytemp, xtemp, cell_lat[c], cell_lon[c], 0.0);
+        for i in 0..3 {
+            weights[[c, i]] = w[i];
+        }
+    }
+    Ok(weights)
+}
+
+/// ICON's `cells_aw_verts` (V2C, the dynamical core's `c_intp`): the weights that average a
+/// cell field onto a vertex, as ICON4Py's `compute_cells_aw_verts`, from lateral boundary
+/// level 2: for each edge `k` of vertex `v` and each cell `j` of the edge,
+/// `½ Σ_k l(j, k) d(v, k) / A_v`, with `l` the distance from the cell's centre to the edge,
+/// `d` from the vertex to the edge's midpoint and `A_v` the grid's dual area. Edges are taken
+/// in V2E order and a missing or repeated slot (V2E or V2C) adds nothing, as in ICON4Py, so
+/// that the sums are its sums in its order.
+pub fn cell_to_vertex_weights(grid: &Grid) -> Result<Array2<f64>, Error> {
+    let (nv, ne) = (grid.num_vertices, grid.num_edges);
+    let v2e = grid.table("V2E")?;
+    let v2c = grid.table("V2C")?;
+    let e2v = grid.table("E2V")?;
+    let e2c = grid.table("E2C")?;
+    for (name, table, rows, cols, targets) in [
+        ("V2E", &v2e, nv, 6, ne),
+        ("V2C", &v2c, nv, 6, grid.num_cells),
+        ("E2V", &e2v, ne, 2, nv),
+        ("E2C", &e2c, ne, 2, grid.num_cells),
+    ] {
+        if table.dim() != (rows, cols) {
+            return Err(Error::Shape(format!(
+                "table {name} is {:?}, the grid needs ({rows}, {cols})",
+                table.dim()
+            )));
+        }
+        if let Some(bad) = table
+            .iter()
+            .find(|&&n| n < -1 || n as i64 >= targets as i64)
+        {
+            return Err(Error::Connectivity {
+                offset: name.into(),
+                message: format!("entry {bad} is outside -1..{targets}"),
+            });
+        }
+    }
+    let g = &grid.geometry;
+    for (name, shape, expected) in [
+        ("dual_area", g.dual_area.shape(), vec![nv]),
+        ("edge_vert_length", g.edge_vert_length.shape(), vec![ne, 2]),
+        ("edge_cell_length", g.edge_cell_length.shape(), vec![ne, 2]),
+    ] {
+        if shape != expected.as_slice() {
+            return Err(Error::Shape(format!(
+                "geometry array {name} is {shape:?}, the grid needs {expected:?}"
+            )));
+        }
+    }
+    let start = grid.start(GridDim::Vertex, Zone::LateralBoundaryLevel2)?;
+    let mut weights = Array2::<f64>::zeros((nv, 6));
+    for v in start..nv {
+        let counts = |table: &ArrayView2<'_, i32>, slot: usize| {
+            table[[v, slot]] != -1 && (slot == 0 || table[[v, slot]] != table[[v, slot - 1]])
+        };
+        for k in 0..6 {
+            if !counts(&v2e, k) {
+                continue;
+            }
+            let e = v2e[[v, k]] as usize;
+            let end = if e2v[[e, 0]] == v as i32 { 0 } else { 1 };
+            let to_vertex = g.edge_vert_length[[e, end]];
+            for j in 0..6 {
+                if !counts(&v2c, j) {
+                    continue;
+                }
+                for side in 0..2 {
+                    if e2c[[e, side]] == v2c[[v, j]] {
+                        weights[[v, j]] += to_vertex * g.edge_cell_length[[e, side]];
+                    }
+                }
+            }
+        }
+        for j in 0..6 {
+            weights[[v, j]] = 0.5 * weights[[v, j]] / g.dual_area[v];
+        }
+    }
+    Ok(weights)
+}
+
 /// ICON's `pos_on_tplane_e` (E2C), as ICON4Py's `compute_pos_on_tplane_e_x_y`: the centres
 /// of an edge's two cells in the plane tangent at the edge's midpoint (gnomonic projection,
 /// metres), as components along the edge's normal (`.0`, ICON's `pos_on_tplane_e_x`) and
@@ -584,6 +692,9 @@ fn edge_refinement_levels(grid: &Grid) -> Result<Vec<i32>, Error> {
 /// `get_nudging_refinement_value(EdgeDim)`: the last lateral boundary level of edges, 8, plus
 /// the last nudging level, 2; ICON's `grf_nudge_start_e`).
 pub const NUDGE_START_EDGE_LEVEL: i32 = 10;
+
+/// ICON's default width of the nudging zone in cell rows (`nudge_zone_width`, `interpol_nml`).
+pub const NUDGE_ZONE_WIDTH: i32 = 10;
 
 /// ICON's `nudgecoeff_e` as ICON4Py's `compute_nudgecoeffs` on the domain its factory gives
 /// (edges from the second nudging row to the end): `max · exp(-(level - 10) / (2 efold))` on

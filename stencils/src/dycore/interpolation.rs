@@ -61,18 +61,17 @@ impl Default for InterpolationConfig {
             divergence_averaging_central_cell_weight: 0.5,
             max_nudging_coefficient: 0.375,
             nudge_efold_width: 2.0,
-            nudge_zone_width: 10,
+            nudge_zone_width: coefficients::NUDGE_ZONE_WIDTH,
         }
     }
 }
 
 impl InterpolationState {
-    /// The coefficients on `grid`: those the grid's geometry holds (taken as the diffusion's
-    /// [`DiffusionInterpolationState::from_grid`] takes them), and `geofac_grdiv`,
-    /// `e_flx_avg`, `pos_on_tplane_e_1/2` and `nudgecoeff_e` computed as ICON4Py's
-    /// interpolation factory does ([`super::coefficients`]). (The diffusion's own
-    /// `nudgecoeff_e` puts the maximum one edge row further out than ICON4Py's
-    /// `compute_nudgecoeffs`, which the dynamical core follows.)
+    /// The coefficients on `grid`: those the diffusion's
+    /// [`DiffusionInterpolationState::from_grid`] takes from the grid's geometry or computes
+    /// (`e_bln_c_s`), and `c_intp`, `geofac_grdiv`, `e_flx_avg`, `pos_on_tplane_e_1/2` and
+    /// `nudgecoeff_e` (with this configuration's nudging) computed as ICON4Py's interpolation
+    /// factory does ([`super::coefficients`]).
     ///
     /// `grid` is a whole grid (one domain: every point owned, as ICON4Py's single-rank
     /// factory). A rank's part takes its rows from the whole grid's state, as the diffusion's
@@ -117,7 +116,7 @@ impl InterpolationState {
             c_lin_e: field_of(g.c_lin_e.clone().into_dyn())?,
             geofac_grdiv: field_of(coefficients::gradient_of_divergence(grid)?.into_dyn())?,
             rbf_vec_coeff_e: field_of(g.rbf_vec_coeff_e.clone().into_dyn())?,
-            c_intp: field_of(g.c_intp.clone().into_dyn())?,
+            c_intp: field_of(coefficients::cell_to_vertex_weights(grid)?.into_dyn())?,
             geofac_rot: field_of(g.geofac_rot.clone().into_dyn())?,
             pos_on_tplane_e_1: field_of(pos_on_tplane_e_1.into_dyn())?,
             pos_on_tplane_e_2: field_of(pos_on_tplane_e_2.into_dyn())?,

@@ -1,7 +1,7 @@
 //! The metric fields of the nonhydrostatic solver and velocity advection (ICON4Py's
 //! `MetricStateNonHydro`), computed on a grid over a terrain as ICON4Py's metrics factory does.
 //!
-//! [`MetricState::compute`] takes the grid (tables, geometry with `c_lin_e` and `c_intp`,
+//! [`MetricState::compute`] takes the grid (tables, geometry with `c_lin_e`, the lengths and areas,
 //! zones), the half-level heights of a [`Terrain`] and its [`VerticalGrid`], and builds every
 //! field in the order of ICON4Py's `metrics_factory.py`, each with the formula, the order of
 //! operations and the horizontal and vertical domain of ICON4Py's function: outside its domain a
@@ -336,7 +336,6 @@ impl MetricState {
         let geometry_shapes = [
             ("c_lin_e", g.c_lin_e.dim(), (ne, 2)),
             ("edge_cell_length", g.edge_cell_length.dim(), (ne, 2)),
-            ("c_intp", g.c_intp.dim(), (nv, 6)),
         ];
         for (name, got, want) in geometry_shapes {
             if got != want {
@@ -416,11 +415,14 @@ impl MetricState {
         // boundary level 3, through the heights at the vertices) and normal
         // (`compute_ddxn_z_half_e`, from level 2), each to the end of the interior; their means
         // on full levels (`ddxn_z_full` on every edge, `ddxt_z_full` from level 2).
+        // The vertices' weights are ICON's `cells_aw_verts`, as the interpolation state's
+        // `c_intp` (ICON4Py's metrics factory takes them from its interpolation factory).
+        let c_intp = super::coefficients::cell_to_vertex_weights(grid)?;
         let z_ifv = Array2::from_shape_fn((nv, nlev + 1), |(v, k)| {
             let mut sum = 0.0;
             for (j, &c) in v2c.row(v).iter().enumerate() {
                 if let Some(c) = neighbour(c) {
-                    sum += g.c_intp[[v, j]] * z_ifc[[c, k]];
+                    sum += c_intp[[v, j]] * z_ifc[[c, k]];
                 }
             }
             sum
