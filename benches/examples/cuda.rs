@@ -4,6 +4,7 @@
 //!   the generated R2B6 grid × 80 levels, `hdiff` on 512×512×80: time per call and effective
 //!   GB/s (bytes of every field argument read or written once) next to the device-to-device
 //!   copy bandwidth measured in the same run;
+//! * each of them compiled with `CudaOptions::hoist_column_work` beside the default;
 //! * a K-block sweep of `calculate_nabla4`;
 //! * a "granule step" (all of the above in sequence) launched call by call and replayed as a
 //!   CUDA graph;
@@ -18,7 +19,7 @@ use gt4rs::__private::ir::Type;
 use gt4rs::cuda::{copy_bandwidth_gbps, CudaProgram, DeviceArg, RawDeviceField, Timer};
 use gt4rs::grid::IcosahedralGrid;
 use gt4rs::prelude::*;
-use gt4rs::{ScalarType, Settings};
+use gt4rs::{CudaOptions, ScalarType, Settings};
 use gt4rs_stencils::cartesian::dsl::hdiff;
 use gt4rs_stencils::icon::dsl::diffusion::{apply_diffusion_to_vn, calculate_nabla4};
 use gt4rs_stencils::icon::dsl::velocity_advection::compute_diagnostics_from_normal_wind;
@@ -298,6 +299,45 @@ fn main() -> Result<(), Error> {
             100.0 * gbps / copy
         );
         all_args.push(args);
+    }
+
+    // The column-work trade (`CudaOptions::hoist_column_work`): each program compiled again
+    // with its column work kept across levels, timed on the same arguments beside the default.
+    let hoisting = CudaOptions {
+        hoist_column_work: true,
+        ..CudaOptions::default()
+    };
+    let hoisted_options = options.clone().with_cuda(hoisting);
+    let nabla4_hoisted = calculate_nabla4::compile(&hoisted_options)?;
+    let diffusion_hoisted = apply_diffusion_to_vn::compile(&hoisted_options)?;
+    let diagnostics_hoisted = compute_diagnostics_from_normal_wind::compile(&hoisted_options)?;
+    let hdiff_hoisted = hdiff::compile(&Options::new(Backend::Cuda).with_cuda(hoisting))?;
+    let hoisted = [
+        nabla4_hoisted.cuda_program(),
+        diffusion_hoisted.cuda_program(),
+        diagnostics_hoisted.cuda_program(),
+        hdiff_hoisted.cuda_program(),
+    ];
+    println!(
+        "{:<42} {:>10} {:>10} {:>8}",
+        "column work (same arguments)", "default", "hoisted", "ratio"
+    );
+    for (((name, cuda, ir, _), args), program) in runs.iter().zip(all_args.iter_mut()).zip(&hoisted)
+    {
+        let hoisted_cuda = program.expect("cuda");
+        let default_ms = time_ms(cuda, || {
+            cuda.call_device(&mut device_args(ir, args))
+                .expect("launch");
+        });
+        let hoisted_ms = time_ms(hoisted_cuda, || {
+            hoisted_cuda
+                .call_device(&mut device_args(ir, args))
+                .expect("launch");
+        });
+        println!(
+            "{name:<42} {default_ms:>10.3} {hoisted_ms:>10.3} {:>8.2}",
+            hoisted_ms / default_ms
+        );
     }
 
     // K-block sweep of nabla4.

@@ -43,6 +43,12 @@ pub struct CudaOptions {
     /// Off by default: each operation is then rounded as on the CPU backends, so the kernels
     /// give the CPU's bits wherever no math function is involved.
     pub fma_contraction: bool,
+    /// Keeps every kernel's column work (neighbour rows and entries, their checks,
+    /// horizontal-only loads) live across the thread's block of levels. Off by default: a
+    /// kernel whose level body is large redoes that work at every level instead, within fewer
+    /// registers. Measured on an H200, neither wins everywhere (docs/cuda.md, *Registers*):
+    /// `compute_diagnostics_from_normal_wind` runs faster hoisted, `hdiff` per level.
+    pub hoist_column_work: bool,
 }
 
 impl Default for CudaOptions {
@@ -52,6 +58,7 @@ impl Default for CudaOptions {
             k_block: 8,
             max_registers: 0,
             fma_contraction: false,
+            hoist_column_work: false,
         }
     }
 }
@@ -75,6 +82,8 @@ pub struct Settings {
     pub cuda_max_registers: Option<u32>,
     /// `cuda.fma_contraction`: see [`CudaOptions::fma_contraction`].
     pub cuda_fma_contraction: Option<bool>,
+    /// `cuda.hoist_column_work`: see [`CudaOptions::hoist_column_work`].
+    pub cuda_hoist_column_work: Option<bool>,
 }
 
 /// Every key a layer may set, as written in the file.
@@ -87,6 +96,7 @@ pub const KEYS: &[&str] = &[
     "cuda.k_block",
     "cuda.max_registers",
     "cuda.fma_contraction",
+    "cuda.hoist_column_work",
 ];
 
 /// Where a resolved value came from.
@@ -342,6 +352,13 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
                     ))
                 })
         };
+        let boolean = |v: &toml::Value| -> Result<bool, Error> {
+            v.as_bool().ok_or_else(|| {
+                Error::Config(format!(
+                    "{file}: `{section}.{key}` must be true or false, found {v}"
+                ))
+            })
+        };
         match key.as_str() {
             "backend" => {
                 let name = v.as_str().ok_or_else(|| {
@@ -357,13 +374,8 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
-            "cuda.fma_contraction" => {
-                s.cuda_fma_contraction = Some(v.as_bool().ok_or_else(|| {
-                    Error::Config(format!(
-                        "{file}: `{section}.cuda.fma_contraction` must be true or false, found {v}"
-                    ))
-                })?)
-            }
+            "cuda.fma_contraction" => s.cuda_fma_contraction = Some(boolean(v)?),
+            "cuda.hoist_column_work" => s.cuda_hoist_column_work = Some(boolean(v)?),
             other => {
                 return Err(Error::Config(format!(
                     "{file}: unknown key `{section}.{other}` (known keys: {})",
@@ -454,16 +466,26 @@ pub fn resolve(
             &|s| s.cuda_max_registers.map(u64::from),
         ) as u32,
         fma_contraction: cuda_default.fma_contraction,
+        hoist_column_work: cuda_default.hoist_column_work,
     };
-    let (text, source) = pick(Some(&arch), &|s| {
-        s.cuda_fma_contraction.map(|v| v.to_string())
-    })
-    .unwrap_or_else(|| (cuda_default.fma_contraction.to_string(), Source::BuiltIn));
+    let mut flag = |key: &str, default: bool, get: &dyn Fn(&Settings) -> Option<bool>| {
+        let (text, source) = pick(Some(&arch), &|s| get(s).map(|v| v.to_string()))
+            .unwrap_or_else(|| (default.to_string(), Source::BuiltIn));
+        let value = text == "true";
+        sources.push((key.to_string(), text, source));
+        value
+    };
     let cuda = CudaOptions {
-        fma_contraction: text == "true",
+        fma_contraction: flag("cuda.fma_contraction", cuda_default.fma_contraction, &|s| {
+            s.cuda_fma_contraction
+        }),
+        hoist_column_work: flag(
+            "cuda.hoist_column_work",
+            cuda_default.hoist_column_work,
+            &|s| s.cuda_hoist_column_work,
+        ),
         ..cuda
     };
-    sources.push(("cuda.fma_contraction".to_string(), text, source));
     ProgramOptions {
         program: program.to_string(),
         arch,
@@ -572,6 +594,36 @@ mod tests {
         let err = Config::parse("[default]\ncuda.fma_contraction = 1\n", Path::new("x.toml"))
             .unwrap_err();
         assert!(err.to_string().contains("true or false"), "{err}");
+    }
+
+    #[test]
+    fn column_work_is_hoisted_only_where_a_layer_asks() {
+        let file = "[program.p]\ncuda.hoist_column_work = true\n";
+        let c = Config::parse(file, Path::new("x.toml")).expect("valid");
+        let on = resolve("p", &Settings::default(), None, Some(&c), None);
+        assert!(on.cuda.hoist_column_work);
+        assert!(!on.cuda.fma_contraction, "one flag does not set the other");
+        let (_, text, src) = on
+            .sources
+            .iter()
+            .find(|(k, _, _)| k == "cuda.hoist_column_work")
+            .expect("listed");
+        assert_eq!(
+            (text.as_str(), src.to_string()),
+            ("true", "x.toml [program.p]".into())
+        );
+        let other = resolve("q", &Settings::default(), None, Some(&c), None);
+        assert!(!other.cuda.hoist_column_work);
+        let err = Config::parse(
+            "[default]\ncuda.hoist_column_work = \"yes\"\n",
+            Path::new("x.toml"),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("cuda.hoist_column_work` must be true or false"),
+            "{err}"
+        );
     }
 
     #[test]

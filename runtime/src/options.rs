@@ -183,6 +183,7 @@ impl Options {
         self.settings.cuda_k_block = Some(cuda.k_block);
         self.settings.cuda_max_registers = Some(cuda.max_registers);
         self.settings.cuda_fma_contraction = Some(cuda.fma_contraction);
+        self.settings.cuda_hoist_column_work = Some(cuda.hoist_column_work);
         self
     }
     /// Runs the CUDA backend's kernels on `emulator` instead of a device.

@@ -452,25 +452,29 @@ impl ArgSource for NamedArgs {
 }
 
 /// The tunings the comparisons run with: the default, one level per thread with warp-sized
-/// blocks, and blocks of 3 levels (so that a column's last block is partial).
+/// blocks, and blocks of 3 levels (so that a column's last block is partial) with the column
+/// work hoisted (`CudaOptions::hoist_column_work`).
 pub const TUNINGS: [CudaOptions; 3] = [
     CudaOptions {
         block_size: 128,
         k_block: 8,
         max_registers: 0,
         fma_contraction: false,
+        hoist_column_work: false,
     },
     CudaOptions {
         block_size: 32,
         k_block: 1,
         max_registers: 0,
         fma_contraction: false,
+        hoist_column_work: false,
     },
     CudaOptions {
         block_size: 32,
         k_block: 3,
         max_registers: 0,
         fma_contraction: false,
+        hoist_column_work: true,
     },
 ];
 

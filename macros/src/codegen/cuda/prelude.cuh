@@ -7,6 +7,11 @@
 #ifndef GT4RS_K_BLOCK
 #define GT4RS_K_BLOCK 8
 #endif
+// 1: kernels with a large level body keep their column work across levels too
+// (`CudaOptions::hoist_column_work`).
+#ifndef GT4RS_HOIST_COLUMN_WORK
+#define GT4RS_HOIST_COLUMN_WORK 0
+#endif
 // Hides a value from the optimiser, so work that depends on it stays where it is written (a
 // kernel with a large level body recomputes its column work per level instead of keeping it in
 // registers across levels). Nothing on the host, where the kernels are emulated.

@@ -297,7 +297,9 @@ impl<'a> KernelEmitter<'a> {
         // horizontal-only loads) live across the whole block of levels once NVRTC hoists it out
         // of the unrolled level loop: over 128 registers, and spills, on sm_90 (docs/cuda.md).
         // Such a kernel redoes that work at every level from an opaque copy of its point, which
-        // NVRTC cannot hoist, and does not unroll its level loop.
+        // NVRTC cannot hoist, and does not unroll its level loop, unless the program is compiled
+        // with `GT4RS_HOIST_COLUMN_WORK` (`CudaOptions::hoist_column_work`): neither wins on
+        // every kernel (docs/cuda.md, *Registers*).
         let per_level = stage.scan.is_none()
             && self.walk.vertical.is_some()
             && self.body.len() > PER_LEVEL_COLUMN_WORK;
@@ -320,19 +322,20 @@ impl<'a> KernelEmitter<'a> {
             }
         }
         let mut level_point = String::new();
+        let mut unroll = String::from("#pragma unroll");
         if per_level {
+            let mut hoisted = String::new();
             for idx in 0..outer.len() {
                 let _ = write!(
                     level_point,
                     "long long i{idx} = i{idx}_column;\n        GT4RS_OPAQUE(i{idx});\n        "
                 );
+                let _ = writeln!(hoisted, "    const long long i{idx} = i{idx}_column;");
             }
+            level_point =
+                format!("#if !GT4RS_HOIST_COLUMN_WORK\n        {level_point}#endif\n        ");
+            unroll = format!("#if GT4RS_HOIST_COLUMN_WORK\n{hoisted}#pragma unroll\n#else\n#pragma unroll 1\n#endif");
         }
-        let unroll = if per_level {
-            "#pragma unroll 1"
-        } else {
-            "#pragma unroll"
-        };
         let body = self.body.join("\n        ");
         let stores = stores.join("\n        ");
         match (&self.walk.vertical, &stage.scan) {

@@ -133,12 +133,17 @@ pub fn param_block(info: &KernelInfo, inputs: &LaunchInputs<'_>) -> Result<Vec<u
         .collect())
 }
 
-/// The tuning constants as `-D` options (`GT4RS_BLOCK_SIZE`, `GT4RS_K_BLOCK`), the block size
-/// being the one [`LaunchPlan::plan_call`] launches with.
+/// The tuning constants as `-D` options (`GT4RS_BLOCK_SIZE`, `GT4RS_K_BLOCK`,
+/// `GT4RS_HOIST_COLUMN_WORK`), the block size being the one [`LaunchPlan::plan_call`]
+/// launches with.
 pub fn tuning_defines(options: &CudaOptions) -> Vec<String> {
     vec![
         format!("-DGT4RS_BLOCK_SIZE={}", options.block_size.max(1)),
         format!("-DGT4RS_K_BLOCK={}", options.k_block.max(1)),
+        format!(
+            "-DGT4RS_HOIST_COLUMN_WORK={}",
+            u8::from(options.hoist_column_work)
+        ),
     ]
 }
 
@@ -627,6 +632,20 @@ mod tests {
             ..CudaOptions::default()
         };
         assert!(nvrtc_options("sm_90", &contracting).contains(&"--fmad=true".to_string()));
+        assert!(
+            o.contains(&"-DGT4RS_HOIST_COLUMN_WORK=0".to_string()),
+            "{o:?}"
+        );
+        let hoisting = CudaOptions {
+            hoist_column_work: true,
+            ..CudaOptions::default()
+        };
+        let oh = nvrtc_options("sm_90", &hoisting);
+        assert!(oh.contains(&"-DGT4RS_HOIST_COLUMN_WORK=1".to_string()));
+        assert_ne!(
+            cache_key("src", &o, "sm_90", 13000),
+            cache_key("src", &oh, "sm_90", 13000)
+        );
         let k1 = cache_key("src", &o, "sm_90", 13000);
         assert_eq!(k1, cache_key("src", &o, "sm_90", 13000));
         assert_ne!(k1, cache_key("src", &o, "sm_80", 13000));
