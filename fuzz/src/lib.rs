@@ -151,6 +151,7 @@ impl Offset {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Dt {
     F64,
+    F32,
     I32,
     I64,
     Bool,
@@ -160,10 +161,15 @@ impl Dt {
     fn name(self) -> &'static str {
         match self {
             Dt::F64 => "f64",
+            Dt::F32 => "f32",
             Dt::I32 => "i32",
             Dt::I64 => "i64",
             Dt::Bool => "bool",
         }
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Dt::F64 | Dt::F32)
     }
 }
 
@@ -332,7 +338,7 @@ impl Gen<'_> {
         let dt = if self.rng.chance(25) {
             Dt::I32
         } else {
-            Dt::F64
+            self.float()
         };
         let op = *self.rng.pick(&["<", ">", "<=", "!="]);
         let a = self.expr(home, dt, depth.saturating_sub(1), plain);
@@ -356,7 +362,7 @@ impl Gen<'_> {
         }
         let d = depth - 1;
         let b = Box::new;
-        let kind = if dt == Dt::F64 {
+        let kind = if dt.is_float() {
             match self.rng.below(16) {
                 0 | 1 => {
                     let op = *self.rng.pick(&['+', '-', '*', '/']);
@@ -430,15 +436,18 @@ impl Gen<'_> {
                     b(self.expr(home, dt, d, plain)),
                 ),
                 10 => {
-                    let from = if self.rng.chance(70) {
-                        Dt::I32
-                    } else {
-                        Dt::I64
-                    };
+                    // From integers, or from the other float type (f64 to f32 rounds).
+                    let other = if dt == Dt::F64 { Dt::F32 } else { Dt::F64 };
+                    let from = *self.rng.pick(&[Dt::I32, Dt::I32, Dt::I64, other]);
                     Kind::Cast(b(self.expr(home, from, d, plain)))
                 }
                 11 => Kind::Sqrt(b(self.expr(home, dt, d, plain))),
-                13 if !plain && !self.no_scan && home != Home::Ij && self.scans.len() < 2 => {
+                13 if !plain
+                    && !self.no_scan
+                    && dt == Dt::F64
+                    && home != Home::Ij
+                    && self.scans.len() < 2 =>
+                {
                     // A scan on the neighbours, read through one slot (a table without -1)
                     // or summed over the offset: the fused backends run it over the
                     // neighbours the domain reaches. Its arguments gather nothing and read no
@@ -463,7 +472,7 @@ impl Gen<'_> {
                         Kind::Slot(offset, slot, b(scan))
                     }
                 }
-                12 if !plain && !self.no_scan && self.scans.len() < 2 => {
+                12 if !plain && !self.no_scan && dt == Dt::F64 && self.scans.len() < 2 => {
                     let args = 1 + self.rng.below(2) as usize;
                     let n = self.scan_op(args);
                     Kind::Scan(
@@ -500,23 +509,29 @@ impl Gen<'_> {
                     // Integers from floats of any size: NaN gives 0, values beyond the range
                     // saturate (`gt4rs_ir::scalar`'s rule, Rust's `as`) on every backend.
                     if self.rng.chance(35) {
-                        let scale = *self.rng.pick(&[3.0e9, 1.0e19, 1.0e300]);
+                        let float = self.float();
+                        let scale = if float == Dt::F64 {
+                            *self.rng.pick(&[3.0e9, 1.0e19, 1.0e300])
+                        } else {
+                            *self.rng.pick(&[3.0e9, 1.0e19, 1.0e30])
+                        };
                         let unbounded = Expr {
                             home,
-                            dt: Dt::F64,
+                            dt: float,
                             kind: Kind::BinLeaf(
                                 '*',
-                                b(self.expr(home, Dt::F64, d, plain)),
+                                b(self.expr(home, float, d, plain)),
                                 Leaf::Float(scale),
                             ),
                         };
                         Kind::Cast(b(unbounded))
                     } else if dt == Dt::I32 && self.rng.chance(50) {
                         // From inputs scaled into range (exact); i32 from i64 wraps.
+                        let float = self.float();
                         let scaled = Expr {
                             home,
-                            dt: Dt::F64,
-                            kind: Kind::BinLeaf('*', b(self.leaf(home, Dt::F64)), Leaf::Float(8.0)),
+                            dt: float,
+                            kind: Kind::BinLeaf('*', b(self.leaf(home, float)), Leaf::Float(8.0)),
                         };
                         Kind::Cast(b(scaled))
                     } else {
@@ -532,6 +547,15 @@ impl Gen<'_> {
             }
         };
         Expr { home, dt, kind }
+    }
+
+    /// A float type: mostly `f64`, the type ICON computes in, `f32` in one of four.
+    fn float(&mut self) -> Dt {
+        if self.rng.chance(25) {
+            Dt::F32
+        } else {
+            Dt::F64
+        }
     }
 
     /// `expr` under a shift: without scans.
@@ -583,17 +607,18 @@ impl Program {
             };
             let mut lets = Vec::new();
             for _ in 0..g.rng.below(3) {
-                let dt = if g.rng.chance(20) { Dt::I32 } else { Dt::F64 };
+                let dt = if g.rng.chance(20) { Dt::I32 } else { g.float() };
                 let e = g.expr(home, dt, depth, false);
                 g.lets.push((home, dt));
                 lets.push(e);
             }
-            let result_dt = if g.rng.chance(15) { Dt::I32 } else { Dt::F64 };
+            let result_dt = if g.rng.chance(15) { Dt::I32 } else { g.float() };
             let mut results = vec![g.expr(home, result_dt, depth, false)];
             if g.rng.chance(25) {
-                results.push(g.expr(home, Dt::F64, depth, false));
+                let second = g.float();
+                results.push(g.expr(home, second, depth, false));
             }
-            let math = (result_dt == Dt::F64 && g.rng.chance(20)).then(|| {
+            let math = (result_dt.is_float() && g.rng.chance(20)).then(|| {
                 *g.rng
                     .pick(&[Math::Sin, Math::Cos, Math::Exp, Math::Atan, Math::Tanh])
             });
@@ -909,15 +934,16 @@ fn render(e: &Expr, used: &mut BTreeSet<(String, String)>, lets: &[Reach]) -> (S
             let (a, ra) = r(a, used);
             let l = match leaf {
                 Leaf::Scalar(n) => {
-                    let name = format!("s{n}");
-                    used.insert((name.clone(), "f64".into()));
+                    let name = format!("s_{}_{n}", e.dt.name());
+                    used.insert((name.clone(), e.dt.name().into()));
                     name
                 }
                 Leaf::Float(x) => format!("{x:?}"),
                 Leaf::Int(i) => format!("{i}"),
                 Leaf::KField => {
-                    used.insert(("k_f64".into(), "Field<K, f64>".into()));
-                    "k_f64".into()
+                    let name = format!("k_{}", e.dt.name());
+                    used.insert((name.clone(), format!("Field<K, {}>", e.dt.name())));
+                    name
                 }
             };
             (format!("({a} {op} {l})"), ra)
@@ -956,10 +982,15 @@ fn render(e: &Expr, used: &mut BTreeSet<(String, String)>, lets: &[Reach]) -> (S
             };
             let mut gathered = format!("{a}.at({})", o.name());
             if *weighted {
-                let w = format!("w_{}", o.name().to_lowercase());
+                let w = format!("w_{}_{}", o.name().to_lowercase(), e.dt.name());
                 used.insert((
                     w.clone(),
-                    format!("Field<({}, {}), f64>", o.from().horizontal(), o.name()),
+                    format!(
+                        "Field<({}, {}), {}>",
+                        o.from().horizontal(),
+                        o.name(),
+                        e.dt.name()
+                    ),
                 ));
                 gathered = format!("({gathered} * {w})");
             }

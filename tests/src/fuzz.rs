@@ -7,7 +7,7 @@
 //! result, so its argument is bit-identical on every backend and the results differ only by
 //! the math libraries' error: glibc documents at most 2 ulp for `sin cos exp atan tanh` on
 //! x86-64, and CUDA's libdevice at most 2 ulp for them too, so two backends may differ by
-//! [`MATH_ULPS`] = 4 ulp of the larger value.
+//! [`MATH_ULPS`] = 4 ulp of the larger value, in its own type (`f32` or `f64`).
 
 use std::collections::BTreeMap;
 
@@ -151,6 +151,7 @@ fn arguments(program: &dyn DynProgram, rng: &mut TestRng) -> Result<NamedArgs, S
             ParamKind::Scalar => {
                 let value = match dtype {
                     ScalarType::F64 => ScalarValue::F64(f64::random(rng)),
+                    ScalarType::F32 => ScalarValue::F32(f32::random(rng)),
                     ScalarType::I32 => ScalarValue::I32(i32::random(rng)),
                     other => return Err(format!("a scalar of type {other:?}")),
                 };
@@ -176,16 +177,18 @@ fn run(case: &Case, options: &Options, args: &NamedArgs) -> Outcome {
     Ok(outputs)
 }
 
-/// Bitwise equality (any NaN equals any NaN), or within `ulps` units in the last place.
-fn same_f64(a: f64, b: f64, ulps: f64) -> bool {
+/// Bitwise equality (any NaN equals any NaN), or within `ulps` units in the last place of a
+/// type whose machine epsilon is `epsilon` and least normal value `least` (the values are
+/// compared widened to f64).
+fn same_float(a: f64, b: f64, ulps: f64, epsilon: f64, least: f64) -> bool {
     if a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()) {
         return true;
     }
     if ulps == 0.0 || !a.is_finite() || !b.is_finite() {
         return false;
     }
-    let scale = a.abs().max(b.abs()).max(f64::MIN_POSITIVE);
-    (a - b).abs() <= ulps * f64::EPSILON * scale
+    let scale = a.abs().max(b.abs()).max(least);
+    (a - b).abs() <= ulps * epsilon * scale
 }
 
 /// The first point where two outputs differ, or `None`.
@@ -204,10 +207,19 @@ fn first_difference(a: &DynArray, b: &DynArray, ulps: f64) -> Option<String> {
         })
     }
     match (a, b) {
-        (DynArray::F64(a), DynArray::F64(b)) => first(a, b, |x, y| same_f64(x, y, ulps)),
-        (DynArray::F32(a), DynArray::F32(b)) => {
-            first(a, b, |x, y| same_f64(f64::from(x), f64::from(y), ulps))
-        }
+        (DynArray::F64(a), DynArray::F64(b)) => first(a, b, |x, y| {
+            same_float(x, y, ulps, f64::EPSILON, f64::MIN_POSITIVE)
+        }),
+        (DynArray::F32(a), DynArray::F32(b)) => first(a, b, |x, y| {
+            let (x, y) = (f64::from(x), f64::from(y));
+            same_float(
+                x,
+                y,
+                ulps,
+                f64::from(f32::EPSILON),
+                f64::from(f32::MIN_POSITIVE),
+            )
+        }),
         (DynArray::I32(a), DynArray::I32(b)) => first(a, b, |x, y| x == y),
         (DynArray::I64(a), DynArray::I64(b)) => first(a, b, |x, y| x == y),
         (DynArray::Bool(a), DynArray::Bool(b)) => first(a, b, |x, y| x == y),

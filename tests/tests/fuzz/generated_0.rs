@@ -4,39 +4,35 @@
 pub mod fuzz_00000000013524a0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_0.abs().sqrt() / (c_f64_0 / c_f64_0))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
+        c_f32_0.abs().sqrt().abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
-        let t0 = (scan0(g_f64_0, g_f64_0) * g_f64_0.abs().sqrt());
-        let t1 = (concat_where(K < 3, t0, g_f64_0) - t0);
-        ((((g_i32_1 as i64) * (g_i32_1 as i64)) as i32), select((t1 != t1), (g_f64_0 - t1), g_f64_1.at(K - 1)))
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = max_over(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[0]);
+        let t1 = neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(K - 2).at(C2E3[1]);
+        (t1, (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) / (e_f64_1 / e_f64_1)).at(C2E3[1]))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (select((e_i32_0 < e_i32_1), select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0), e_f64_1) + s1);
-        (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), ((concat_where(K < 1, e_f64_1, t0) - e_f64_0.abs().sqrt()) - scan1((-c_f64_0), concat_where(K < 3, c_f64_0, c_f64_1)).at(E2C[0])))
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (c_i32_0 * 3);
+        let t1 = scan0(select((e_i32_0 < e_i32_1), select((e_f32_0 != e_f32_1), e_f64_0, e_f64_1), (e_f64_1 * e_f64_1)), ((e_f64_0 + e_f64_1) + (e_f64_0 - e_f64_1))).at(C2E3[0]);
+        t1
     }
 
     #[program]
-    pub fn fuzz_00000000013524a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524a0(c_f32_0: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(e_f32_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 3..7]);
+        op2(c_i32_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -45,26 +41,16 @@ pub mod fuzz_00000000013524a0 {
 pub mod fuzz_00000000013524a1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = scan0((e_f64_0 - e_f64_0).abs().sqrt(), ((e_f64_0 + e_f64_0) / (e_f64_0 + e_f64_1))).at(C2E3[1]);
-        let t1 = (((c_i32_1 - c_i32_0) as f64) - (t0 / k_f64));
-        scan1((c_f64_0.abs().sqrt() / (c_f64_1 + c_f64_0)), (min_over(e_f64_0.at(C2E3), C2E3) - (c_i32_1 as f64)))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
+        let t0 = concat_where(K < 6, c_f64_1, c_f64_1);
+        let t1 = neighbor_sum((min_over(c_f64_1.at(E2C), E2C) / select((e_f64_1 > e_f64_0), e_f64_0, e_f64_0)).at(C2E3), C2E3);
+        (((c_f32_1 - c_f32_1).at(K - 2) - select((c_i32_1 < c_i32_0), c_f32_0.abs().sqrt(), (c_f32_0 / c_f32_1)))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524a1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_00000000013524a1(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_0, c_f32_1, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
     }
 }
 
@@ -73,40 +59,30 @@ pub mod fuzz_00000000013524a1 {
 pub mod fuzz_00000000013524a2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (((c_f64_1 * 8.0) as i32) - (c_i32_1 * (c_i32_0 / 7)));
+        ((c_f64_0).exp(), ((c_f64_1 - c_f64_1).abs().sqrt() - (c_f64_1 * s_f64_1)))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = (((c_f64_0 * 8.0) as i32) - select((c_f64_0 != c_f64_0), (c_i32_1 - c_i32_1), c_i32_0).at(K - 1));
-        select((((c_i32_1 * c_i32_1) - (t0 / 7)) > c_i32_0), c_i32_1, ((((c_i32_0 as i64) * (c_i32_1 as i64)) as i32) + (t0 - ((c_f64_0 * 1e19) as i32))))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        let t0 = (((g_i32_1 as i64) * (g_i32_0 as i64)) as i32);
+        (((g_f32_1 - (-g_f32_0))).exp(), (((t0 as i64) - (t0 as i64)) as f64))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = (scan0(c_f64_1, c_f64_0) - c_f64_1.abs().sqrt());
-        (select((c_i32_1 < c_i32_0), c_f64_0, t0) + k_f64)
-    }
-
-    #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), i32> {
-        let t0 = scan1(v_f64_1.at(K + 2));
-        let t1 = (concat_where(K < 1, v_f64_1, v_f64_0) * 3.0);
-        ((v_f64_0 * 1e300) as i32)
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_0 + k_f64) - concat_where(K < 1, c_f64_1, c_f64_0));
+        let t1 = c_f64_0;
+        (c_f32_0 as f64).at(K - 1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
-        op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..5]);
+    pub fn fuzz_00000000013524a2(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
+        op1(g_f32_0, g_f32_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+        op2(c_f32_0, c_f64_0, c_f64_1, k_f64).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -115,40 +91,40 @@ pub mod fuzz_00000000013524a2 {
 pub mod fuzz_00000000013524a3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
+        carry * 0.75 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        max_over(select((c_f64_0 > c_f64_1), c_f64_1, c_f64_0).at(E2C), E2C)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = scan0((c_f64_1 * c_f64_0), (c_f64_1 - c_f64_0)).abs().sqrt();
-        let t1 = ((c_i32_0.at(K + 1) - (c_i32_1 + 2)) / 2);
-        (((c_i32_1 + t1) / 7) + ((t0 * 8.0) as i32))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = max_over(c_f32_0.at(E2C), E2C).abs().sqrt();
+        scan0((e_f64_1 / k_f64), concat_where(K < 2, e_f64_1, e_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_f64_1 > v_f64_0), v_f64_0.at(K + 2), (v_i32_1 as f64));
-        (scan1(v_f64_0) - concat_where(K < 1, v_f64_0, t0))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((v_i32_1 * v_i32_1) * 7);
+        let t1 = scan1((v_f64_0 * v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6));
+        ((neighbor_sum(((-e_f64_1).at(V2E6) * w_v2e6_f64), V2E6)).exp(), (-v_f64_0).abs().sqrt())
+    }
+
+    #[field_operator]
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f32>) {
+        let t0 = (-(((g_f64_0 - g_f64_1) * 1.5) + ((g_f64_1 + g_f64_0) - g_f64_0)));
+        ((((select((g_i32_1 < g_i32_0), g_i32_1, g_i32_0) / 2) - (g_i32_0 + select((g_i32_1 != g_i32_1), g_i32_1, g_i32_1))) as f32), ((((g_i32_1 as i64) as i32) * (g_i32_0 * g_i32_1)) as f32).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
-        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..5]);
+    pub fn fuzz_00000000013524a3(c_f32_0: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f32>, out2_1: &mut Field<(I, J, K), f32>) {
+        op0(c_f32_0, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f64).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 1..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -157,34 +133,29 @@ pub mod fuzz_00000000013524a3 {
 pub mod fuzz_00000000013524a4 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = select((concat_where(K < 4, v_f64_1, v_f64_1) > concat_where(K < 6, v_f64_1, v_f64_0)), v_f64_0, neighbor_sum(e_f64_1.at(V2E6), V2E6));
-        let t1 = concat_where(K < 5, (neighbor_sum(scan0(e_f64_0, e_f64_0).at(V2E6), V2E6) - (t0 + t0)), t0);
-        (concat_where(K < 4, (min_over(e_f64_1.at(V2E6), V2E6) - (-v_f64_1)), scan1(v_f64_1, (-t1))), (((v_f64_1 - v_f64_0) - v_f64_0.abs().sqrt()) * (select((v_f64_1 < v_f64_0), v_f64_1, v_f64_1) + (t0 * t1))))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        let t1 = neighbor_sum(concat_where(K < 6, ((e_i32_0 as i64) as f64), concat_where(K < 1, e_f64_0, e_f64_1)).at(V2E6), V2E6);
+        t0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = concat_where(K < 3, (-v_f64_1.at(K + 2)), (v_f64_1 + k_f64).at(K + 2));
-        let t1 = v_f64_1;
-        ((((-neighbor_sum(e_f64_1.at(V2E6), V2E6)) + s0)).sin(), (t0 * ((t0 + t0) - concat_where(K < 2, v_f64_1, v_f64_1))))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_f64_0.abs().sqrt() / neighbor_sum(c_f64_0.at(E2C), E2C)) + (scan0(e_f64_0, e_f64_0) - (-e_f64_1)));
+        let t1 = e_f64_1;
+        ((((e_f64_0 - e_f64_0) * (e_f64_1 - e_f64_0)) + (select((e_f64_1 <= e_f64_0), e_f64_0, e_f64_1) + t0.abs().sqrt()))).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013524a4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_1, k_f64, s0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..5]);
+    pub fn fuzz_00000000013524a4(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(c_f64_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -193,33 +164,32 @@ pub mod fuzz_00000000013524a4 {
 pub mod fuzz_00000000013524a5 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        ((select((c_f64_1 > c_f64_0), c_i32_0, c_i32_1) as f64).at(K + 1) - k_f64)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        concat_where(K < 2, ((-c_f32_0) as f64).at(K + 1), concat_where(K < 3, (e_f64_0 - e_f64_0).at(C2E3[1]), max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = (scan0((g_f64_0 - g_f64_0), g_f64_0.abs().sqrt()) - k_f64);
-        g_f64_1
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (e_f64_0 * e_f64_1).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = ((c_f64_1 + c_f64_1) + (c_f64_1 + 1.5));
-        select((c_f64_0 != t0), select((t0 > c_f64_0), c_i32_0, c_i32_1), c_i32_1)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = scan0((c_f64_1 + 1.5), c_f64_0);
+        ((-neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), e_f32_1.at(C2E3[2]))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(g_f64_0, g_f64_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524a5(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -229,14 +199,14 @@ pub mod fuzz_00000000013524a6 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = g_f64_1;
-        ((g_i32_1 * g_i32_0) - g_i32_0.at(I + 1))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f32_0;
+        ((-g_f64_0) + (g_f64_0 * g_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a6(g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524a6(g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f64_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -245,29 +215,38 @@ pub mod fuzz_00000000013524a6 {
 pub mod fuzz_00000000013524a7 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        (((e_f64_1 * 8.0) as i32), neighbor_sum(neighbor_sum((e_f64_0 / 0.5).at(C2E3), C2E3).at(E2C), E2C))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = concat_where(K < 1, (-(-(c_f64_0 + c_f64_0))), max_over(neighbor_sum(select((c_f64_0 < c_f64_1), c_f64_1, c_f64_0).at(E2C), E2C).at(C2E3), C2E3));
-        (c_f64_1, (-select((t0 > c_f64_1.abs().sqrt()), select((c_f64_1 < c_f64_1), select((c_f64_0 != c_f64_0), t0, c_f64_1), c_f64_0.at(K - 2)), (c_f64_1 + c_f64_0.at(K + 2)))))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), i32> {
+        ((e_f64_0 * 8.0) as i32)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_f64_1 <= v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6), min_over(e_f64_0.at(V2E6), V2E6));
-        let t1 = (-(v_f64_1 * v_f64_1));
-        t0
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, s_f32_1: f32) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_0;
+        let t1 = ((-concat_where(K < 1, (-c_f32_0), (c_f32_0 - s_f32_0))) + s_f32_1);
+        select((select((c_f64_1 <= c_f64_1), c_f64_1, scan0(c_f64_1, c_f64_1)) < scan1((e_f64_1 * e_f64_1), (e_f64_1 + e_f64_1)).at(C2E3[2])), select((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) > (c_f64_1 + c_f64_0)), ((c_f64_0 - 0.5) * (c_f64_1 + c_f64_0)), select((c_f64_1 != c_f64_1), c_f64_0, c_f64_1.abs().sqrt())), select((e_f64_0 != e_f64_0), e_f64_0, (e_f64_1 * e_f64_0)).at(C2E3[1]))
+    }
+
+    #[field_operator]
+    pub fn op2(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (g_f64_1).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524a7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..6]);
-        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 3..5]);
-        op2(e_f64_0, e_f64_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524a7(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f32_0: f32, s_f32_1: f32, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+        op1(c_f32_0, c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, s_f32_0, s_f32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(g_f64_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -277,20 +256,19 @@ pub mod fuzz_00000000013524a8 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_0).cos()
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, k_f32: Field<K, f32>, s_f32_1: f32) -> Field<(Edge, K), f32> {
+        (min_over((((-c_f32_1) + (c_f32_0 + s_f32_1)) - k_f32).at(E2C), E2C)).exp()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (-(e_f64_1 + (e_f64_0 - e_f64_1)));
-        ((e_i32_1.at(K + 1) * select((e_i32_0 <= e_i32_0), e_i32_0, e_i32_1)) + 2)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (neighbor_sum(neighbor_sum((-c_f64_0).at(E2C), E2C).at(C2E3), C2E3), c_f64_1.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524a8(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
-        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_00000000013524a8(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, k_f32: &Field<K, f32>, s_f32_1: f32, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, k_f32, s_f32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(c_f64_0, c_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
     }
 }
 
@@ -300,14 +278,14 @@ pub mod fuzz_00000000013524a9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 2, (-select((e_i32_1 < e_i32_1), e_f64_0, e_f64_0)), e_f64_1);
-        max_over(neighbor_sum((e_f64_1 + e_f64_1).at(C2E3), C2E3).at(E2C), E2C)
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        let t0 = (-select((e_i32_1 < e_i32_1), e_f32_0, e_f32_0)).abs().sqrt();
+        (((max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C) * 3000000000.0) as i32), e_f64_1.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524a9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524a9(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_0, e_f32_1, e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -316,34 +294,28 @@ pub mod fuzz_00000000013524a9 {
 pub mod fuzz_00000000013524aa {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_0: f64) -> Field<(I, J, K), i32> {
+        let t0 = ((((g_i32_1 as i64) / 3) as f64) * s_f64_0);
+        select((g_f64_1 <= g_f64_1), select((g_f64_1 > g_f64_0), g_i32_0, g_i32_0), (g_i32_0 - g_i32_1)).at(I + 1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (g_f64_1 - (g_f64_0 + 3.0).abs().sqrt());
-        ((concat_where(K < 2, (g_i32_1 as f64), concat_where(K < 2, t0, t0)) / 3.0), ((select((g_i32_0 <= g_i32_1), g_f64_1, g_f64_1) - (t0 + 0.125)) * ((g_i32_1 as f64) - select((g_f64_0 != g_f64_0), g_f64_1, g_f64_0))))
+    pub fn op1(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
+        let t0 = (v_f64_1 + 0.125);
+        (concat_where(K < 3, v_f32_0, v_f32_0) * (v_f32_1 + v_f32_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_i32_1 <= g_i32_1), g_f64_1, (g_f64_1 + g_f64_0));
-        ((g_i32_1 + 3) as f64)
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_i32_1 * e_i32_1) as f64);
-        scan0((c_f64_0 - k_f64)).at(E2C[0])
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (concat_where(K < 1, (c_f64_0 * c_f64_1).at(E2C[0]), (e_f64_0.at(K + 2) - (e_f64_0 - e_f64_1))), e_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op2(c_f64_0, e_i32_1, k_f64).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_0).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 0..7]);
+        op1(v_f32_0, v_f32_1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -353,14 +325,14 @@ pub mod fuzz_00000000013524ab {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        (e_f64_1).cos()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((e_i32_1.at(K - 1) + select((e_f64_0 <= e_f64_0), e_i32_1, e_i32_0)) as f32);
+        (max_over(neighbor_sum((e_f64_1 + e_f64_1).at(C2E3), C2E3).at(E2C), E2C), max_over(neighbor_sum((e_f64_0 * e_f64_1).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ab(e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_00000000013524ab(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -369,19 +341,19 @@ pub mod fuzz_00000000013524ab {
 pub mod fuzz_00000000013524ac {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        scan0(g_f64_1.abs().sqrt())
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (select((g_f64_0 > g_f64_1), (g_f64_0 + g_f64_0), select((g_f32_0 > g_f32_0), g_f64_1, g_f64_1)), (scan0(g_f64_1, g_f64_0) * (g_f64_0 + g_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ac(g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524ac(g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -391,13 +363,13 @@ pub mod fuzz_00000000013524ad {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_0 / select((g_f64_1 <= g_f64_0), (-g_f64_0), (g_f64_0 + g_f64_1)))).exp()
+    pub fn op0(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        ((g_f32_1).tanh(), select((g_f64_0.at(K + 2) != (g_f64_1 * 0.5)), g_f64_1, (-g_f64_0.abs().sqrt())))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ad(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524ad(g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_1, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 0..4]);
     }
 }
 
@@ -406,26 +378,32 @@ pub mod fuzz_00000000013524ad {
 pub mod fuzz_00000000013524ae {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (-v_f64_0.abs().sqrt());
-        (-scan0(t0, t0))
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = scan0(scan1(v_f64_0, v_f64_0), (v_f64_0 * v_f64_1));
+        ((v_i32_1 + v_i32_1) - ((v_f32_0 * 1e30) as i32))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, s1: f64) -> Field<(Edge, K), f64> {
-        (-(e_f64_0 / s1))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f32: Field<K, f32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
+        let t0 = (g_f64_0.at(I + 2) - select((g_i32_1 <= g_i32_1), g_f64_0, g_f64_1)).at(J - 2).at(K - 1);
+        (((select((g_f32_1 <= g_f32_1), (g_f32_1 - g_f32_0), (g_f32_0 * k_f32)) * (-g_f32_1).abs().sqrt()) as f64), (((g_f32_1.at(J - 1) - (g_f32_0 * g_f32_1)) - g_f32_1.at(I - 1)) * ((((t0 * 1e19) as i32) as f32) - (concat_where(K < 4, g_f32_1, g_f32_1) + g_f32_1.at(J - 2)))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ae(e_f64_0: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f64_0, s1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524ae(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
+        op0(v_f32_0, v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1, k_f32).write_to((out1_0, out1_1), domain![I: 2..3, J: 2..5, K: 2..7]);
     }
 }
 
@@ -434,28 +412,28 @@ pub mod fuzz_00000000013524ae {
 pub mod fuzz_00000000013524af {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = scan0((e_f64_0 * k_f64), (e_i32_1 as f64));
-        ((t0 + e_f64_0).abs().sqrt(), c_f64_0.abs().sqrt().at(E2C[0]))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (-(e_f64_0 - e_f64_0));
+        (e_f64_0 * e_f64_1).at(K - 2)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_i32_1;
-        let t1 = select((c_f64_1 > c_f64_1), c_f64_1, c_f64_0).at(E2C[0]);
-        max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = scan0(neighbor_sum((e_f64_1 - e_f64_0).at(V2E6), V2E6));
+        let t1 = (-(v_f64_1.abs().sqrt() * 0.5));
+        neighbor_sum(e_f64_1.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524af(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524af(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 2..7]);
+        op1(e_f64_0, e_f64_1, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -464,34 +442,27 @@ pub mod fuzz_00000000013524af {
 pub mod fuzz_00000000013524b0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+    #[field_operator]
+    pub fn op0(g_f32_1: Field<(I, J, K), f32>, k_f32: Field<K, f32>) -> Field<(I, J, K), f32> {
+        (concat_where(K < 2, (g_f32_1 - k_f32), g_f32_1)).tanh()
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        g_f64_0
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+        let t0 = min_over(e_f64_1.at(C2E3), C2E3);
+        select(((t0 - c_f64_0) > e_f64_1.at(C2E3[0])), select((c_f32_0 <= c_f32_1), c_i32_0, (c_i32_0 - c_i32_1)), select((c_f32_0 > c_f32_1), c_i32_1.at(K - 1), (c_i32_1 / 7)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = e_f64_1.abs().sqrt();
-        let t1 = e_f64_0.abs().sqrt().at(K + 2);
-        ((min_over(c_f64_1.at(E2C), E2C)).cos(), (scan0(c_f64_0, c_f64_1).at(E2C[0]) - e_f64_0))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (c_f64_1.at(E2C[0]) - max_over(c_f64_0.at(E2C), E2C));
-        (-e_f64_1).at(K + 2)
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        (max_over((concat_where(K < 6, e_f64_1, e_f64_1) - e_f64_1.at(K + 2)).at(V2E6), V2E6)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524b0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 1..4]);
-        op2(c_f64_0, c_f64_1, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..4]);
+    pub fn fuzz_00000000013524b0(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f32_1, k_f32).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(e_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..5]);
     }
 }
 
@@ -501,13 +472,13 @@ pub mod fuzz_00000000013524b1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_1, ((-min_over(e_f64_1.at(V2E6), V2E6)) + neighbor_sum(e_f64_0.at(V2E6), V2E6)).at(K - 2))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        (concat_where(K < 1, ((v_f32_1 * (v_f32_1 - v_f32_1)) * v_f32_0), min_over((e_f32_1 + e_f32_0).at(V2E6), V2E6).at(K - 1)), ((select((v_f64_1 <= v_f64_0), v_f64_0, select((v_f64_0 < v_f64_0), v_f64_1, v_f64_0)) - v_f64_1.at(K - 2)) - v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b1(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..6]);
+    pub fn fuzz_00000000013524b1(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, e_f32_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 2..7]);
     }
 }
 
@@ -516,37 +487,27 @@ pub mod fuzz_00000000013524b1 {
 pub mod fuzz_00000000013524b2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (((e_i32_1 as f64) / e_f64_0.abs().sqrt()), ((e_i32_0 as f64) + e_f64_0.abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        select((e_f64_0 != e_f64_0), scan0(c_f64_0, c_f64_0).at(E2C[1]), scan1(e_f64_0))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6).at(K - 2);
+        (v_f64_1.abs().sqrt() + concat_where(K < 2, v_f64_1, v_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (((select((g_f64_0 < g_f64_1), g_i32_0, g_i32_1) - g_i32_0.at(I + 1)) - g_i32_1) * g_i32_1);
-        ((g_f64_0.abs().sqrt() + select((g_f64_1 > g_f64_0), g_f64_1.abs().sqrt(), (g_f64_1 - g_f64_0))) - (((g_f64_0 * g_f64_0) + (g_f64_1 - g_f64_0)) * ((g_f64_1 * g_f64_1) / (g_f64_1 - 3.0))))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_0 / (e_f64_1 * e_f64_0))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        g_f64_0
     }
 
     #[program]
-    pub fn fuzz_00000000013524b2(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..4, J: 0..5, K: 1..6]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013524b2(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..7]);
+        op1(e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
+        op2(g_f64_0).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -555,16 +516,21 @@ pub mod fuzz_00000000013524b2 {
 pub mod fuzz_00000000013524b3 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (e_i32_1.at(K + 1) as f64).abs().sqrt().abs().sqrt();
-        let t1 = e_f64_1.at(K - 1);
-        (e_f64_1).cos()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+        let t0 = min_over(c_f64_0.at(E2C), E2C);
+        let t1 = max_over(c_f64_1.at(E2C), E2C);
+        (max_over((e_f32_1 + s_f32_0).at(C2E3), C2E3).at(E2C[0]).abs().sqrt(), (scan0(c_f64_0).at(E2C[0]).abs().sqrt().abs().sqrt() * ((e_f64_0 + e_f64_0) + select((e_f64_1 > e_f64_0), e_f64_1, e_f64_1)).at(K - 1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b3(e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_00000000013524b3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f32_0: f32, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_1, e_f64_0, e_f64_1, s_f32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..7]);
     }
 }
 
@@ -574,33 +540,26 @@ pub mod fuzz_00000000013524b4 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (-e_f64_1);
-        let t1 = (scan0((c_f64_0 - c_f64_0), c_f64_0.abs().sqrt()).at(E2C[1]) - (c_f64_1 / c_f64_0).at(E2C[0]));
-        ((scan1(concat_where(K < 1, c_f64_0, c_f64_0)).at(E2C[0]) - neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)), (e_f64_0 + (select((e_f64_1 <= e_f64_0), t0, e_f64_0) + t1)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = max_over(neighbor_sum((e_f64_1 - e_f64_1).at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = ((((e_f64_0 * 1e300) as i32) - (e_i32_0 * 2)) as f32);
+        ((scan0(c_f64_0).at(E2C[1]) - (e_f64_0 - e_f64_1)) * (e_f64_0 + (t1 as f64)))
     }
 
     #[field_operator]
-    pub fn op1(e_i32_0: Field<(Edge, K), i32>, s0: f64, s1: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (-((v_f64_1 / s1) - (-v_f64_1)));
-        let t1 = neighbor_sum((-(e_i32_0 as f64)).at(V2E6), V2E6);
-        (t1 / s0)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        (e_f64_1 + k_f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s0: f64, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(e_i32_0, s0, s1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524b4(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -610,14 +569,14 @@ pub mod fuzz_00000000013524b5 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
         let t0 = (((g_f64_1 * 1e300) as i64) as i32);
-        g_f64_0
+        ((g_i32_0 * g_i32_1) + 3)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b5(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524b5(g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
+        op0(g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -627,28 +586,26 @@ pub mod fuzz_00000000013524b6 {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = scan0(((c_i32_0 as i64) as f64), (c_f64_1 + c_f64_1));
-        let t1 = c_f64_1;
-        c_f64_0
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f32>, Field<(Cell, K), f32>) {
+        let t0 = c_f64_1;
+        let t1 = scan0((-e_f64_1)).at(C2E3[0]);
+        (((c_f32_1 * (c_f32_0 * c_f32_1))).atan(), c_f32_1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_i32_0 > g_i32_1), select((g_f64_0 <= g_f64_0), g_i32_1, g_i32_0), (g_i32_1 + g_i32_1));
-        let t1 = g_f64_0.at(J + 2);
-        (((g_f64_0 - g_f64_1) - t1.abs().sqrt())).exp()
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>) -> Field<(Cell, K), f64> {
+        (e_f32_0.at(K - 1).at(C2E3[0]) as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..3, K: 1..7]);
+    pub fn fuzz_00000000013524b6(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+        op1(e_f32_0).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -657,38 +614,28 @@ pub mod fuzz_00000000013524b6 {
 pub mod fuzz_00000000013524b7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        concat_where(K < 4, (e_f64_1.at(K - 2) * (e_f64_0 - e_f64_0)).at(C2E3[1]), min_over(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3))
+        ((e_f64_1.at(K - 2) * (e_f64_0 - e_f64_0)).at(C2E3[1]).abs().sqrt()).cos()
     }
 
     #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        ((v_i32_0 - v_i32_0) * (v_i32_0 - v_i32_1))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = select((c_f32_1 > c_f32_1), (c_i32_0 - c_i32_0), (c_i32_0 - c_i32_1)).at(K + 1).at(K + 1);
+        let t1 = (min_over(c_f32_1.at(E2C[0]).at(C2E3), C2E3) + concat_where(K < 5, ((t0 + t0) as f32), c_f32_1));
+        t0
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
-        let t0 = scan0(v_f64_0).abs().sqrt();
-        let t1 = (t0 - t0);
-        ((((v_i32_0 / 7) - (v_i32_1 + v_i32_1)) / 3), (scan1(concat_where(K < 2, v_f64_0, v_f64_1)) - max_over(concat_where(K < 4, e_f64_0, e_f64_0).at(V2E6), V2E6)))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> Field<(Vertex, K), f32> {
+        neighbor_sum((((((e_f64_1 * 8.0) as i32) * 7) as f32).at(V2E6) * w_v2e6_f32), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524b7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Vertex, K), i32>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
-        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013524b7(c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f32>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+        op1(c_f32_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..5]);
+        op2(e_f64_1, w_v2e6_f32).write_to(out2_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -697,16 +644,11 @@ pub mod fuzz_00000000013524b7 {
 pub mod fuzz_00000000013524b8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (select((v_f64_0 != v_f64_1), (v_f64_1 - v_f64_0), v_f64_0) / neighbor_sum(e_f64_0.at(V2E6), V2E6).abs().sqrt());
-        let t1 = ((v_f64_0 - s0) - scan0((t0 + v_f64_0)));
-        (select((v_i32_1 != v_i32_0), (v_i32_0 + v_i32_1), select((v_f64_0 <= t0), v_i32_1, v_i32_0)) as f64)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        let t0 = (v_f64_1 + ((v_f64_1 - v_f64_0) * v_f64_0));
+        let t1 = neighbor_sum(((e_f64_0 - e_f64_0) * (e_f64_0 - e_f64_0)).at(V2E6), V2E6);
+        (v_f32_0, (min_over((e_f64_0 * e_f64_1).at(V2E6), V2E6) * (concat_where(K < 1, v_f64_1, v_f64_0) - v_f64_1)))
     }
 
     #[field_operator]
@@ -715,9 +657,9 @@ pub mod fuzz_00000000013524b8 {
     }
 
     #[program]
-    pub fn fuzz_00000000013524b8(e_f64_0: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, s0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524b8(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f32_0, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..6]);
+        op1(v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -727,14 +669,14 @@ pub mod fuzz_00000000013524b9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(c_f64_0.abs().sqrt().at(E2C), E2C);
-        max_over(e_f64_1.at(C2E3[0]).at(E2C), E2C)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f32>) {
+        let t0 = concat_where(K < 1, (e_f64_0 / s_f64_1), max_over(c_f64_1.at(E2C), E2C));
+        ((c_f64_0.at(E2C[0]) - select((e_i32_0 != e_i32_1), e_f64_1, e_f64_0)), (e_f32_0 - e_f32_0).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524b9(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_00000000013524b9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f32>) {
+        op0(c_f64_0, c_f64_1, e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -743,31 +685,28 @@ pub mod fuzz_00000000013524b9 {
 pub mod fuzz_00000000013524ba {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        ((e_f32_0 / neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)) + ((e_f32_1 + (e_f32_0 + e_f32_0)) + (c_f32_0.at(E2C[1]) * (e_i32_1 as f32))))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
-        ((-scan0(((c_i32_0 as f64) * c_f64_0)).at(E2C[1]))).exp()
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f32> {
+        let t0 = ((c_f64_1 - neighbor_sum((e_f64_0.at(C2E3) * w_c2e3_f64), C2E3)) * (e_f64_0 - 3.0).at(C2E3[1]));
+        c_f32_1
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        g_f64_0
-    }
-
-    #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((concat_where(K < 5, v_f64_0, v_f64_1) + 0.5), ((v_i32_1 + v_i32_1) as f64))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        ((-select((v_f64_1 != v_f64_0), ((v_i32_1 as i64) as f64), v_f64_0.abs().sqrt())).at(K - 2)).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ba(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op2(v_f64_0, v_f64_1, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_00000000013524ba(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0, e_f32_0, e_f32_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(c_f32_1, c_f64_1, e_f64_0, w_c2e3_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 3..6]);
     }
 }
 
@@ -777,13 +716,13 @@ pub mod fuzz_00000000013524bb {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        e_f64_1
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f32>) {
+        ((e_f32_1 - ((e_f32_0 / e_f32_1) - neighbor_sum(c_f32_1.at(E2C), E2C))), select((e_i32_0 != e_i32_0), (e_f32_1 - e_f32_1), c_f32_1.at(E2C[1])).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524bb(e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524bb(c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_1, e_f32_0, e_f32_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -793,13 +732,13 @@ pub mod fuzz_00000000013524bc {
     use super::*;
 
     #[field_operator]
-    pub fn op0(s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (concat_where(K < 5, select((v_f64_0 <= v_f64_0), (v_f64_1 + v_f64_0), (v_f64_0 + v_f64_0)), concat_where(K < 2, (v_f64_0 - s1), (v_f64_0 + v_f64_0)))).exp()
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
+        select((select((v_f64_1 != v_f64_1), v_f32_0, v_f32_1) < select((v_f32_1 < v_f32_1), v_f32_0, v_f32_0)), ((v_f32_0 * v_f32_1) / 3.0), v_f32_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524bc(s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(s1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524bc(v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f32_0, v_f32_1, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -808,32 +747,27 @@ pub mod fuzz_00000000013524bc {
 pub mod fuzz_00000000013524bd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = select(((((c_f64_1 * 3000000000.0) as i32) as f64) != concat_where(K < 1, c_f64_0, (c_f64_1 * c_f64_1))), scan0(scan1((c_f64_1 + c_f64_1), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), c_f64_1);
-        let t1 = (((e_f64_1.at(C2E3[0]) - neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * 0.5) * (t0 * (concat_where(K < 3, c_f64_1, t0) + t0)));
-        (-t0)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f32>) {
+        let t0 = select((select((c_f64_1 <= c_f64_0), e_f64_0.at(C2E3[1]), c_f64_1) <= concat_where(K < 1, c_f64_1.abs().sqrt(), (c_f64_0 + c_f64_1))), c_f64_1.abs().sqrt(), (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt() + neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)));
+        let t1 = ((c_f64_0 * 8.0) as i32);
+        ((c_i32_1 - select((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) != scan0(e_f64_0, e_f64_1).at(C2E3[2])), (c_i32_0 + c_i32_0).at(K + 1), (t1 * c_i32_0.at(K + 1)))), ((select((t1 < c_i32_1), c_f64_0.at(K - 1), e_f64_1.at(C2E3[2])) as f32) - concat_where(K < 1, concat_where(K < 4, (c_f32_1 + c_f32_0), max_over(e_f32_0.at(C2E3), C2E3)), ((c_f32_0 - c_f32_0) - select((c_i32_0 > t1), c_f32_1, c_f32_1)))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (((g_f64_0 * 1e19) as i64) as f64)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
+        (((g_f64_0 * g_f64_0) - g_f64_0.abs().sqrt()), ((g_i32_0 + 7) as f32))
     }
 
     #[program]
-    pub fn fuzz_00000000013524bd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524bd(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
+        op1(g_f64_0, g_i32_0).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -843,31 +777,37 @@ pub mod fuzz_00000000013524be {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (select(((g_f64_0 * g_f64_1).abs().sqrt() > (-g_f64_1)), (-((g_f64_1 - g_f64_1) * (g_f64_1 * g_f64_0))), g_f64_0)).sin()
+        (((-g_f64_0) * (g_f64_1 + g_f64_1)).abs().sqrt() - (((g_f64_1 * g_f64_0) - g_f64_1.at(I + 2)) * g_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((-(scan0(g_f64_0, g_f64_1) * (g_f64_0 * g_f64_0))) + ((g_f64_1 + concat_where(K < 2, g_f64_0, g_f64_1)) * (-g_f64_0.at(J + 1))))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (scan0(v_f64_0) * neighbor_sum(scan1(e_f64_1, e_f64_0).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0.at(K + 2);
-        (t0 / 0.25).abs().sqrt()
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = ((select((c_f32_1 < c_f32_1), c_i32_0, c_i32_0) * 7) * select((c_f64_0 > c_f64_1), c_i32_0.at(K + 1), (c_i32_1 + 3)));
+        let t1 = (c_f64_0 / max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
+        ((c_f64_0.abs().sqrt().at(K - 1) * t1), (-(c_f32_1 - k_f32)).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524be(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..4, K: 1..7]);
-        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..5]);
+    pub fn fuzz_00000000013524be(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f32: &Field<K, f32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f32>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 0..7]);
+        op1(e_f64_0, e_f64_1, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f32).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..5]);
     }
 }
 
@@ -876,40 +816,29 @@ pub mod fuzz_00000000013524be {
 pub mod fuzz_00000000013524bf {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = c_f64_0.at(E2C[1]);
+        let t1 = (((e_i32_0 * e_i32_0) + 7) as f32);
+        (((-t0) - ((-e_f64_0) * neighbor_sum(c_f64_0.at(E2C), E2C))), max_over((c_f64_0 * c_f64_1).abs().sqrt().at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = neighbor_sum(neighbor_sum((-e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = e_f64_0;
-        ((((e_f64_1 + e_f64_0) - select((e_i32_1 > e_i32_0), t1, t0)) + neighbor_sum(c_f64_0.at(E2C), E2C).at(K - 1)), (e_f64_1 * s0))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (c_f64_0 * c_f64_0).at(E2C[0]);
+        (c_f64_0.at(E2C[0]) * c_f64_0.at(E2C[0]))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        scan0(max_over(e_f64_0.at(V2E6), V2E6).at(K + 1), ((v_f64_0 * v_f64_0) * v_f64_0.abs().sqrt()))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((select((e_f64_0 <= e_f64_1), e_i32_0, e_i32_1) - (e_i32_0 * e_i32_0)) - ((e_i32_0 - e_i32_0) * (e_i32_0 + e_i32_1)));
-        let t1 = (((e_i32_1 as i64).at(K - 1) + ((e_i32_1 as i64) + 3)) as i32);
-        (scan1(e_f64_1) - e_f64_1)
+    pub fn op2(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (g_f64_1, ((g_f64_0 * (g_f32_1 as f64)) - g_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524bf(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..7]);
-        op1(e_f64_0, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524bf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
+        op1(c_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(g_f32_1, g_f64_0, g_f64_1).write_to((out2_0, out2_1), domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -919,13 +848,13 @@ pub mod fuzz_00000000013524c0 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        g_f64_1
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        ((select((g_i32_1 != g_i32_1), g_f32_0.at(K + 2), (-g_f32_0)) * g_f32_1)).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c0(g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524c0(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..4]);
     }
 }
 
@@ -934,15 +863,20 @@ pub mod fuzz_00000000013524c0 {
 pub mod fuzz_00000000013524c1 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (neighbor_sum(e_f64_0.at(V2E6), V2E6) / k_f64);
-        v_f64_1
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        scan0(neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c1(e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, k_f64, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c1(e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1, v_f64_1, w_v2e6_f64).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -952,22 +886,23 @@ pub mod fuzz_00000000013524c2 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
         let t0 = (((select((v_i32_0 < v_i32_0), v_i32_1, v_i32_0) - v_i32_0) * 3) + 3);
-        let t1 = (((select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1) - ((v_f64_0 * 8.0) as i32)) / 7) - select((concat_where(K < 3, v_f64_1, v_f64_1) != v_f64_1.abs().sqrt()), ((v_i32_0 / 3) / 3), (select((v_f64_1 < v_f64_0), t0, v_i32_0) * t0)));
-        ((max_over(select((e_f64_1 < e_f64_0), (e_f64_1 - e_f64_1), e_f64_1).at(V2E6), V2E6) + v_f64_1)).sin()
+        let t1 = (((select((v_f64_1 < v_f64_1), v_i32_0, v_i32_0) - ((v_f64_1 * 3000000000.0) as i32)) / 7) - (t0 - (v_i32_0 * v_i32_0).at(K + 1)));
+        select(((v_f64_0 * v_f64_1) != max_over(e_f64_0.at(K - 1).at(V2E6), V2E6)), v_f32_1.abs().sqrt(), max_over(select((e_f32_0 != e_f32_1), (e_f32_1 * e_f32_1), e_f32_1).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_0;
-        (((t0 + v_f64_1) - (v_f64_1 * v_f64_0)), neighbor_sum((e_f64_0.at(V2E6) * w_v2e6), V2E6).abs().sqrt())
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f32_0.at(K - 2) + g_f32_0) * (g_f32_1.at(I + 1) * g_f32_1.abs().sqrt()));
+        let t1 = (select((g_f64_1 < g_f64_0), (g_f64_0 - 0.5), (g_f64_0 + g_f64_0)) + (g_f64_0.at(K + 1) - (g_f64_0 - g_f64_1)));
+        g_f64_0.at(K + 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013524c2(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f64_0, v_f64_0, v_f64_1, w_v2e6).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524c2(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f32_0, e_f32_1, e_f64_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 3..4]);
     }
 }
 
@@ -976,15 +911,20 @@ pub mod fuzz_00000000013524c2 {
 pub mod fuzz_00000000013524c3 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (select((e_f64_1 <= e_f64_0), e_i32_0, e_i32_1) / 7);
-        (((-e_f64_1) / 0.5)).exp()
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (select((e_f32_0 != e_f32_0), e_i32_1, e_i32_0) / 7);
+        scan0(c_f64_1).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_00000000013524c3(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524c3(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f32_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -994,13 +934,13 @@ pub mod fuzz_00000000013524c4 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        concat_where(K < 4, (c_f64_1 / c_f64_1).abs().sqrt().abs().sqrt(), ((e_f64_1 - e_f64_1).at(C2E3[2]) + (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * c_f64_1.at(K - 2))))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (max_over(neighbor_sum((c_f64_1 / c_f64_1).abs().sqrt().at(E2C), E2C).at(C2E3), C2E3), ((e_f64_0 * e_f64_1).abs().sqrt() - (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - e_f64_1.abs().sqrt())).at(C2E3[2]))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c4(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
+    pub fn fuzz_00000000013524c4(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -1009,27 +949,38 @@ pub mod fuzz_00000000013524c4 {
 pub mod fuzz_00000000013524c5 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        (e_f64_0 / k_f64).at(C2E3[1])
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        ((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) / neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) * c_f64_1)
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        scan0(select((c_f32_1 > c_f32_1), c_f64_1, c_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (e_f64_1 + e_f64_0);
-        (select(((e_i32_0 + 3) != (e_i32_1 * e_i32_0)), t0, e_f64_1), e_f64_1.at(K + 1))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = scan1(c_f64_0).abs().sqrt();
+        let t1 = ((c_i32_1 * c_i32_1) - ((c_f32_0 * 1e30) as i32));
+        ((t1 * t1) + ((c_f32_0 * 8.0) as i32))
+    }
+
+    #[field_operator]
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        (c_i32_1 * (c_i32_1 - c_i32_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c5(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 1..5]);
+    pub fn fuzz_00000000013524c5(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f32_1, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f32_0, c_f64_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
+        op2(c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1043,35 +994,33 @@ pub mod fuzz_00000000013524c6 {
         carry * 0.75 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (((g_f64_1 - g_f64_1) * scan0(g_f64_1)) * g_f64_0);
-        g_f64_1
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = (g_f64_0 + (g_f64_1 - scan0(g_f64_1)));
+        ((g_i32_0 * g_i32_1).at(I - 1) + ((g_i32_1 - g_i32_1) - ((t0 * 8.0) as i32)))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = scan1(v_f64_0, v_f64_1);
-        v_f64_0
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        ((((v_f32_0 + v_f32_0) + max_over(e_f32_0.at(V2E6), V2E6))).atan(), neighbor_sum(scan1((e_f64_1 - e_f64_0), e_f64_1).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (select((g_f64_1 > g_f64_1), g_f64_0, g_f64_1) + (g_f64_0 - g_f64_1));
-        let t1 = select((g_f64_1 < t0), t0, (t0 * g_f64_0));
-        (-g_f64_1)
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = e_f32_0;
+        (e_i32_1 / 7).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524c6(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..6]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524c6(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 0..6]);
+        op1(e_f32_0, e_f64_0, e_f64_1, v_f32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..7]);
+        op2(e_f32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 0..5]);
     }
 }
 
@@ -1080,20 +1029,15 @@ pub mod fuzz_00000000013524c6 {
 pub mod fuzz_00000000013524c7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_1;
-        ((neighbor_sum(select((e_f64_1 > e_f64_0), e_f64_0, e_f64_0).at(V2E6), V2E6) - s0).abs().sqrt(), ((-(-min_over(e_f64_1.at(V2E6), V2E6))) - (v_f64_1 * ((t0 + v_f64_1) * neighbor_sum(scan0(e_f64_1, e_f64_0).at(V2E6), V2E6)))))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f32_1;
+        (neighbor_sum(select((e_f64_0 != e_f64_0), (e_f64_0 * e_f64_0), e_f64_1.abs().sqrt()).at(V2E6), V2E6) - s_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524c7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, s0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524c7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_0, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1102,29 +1046,40 @@ pub mod fuzz_00000000013524c7 {
 pub mod fuzz_00000000013524c8 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((select((g_f64_0 < g_f64_0), g_i32_1, g_i32_0) as f64) * ((g_f64_0 * g_f64_1) + (-g_f64_1)));
-        let t1 = ((select((g_f64_0 <= t0), g_i32_0, g_i32_0) + (g_i32_1 / 7)) * 3);
-        ((g_f64_0 - g_f64_1).at(J + 2) + (-(g_f64_1 - t0)))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (v_f64_0 + v_f64_1).at(K + 2)
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_f64_0.abs().sqrt() > g_f64_0), g_f64_1, (g_f64_0 + ((g_i32_1 as i64) as f64)));
+        let t1 = g_i32_1.at(I + 1);
+        select((g_f32_0 < (g_f32_0 / g_f32_0)), scan0(concat_where(K < 2, g_f64_0, t0)), ((t0 / g_f64_0) * g_f64_0.abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op2(c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_i32_1.at(K - 1).at(K - 1);
-        e_f64_1.abs().sqrt().at(C2E3[1])
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((select((c_i32_1 <= c_i32_0), c_f64_1, c_f64_1) * scan1(e_f64_0, e_f64_1).at(C2E3[0])), e_f64_1.abs().sqrt().at(C2E3[1]))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, w_e2c_f64: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f32> {
+        let t0 = select((concat_where(K < 6, (e_f64_1 + e_f64_0), e_f64_1) > neighbor_sum((c_f64_0.abs().sqrt().at(E2C) * w_e2c_f64), E2C)), ((e_f64_1 * 1e19) as i32), select((e_f32_0 > (-e_f32_0)), select((e_f64_1 < e_f64_0), e_i32_1.at(K - 1), select((e_i32_1 != e_i32_1), e_i32_1, e_i32_1)), (select((e_f64_0 > e_f64_1), e_i32_1, e_i32_1) - e_i32_0.at(K + 1))));
+        let t1 = (e_f64_1.at(K + 1) + (((e_f64_1 * k_f64) * (e_f64_0 + e_f64_1)) - ((e_f64_1 + e_f64_1) + neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))));
+        (e_f64_0 as f32).at(K + 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013524c8(c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..3, K: 0..7]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..4]);
-        op2(c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 2..7]);
+    pub fn fuzz_00000000013524c8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+        op0(g_f32_0, g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 0..6]);
+        op1(c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
+        op2(c_f64_0, e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, w_e2c_f64).write_to(out2_0, domain![Edge: 1..10, K: 2..4]);
     }
 }
 
@@ -1133,9 +1088,9 @@ pub mod fuzz_00000000013524c8 {
 pub mod fuzz_00000000013524c9 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[scan_operator(axis = K, forward = false, init = -0.5)]
@@ -1144,15 +1099,15 @@ pub mod fuzz_00000000013524c9 {
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = scan0(((g_f64_1 * g_f64_0) - (g_f64_0 / g_f64_1)));
-        let t1 = ((g_i32_1 * g_i32_1) - ((g_f64_1 * 8.0) as i32)).at(I - 1);
-        ((scan1(t0) * concat_where(K < 6, g_f64_1, g_f64_1)) - ((g_i32_0 + t1) as f64))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s_f64_0: f64) -> Field<(I, J, K), f64> {
+        let t0 = ((concat_where(K < 4, g_f64_0, g_f64_1) + s_f64_0) + (scan0(g_f64_1, g_f64_0) - (g_f64_1 - g_f64_1)));
+        let t1 = ((g_f64_0 * 8.0) as i32);
+        (scan1(t0) * ((t0 * g_f64_0) * (t0 + t0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 2..5, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524c9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, s_f64_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1161,39 +1116,30 @@ pub mod fuzz_00000000013524c9 {
 pub mod fuzz_00000000013524ca {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f32>) {
+        let t0 = g_f64_0;
+        ((g_i32_0 + g_i32_0).at(I - 1), g_f32_0)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_0 * (g_f64_0 / g_f64_1));
-        ((t0 + (g_f64_0 / t0))).exp()
+    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        (t0).sin()
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        select((v_f64_0 != v_f64_1), select((v_i32_0 > v_i32_1), v_i32_1, v_i32_0), (v_i32_1 * v_i32_0))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (((e_i32_1 * e_i32_0) * 2) as f64);
-        let t1 = (t0 - scan0(e_f64_0.at(K + 2)));
-        (scan1(((c_i32_1 as f64) - (c_f64_0 - c_f64_0)), c_f64_0).at(E2C[0]), ((e_i32_1 as i64) as f64))
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f64_1;
+        let t1 = g_f32_0;
+        ((g_f64_1 - t0) - 3.0).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ca(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_i32_1, e_f64_0, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_00000000013524ca(g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), i32>, out0_1: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f64_0, g_i32_0).write_to((out0_0, out0_1), domain![I: 1..6, J: 0..5, K: 1..7]);
+        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(g_f32_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1203,29 +1149,31 @@ pub mod fuzz_00000000013524cb {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_0.at(K - 1) * 1e300) as i32);
-        let t1 = concat_where(K < 4, (c_f64_0 - c_f64_0), neighbor_sum(e_f64_1.at(C2E3), C2E3));
-        ((t1 * t1) * (t1 * t1))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_0.at(K - 1) * 1e19) as i32);
+        let t1 = (-c_f64_0);
+        neighbor_sum(((e_f64_1 * e_f64_0).at(C2E3) * w_c2e3_f64), C2E3)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((select((g_f64_1 < g_f64_1), g_f64_0, g_f64_0) / (g_f64_1 / g_f64_0)) + 0.125);
-        let t1 = select(((g_i32_1 * g_i32_0) < (g_i32_1 * g_i32_1)), g_i32_1, ((g_i32_1 + g_i32_0) - g_i32_0));
-        ((g_f64_1 - (g_f64_0 - g_f64_0)) + ((-g_f64_1) + (t0 / t0)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> Field<(Edge, K), f64> {
+        let t0 = (((e_f32_1 + k_f32) / e_f32_0.at(K + 2)) + ((e_f32_0 * e_f32_0) * k_f32));
+        let t1 = (select((e_f64_0 < e_f64_1), ((e_i32_0 as i64) - (e_i32_0 as i64)), ((e_i32_1 as i64) * (e_i32_1 as i64))) as f64);
+        ((e_f64_0 + (t1 + e_f64_1)) / (-c_f64_0.at(E2C[0])))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (-c_f64_0)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = min_over(((c_f64_0 - c_f64_0) * 0.125).at(E2C), E2C);
+        let t1 = e_f32_0;
+        ((c_f64_0 - neighbor_sum(e_f64_1.at(C2E3), C2E3)).at(E2C[0])).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op2(c_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, w_c2e3_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+        op1(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f32).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
+        op2(c_f64_0, e_f32_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1236,26 +1184,26 @@ pub mod fuzz_00000000013524cc {
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((((v_i32_0 as i64) as i32) + (v_i32_1 - v_i32_1).at(K + 1)) as f64);
-        (((min_over(e_f64_0.at(V2E6), V2E6) + min_over(e_f64_1.at(V2E6), V2E6)) - (v_f64_0.at(K - 1) + k_f64)) / v_f64_1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (((v_f64_0 + v_f64_0) as f32) + ((v_f32_1 - v_f32_1) - (v_f32_1 * v_f32_0))).abs().sqrt();
+        ((min_over((select((e_f64_0 <= e_f64_0), e_f64_0, e_f64_0) + (e_f64_0 * e_f64_1)).at(V2E6), V2E6) + neighbor_sum(scan0(e_f64_0, e_f64_1).at(V2E6), V2E6)), (select((v_i32_1 < v_i32_1), (v_i32_1 as i64), (v_i32_1 as i64)).at(K + 1).at(K + 1) as f64))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_1;
-        let t1 = (((neighbor_sum(e_f64_1.at(C2E3), C2E3) / scan0(e_f64_1, e_f64_0).at(C2E3[1])).abs().sqrt() * 1e300) as i32);
-        ((-(((c_i32_0 as f64) * c_f64_1.abs().sqrt()) - c_f64_0))).atan()
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (((v_i32_0 as f64) * v_f64_0) - v_f64_0);
+        let t1 = select(((v_f32_1 + v_f32_1) != v_f32_1.at(K + 1)), (neighbor_sum(e_f32_1.at(V2E6), V2E6) * neighbor_sum(e_f32_0.at(V2E6), V2E6)), v_f32_1);
+        neighbor_sum(e_f64_1.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524cc(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+    pub fn fuzz_00000000013524cc(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..4]);
+        op1(e_f32_0, e_f32_1, e_f64_1, v_f32_1, v_f64_0, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -1264,20 +1212,15 @@ pub mod fuzz_00000000013524cc {
 pub mod fuzz_00000000013524cd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64, s1: f64) -> Field<(Edge, K), f64> {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f32>) {
         let t0 = e_i32_1;
-        (((c_f64_1.at(E2C[1]).at(K - 1) + ((e_f64_1 * s0) * ((e_i32_0 as i64) as f64))) + (scan0(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), c_f64_1.at(E2C[1])) - s1))).exp()
+        (neighbor_sum(e_f32_0.at(K - 1).at(C2E3[1]).at(K - 1).at(E2C), E2C), (((select((e_f64_0 < e_f64_1), t0, t0) as i64) as i32) as f32))
     }
 
     #[program]
-    pub fn fuzz_00000000013524cd(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, s1: f64, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0, s1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524cd(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 3..6]);
     }
 }
 
@@ -1286,34 +1229,32 @@ pub mod fuzz_00000000013524cd {
 pub mod fuzz_00000000013524ce {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
         carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = scan0(c_f64_1);
-        let t1 = c_f64_0;
-        ((max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).atan(), (e_f64_0 * e_f64_0).at(C2E3[2]))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_0 - c_f64_1) + (c_f64_0 + c_f64_0));
+        let t1 = scan0(e_f64_1.at(C2E3[2]), scan1(t0));
+        ((t0.abs().sqrt() - e_f64_1.at(C2E3[0]))).sin()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = ((g_f64_0 + (g_f64_0 - g_f64_0)).abs().sqrt() - ((scan1(g_f64_1) + (g_i32_1 as f64)) * (select((g_f64_1 > g_f64_1), g_f64_1, g_f64_0) * (g_f64_0 - g_f64_1))));
-        let t1 = (g_i32_1 - ((g_i32_0 * 7) - (g_i32_0 - g_i32_0)).at(I + 1));
-        ((((concat_where(K < 2, g_f64_1, t0) + g_f64_0) + (-g_f64_1.abs().sqrt())) * (t0 + g_f64_0)), (((g_f64_0 + g_f64_1) + (g_f64_0 - g_f64_0)).at(I - 2) * select((g_f64_1.at(I + 1) < (t0 + t0)), (t0 + (g_f64_0 + g_f64_1)), (-g_f64_0))))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
+        c_f32_0
     }
 
     #[program]
-    pub fn fuzz_00000000013524ce(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 2..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524ce(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(c_f32_0).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1322,38 +1263,29 @@ pub mod fuzz_00000000013524ce {
 pub mod fuzz_00000000013524cf {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 as i64) as f64);
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-v_f64_1);
         let t1 = neighbor_sum((-e_f64_1).at(V2E6), V2E6);
-        ((-v_f64_0) - ((t0 * t1) - 0.25))
+        neighbor_sum(e_f64_0.at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        select((v_i32_1 <= v_i32_0), (v_f64_1 * v_f64_0), (v_f64_0 * v_f64_1))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+        ((-((select((e_f64_0 < e_f64_0), (e_i32_0 as i64), (e_i32_0 as i64)) as f32) + ((e_f32_0 * e_f32_1) * min_over(c_f32_1.at(E2C), E2C)))), (-((e_f64_1 * max_over(c_f64_0.at(E2C), E2C)) / e_f64_1.abs().sqrt())))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((c_f64_1 * max_over(max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3)) / scan0((scan1(e_f64_0).at(C2E3[1]) + (c_f64_0 - c_f64_1))))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_f64_1 - g_f64_0).at(I + 1);
+        (select((t0 > g_f64_0), g_f64_1, (g_f64_1 + 0.125)) + (g_f64_1 / select((g_i32_1 < g_i32_0), t0, g_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524cf(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524cf(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f32>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(c_f32_1, c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..7]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 1..4, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1362,41 +1294,28 @@ pub mod fuzz_00000000013524cf {
 pub mod fuzz_00000000013524d0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = (g_f64_0.abs().sqrt() - (g_f64_0 - g_f64_1));
+        g_i32_1
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (select((g_f64_1 <= g_f64_1), g_f64_1, g_f64_0) + (g_f64_1 - g_f64_0));
-        (select((t0 < t0), g_f64_0, g_f64_0).abs().sqrt(), (g_f64_1 - g_f64_0).at(K + 1))
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        ((((v_i32_0 as i64) as f32) * (v_f32_1 + v_f32_0)) * min_over((e_f32_0 * e_f32_1).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = c_f64_0;
-        let t1 = ((e_f64_1 + (-e_f64_0)).at(C2E3[1]) + c_f64_0);
-        ((c_i32_1 as f64), ((-(t0 - ((c_i32_1 as i64) as f64))) / 0.125))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (select((scan0(v_f64_0) <= (v_f64_1 + v_f64_1)), v_i32_0, ((v_i32_1 as i64) as i32)) + (select((v_f64_1 < v_f64_1), ((v_f64_0 * 8.0) as i32), v_i32_1.at(K + 1)) - (select((v_f64_0 <= v_f64_0), v_i32_0, v_i32_1) + (v_i32_0 * v_i32_0))));
-        let t1 = concat_where(K < 2, (((v_i32_1 as i64) - (v_i32_1 as i64)).at(K - 1) as f64), neighbor_sum((concat_where(K < 3, (e_f64_1 - e_f64_0), concat_where(K < 4, e_f64_0, e_f64_1)).at(V2E6) * w_v2e6), V2E6));
-        (select((scan1((v_i32_0 as f64), (t1 - v_f64_0)) < ((v_f64_0 * v_f64_0) - (-v_f64_0))), select((v_f64_0.at(K - 1) <= select((t1 != v_f64_0), v_f64_0, v_f64_1)), max_over(e_f64_1.abs().sqrt().at(V2E6), V2E6), ((v_f64_1 - v_f64_0) - 0.5)), (((t1 * 8.0) as i32) as f64))).tanh()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        (v_f32_1, neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d0(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(c_f64_0, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..6]);
-        op2(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013524d0(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Vertex, K), f32>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(e_f32_0, e_f32_1, e_f64_0, v_f32_0, v_f32_1, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+        op2(e_f64_0, v_f32_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1406,15 +1325,15 @@ pub mod fuzz_00000000013524d1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = ((-select((g_f64_1 > g_f64_0), g_f64_1, g_f64_1)) + (-(g_f64_0 * g_f64_1)));
-        let t1 = (((g_f64_1 / g_f64_1) + t0) - 0.125);
-        (select((g_i32_0 != g_i32_1), g_f64_1.at(K - 2), (g_f64_0 + t1)) * s1)
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        let t0 = ((select((g_f64_1 > g_f64_0), g_i32_1, g_i32_1) + (g_i32_0 / 7)) as f64);
+        let t1 = ((t0 + t0) - (g_f64_0 * 1.5)).abs().sqrt();
+        (((g_f32_1 + g_f32_1) + (g_f32_1 + g_f32_0)) + g_f32_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d1(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
+    pub fn fuzz_00000000013524d1(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1423,33 +1342,28 @@ pub mod fuzz_00000000013524d1 {
 pub mod fuzz_00000000013524d2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (select((v_i32_1 <= v_i32_0), select((v_f64_0 != v_f64_0), v_f64_0, v_f64_1), neighbor_sum(e_f64_0.at(V2E6), V2E6)) * (concat_where(K < 2, v_f64_1, v_f64_0) - (v_f64_1 * v_f64_0))).at(K - 2);
-        let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        ((select((scan0(neighbor_sum(scan1(e_f64_1, e_f64_0).at(V2E6), V2E6)) <= v_f64_1), (neighbor_sum(e_f64_0.at(V2E6), V2E6) * (concat_where(K < 1, v_f64_1, t0) / 0.125)), neighbor_sum(e_f64_1.at(V2E6), V2E6))).sin(), min_over(concat_where(K < 4, (e_f64_1 + e_f64_0), e_f64_1.abs().sqrt()).at(K + 2).at(V2E6), V2E6))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (((v_f64_0 * v_f64_1).at(K + 2) - select((v_f64_1 > v_f64_1), v_f64_1, (v_i32_0 as f64))) * (neighbor_sum(e_f64_1.at(V2E6), V2E6) - neighbor_sum(select((e_f32_0 != e_f32_0), e_f64_0, e_f64_0).at(V2E6), V2E6)));
+        let t1 = (neighbor_sum(scan0(((e_f64_1 - 0.25) * (-e_f64_1)), e_f64_1).at(V2E6), V2E6) + min_over((e_f64_1 - e_f64_0).abs().sqrt().at(V2E6), V2E6));
+        min_over((-((e_f64_1 * e_f64_1) - (e_f64_0 - e_f64_0))).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (e_f64_1 + max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C));
-        ((concat_where(K < 1, t0, e_f64_0) * t0), (min_over(c_f64_1.at(E2C), E2C) - select((e_i32_0 < e_i32_0), t0, t0)))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, w_c2e3_f32: Field<(Cell, C2E3), f32>) -> Field<(Cell, K), f32> {
+        let t0 = c_f32_1;
+        neighbor_sum(((e_f32_0 * e_f32_1).at(C2E3) * w_c2e3_f32), C2E3)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d2(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 2..4]);
-        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524d2(c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_c2e3_f32: &Field<(Cell, C2E3), f32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..4]);
+        op1(c_f32_1, e_f32_0, e_f32_1, w_c2e3_f32).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -1458,30 +1372,20 @@ pub mod fuzz_00000000013524d2 {
 pub mod fuzz_00000000013524d3 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+    #[field_operator]
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        concat_where(K < 5, max_over(e_f64_1.at(K - 2).at(V2E6), V2E6), v_f64_0).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        concat_where(K < 2, concat_where(K < 5, max_over(e_f64_1.at(K - 2).at(V2E6), V2E6), v_f64_0), (neighbor_sum(e_f64_0.at(V2E6), V2E6) - (select((v_f64_0 <= v_f64_0), v_f64_1, v_f64_0) * (v_f64_1 + v_f64_0))))
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (select((v_f64_0 < v_f64_0), (v_f64_1 - v_f64_1), scan0(v_f64_1)), (scan1(v_f64_1) - min_over(e_f64_1.at(V2E6), V2E6)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (((c_f64_0 * c_f64_0) + concat_where(K < 5, c_f64_1, c_f64_1)) - ((c_f64_0 / c_f64_0) + select((c_f64_0 <= c_f64_0), c_f64_0, c_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d3(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 3..7]);
-        op1(e_f64_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 1..4, K: 3..7]);
+        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -1492,31 +1396,25 @@ pub mod fuzz_00000000013524d4 {
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        let t1 = (((t0 + v_f64_1) + s0) - neighbor_sum(e_f64_0.at(V2E6), V2E6));
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_0: f64, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = select(((v_f64_0 + s_f64_0) > neighbor_sum(e_f64_1.at(V2E6), V2E6)), neighbor_sum(e_f32_0.at(V2E6), V2E6), concat_where(K < 2, v_f32_1.at(K + 1), concat_where(K < 4, v_f32_1, v_f32_0)));
+        let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        ((v_f64_0).tanh(), concat_where(K < 3, (v_i32_1.at(K + 1) as f64), min_over(((e_i32_0 as i64) as f64).at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = c_f64_0.at(E2C[0]);
-        (scan0((scan1(c_f64_1).at(E2C[1]) * e_f64_1)) / k_f64)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((scan0(((e_f64_0 - e_f64_1) * (e_f64_1 * e_f64_0))).at(C2E3[1])).exp(), c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, s0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524d4(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_0, s_f64_0, v_f32_0, v_f32_1, v_f64_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1525,27 +1423,37 @@ pub mod fuzz_00000000013524d4 {
 pub mod fuzz_00000000013524d5 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        c_f64_0.at(K + 1).at(K - 1)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        ((select((v_f64_1 <= v_f64_1), (v_f64_1 * v_f64_1), (v_i32_0 as f64)) - 1.5)).sin()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (((concat_where(K < 1, c_f64_1, c_f64_0) + scan0(c_f64_0))).cos(), (c_f64_0 * 1.5))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((-g_f64_0) * g_f64_1)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        scan1((v_f64_1 * neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6)), v_f64_1)
+    }
+
+    #[field_operator]
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = ((e_i32_0 as f64) * (-e_f64_0)).at(C2E3[0]);
+        (((select((c_f32_0 < c_f32_1), (c_i32_0 as i64), (c_i32_0 as i64)) as f64) * ((t0 * t0) - select((c_f64_0 <= t0), t0, c_f64_0)))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524d5(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524d5(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
+        op1(e_f64_1, v_f64_1, w_v2e6_f64).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f32_0, c_f32_1, c_f64_0, c_i32_0, e_f64_0, e_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1554,27 +1462,24 @@ pub mod fuzz_00000000013524d5 {
 pub mod fuzz_00000000013524d6 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
+        let t0 = (v_f32_1 - v_f32_1).at(K + 2);
+        let t1 = v_f64_0;
+        (((((v_i32_0 as i64) as f64) * 1e300) as i32), ((t0 + t0) * (v_f32_0 + t0)))
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        let t1 = ((-t0) + concat_where(K < 3, t0, v_f64_0));
-        scan0(t0.abs().sqrt())
-    }
-
-    #[field_operator]
-    pub fn op1(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        ((c_i32_1 + 2) / 7)
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
+        let t0 = c_f64_0;
+        let t1 = c_f64_0;
+        ((max_over(neighbor_sum((-c_f32_0).at(E2C), E2C).at(C2E3), C2E3)).tanh(), (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + s_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d6(c_i32_1: &Field<(Cell, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524d6(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s_f64_1: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f32>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(v_f32_0, v_f32_1, v_f64_0, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..5]);
+        op1(c_f32_0, c_f64_0, c_f64_1, s_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1583,21 +1488,16 @@ pub mod fuzz_00000000013524d6 {
 pub mod fuzz_00000000013524d7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 2, (c_f64_1 + c_f64_0), c_f64_0);
-        let t1 = c_f64_1;
-        (scan0(c_f64_1) / (c_f64_0 / c_f64_1))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (c_f64_0.at(K - 2) - c_f64_0);
+        let t1 = ((c_f32_0 / c_f32_0) * max_over(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3));
+        ((c_f64_1 + t0).abs().sqrt()).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524d7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013524d7(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -1606,32 +1506,22 @@ pub mod fuzz_00000000013524d7 {
 pub mod fuzz_00000000013524d8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (concat_where(K < 1, c_f32_0, c_f32_1) + c_f32_1);
+        let t1 = c_f64_0.abs().sqrt().at(K + 1);
+        (c_f64_1 - c_f64_0).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 1, scan0(c_f64_1, c_f64_1), concat_where(K < 5, c_f64_1, c_f64_0));
-        let t1 = (e_f64_0 - e_f64_1).at(C2E3[1]);
-        ((((c_i32_0 as i64) * 3) as f64)).cos()
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((neighbor_sum(scan1((select((e_i32_0 != e_i32_0), e_i32_1, e_i32_1) as f64), ((e_f64_1 * k_f64) + s1)).at(V2E6), V2E6)).sin(), (select(((v_f64_1 * v_f64_0) != (-v_f64_1)), v_i32_1, ((v_i32_1 * v_i32_0) - (v_i32_1 + v_i32_0))) as f64))
+    pub fn op1(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        ((c_i32_1 * (c_i32_0 / 7)), (e_i32_1 as f64).at(C2E3[1]))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_1, e_i32_0, e_i32_1, k_f64, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524d8(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
+        op1(c_i32_0, c_i32_1, e_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1641,13 +1531,13 @@ pub mod fuzz_00000000013524d9 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (-(-v_f64_0)).at(K + 1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        min_over((-e_f64_0).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d9(v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524d9(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -1656,41 +1546,39 @@ pub mod fuzz_00000000013524d9 {
 pub mod fuzz_00000000013524da {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+        carry * 0.25 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = select((v_f64_0 != v_f64_1), (v_i32_1 + v_i32_1), (v_i32_0 / 2));
-        (scan0((v_i32_1 as f64), v_f64_1.at(K + 2)), (v_i32_0 as f64).at(K - 2))
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((v_f64_1 < v_f64_1), select((v_f64_0 > v_f64_1), v_i32_0, v_i32_0), select((v_i32_0 != v_i32_0), v_i32_1, v_i32_0));
+        (v_f64_1.at(K + 2) - concat_where(K < 3, v_f64_1, v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = scan1((c_f64_1 * (c_f64_1 + c_f64_1))).at(E2C[1]);
-        let t1 = min_over(min_over((((e_i32_0 as i64) as f64) + (e_f64_0 - e_f64_0)).at(C2E3), C2E3).at(E2C), E2C);
-        ((e_f64_1 - k_f64) + ((c_f64_1 / 1.5) / k_f64).at(E2C[0]))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = scan0((-(e_f64_0 * e_f64_1)), scan1(min_over(c_f64_1.at(E2C), E2C)));
+        e_i32_0
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = ((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + s0) + (-(c_f64_0 / c_f64_1)));
-        let t1 = (select((c_f64_0 <= c_f64_1), c_i32_1, c_i32_0).at(K - 1) / 3);
-        t0
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
+        (v_f32_0 - k_f32)
     }
 
     #[program]
-    pub fn fuzz_00000000013524da(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 3..5]);
-        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, k_f64).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1, s0).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524da(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+        op2(e_f64_1, k_f32, v_f32_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1699,20 +1587,15 @@ pub mod fuzz_00000000013524da {
 pub mod fuzz_00000000013524db {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = scan0(c_f64_0, c_f64_0).at(E2C[0]).abs().sqrt();
-        (-(e_f64_1 - s0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = min_over((c_f64_1 / c_f64_0).at(E2C), E2C);
+        (((e_f64_1 - s_f64_0) / concat_where(K < 2, e_f64_1, t0)), (-t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524db(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524db(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_1, s_f64_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1721,20 +1604,15 @@ pub mod fuzz_00000000013524db {
 pub mod fuzz_00000000013524dc {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), i32> {
-        let t0 = select((concat_where(K < 6, v_f64_1, v_f64_1) < neighbor_sum(scan0(e_f64_1, e_f64_1).at(V2E6), V2E6)), v_f64_1, (v_f64_1.at(K - 2) / k_f64));
-        ((v_f64_0 * 8.0) as i32)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = min_over((e_f64_1 * concat_where(K < 2, e_f64_0, e_f64_0)).at(V2E6), V2E6);
+        (v_f64_0 * (neighbor_sum(e_f64_0.at(V2E6), V2E6) / s_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524dc(e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), i32>) {
-        op0(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 3..7]);
+    pub fn fuzz_00000000013524dc(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1743,41 +1621,32 @@ pub mod fuzz_00000000013524dc {
 pub mod fuzz_00000000013524dd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
         let t0 = ((g_f64_0 * 8.0) as i32);
-        ((scan0((g_f64_0 / g_f64_1), (g_f64_0 - g_f64_1)) - g_f64_0.abs().sqrt()), (g_f64_0 * (g_f64_0 + g_f64_0)).at(I + 1))
+        ((g_f64_0 + k_f64).at(K - 1) * ((g_f64_1 / 0.5) - (g_f64_0 + g_f64_0)))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (select(((g_f64_0 + g_f64_0) != (g_i32_1 as f64)), (g_f64_0 - g_f64_1).at(J + 1), g_f64_0) + (((g_f64_1 + g_f64_1) + g_f64_1) - 0.25));
-        let t1 = select(((g_i32_1 - g_i32_1) != ((g_i32_0 as i64) as i32)), t0, scan1((t0 * 1.5))).abs().sqrt();
-        (((select((g_i32_1 > g_i32_1), (g_i32_1 as i64), (g_i32_0 as i64)) as f64) + select((g_f64_1 != g_f64_0), (t1 + g_f64_1), (t0 + t0))) - (((g_i32_1 + g_i32_1) as f64) * (concat_where(K < 6, g_f64_1, g_f64_1) + (-t1))))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
+        (scan0((select((c_f32_0 > c_f32_0), c_f64_0, c_f64_0) + ((c_i32_0 as i64) as f64))).at(E2C[0])).tanh()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = c_f64_0;
-        (c_f64_0).atan()
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        concat_where(K < 3, e_f32_0, ((-e_f32_1) + select((e_i32_1 != e_i32_0), e_f32_1, e_f32_1).at(K - 2)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524dd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..4, K: 1..6]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_00000000013524dd(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+        op0(g_f64_0, g_f64_1, k_f64).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op1(c_f32_0, c_f64_0, c_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(e_f32_0, e_f32_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -1786,26 +1655,23 @@ pub mod fuzz_00000000013524dd {
 pub mod fuzz_00000000013524de {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        let t0 = ((e_f32_1 + e_f32_1) / (e_i32_0 as f32));
+        t0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = c_f64_1.at(K + 1).at(E2C[1]);
-        scan0((e_f64_1 * 3.0))
-    }
-
-    #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (((g_f64_1 + g_f64_1) + (g_f64_0 * g_f64_1)), concat_where(K < 1, select((g_i32_1 <= g_i32_1), g_f64_1, g_f64_0), g_f64_1.abs().sqrt()))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = c_f64_1;
+        let t1 = ((t0 + c_f64_0) + neighbor_sum(neighbor_sum((-c_f64_0).at(E2C), E2C).at(C2E3), C2E3));
+        (((e_f64_0 / e_f64_1).at(C2E3[0]).abs().sqrt() + neighbor_sum((c_f64_0.at(E2C[1]).abs().sqrt().at(C2E3) * w_c2e3_f64), C2E3)), max_over(neighbor_sum(concat_where(K < 2, c_f32_1, (c_f32_0 * c_f32_0)).at(E2C), E2C).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_00000000013524de(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524de(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f32>) {
+        op0(e_f32_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1, w_c2e3_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1815,14 +1681,14 @@ pub mod fuzz_00000000013524df {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = g_f64_1.at(I + 1).at(J + 1);
-        ((select((t0 != g_f64_1), g_f64_1, g_f64_0) - g_f64_0.abs().sqrt()) * (-g_f64_0))
+    pub fn op0(g_f32_1: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
+        let t0 = g_f64_1;
+        (g_f32_1).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524df(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..5, J: 0..4, K: 0..6]);
+    pub fn fuzz_00000000013524df(g_f32_1: &Field<(I, J, K), f32>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>) {
+        op0(g_f32_1, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1832,15 +1698,15 @@ pub mod fuzz_00000000013524e0 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
-        let t1 = (v_f64_1 * max_over((e_f64_0 * e_f64_0).at(V2E6), V2E6));
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6), min_over(((e_f64_1 + e_f64_1) * s1).at(V2E6), V2E6))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+        let t0 = (select((v_f64_0 <= v_f64_0), v_f64_0, v_f64_0.abs().sqrt()) + 1.5);
+        let t1 = neighbor_sum(e_f32_0.at(V2E6), V2E6);
+        (v_i32_0, concat_where(K < 5, (neighbor_sum(e_f64_1.at(V2E6), V2E6) * s_f64_1), v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e0(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, s1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_00000000013524e0(e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, e_f64_1, s_f64_1, v_f64_0, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -1849,21 +1715,16 @@ pub mod fuzz_00000000013524e0 {
 pub mod fuzz_00000000013524e1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = scan0(v_f64_1, (v_f64_0 * neighbor_sum(e_f64_1.at(V2E6), V2E6))).abs().sqrt();
-        let t1 = (v_i32_1 as f64);
-        ((t1).exp(), (((v_f64_1 * 8.0) as i32).at(K + 1) as f64).abs().sqrt())
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = (select(((v_i32_0 / 2) != v_i32_0.at(K - 1)), ((v_f32_0 as f64) * v_f64_0), v_f64_1) - concat_where(K < 3, v_f64_0.abs().sqrt(), (v_f64_1 * v_f64_1)).abs().sqrt());
+        let t1 = v_f64_0.abs().sqrt().abs().sqrt();
+        min_over((-(e_f32_1.at(K + 2) * (e_f32_1 - e_f32_1))).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524e1(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524e1(e_f32_1: &Field<(Edge, K), f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(e_f32_1, v_f32_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -1872,41 +1733,36 @@ pub mod fuzz_00000000013524e1 {
 pub mod fuzz_00000000013524e2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_f64_0;
-        let t1 = select((g_i32_0 > g_i32_1), ((t0 * g_f64_1.at(I + 2)) - 0.125), scan0(((g_f64_0 * g_f64_0) / (t0 - 0.25))));
-        (g_f64_0, (g_f64_0 * ((g_f64_0 * g_f64_0).at(K + 2) * (-((g_i32_0 as i64) as f64)))))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f32_0: f32) -> Field<(I, J, K), f64> {
+        let t0 = (select(((g_i32_0 * 3) <= g_i32_0.at(I + 1)), g_f32_0, g_f32_0) * select(((g_i32_0 * g_i32_0) != (g_i32_0 - g_i32_1)), ((g_f32_0 - g_f32_1) + (g_f32_0 * s_f32_0)), (g_f32_0 - (g_f32_1 * g_f32_0))));
+        let t1 = (g_i32_0.at(I - 1) / 3);
+        select((g_i32_0 != (g_i32_1 + 3).at(I - 1)), g_f64_1, ((g_f64_1 - g_f64_0) + (g_f64_1 - g_f64_0)).at(K - 1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        let t1 = concat_where(K < 5, scan1(c_f64_0.at(K - 2)).at(E2C[1]), ((t0 + e_f64_0) + e_f64_1));
-        (min_over(e_f64_0.at(C2E3[2]).at(E2C), E2C) * e_f64_1)
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = concat_where(K < 5, e_f32_1, e_f32_1);
+        let t1 = (-(((e_i32_0 as i64) - (e_i32_0 as i64)) as f64));
+        select((scan0(c_f64_1, c_f64_1).at(E2C[1]) < e_f64_1.at(K - 1)), select((t1 > e_f64_0), (e_i32_0 + e_i32_1), ((t1 * 8.0) as i32)), e_i32_1.at(K - 1).at(K - 1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((((e_i32_1 as f64) + e_f64_0) + ((e_f64_1 - e_f64_0) + (e_f64_0 + k_f64))) - max_over(neighbor_sum(concat_where(K < 5, e_f64_1, e_f64_1).at(C2E3), C2E3).at(E2C), E2C));
-        (((t0 + (max_over(c_f64_0.at(E2C), E2C) + select((e_f64_1 != t0), t0, e_f64_1))) / (e_f64_0 - (-(e_f64_0 * k_f64))))).tanh()
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
+        let t0 = e_f32_0;
+        ((t0 + ((e_f32_0 + t0) + (t0 / 0.125)))).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013524e2(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..4, J: 0..5, K: 0..5]);
-        op1(c_f64_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..6]);
-        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524e2(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Edge, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op1(c_f64_1, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 3..6]);
+        op2(e_f32_0).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -1915,20 +1771,26 @@ pub mod fuzz_00000000013524e2 {
 pub mod fuzz_00000000013524e3 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (concat_where(K < 1, c_f64_1, e_f64_1.at(C2E3[0])), c_f64_1)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        concat_where(K < 6, c_f64_1, (c_f64_1 * c_f64_0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        ((c_f64_1 + c_f64_0) - max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_1;
+        select((c_f32_0 < c_f32_1), (-c_f64_0), scan0(c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524e3(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -1943,22 +1805,21 @@ pub mod fuzz_00000000013524e4 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (select((e_f64_0 != e_f64_1), e_i32_0, e_i32_0) - e_i32_0.at(K - 1));
-        let t1 = ((e_f64_1 * s0) + scan0(c_f64_1, c_f64_1).at(E2C[1]));
-        (max_over((c_i32_0 as f64).at(E2C), E2C), min_over((c_f64_0 * s0).at(E2C), E2C))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_0: f64) -> Field<(Edge, K), f64> {
+        let t0 = (select((e_f32_1 < e_f32_0), e_i32_0, e_i32_0) - e_i32_0);
+        let t1 = ((e_f64_1 * s_f64_0) + scan0(c_f64_1, c_f64_1).at(E2C[1]));
+        (concat_where(K < 1, e_f64_0, t1) / e_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_f64_1 > g_f64_0), g_f64_0, (g_f64_1 - g_f64_0));
-        t0
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>) -> Field<(I, J, K), f32> {
+        ((g_f32_0 + g_f32_0).at(K - 1) + ((g_f32_1 * g_f32_0) * g_f32_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e4(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_0, s0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524e4(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, s_f64_0: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
+        op0(c_f64_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, s_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+        op1(g_f32_0, g_f32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 2..7]);
     }
 }
 
@@ -1972,28 +1833,33 @@ pub mod fuzz_00000000013524e5 {
         carry * -0.5 + x0 * x0
     }
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f32> {
         let t0 = (c_i32_1 + 3);
-        let t1 = scan0((-(e_i32_0 as f64))).at(C2E3[0]);
-        (-max_over(c_f64_0.at(E2C), E2C)).at(C2E3[0])
+        let t1 = scan0((-(c_f32_0 as f64)));
+        (-max_over(c_f32_0.at(E2C), E2C)).at(C2E3[0])
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    pub fn op1(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        scan1((v_f64_1 * (v_i32_0 as f64)), ((v_f64_0 - v_f64_1) - (v_f64_1 - k_f64)))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        select(((c_f64_0 * c_f64_1) != (c_f64_0 - c_f64_1)), c_i32_1, (c_i32_1 + c_i32_0))
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        c_i32_0
     }
 
     #[program]
-    pub fn fuzz_00000000013524e5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(c_f64_0, c_i32_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524e5(c_f32_0: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(k_f64, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op2(c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -2002,9 +1868,9 @@ pub mod fuzz_00000000013524e5 {
 pub mod fuzz_00000000013524e6 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
@@ -2013,15 +1879,15 @@ pub mod fuzz_00000000013524e6 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (min_over(c_f64_0.at(E2C), E2C) + (-e_f64_0));
-        let t1 = e_f64_0;
-        scan0(scan1(c_f64_1).at(E2C[1]))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = scan0((-c_f64_0), (c_f64_0 + c_f64_0)).at(E2C[0]);
+        let t1 = ((e_i32_1 as f64) / (t0 + e_f64_1));
+        (((e_i32_0 as f64) * (e_f64_1 - e_f64_1)), scan1((c_f64_1 + c_f64_0)).at(E2C[1]))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524e6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -2030,37 +1896,31 @@ pub mod fuzz_00000000013524e6 {
 pub mod fuzz_00000000013524e7 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
         let t0 = g_i32_0;
-        ((((g_f64_0 * 1e19) as i32) * select((g_f64_1 > g_f64_0), g_i32_1, g_i32_1)) - ((t0 - g_i32_0) / 2))
+        ((((g_f64_0 * 3000000000.0) as i32) * (t0 + g_i32_1)) - (g_i32_1 + g_i32_0).at(I + 1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (max_over((c_f64_0 * c_f64_1).at(E2C), E2C), concat_where(K < 6, concat_where(K < 4, e_f64_1, e_f64_0), e_f64_0))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
+        let t0 = ((max_over(c_f64_0.at(E2C), E2C) * 1e300) as i32);
+        let t1 = max_over(concat_where(K < 2, c_f64_1, c_f64_1).at(E2C), E2C);
+        ((concat_where(K < 4, e_f32_0, e_f32_1) + e_f32_0)).cos()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        ((scan0(scan1(e_f64_0, e_f64_1), (e_f64_0 * s0)) * (select((e_f64_1 <= e_f64_1), e_i32_0, e_i32_1) as f64)), e_f64_1)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 2, c_f64_0.at(E2C[1]), (e_f64_0 * e_f64_0));
+        let t1 = (((t0 * 1e300) as i32) + e_i32_1);
+        min_over((c_f64_1 - c_f64_0).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_00000000013524e7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..7]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_00000000013524e7(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f32_0, e_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -2069,32 +1929,27 @@ pub mod fuzz_00000000013524e7 {
 pub mod fuzz_00000000013524e8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_1 - e_f64_0).at(K - 2) / scan0(scan1(e_f64_0))).abs().sqrt();
-        let t1 = ((-(((e_i32_1 as i64) - (e_i32_1 as i64)) as f64)) * ((e_f64_0 + e_f64_0).abs().sqrt() - select((t0 != t0), (e_f64_1 * t0), select((e_i32_0 > e_i32_0), t0, t0))));
-        (-select((e_f64_0 <= e_f64_0), c_f64_1.at(E2C[1]), ((t1 + k_f64) + max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((((e_i32_0 as i64) + (e_i32_1 as i64)) as i32).at(K - 1) as f64);
+        let t1 = scan0(select((e_f64_1 != t0), c_f64_1.at(E2C[1]), t0.abs().sqrt()));
+        max_over((select((c_f64_1 <= c_f64_0), ((c_i32_0 as i64) as f64), select((c_f64_1 < c_f64_1), c_f64_0, c_f64_0)) * c_f64_1).at(E2C), E2C)
     }
 
     #[field_operator]
-    pub fn op1(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        c_i32_1
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, k_f32: Field<K, f32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f32>) {
+        ((((c_f64_1 * 8.0) as i32) + 2), ((c_f32_1 + k_f32) + neighbor_sum(neighbor_sum((c_f32_0 + c_f32_1).at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e8(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to(out0_0, domain![Edge: 1..10, K: 3..7]);
-        op1(c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524e8(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f32>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+        op1(c_f32_0, c_f32_1, c_f64_1, k_f32).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -2103,31 +1958,25 @@ pub mod fuzz_00000000013524e8 {
 pub mod fuzz_00000000013524e9 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (((g_f64_0 - g_f64_0) + g_f64_1.abs().sqrt())).atan()
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (((g_f64_0 * g_f64_1) * (-g_f64_0)), scan0((g_f64_1 - g_f64_0), (g_i32_1 as f64)))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (((g_f64_0 - g_f64_1) * g_f64_0).at(I + 2) - g_f64_0);
-        ((concat_where(K < 2, (concat_where(K < 2, (g_f64_0 / t0), (t0 - t0)) - ((g_f64_0 - g_f64_0) * (-g_f64_0))), select(((g_f64_0 * g_f64_0) <= (g_f64_0 + g_f64_0)), ((t0 + t0) - (g_f64_0 * g_f64_0)), ((g_f64_1 - g_f64_1) + g_f64_1)))).cos(), ((scan0(g_f64_1, t0).abs().sqrt() * ((t0 - g_f64_1) + scan1(g_f64_1))) + (-g_f64_0.abs().sqrt())))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        (((c_i32_1 * c_i32_1) + select((c_f64_1 < c_f64_0), c_i32_0, c_i32_1)), concat_where(K < 3, (c_f64_1 + c_f64_1), (c_f64_1 - c_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e9(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..4, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524e9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -2136,30 +1985,34 @@ pub mod fuzz_00000000013524e9 {
 pub mod fuzz_00000000013524ea {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
+    }
+
     #[field_operator]
     pub fn op0(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         c_i32_1.at(K - 1).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (select(((e_f64_0 * s1) <= concat_where(K < 6, e_f64_1, e_f64_0)), (((e_i32_1 as i64) + (e_i32_0 as i64)) * ((e_i32_0 as i64) / 7)), ((e_i32_0 as i64) * 7)) as i32);
-        let t1 = (-e_f64_0);
-        (select(((((t0 as i64) / 7) as f64) < ((t1 - t1) + (t1 / e_f64_1))), (neighbor_sum((-c_f64_1).at(E2C), E2C) * select((t1 <= e_f64_0), select((t0 != t0), e_f64_0, e_f64_0), t1)), neighbor_sum((((c_f64_0 - c_f64_1) + e_f64_1.at(C2E3[1])).at(E2C) * w_e2c), E2C))).sin()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (select(((e_f64_1 + e_f64_0) < concat_where(K < 6, e_f64_1, e_f64_0)), (((e_i32_1 as i64) + (e_i32_0 as i64)) * ((e_i32_0 as i64) / 7)), ((e_i32_0 as i64) * 7)) as i32);
+        let t1 = c_f64_0.at(E2C[1]);
+        ((scan0(e_f64_1)).tanh(), (t1.abs().sqrt() - (-min_over((c_f64_1 * c_f64_1).at(E2C), E2C))))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (-v_f64_1);
-        let t1 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
-        (((v_f64_0 / 0.25)).tanh(), concat_where(K < 5, (v_f64_1 + v_f64_1), (v_f64_1 / v_f64_1)).at(K - 2))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_1: Field<(Edge, K), i32>, w_e2c_f64: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (select((e_i32_1 != e_i32_1), e_f32_1, e_f32_0) * (e_f32_0 + e_f32_0));
+        neighbor_sum(((c_f64_1 + c_f64_0).at(E2C) * w_e2c_f64), E2C)
     }
 
     #[program]
-    pub fn fuzz_00000000013524ea(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524ea(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1, w_e2c).write_to(out1_0, domain![Edge: 1..10, K: 0..6]);
-        op2(e_f64_1, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 2..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
+        op2(c_f64_0, c_f64_1, e_f32_0, e_f32_1, e_i32_1, w_e2c_f64).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -2168,38 +2021,29 @@ pub mod fuzz_00000000013524ea {
 pub mod fuzz_00000000013524eb {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_1 / 3) as f64);
+        t0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
-        select((neighbor_sum(scan0(e_f64_0, e_f64_1.abs().sqrt()).at(V2E6), V2E6) < v_f64_1), (v_f64_1 / neighbor_sum(scan1((e_f64_1 * e_f64_1), (e_f64_1 + e_f64_0)).at(V2E6), V2E6)), (t0 + t0))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (concat_where(K < 6, (-v_f64_0.abs().sqrt()), v_f64_1.abs().sqrt())).sin()
     }
 
     #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (((v_i32_1 as i64) + (v_i32_0 as i64)) as f64)
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
-        let t0 = select((max_over(e_f64_0.at(C2E3), C2E3) < (c_f64_1 / s1)), c_f64_0, (c_f64_0 - e_f64_1.at(C2E3[0])));
-        (c_f64_0 - (t0 - t0).abs().sqrt())
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = neighbor_sum(e_f64_1.at(K - 2).at(C2E3), C2E3);
+        let t1 = c_f64_0;
+        (t1, (-(c_f64_1 + t1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524eb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524eb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f64_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 3..6]);
     }
 }
 
@@ -2208,26 +2052,23 @@ pub mod fuzz_00000000013524eb {
 pub mod fuzz_00000000013524ec {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
         let t0 = (c_i32_0.at(K + 1) * ((c_i32_0 as i64) as i32));
-        (c_f64_1 + c_f64_1).at(K - 2)
+        (((c_f64_1 / c_f64_1) + c_f64_0.abs().sqrt()), select((c_f64_0 <= c_f64_0), (c_f32_1 * c_f32_0), c_f32_0))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((((select((c_f64_1 > c_f64_0), c_i32_0, c_i32_0) as f64) * max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt()) * scan0((c_f64_1.abs().sqrt() / s1), (c_f64_0 - c_f64_1).abs().sqrt())), (-(c_f64_1 - 1.5)).at(K - 1))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f32_1: f32) -> Field<(I, J, K), i32> {
+        let t0 = ((-(g_f32_1 + g_f32_0)) * ((g_f32_0 / s_f32_1) + concat_where(K < 6, g_f32_1, g_f32_1)));
+        let t1 = g_f64_1;
+        ((g_i32_1.at(I - 1) - g_i32_1) - ((g_i32_1 + g_i32_0) - g_i32_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ec(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 3..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, s1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..7]);
+    pub fn fuzz_00000000013524ec(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_1: f32, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(I, J, K), i32>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
+        op1(g_f32_0, g_f32_1, g_f64_1, g_i32_0, g_i32_1, s_f32_1).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -2236,21 +2077,26 @@ pub mod fuzz_00000000013524ec {
 pub mod fuzz_00000000013524ed {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = select((e_i32_0 > e_i32_0), e_f64_1.abs().sqrt(), e_f64_1).at(C2E3[0]);
-        let t1 = neighbor_sum((c_f64_1 * c_f64_1).at(E2C[0]).at(C2E3), C2E3);
-        (select((scan0(e_f64_0).at(C2E3[1]) > (t1 / t0)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (-c_f64_0).at(K + 2))).tanh()
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (-(c_f64_1.abs().sqrt() * (c_f64_0 / s_f64_1)));
+        let t1 = (select((c_f64_0 <= c_f64_0), c_i32_1, c_i32_1) / 3).at(K + 1);
+        (select(((-c_f32_0) <= (c_f32_1 * c_f32_0)), (t0.abs().sqrt() + scan0(c_f64_0, c_f64_0)), scan1((t0 * c_f64_0), c_f64_1.at(K + 2))), ((e_i32_1 as f64) - e_f64_0.abs().sqrt()).at(C2E3[2]))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ed(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..4]);
+    pub fn fuzz_00000000013524ed(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_i32_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..4]);
     }
 }
 
@@ -2261,20 +2107,19 @@ pub mod fuzz_00000000013524ee {
 
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        (select((v_f64_1 <= v_f64_0), select((v_f64_1 > v_f64_0), v_i32_1, v_i32_0), (v_i32_1 + v_i32_0)) * ((v_i32_1 * v_i32_1) + v_i32_0.at(K + 1)))
+        (select((v_f64_0 > v_f64_1), (v_i32_0 * 3), (v_i32_1 * v_i32_0)) * (v_i32_1 + (v_i32_1 * v_i32_1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = min_over(((c_f64_1 * c_f64_0) + c_f64_1).at(K - 1).at(E2C), E2C);
-        let t1 = c_f64_0.at(E2C[1]);
-        concat_where(K < 4, max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3), (select((c_f64_0 > c_f64_1), c_f64_0, c_f64_1) + (c_f64_0 + 0.5))).at(E2C[0])
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum(((-e_f64_0) - e_f64_0.at(K - 1)).at(C2E3), C2E3).at(E2C), E2C);
+        (((concat_where(K < 3, e_f64_0.at(K - 1), c_f64_1.at(E2C[0])) * e_f64_0) + e_f64_1)).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ee(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524ee(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..7]);
     }
 }
 
@@ -2289,32 +2134,32 @@ pub mod fuzz_00000000013524ef {
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_f64_1;
-        let t1 = (select((g_f64_1 <= t0), g_f64_1, g_f64_1) / 0.5);
-        ((concat_where(K < 3, (g_f64_1 - g_f64_1), scan0(g_f64_1, g_f64_0))).tanh(), ((t1 + g_f64_1) * (g_f64_0 + t0)))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (g_f32_0 - g_f32_0).at(J + 2);
+        let t1 = (g_f64_1 - g_f64_0).abs().sqrt();
+        (concat_where(K < 3, (g_f64_1 - g_f64_1), scan0(g_f64_1, g_f64_0)), g_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524ef(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524ef(g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..3, K: 1..6]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524a0", seed: 20260000, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a0::fuzz_00000000013524a0::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a1", seed: 20260001, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a1::fuzz_00000000013524a1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a2", seed: 20260002, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a2::fuzz_00000000013524a2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a3", seed: 20260003, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a1", seed: 20260001, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a1::fuzz_00000000013524a1::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a2", seed: 20260002, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a2::fuzz_00000000013524a2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a3", seed: 20260003, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a3::fuzz_00000000013524a3::compile(o)?)) },
     Case { name: "fuzz_00000000013524a4", seed: 20260004, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a4::fuzz_00000000013524a4::compile(o)?)) },
     Case { name: "fuzz_00000000013524a5", seed: 20260005, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a5::fuzz_00000000013524a5::compile(o)?)) },
     Case { name: "fuzz_00000000013524a6", seed: 20260006, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a6::fuzz_00000000013524a6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524a7", seed: 20260007, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a7::fuzz_00000000013524a7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524a7", seed: 20260007, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a7::fuzz_00000000013524a7::compile(o)?)) },
     Case { name: "fuzz_00000000013524a8", seed: 20260008, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a8::fuzz_00000000013524a8::compile(o)?)) },
     Case { name: "fuzz_00000000013524a9", seed: 20260009, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a9::fuzz_00000000013524a9::compile(o)?)) },
     Case { name: "fuzz_00000000013524aa", seed: 20260010, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524aa::fuzz_00000000013524aa::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ab", seed: 20260011, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ab::fuzz_00000000013524ab::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ab", seed: 20260011, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ab::fuzz_00000000013524ab::compile(o)?)) },
     Case { name: "fuzz_00000000013524ac", seed: 20260012, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ac::fuzz_00000000013524ac::compile(o)?)) },
     Case { name: "fuzz_00000000013524ad", seed: 20260013, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ad::fuzz_00000000013524ad::compile(o)?)) },
     Case { name: "fuzz_00000000013524ae", seed: 20260014, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ae::fuzz_00000000013524ae::compile(o)?)) },
@@ -2322,65 +2167,65 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524b0", seed: 20260016, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b0::fuzz_00000000013524b0::compile(o)?)) },
     Case { name: "fuzz_00000000013524b1", seed: 20260017, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b1::fuzz_00000000013524b1::compile(o)?)) },
     Case { name: "fuzz_00000000013524b2", seed: 20260018, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b2::fuzz_00000000013524b2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b3", seed: 20260019, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b3::fuzz_00000000013524b3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b3", seed: 20260019, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b3::fuzz_00000000013524b3::compile(o)?)) },
     Case { name: "fuzz_00000000013524b4", seed: 20260020, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b4::fuzz_00000000013524b4::compile(o)?)) },
     Case { name: "fuzz_00000000013524b5", seed: 20260021, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b5::fuzz_00000000013524b5::compile(o)?)) },
     Case { name: "fuzz_00000000013524b6", seed: 20260022, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b6::fuzz_00000000013524b6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
     Case { name: "fuzz_00000000013524b8", seed: 20260024, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b8::fuzz_00000000013524b8::compile(o)?)) },
     Case { name: "fuzz_00000000013524b9", seed: 20260025, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b9::fuzz_00000000013524b9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ba", seed: 20260026, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ba::fuzz_00000000013524ba::compile(o)?)) },
     Case { name: "fuzz_00000000013524bb", seed: 20260027, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bb::fuzz_00000000013524bb::compile(o)?)) },
-    Case { name: "fuzz_00000000013524bc", seed: 20260028, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524bc::fuzz_00000000013524bc::compile(o)?)) },
+    Case { name: "fuzz_00000000013524bc", seed: 20260028, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bc::fuzz_00000000013524bc::compile(o)?)) },
     Case { name: "fuzz_00000000013524bd", seed: 20260029, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bd::fuzz_00000000013524bd::compile(o)?)) },
-    Case { name: "fuzz_00000000013524be", seed: 20260030, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
+    Case { name: "fuzz_00000000013524be", seed: 20260030, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
     Case { name: "fuzz_00000000013524bf", seed: 20260031, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bf::fuzz_00000000013524bf::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c0", seed: 20260032, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c0::fuzz_00000000013524c0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c0", seed: 20260032, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c0::fuzz_00000000013524c0::compile(o)?)) },
     Case { name: "fuzz_00000000013524c1", seed: 20260033, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c1::fuzz_00000000013524c1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c3", seed: 20260035, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c3::fuzz_00000000013524c3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c3", seed: 20260035, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c3::fuzz_00000000013524c3::compile(o)?)) },
     Case { name: "fuzz_00000000013524c4", seed: 20260036, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c4::fuzz_00000000013524c4::compile(o)?)) },
     Case { name: "fuzz_00000000013524c5", seed: 20260037, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c5::fuzz_00000000013524c5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c6", seed: 20260038, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c6", seed: 20260038, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
     Case { name: "fuzz_00000000013524c7", seed: 20260039, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c7::fuzz_00000000013524c7::compile(o)?)) },
     Case { name: "fuzz_00000000013524c8", seed: 20260040, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
     Case { name: "fuzz_00000000013524c9", seed: 20260041, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ca", seed: 20260042, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ca::fuzz_00000000013524ca::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cb", seed: 20260043, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cc", seed: 20260044, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cd", seed: 20260045, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cb", seed: 20260043, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cc", seed: 20260044, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cd", seed: 20260045, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
     Case { name: "fuzz_00000000013524ce", seed: 20260046, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ce::fuzz_00000000013524ce::compile(o)?)) },
     Case { name: "fuzz_00000000013524cf", seed: 20260047, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cf::fuzz_00000000013524cf::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d0", seed: 20260048, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d0::fuzz_00000000013524d0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d0", seed: 20260048, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d0::fuzz_00000000013524d0::compile(o)?)) },
     Case { name: "fuzz_00000000013524d1", seed: 20260049, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d1::fuzz_00000000013524d1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d2", seed: 20260050, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d2::fuzz_00000000013524d2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d2", seed: 20260050, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d2::fuzz_00000000013524d2::compile(o)?)) },
     Case { name: "fuzz_00000000013524d3", seed: 20260051, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d3::fuzz_00000000013524d3::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d4", seed: 20260052, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d4::fuzz_00000000013524d4::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d4", seed: 20260052, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d4::fuzz_00000000013524d4::compile(o)?)) },
     Case { name: "fuzz_00000000013524d5", seed: 20260053, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d5::fuzz_00000000013524d5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d7", seed: 20260055, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d7::fuzz_00000000013524d7::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d8", seed: 20260056, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d8::fuzz_00000000013524d8::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d7", seed: 20260055, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d7::fuzz_00000000013524d7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d8", seed: 20260056, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d8::fuzz_00000000013524d8::compile(o)?)) },
     Case { name: "fuzz_00000000013524d9", seed: 20260057, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d9::fuzz_00000000013524d9::compile(o)?)) },
     Case { name: "fuzz_00000000013524da", seed: 20260058, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524da::fuzz_00000000013524da::compile(o)?)) },
     Case { name: "fuzz_00000000013524db", seed: 20260059, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524db::fuzz_00000000013524db::compile(o)?)) },
     Case { name: "fuzz_00000000013524dc", seed: 20260060, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524dc::fuzz_00000000013524dc::compile(o)?)) },
     Case { name: "fuzz_00000000013524dd", seed: 20260061, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524dd::fuzz_00000000013524dd::compile(o)?)) },
     Case { name: "fuzz_00000000013524de", seed: 20260062, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524de::fuzz_00000000013524de::compile(o)?)) },
-    Case { name: "fuzz_00000000013524df", seed: 20260063, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524df::fuzz_00000000013524df::compile(o)?)) },
+    Case { name: "fuzz_00000000013524df", seed: 20260063, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524df::fuzz_00000000013524df::compile(o)?)) },
     Case { name: "fuzz_00000000013524e0", seed: 20260064, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e0::fuzz_00000000013524e0::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e1", seed: 20260065, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e1", seed: 20260065, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
     Case { name: "fuzz_00000000013524e2", seed: 20260066, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
     Case { name: "fuzz_00000000013524e3", seed: 20260067, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e3::fuzz_00000000013524e3::compile(o)?)) },
     Case { name: "fuzz_00000000013524e4", seed: 20260068, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e4::fuzz_00000000013524e4::compile(o)?)) },
     Case { name: "fuzz_00000000013524e5", seed: 20260069, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e5::fuzz_00000000013524e5::compile(o)?)) },
     Case { name: "fuzz_00000000013524e6", seed: 20260070, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e6::fuzz_00000000013524e6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e7", seed: 20260071, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e7::fuzz_00000000013524e7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e7", seed: 20260071, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e7::fuzz_00000000013524e7::compile(o)?)) },
     Case { name: "fuzz_00000000013524e8", seed: 20260072, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e8::fuzz_00000000013524e8::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e9", seed: 20260073, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e9::fuzz_00000000013524e9::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e9", seed: 20260073, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e9::fuzz_00000000013524e9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ea", seed: 20260074, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ea::fuzz_00000000013524ea::compile(o)?)) },
-    Case { name: "fuzz_00000000013524eb", seed: 20260075, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524eb::fuzz_00000000013524eb::compile(o)?)) },
+    Case { name: "fuzz_00000000013524eb", seed: 20260075, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524eb::fuzz_00000000013524eb::compile(o)?)) },
     Case { name: "fuzz_00000000013524ec", seed: 20260076, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ec::fuzz_00000000013524ec::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ed", seed: 20260077, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ed::fuzz_00000000013524ed::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ee", seed: 20260078, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ee::fuzz_00000000013524ee::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ef", seed: 20260079, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ef::fuzz_00000000013524ef::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ed", seed: 20260077, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ed::fuzz_00000000013524ed::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ee", seed: 20260078, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ee::fuzz_00000000013524ee::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ef", seed: 20260079, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ef::fuzz_00000000013524ef::compile(o)?)) },
 ];

@@ -4,34 +4,28 @@
 pub mod fuzz_00000000013524f0 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (select((e_f64_1.at(C2E3[0]) != (c_f64_0 / c_f64_1)), c_i32_0, select((c_i32_1 != c_i32_0), c_i32_0.at(K - 1), (c_i32_1 / 2))) - select((c_f32_0 != select((c_f64_1 <= c_f64_1), c_f32_0, c_f32_0)), (c_i32_1.at(K - 1) + c_i32_1), (c_i32_1.at(K - 1) * c_i32_1)));
+        let t1 = (concat_where(K < 2, ((c_f32_0 + c_f32_0) - select((c_f64_0 != c_f64_0), c_f32_0, c_f32_1)), c_f32_1) * ((c_f32_0 + c_f32_1) + max_over(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3)).abs().sqrt());
+        (-max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).at(K - 1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (select(((c_f64_1 - c_f64_1) > concat_where(K < 5, c_f64_0, c_f64_1)), (c_i32_1 * 2).at(K - 1), ((c_i32_0 / 7) - select((c_f64_1 < c_f64_0), c_i32_0, c_i32_1))) - c_i32_0);
-        let t1 = (select(((c_f64_1 / k_f64) <= (c_f64_1 * c_f64_1)), ((c_f64_1 * 3000000000.0) as i32).at(K + 1), (select((c_f64_0 > c_f64_0), c_i32_0, t0) * 3)) * 7);
-        (c_f64_0, (c_f64_0 * (-c_f64_1)))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((((g_f64_0 + g_f64_0) + (g_i32_0 as f64)) + (g_f64_0.at(J - 1) * (g_f64_0 - g_f64_0))), (select((g_i32_0 < g_i32_1), (g_f32_0 as f64), g_f64_1) + select((g_f64_0 != g_f64_1), (g_f64_0 * g_f64_1), (-g_f64_0))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3)
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        (neighbor_sum(scan0((e_f64_0 + e_f64_0), (e_i32_0 as f64)).at(V2E6), V2E6), (v_i32_0.at(K - 1) as f64))
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (-e_f64_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524f0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
-        op1(e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(e_f64_0, e_i32_0, v_i32_0).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 2..6]);
+    pub fn fuzz_00000000013524f0(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op1(g_f32_0, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 1..5, K: 0..6]);
+        op2(e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -40,41 +34,35 @@ pub mod fuzz_00000000013524f0 {
 pub mod fuzz_00000000013524f1 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        c_f64_0
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = scan0((e_f64_0 * e_f64_0), e_f64_0.at(K - 2)).at(C2E3[2]);
+        (((c_f64_1 * c_f64_0) * 0.5), (-max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = scan0(c_f64_0);
-        let t1 = c_f64_0;
-        ((-scan1(select((c_i32_0 <= c_i32_0), (c_f64_1 + c_f64_1), (c_f64_0 - c_f64_0)), concat_where(K < 6, (c_i32_0 as f64), e_f64_1.at(C2E3[2])))), ((c_i32_1 as f64) - (concat_where(K < 2, (c_f64_0 + c_f64_0), (c_f64_0 - t0)) - k_f64)))
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+        let t0 = neighbor_sum((e_f32_1.at(K - 1) as f64).at(V2E6), V2E6);
+        let t1 = min_over((-e_f32_1.abs().sqrt()).at(V2E6), V2E6);
+        (((((v_f64_1 - k_f64) / v_f64_0) * 1e300) as i32), neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        let t1 = (((t0 - s0) - 0.5) + max_over(select((c_f64_1 > c_f64_1), c_f64_1, c_f64_1).at(E2C), E2C));
-        ((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * ((e_f64_1 + e_f64_0) * (e_f64_0 + e_f64_1)))).tanh()
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C);
+        concat_where(K < 1, (e_f64_0 + e_f64_0), (e_f64_0 - e_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
-        op2(c_f64_1, e_f64_0, e_f64_1, s0).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..6]);
+        op1(e_f32_1, e_f64_0, k_f64, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..7]);
+        op2(e_f32_0, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -84,8 +72,8 @@ pub mod fuzz_00000000013524f2 {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
@@ -94,28 +82,29 @@ pub mod fuzz_00000000013524f2 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, w_c2e3: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        let t0 = scan0(((e_f64_0 + s1) * (e_f64_0 + e_f64_1)), ((e_f64_0 + e_f64_1) + e_f64_0.at(K - 2))).at(C2E3[2]);
-        let t1 = scan1(c_f64_1, (c_f64_0 * neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3))).abs().sqrt();
-        (((concat_where(K < 6, (e_f64_0.at(C2E3[0]) * (c_f64_1 + c_f64_0)), (c_f64_0.at(K - 1) + t1)) * 3000000000.0) as i32), ((select((c_i32_0 < c_i32_1), c_i32_1, c_i32_1) as f64).abs().sqrt() + ((c_f64_1 - c_f64_1) * max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)).at(K + 1)))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_1: f32, s_f64_0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = c_f64_0;
+        let t1 = (scan0(((e_f64_0 * e_f64_1) / (-e_f64_0))).at(C2E3[2]) - c_f64_0);
+        ((scan1(c_f64_1, (t0 * t0)).abs().sqrt() - (t1 / s_f64_0)), (-((e_f32_1.at(C2E3[2]) - concat_where(K < 4, c_f32_1, c_f32_0)) - (c_f32_0 / s_f32_1))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        (max_over(c_f64_0.at(E2C), E2C) - t0)
+    pub fn op1(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (concat_where(K < 4, g_f64_0, ((g_f64_1 * g_f64_0) + g_f64_1.at(J - 1))) * (g_f64_0 + (g_f64_1 - select((g_f32_1 <= g_f32_1), g_f64_0, g_f64_0))));
+        let t1 = concat_where(K < 6, (t0 + g_f64_1.abs().sqrt()), g_f64_0).abs().sqrt();
+        (-(select((g_f64_1 < t1), ((g_i32_1 as i64) as i32), select((t0 != g_f64_0), g_i32_0, g_i32_1)) as f64))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (e_f64_0.abs().sqrt()).atan()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (concat_where(K < 4, e_f64_0, ((-e_f64_1) / concat_where(K < 6, (e_f64_1 * e_f64_1), c_f64_1.at(E2C[1])))), select(((select((e_f64_1 < e_f64_0), e_f64_1, e_f64_1) * (e_f64_1 * e_f64_0)) != (c_f64_1 - c_f64_0).at(E2C[0])), neighbor_sum(neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, s1, w_c2e3).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..5]);
-        op1(c_f64_0, e_f64_0).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
-        op2(e_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013524f2(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_1: f32, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f32_1, e_f64_0, e_f64_1, s_f32_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..7]);
+        op1(g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 1..5, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -126,18 +115,19 @@ pub mod fuzz_00000000013524f3 {
 
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        select((v_f64_1 < v_f64_0), concat_where(K < 1, v_f64_0, v_f64_0), (v_f64_0 * 0.5))
+        (-concat_where(K < 1, v_f64_0, v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (select((c_i32_0 != c_i32_1), max_over(e_f64_1.at(C2E3), C2E3), (c_f64_0 / 0.5))).atan()
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        let t0 = ((g_f64_0.at(I + 1) / ((g_i32_1 - g_i32_0) as f64)) + (-g_f64_0).abs().sqrt().abs().sqrt());
+        ((-select((t0 != t0), g_f32_0, g_f32_0.abs().sqrt())) * select(((t0 + g_f64_0) != g_f64_0.abs().sqrt()), g_f32_0, g_f32_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f3(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(c_f64_0, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524f3(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -146,14 +136,19 @@ pub mod fuzz_00000000013524f3 {
 pub mod fuzz_00000000013524f4 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((neighbor_sum(e_f64_1.at(V2E6), V2E6) - select((v_f64_0 < v_f64_1), v_f64_0, v_f64_0).at(K + 2)), (v_i32_0 as f64))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        ((neighbor_sum(scan0(e_f64_0, select((e_f64_1 < e_f64_1), (e_f64_1 + e_f64_0), (e_f64_0 * e_f64_1))).at(V2E6), V2E6) / 0.125)).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f4(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..4]);
+    pub fn fuzz_00000000013524f4(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -163,13 +158,13 @@ pub mod fuzz_00000000013524f5 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s_f64_1: f64) -> Field<(Cell, K), f64> {
+        ((c_f64_1 * s_f64_1) - (c_f64_0 + c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f5(c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524f5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, s_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -179,25 +174,29 @@ pub mod fuzz_00000000013524f6 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (g_f64_1.at(J + 2), ((select((g_f64_1 != g_f64_1), g_i32_1.at(I + 1), (g_i32_0 - g_i32_0)) as f64) + select((select((g_i32_0 <= g_i32_1), g_f64_0, g_f64_1) != (g_f64_0 - g_f64_1)), concat_where(K < 4, select((g_i32_0 != g_i32_1), g_f64_1, g_f64_0), g_f64_1.abs().sqrt()), (((g_i32_1 as i64) as f64) - (g_f64_1 - g_f64_1)))))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((g_f64_1 * ((g_f64_0 + g_f64_0) + ((-g_f64_1) * (g_i32_1 as f64)))), select((g_f64_0 <= scan0((g_f64_1 * g_f64_1), select((g_f32_0 != g_f32_1), g_f64_1, g_f64_0))), scan1((g_f64_0 * g_f64_1), (g_f64_1 + g_f64_1)).abs().sqrt(), ((g_f64_0 * g_f64_1) * g_f64_0.at(K + 1)).at(J - 1)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = ((v_i32_0 * 2) * v_i32_1);
-        (neighbor_sum(scan0(e_f64_1).at(V2E6), V2E6), min_over((e_f64_1 - k_f64).at(V2E6), V2E6))
+    pub fn op1(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        v_i32_1
     }
 
     #[program]
-    pub fn fuzz_00000000013524f6(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..3, K: 1..6]);
-        op1(e_f64_1, k_f64, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524f6(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 1..5, K: 1..5]);
+        op1(v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -206,30 +205,35 @@ pub mod fuzz_00000000013524f6 {
 pub mod fuzz_00000000013524f7 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_f64_1 < v_f64_1), ((v_f64_1 * 1e19) as i32), v_i32_0);
-        let t1 = neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt();
-        t1.abs().sqrt()
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = (t0.abs().sqrt() + max_over(c_f64_1.at(E2C), E2C));
-        (e_i32_1.at(K + 1) + 7)
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = select((v_f64_1 > v_f64_0), select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1), (v_i32_1 - v_i32_1));
+        let t1 = v_f64_1.abs().sqrt();
+        (concat_where(K < 6, (v_f64_0 + v_f64_1), scan0(v_f64_1, t1)), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        max_over(e_f64_0.at(C2E3), C2E3)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_i32_1 as f64).abs().sqrt();
+        ((v_f64_0 * neighbor_sum(e_f64_0.at(V2E6), V2E6))).atan()
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_1;
+        ((c_f64_1 - c_f64_1) / min_over(e_f64_1.at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f7(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_1, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
-        op2(e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524f7(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+        op1(e_f64_0, v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f64_1, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -239,14 +243,14 @@ pub mod fuzz_00000000013524f8 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f32>) {
         let t0 = ((e_i32_0 / 2) + 2);
-        min_over(c_f64_0.at(E2C), E2C).abs().sqrt()
+        ((-e_f64_0), e_f32_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013524f8(c_f64_0: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524f8(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f64_0, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -260,35 +264,33 @@ pub mod fuzz_00000000013524f9 {
         carry * 0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((((e_f64_1 / e_f64_1) + scan0(e_f64_0, e_f64_0)) * 3000000000.0) as i32);
-        (scan1(min_over((c_f64_0 * k_f64).at(E2C), E2C), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 2)), (-((t0 as f64) - max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))))
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((select((e_f32_1 != e_f32_1), scan0(e_f64_0, e_f64_0), (e_f64_1 - e_f64_0)) * 3000000000.0) as i32);
+        ((max_over(neighbor_sum((e_f64_0 * e_f64_0).at(C2E3), C2E3).at(E2C), E2C)).cos(), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (g_i32_1 + 3).at(I - 1);
-        (((g_f64_0 + g_f64_0) + g_f64_0)).atan()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6), scan1((v_f64_0.at(K + 1) - max_over(e_f64_0.at(V2E6), V2E6)), v_f64_0))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = e_i32_0;
-        let t1 = t0;
-        (select(((-max_over(c_f64_1.at(E2C), E2C)) <= ((e_f64_0 - e_f64_1) * max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))), ((e_f64_0.abs().sqrt() - select((e_f64_0 < e_f64_1), e_f64_1, e_f64_0)) - (e_f64_1 * e_f64_1)), ((-c_f64_0).at(E2C[0]) * ((e_f64_1 * s0) - max_over(c_f64_1.at(E2C), E2C))))).cos()
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64) -> Field<(Edge, K), f64> {
+        let t0 = ((select((e_f64_0 < e_f64_0), e_i32_1.at(K + 1), (e_i32_1 * e_i32_0)) + (((e_f64_1 * 3000000000.0) as i32) * 2)) * ((((e_f64_1 * 8.0) as i32) / 7) + select((e_f64_1 != e_f64_0), select((e_f32_0 != e_f32_1), e_i32_0, e_i32_0), e_i32_1)));
+        (e_f64_0 - ((e_f64_0 * s_f64_0) - e_f64_0.abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f9(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 3..7]);
-        op1(g_f64_0, g_i32_1).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 0..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, s0).write_to(out2_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_00000000013524f9(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
+        op1(e_f64_0, e_f64_1, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
+        op2(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 0..5]);
     }
 }
 
@@ -298,15 +300,15 @@ pub mod fuzz_00000000013524fa {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = e_f64_1;
-        let t1 = e_f64_1;
-        (t0, (min_over(c_f64_1.at(E2C), E2C) + (e_f64_0 / s0)))
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, s_f32_0: f32) -> Field<(Edge, K), f64> {
+        let t0 = (e_f32_0 * e_f32_1).at(K - 1);
+        let t1 = (min_over(c_f32_1.at(E2C), E2C) + (e_f32_0 / s_f32_0));
+        c_f64_0.at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_00000000013524fa(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, s0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524fa(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, s_f32_0: f32, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f32_1, c_f64_0, e_f32_0, e_f32_1, s_f32_0).write_to(out0_0, domain![Edge: 1..10, K: 2..6]);
     }
 }
 
@@ -315,21 +317,16 @@ pub mod fuzz_00000000013524fa {
 pub mod fuzz_00000000013524fb {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
-    }
-
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (select((g_f64_0 < g_f64_0), (g_i32_1 as i64).at(I - 1), (g_i32_0 as i64)) as i32).at(I + 1);
-        let t1 = g_f64_1;
-        scan0(((t1 * g_f64_1) + (g_f64_1 * g_f64_1)))
+        let t0 = (select((g_f64_0 <= g_f64_0), ((g_i32_0 as i64) * (g_i32_1 as i64)), ((g_i32_0 as i64) * (g_i32_0 as i64))) as i32).at(I + 1);
+        let t1 = ((((g_i32_0 as i64) * ((t0 as i64) * 2)) + select((g_f64_1 <= g_f64_0), (g_i32_1 as i64), (g_i32_1 as i64).at(I - 1))) as f64);
+        (t1 * (t1 + g_f64_0))
     }
 
     #[program]
     pub fn fuzz_00000000013524fb(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..7]);
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -338,39 +335,28 @@ pub mod fuzz_00000000013524fb {
 pub mod fuzz_00000000013524fc {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        scan0((c_f64_0 * 1.5), concat_where(K < 6, c_f64_1, c_f64_0))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = concat_where(K < 6, (g_f64_0 * g_f64_1), g_f64_0);
+        let t1 = (concat_where(K < 4, g_f32_0, g_f32_0) * (-g_f32_0));
+        ((g_i32_1 * g_i32_1) * (g_i32_1 + g_i32_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 4, (c_f64_0 - 0.5), (c_f64_0 * c_f64_1));
-        let t1 = select((c_f64_1 < c_f64_1), (c_i32_0 + c_i32_1), select((t0 < t0), c_i32_0, c_i32_0));
-        scan1(select((e_f64_1 > e_f64_1), e_f64_0, e_f64_1)).at(C2E3[1])
-    }
-
-    #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_i32_1;
-        ((v_f64_1 * (v_f64_0 - v_f64_1))).exp()
+    pub fn op2(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        ((v_i32_1 as i64) as f64).at(K - 1)
     }
 
     #[program]
-    pub fn fuzz_00000000013524fc(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013524fc(c_f64_1: &Field<(Cell, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(g_f32_0, g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op2(v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -379,40 +365,38 @@ pub mod fuzz_00000000013524fc {
 pub mod fuzz_00000000013524fd {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (concat_where(K < 1, (c_f64_0 - c_f64_1), select((c_f64_1 != c_f64_0), c_f64_0, c_f64_0)).at(K + 1) - max_over(neighbor_sum((c_f64_0 - c_f64_0).at(E2C), E2C).at(C2E3), C2E3));
-        let t1 = select((((c_i32_1 + c_i32_0) - c_i32_0.at(K + 1)) != c_i32_1.at(K - 1)), c_i32_0.at(K - 1), (((c_i32_1 as i64).at(K - 1) + ((c_i32_1 as i64) + (c_i32_1 as i64))) as i32));
-        (select((c_f64_1.abs().sqrt() != (t0 + c_f64_0)), scan0(concat_where(K < 2, e_f64_1, e_f64_1), (e_i32_1 as f64)).at(C2E3[2]), scan1(c_f64_0)) + c_f64_0)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (-v_f64_0).abs().sqrt();
-        ((v_f64_1.at(K - 2) - (t0 + v_f64_0)), (concat_where(K < 2, v_f64_1, t0) - (t0 + v_f64_0)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+        let t0 = scan0(((-e_f64_1) - e_f64_0)).at(C2E3[1]);
+        let t1 = select((c_f64_1 < (c_f64_1 - c_f64_0).at(K - 1)), (((e_f64_0 * 8.0) as i32) as f64).at(C2E3[2]), (((c_i32_0 as i64) / 7) as f64));
+        select(((-c_f64_0).abs().sqrt() != scan1((c_f64_0 + c_f64_1), c_f64_1.abs().sqrt())), ((c_i32_1 * 7).at(K + 1) + ((c_i32_1 as i64).at(K + 1) as i32)), ((c_i32_1 / 2).at(K + 1) - ((c_i32_0 as i64) as i32)))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (-(g_f64_1 / g_f64_0));
-        (g_i32_1 as f64)
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((-c_f64_1).abs().sqrt(), select((((c_f64_0 + 3.0) + (c_f64_1 - c_f64_1)) > (c_f64_0 * (-c_f64_0))), (neighbor_sum(concat_where(K < 2, e_f64_1, e_f64_1).at(C2E3), C2E3) + k_f64), (((c_f64_0 - c_f64_1) + (c_f32_0 as f64)) - ((c_f64_0 - c_f64_0) * (c_f64_0 * c_f64_0)))))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        ((c_f64_0.abs().sqrt() - (c_f64_0 / c_f64_1)).at(E2C[0]) - (e_f64_0 - ((e_i32_0 as f64) * (e_f64_0 * e_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fd(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..5]);
-        op1(v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 3..6]);
-        op2(g_f64_0, g_f64_1, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524fd(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op1(c_f32_0, c_f64_0, c_f64_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -421,21 +405,16 @@ pub mod fuzz_00000000013524fd {
 pub mod fuzz_00000000013524fe {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
         let t0 = (v_i32_0 / 2).at(K + 1);
-        let t1 = select((v_f64_0 < v_f64_0), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6), v_f64_0);
-        ((scan0(t1) - k_f64)).exp()
+        let t1 = (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6) + s_f64_0);
+        (v_i32_1.at(K + 1), (v_f64_0 + v_f64_1).at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fe(e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, k_f64, v_f64_0, v_i32_0, w_v2e6).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_00000000013524fe(e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1, s_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..5]);
     }
 }
 
@@ -444,28 +423,28 @@ pub mod fuzz_00000000013524fe {
 pub mod fuzz_00000000013524ff {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_1;
-        (((scan0(v_f64_1) / k_f64) + neighbor_sum(((e_i32_0 as f64) - (e_f64_0 / 1.5)).at(V2E6), V2E6)), (-((-min_over(e_f64_0.at(V2E6), V2E6)) + (t0 + 3.0))))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (select((neighbor_sum(e_f64_0.at(V2E6), V2E6) != v_f64_0), v_i32_1, (select((v_f32_1 > v_f32_0), v_i32_0, v_i32_0) + (v_i32_0 / 7))) as f32);
+        ((((-min_over(e_f32_0.at(V2E6), V2E6)) + (t0 + 3.0)) as f64), neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_i32_0 as i64) / 3) as f64);
-        let t1 = neighbor_sum(c_f64_1.at(E2C), E2C);
-        (c_f64_0 / 3.0).at(E2C[0])
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        let t0 = neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = ((t0 / e_f64_0) - scan0(e_f64_0, e_f64_1));
+        select((t1 != t0), ((e_i32_1 as i64) as f32), (e_f32_0 + e_f32_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ff(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_i32_0, k_f64, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_00000000013524ff(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f64_0, v_f32_0, v_f32_1, v_f64_0, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
+        op1(e_f32_0, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -475,25 +454,26 @@ pub mod fuzz_0000000001352500 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_1
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> Field<(Vertex, K), f32> {
+        (neighbor_sum((select((e_f64_0 <= e_f64_0), (e_f32_1 + e_f32_0), (e_f32_0 + e_f32_0)).at(K + 2).at(V2E6) * w_v2e6_f32), V2E6)).atan()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Cell, K), f64> {
-        select(((c_f64_0 / s1) <= min_over(e_f64_1.at(C2E3), C2E3)), c_f64_0, (c_f64_0.abs().sqrt() - 3.0))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_0: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 1, (neighbor_sum(e_f64_1.at(V2E6), V2E6) + max_over(select((e_i32_0 < e_i32_0), e_f64_1, e_f64_0).at(V2E6), V2E6)), v_f64_1);
+        max_over((e_f64_1.abs().sqrt().at(K + 2) + (e_f64_0.at(K + 1) - s_f64_0)).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        ((((g_i32_0 - g_i32_1) - (g_i32_0 + g_i32_1)) + (select((g_f64_0 < g_f64_0), g_i32_0, g_i32_0) - g_i32_0.at(I + 1))) - g_i32_1)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((c_f64_1).cos(), ((c_f64_0 - c_f64_1) - c_f64_1.at(K + 2)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352500(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
-        op1(c_f64_0, e_f64_1, s1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(g_f64_0, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352500(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s_f64_0: f64, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f32_0, e_f32_1, e_f64_0, w_v2e6_f32).write_to(out0_0, domain![Vertex: 0..5, K: 0..4]);
+        op1(e_f64_0, e_f64_1, e_i32_0, s_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..4]);
+        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 0..4]);
     }
 }
 
@@ -502,20 +482,25 @@ pub mod fuzz_0000000001352500 {
 pub mod fuzz_0000000001352501 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
+    }
+
     #[field_operator]
     pub fn op0(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         (((c_i32_0 as i64) + (c_i32_0 as i64)) as i32)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6), V2E6) + (v_i32_1 as f64)).at(K - 2).at(K + 1)
+    pub fn op1(e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (((-neighbor_sum(scan0(((e_i32_1 as i64) as f64)).at(V2E6), V2E6)) - (((v_i32_0 - v_i32_0) as f64) + v_f64_0)), ((v_i32_1 as i64).at(K + 1) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352501(c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352501(c_i32_0: &Field<(Cell, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
         op0(c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_1, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 1..4, K: 2..6]);
+        op1(e_i32_1, v_f64_0, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -525,13 +510,13 @@ pub mod fuzz_0000000001352502 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        (select((g_f64_1 != g_f64_1), g_i32_0.at(I + 1), (g_i32_0 + 7)) + 3)
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        (select((g_f64_1 > g_f64_0), (g_i32_0 + g_i32_0), g_i32_0) + 3)
     }
 
     #[program]
-    pub fn fuzz_0000000001352502(g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_f64_1, g_i32_0).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352502(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -541,22 +526,23 @@ pub mod fuzz_0000000001352503 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
         let t0 = (select((c_i32_0 <= c_i32_1), c_i32_1, c_i32_1) / 2).at(K + 1);
         let t1 = (((t0 - c_i32_1) - t0) * ((c_f64_0 * 8.0) as i32));
-        c_i32_1.at(K + 1).at(K - 1)
+        (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * ((c_f64_0 - c_f64_0) - k_f64))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = select((concat_where(K < 2, (g_f64_1 + g_f64_1), (g_f64_0 * g_f64_0)) <= g_f64_0), g_f64_1, ((-g_f64_0) - (-select((g_f64_0 > g_f64_0), g_f64_0, g_f64_1))));
-        select((g_i32_1.at(I + 1) != ((concat_where(K < 3, t0, t0) * 1e19) as i32)), g_f64_0, (((-g_f64_1) - (t0 - g_f64_0)) + (t0 + k_f64)))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_f32_0;
+        let t1 = ((select((c_f64_1 != c_f64_0), c_i32_1, c_i32_1) - (c_i32_0 / 2)) * 7);
+        (c_f64_1).cos()
     }
 
     #[program]
-    pub fn fuzz_0000000001352503(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352503(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
+        op1(c_f32_0, c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -566,14 +552,14 @@ pub mod fuzz_0000000001352504 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_1 + (v_f64_1 - ((v_f64_1 + v_f64_0) * max_over(e_f64_0.at(V2E6), V2E6))));
-        concat_where(K < 1, v_f64_0, v_f64_1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 4, select((v_i32_0 != v_i32_0), (v_f64_1 + v_f64_0), max_over(e_f64_0.at(V2E6), V2E6)), concat_where(K < 4, v_f64_1, (v_f64_1 / v_f64_1))).at(K - 1);
+        neighbor_sum(e_f64_0.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -582,31 +568,36 @@ pub mod fuzz_0000000001352504 {
 pub mod fuzz_0000000001352505 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = (e_i32_0 - e_i32_1).at(K - 1);
-        (select((e_f64_0 <= t0), (e_i32_1 as i64), (e_i32_0 as i64)) as i32)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((concat_where(K < 2, v_f64_0, v_f64_1) * 3000000000.0) as i32);
-        v_f64_0
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = concat_where(K < 3, (e_f64_0 * e_f64_1), e_f64_1.at(K - 1));
+        let t1 = e_f64_0;
+        (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 4, neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K + 2), (((e_f64_0 - 3.0) * (e_i32_0 as f64)) + (select((e_f64_0 != e_f64_0), e_f64_1, e_f64_0) + (e_f64_1 * e_f64_1))));
-        let t1 = c_f64_1.at(E2C[0]);
-        concat_where(K < 5, (-min_over(c_f64_1.at(E2C), E2C)), c_f64_1.at(E2C[1]))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_f64_1 * 3000000000.0) as i32);
+        ((v_i32_1 as f64) - neighbor_sum(e_f64_1.at(V2E6), V2E6))
+    }
+
+    #[field_operator]
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
+        let t0 = select((g_f32_1 <= g_f32_0), (g_f64_0 + g_f64_0), concat_where(K < 5, g_f64_1, g_f64_0)).abs().sqrt();
+        let t1 = scan0((concat_where(K < 6, g_f64_1, g_f64_1) * t0), ((g_f64_1 - t0) + (g_f64_1 - t0)));
+        (g_f32_1.at(J - 2) - g_f32_0.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352505(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
-        op2(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 1..10, K: 0..5]);
+    pub fn fuzz_0000000001352505(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f32>) {
+        op0(e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
+        op1(e_f64_1, v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 2..5, K: 0..7]);
     }
 }
 
@@ -615,39 +606,36 @@ pub mod fuzz_0000000001352505 {
 pub mod fuzz_0000000001352506 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
-    }
-
     #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = ((e_i32_1 / 2) + (e_i32_0 + e_i32_0));
-        let t1 = (c_f64_1.at(E2C[1]) + c_f64_0.at(E2C[0]));
-        ((-(t1 * t1)), c_f64_1.at(K - 1).at(E2C[1]))
+        let t1 = c_f64_1.abs().sqrt().at(E2C[0]);
+        (((e_f64_0 + e_f64_1) - e_f64_0)).tanh()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (((e_f64_0 * 8.0) as i32) as f64)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (((c_i32_0 as i64) + (c_i32_0 as i64)) as f64).at(K - 1);
+        let t1 = (t0 + select((c_i32_1 <= c_i32_1), (c_f64_1 + c_f64_1), concat_where(K < 1, c_f64_1, c_f64_0)));
+        ((min_over((e_f64_0 * e_f64_1).at(C2E3), C2E3) + (scan0(t0, c_f64_0) - concat_where(K < 2, c_f64_0, c_f64_1)))).atan()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = select((scan0(c_f64_1, c_f64_1).at(E2C[0]) < ((e_i32_1 as i64) as f64)), min_over((c_f64_0 * c_f64_1).at(E2C), E2C), (scan1(e_f64_0, e_f64_0) - select((e_f64_1 > e_f64_1), e_f64_0, e_f64_1)));
-        ((t0 - (((e_f64_1 * 8.0) as i32) as f64))).tanh()
+    pub fn op2(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        t0
     }
 
     #[program]
-    pub fn fuzz_0000000001352506(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
-        op1(e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_0000000001352506(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+        op2(v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -656,15 +644,20 @@ pub mod fuzz_0000000001352506 {
 pub mod fuzz_0000000001352507 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * (e_f64_0 * ((e_f64_0 + e_f64_0) * concat_where(K < 5, e_f64_1, e_f64_1))));
-        e_f64_0
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum((c_f64_1 * c_f64_0).at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
+        (select(((t0 * e_f64_1) <= (t0 + t0)), ((e_f32_0 as f64) * t0), (t0 + (t0 / k_f64))) + scan0((concat_where(K < 6, c_f64_0, c_f64_0) + c_f64_1.at(K - 2))).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352507(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_0000000001352507(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_0, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
     }
 }
 
@@ -673,20 +666,20 @@ pub mod fuzz_0000000001352507 {
 pub mod fuzz_0000000001352508 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = scan0((c_f64_0 / c_f64_0).at(E2C[0]), e_f64_1);
-        (-neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+        let t0 = ((c_f64_0 + c_f64_0).at(E2C[0]) - (e_f64_1 * max_over(c_f64_1.at(E2C), E2C)));
+        ((-(e_f32_0 / 0.5).abs().sqrt()), scan0(c_f64_0).at(E2C[1]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352508(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_0000000001352508(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -695,32 +688,33 @@ pub mod fuzz_0000000001352508 {
 pub mod fuzz_0000000001352509 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (min_over(e_f64_0.at(V2E6), V2E6) * (v_i32_1 as f64))
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (v_f64_0 / scan0(v_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (min_over(e_f64_0.at(V2E6), V2E6) * (v_f64_1 * v_f64_0))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_1: f64) -> Field<(Cell, K), f64> {
+        (((select((e_i32_0 > e_i32_0), e_f64_1, e_f64_0) - s_f64_1) * select((e_f64_0 > e_f64_0), e_f64_0, e_f64_1.at(K - 1))).at(C2E3[1])).atan()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (-concat_where(K < 1, scan0(v_f64_0), (v_f64_0 + 0.25)));
-        max_over(((e_f64_1 - e_f64_0) * concat_where(K < 5, e_f64_0, e_f64_1)).at(V2E6), V2E6)
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = (((g_i32_0 as i64) as f64) * 3.0);
+        let t1 = (g_f32_0.abs().sqrt() - g_f32_1.abs().sqrt());
+        ((g_i32_1 - g_i32_1) - g_i32_1.at(I + 1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352509(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(e_f64_0, e_f64_1, v_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352509(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
+        op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(e_f64_0, e_f64_1, e_i32_0, s_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(g_f32_0, g_f32_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -729,21 +723,16 @@ pub mod fuzz_0000000001352509 {
 pub mod fuzz_000000000135250a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = (((c_i32_0 as i64) as i32) + 3);
-        let t1 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3);
-        scan0((e_f64_0 + e_f64_0), (e_f64_0 / e_f64_0)).at(C2E3[1])
+        let t1 = (((t0 as i64) as f64) + c_f64_1.abs().sqrt());
+        (select((c_f64_0 != t1), t1, c_f64_1) + (t1 * c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135250a(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_i32_0, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_000000000135250a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -752,15 +741,20 @@ pub mod fuzz_000000000135250a {
 pub mod fuzz_000000000135250b {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = g_f64_0;
-        (-select(((g_i32_0 + g_i32_1) <= select((g_f64_0 > t0), g_i32_0, g_i32_1)), (-g_f64_0).at(K - 2), (g_f64_1.abs().sqrt() + (-g_f64_1))))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f32_0: f32) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = concat_where(K < 2, (g_f32_0 - (g_f32_1.abs().sqrt() + (g_f32_0 + g_f32_0))), ((-g_f32_1) + s_f32_0));
+        (((select((g_i32_1 < g_i32_0), g_f64_0, g_f64_0) + (g_f64_0 / g_f64_0)).abs().sqrt() + (g_f64_0 + (select((g_f64_0 > g_f64_0), g_f64_1, g_f64_1) / 3.0))), (select((g_f32_1.at(J + 1) != g_f32_1), g_f64_1.at(I + 2).at(K + 1), ((g_f64_0 + g_f64_0) * scan0(g_f64_1, g_f64_1))) * select((concat_where(K < 3, g_f64_0, g_f64_1) <= (-g_f64_1)), (-(g_f64_0 - g_f64_0)), ((g_f64_1 + g_f64_1) * g_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_000000000135250b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
+    pub fn fuzz_000000000135250b(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f32_0).write_to((out0_0, out0_1), domain![I: 1..3, J: 0..4, K: 0..5]);
     }
 }
 
@@ -769,22 +763,27 @@ pub mod fuzz_000000000135250b {
 pub mod fuzz_000000000135250c {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - k_f64);
-        (((-c_f64_0) + (t0 * t0))).atan()
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_1 * c_f64_0).abs().sqrt();
-        concat_where(K < 3, t0, e_f64_1.at(C2E3[0]))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - c_f64_0.abs().sqrt());
+        ((scan0(e_f64_1).at(C2E3[0])).tanh(), (-max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = c_f64_0;
+        (((((c_f64_0 + c_f64_0).at(K + 2) + ((c_f64_0 / 3.0) + neighbor_sum((e_f64_1.at(C2E3) * w_c2e3_f64), C2E3))) * min_over(max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt().at(C2E3), C2E3))).tanh(), max_over(neighbor_sum((e_f64_0 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C).at(C2E3[1]))
     }
 
     #[program]
-    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+        op1(c_f64_0, e_f64_0, e_f64_1, w_c2e3_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..4]);
     }
 }
 
@@ -794,13 +793,13 @@ pub mod fuzz_000000000135250d {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (min_over(select((e_f64_1 > e_f64_0), e_f64_1, e_f64_0).abs().sqrt().at(V2E6), V2E6), v_f64_1)
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
+        (select((v_f64_0 != v_f64_1), v_f32_0, v_f32_0).abs().sqrt() - v_f32_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135250d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135250d(v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -809,14 +808,19 @@ pub mod fuzz_000000000135250d {
 pub mod fuzz_000000000135250e {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((-(v_f64_0 * v_f64_1))).exp()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        (-neighbor_sum(scan0(e_f64_1, e_f64_0).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_000000000135250e(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_000000000135250e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -825,38 +829,39 @@ pub mod fuzz_000000000135250e {
 pub mod fuzz_000000000135250f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_0, neighbor_sum(scan0(concat_where(K < 4, e_f64_1.at(K - 1), e_f64_0)).at(V2E6), V2E6))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s_f32_1: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        ((select((v_f32_0 > v_f32_0), v_f32_0, v_f32_1).at(K + 1) - s_f32_1), (neighbor_sum(e_f64_1.at(V2E6), V2E6).at(K - 2) * (v_f64_1.at(K - 1) - (-v_f64_1))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((((c_f64_0 - c_f64_0) / max_over(e_f64_1.at(C2E3), C2E3))).tanh(), c_f64_1)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_f64_0 + g_f64_0);
+        scan0(((g_f64_0 - g_f64_0) - ((g_i32_0 as i64) as f64)), (-(g_f64_1 * t0)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        scan1((v_f64_1 + v_f64_0))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (e_f64_0.at(C2E3[1]) + ((c_i32_1 as f64) * (c_f64_0 * c_f64_1)));
+        let t1 = (select((e_f64_1 > e_f64_1), e_f64_1, e_f64_1) + e_f64_0.at(K - 2)).at(C2E3[1]);
+        scan1((c_f64_1 - c_f64_0).abs().sqrt(), c_f64_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135250f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_000000000135250f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s_f32_1: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, s_f32_1, v_f32_0, v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op2(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 3..7]);
     }
 }
 
@@ -865,30 +870,36 @@ pub mod fuzz_000000000135250f {
 pub mod fuzz_0000000001352510 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = c_i32_1;
-        let t1 = (select((c_f64_0 > c_f64_0), c_f64_1, c_f64_0) + (c_f64_0 + c_f64_1));
-        ((c_f64_0 * t1) / k_f64)
+        let t1 = select((c_f64_1 > c_f64_0), c_f64_0.abs().sqrt(), (c_f64_0 + c_f64_1));
+        neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        (select((e_f64_1 < e_f64_1), e_i32_1, e_i32_0) + 3)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (-e_f32_0);
+        let t1 = ((c_f64_0 / c_f64_0).at(E2C[1]).at(K - 2) - (((e_f64_1 * 8.0) as i32) as f64).at(K + 2));
+        (concat_where(K < 2, min_over((e_f64_1.at(C2E3[2]) + c_f64_1.abs().sqrt()).at(E2C), E2C), select(((e_f64_1 + 0.125) <= (e_f64_1 + k_f64)), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), concat_where(K < 5, (e_f64_0 - t1), e_f64_0))), max_over(neighbor_sum(concat_where(K < 5, (e_f64_0 - e_f64_0), e_f64_1.abs().sqrt()).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_f64_1 * v_f64_0);
-        let t1 = concat_where(K < 3, (-v_f64_1), min_over(e_f64_0.at(V2E6), V2E6));
-        (((v_f64_1 * 8.0) as i32) as f64)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = (scan0(c_f64_1) - c_f64_0);
+        c_i32_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f64_0, c_f64_1, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f64_0, c_f64_1, e_f32_0, e_f64_0, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 3..4]);
+        op2(c_f64_0, c_f64_1, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -898,39 +909,34 @@ pub mod fuzz_0000000001352511 {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) - scan0(e_f64_0, e_f64_1));
-        let t1 = neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
-        (scan1(c_f64_0).at(E2C[1]), ((-e_f64_1) - t0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (select((e_f64_1 < e_f64_1), e_f64_0, e_f64_1) + 1.5);
+        let t1 = (e_f32_0 * e_f32_1);
+        ((scan0(c_f64_0).at(E2C[1])).tanh(), e_f64_1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum((concat_where(K < 6, (e_f64_0 + e_f64_0), (e_f64_1 * e_f64_0)).at(V2E6) * w_v2e6), V2E6);
-        let t1 = (select((v_i32_0 <= v_i32_1), t0, (v_f64_0 * k_f64)) - (t0.abs().sqrt() - (v_f64_0 * v_f64_1)));
-        v_f64_1
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_1 as i64) as f64).at(K - 1);
+        let t1 = (neighbor_sum(e_f64_1.at(V2E6), V2E6) - v_f64_0.at(K + 2));
+        (-(t0 * s_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (((v_f64_1 + v_f64_0) * concat_where(K < 2, v_f64_0, v_f64_1))).cos()
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, s_f32_1: f32, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
+        (((v_f32_1 + s_f32_1) * neighbor_sum(e_f32_0.at(V2E6), V2E6)) / select((v_f64_1 > v_f64_1), (v_f64_1 as f32), concat_where(K < 5, v_f32_1, v_f32_1)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352511(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352511(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f32_1: f32, s_f64_1: f64, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
+        op0(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
+        op1(e_f64_1, s_f64_1, v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..5]);
+        op2(e_f32_0, s_f32_1, v_f32_1, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -939,37 +945,34 @@ pub mod fuzz_0000000001352511 {
 pub mod fuzz_0000000001352512 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_i32_1.at(K + 1);
-        (scan0(v_f64_0) + (v_f64_0 - v_f64_1))
+        ((v_f32_1 as f64) + scan0(v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((-v_f64_1)).cos()
+    pub fn op1(v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        v_f32_1
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        neighbor_sum(scan1(concat_where(K < 1, (e_f64_0 + e_f64_0), select((e_f64_0 < e_f64_0), e_f64_0, e_f64_0))).at(V2E6), V2E6)
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (max_over(e_f64_1.at(V2E6), V2E6) + v_f64_0);
+        let t1 = (v_f32_0 + select((t0 < v_f64_1), v_f32_0, v_f32_1));
+        ((neighbor_sum(e_f64_1.at(V2E6), V2E6) + (-t0)), concat_where(K < 4, (t0 / t0), t0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352512(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..5]);
-        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352512(e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(v_f32_1, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..5]);
+        op1(v_f32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+        op2(e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -978,34 +981,41 @@ pub mod fuzz_0000000001352512 {
 pub mod fuzz_0000000001352513 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+        carry * 0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (g_f64_0 * g_f64_1).abs().sqrt();
-        let t1 = g_f64_1.at(K - 1).abs().sqrt();
-        ((-(g_f64_1 * g_f64_0)), t1)
+    pub fn op0(g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = concat_where(K < 4, g_f64_1, g_f64_1).at(K - 1);
+        let t1 = ((g_f64_1 + t0) / (t0 + k_f64));
+        (g_f64_1 * t0).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        select((v_f64_0 > v_f64_0), v_i32_1, v_i32_1)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = scan0(scan1(concat_where(K < 6, g_f64_0, g_f64_1)));
+        let t1 = t0;
+        g_f64_1
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        let t0 = ((((e_f64_1 / s0) * 3000000000.0) as i64) as i32);
-        (select((((scan0(e_f64_1) * 3000000000.0) as i32) > (((e_f64_1 * e_f64_1) * 1e19) as i32)), ((((e_f64_0 * e_f64_1) * 1e300) as i32) - (select((e_f64_0 <= e_f64_1), e_i32_1, e_i32_0) - select((e_f64_0 > e_f64_0), e_i32_1, t0))), e_i32_1), (-(c_f64_0 + c_f64_1)).at(K + 2).at(E2C[0]))
+    pub fn op2(v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = ((v_f64_1 + (v_f64_0 * v_f64_0).abs().sqrt()) - (((v_i32_0 - v_i32_1) as i64) as f64));
+        v_f32_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352513(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Edge, K), i32>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s0).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..5]);
+    pub fn fuzz_0000000001352513(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
+        op0(g_f64_1, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+        op2(v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -1015,13 +1025,13 @@ pub mod fuzz_0000000001352514 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[2])
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        c_f64_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352514(e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352514(c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1030,40 +1040,33 @@ pub mod fuzz_0000000001352514 {
 pub mod fuzz_0000000001352515 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_1
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        (concat_where(K < 2, (v_f32_0 + v_f32_1), (v_f32_1 * v_f32_1)).at(K - 2).abs().sqrt(), scan0((v_f64_0.at(K - 2) * select((v_f64_1 > v_f64_1), v_f64_1, v_f64_0)), ((v_i32_0 as i64) as f64)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = (-(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) * (e_f64_0 - e_f64_0)));
-        let t1 = scan0((e_i32_1.at(K + 1) as f64), scan1((c_f64_0 + c_f64_0)).at(E2C[0]));
-        (e_f64_0).sin()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        ((concat_where(K < 6, (-(v_f32_0 / k_f32)), ((v_i32_1 as f32) - (-v_f32_1)))).atan(), max_over(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum((e_f64_1 + (e_f64_0 + e_f64_1)).at(V2E6), V2E6);
-        let t1 = ((((-v_f64_1) + (v_f64_1 / v_f64_1)) * 3000000000.0) as i32);
-        (-(((t0 * 8.0) as i32) as f64))
+    pub fn op2(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f32_1;
+        let t1 = ((-v_f32_0) + (v_f32_0 - t0));
+        (v_f64_1 * v_f64_1).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_0000000001352515(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
-        op2(e_f64_0, e_f64_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352515(e_f64_0: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
+        op1(e_f64_0, k_f32, v_f32_0, v_f32_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
+        op2(v_f32_0, v_f32_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1072,41 +1075,42 @@ pub mod fuzz_0000000001352515 {
 pub mod fuzz_0000000001352516 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+        carry * -0.5 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = ((g_i32_1 * (g_i32_1 * 2)) - ((g_f64_0 * 8.0) as i32));
-        let t1 = ((g_f64_1 * (g_f64_1 + g_f64_1)) * (scan0(g_f64_1) + 1.5));
-        ((((g_f64_1 + t1) * (-g_f64_0)) - (t1.abs().sqrt() + (g_f64_1 - g_f64_0))), (((t1 - g_f64_0) - (g_f64_0 - t1)) - g_f64_0))
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = concat_where(K < 6, (((g_f64_1 * g_f64_0) + k_f64) * (g_f64_0.at(J + 1) + concat_where(K < 6, g_f64_0, g_f64_1))), ((g_f64_1 * g_f64_0).abs().sqrt() * ((g_f64_1 * g_f64_1) - (g_f64_1 + g_f64_1))));
-        let t1 = scan1(select((g_i32_1 <= g_i32_1), (-g_f64_0), g_f64_0.at(J - 1)));
-        (g_f64_0 * t1)
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_i32_1 * (g_i32_1 * 2)) - ((g_f32_1 * 8.0) as i32));
+        let t1 = g_f32_0;
+        g_f64_1
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (select(((e_i32_0 + e_i32_1) != e_i32_0), (select((e_f64_1 != e_f64_1), e_i32_1, e_i32_0) + e_i32_0), select((e_f64_1 <= e_f64_1), ((e_i32_0 as i64) as i32), select((e_f64_1 <= e_f64_0), e_i32_1, e_i32_0))) * e_i32_1);
-        (((neighbor_sum((e_f64_1 / e_f64_1).at(C2E3[0]).at(E2C), E2C) + e_f64_1.at(K - 2))).exp(), e_f64_0)
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) * scan0(scan1(c_f64_0, c_f64_1).at(E2C[0])));
+        let t1 = (((-e_f64_0) - t0) * e_f64_0);
+        e_i32_1.at(K - 1)
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f32_0 - (v_f32_1 * concat_where(K < 6, v_f32_1, v_f32_0)));
+        let t1 = v_f64_0;
+        ((v_f64_1.abs().sqrt() + neighbor_sum(e_f64_1.at(V2E6), V2E6)) + (-(v_f64_0 - v_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352516(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_1, k_f64).write_to(out1_0, domain![I: 0..6, J: 1..4, K: 0..6]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 3..7]);
+    pub fn fuzz_0000000001352516(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1115,26 +1119,16 @@ pub mod fuzz_0000000001352516 {
 pub mod fuzz_0000000001352517 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 2, scan0(e_f64_0, e_f64_0).at(C2E3[1]), (-c_f64_1));
-        let t1 = c_f64_0;
-        scan1(select((t1 < c_f64_0), t0, c_f64_0), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, s_f64_0: f64) -> Field<(Cell, K), f32> {
+        let t0 = (min_over(e_f64_0.at(C2E3), C2E3) + c_f64_1.at(K - 1));
+        let t1 = ((t0 + s_f64_0) - neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
+        ((c_f32_0 * (c_f32_0 / 0.125))).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352517(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_0000000001352517(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_0, c_f64_0, c_f64_1, e_f64_0, s_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1143,24 +1137,32 @@ pub mod fuzz_0000000001352517 {
 pub mod fuzz_0000000001352518 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = max_over(c_f64_0.at(E2C[0]).at(C2E3), C2E3);
-        let t1 = ((((c_i32_0 - c_i32_0) * (c_i32_0 + c_i32_0)) * (((c_f64_1 + c_f64_0) * 3000000000.0) as i32)) - c_i32_0);
-        ((((c_i32_0.at(K - 1) / 7) + c_i32_0) as f64)).atan()
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = g_f64_1;
-        let t1 = ((g_f64_0 * 8.0) as i32).at(I - 1);
-        concat_where(K < 1, ((select((g_f64_0 > g_f64_0), g_f64_1, t0) * (g_f64_0 + t0)) * (select((g_i32_0 > t1), g_f64_0, g_f64_0) * (g_f64_0 + g_f64_0))), g_f64_0.at(K - 2))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, s_f64_1: f64) -> Field<(Cell, K), f64> {
+        let t0 = scan0((c_f64_1.abs().sqrt() * scan1(e_f64_0, e_f64_0).at(C2E3[1])));
+        let t1 = (select(((c_i32_0 as f64) < (c_f64_1 * t0)), (((c_i32_0 as i64) + (c_i32_1 as i64)) as f64), (-c_f64_0.at(K + 2))) + c_f64_0);
+        (c_f64_1 + s_f64_1).at(K + 2)
+    }
+
+    #[field_operator]
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (g_f64_0 * (g_f64_1 / 0.25))
     }
 
     #[program]
-    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 2..6]);
+    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, s_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1169,28 +1171,21 @@ pub mod fuzz_0000000001352518 {
 pub mod fuzz_0000000001352519 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(((c_f32_1 - c_f32_1) * max_over(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3)).at(E2C), E2C);
+        (((e_i32_1 + e_i32_0) as f64).at(K - 2)).sin()
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1.at(C2E3[2]).at(K + 1).at(E2C[1]);
-        (-e_f64_0.at(C2E3[0]).at(E2C[0]))
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = min_over(e_f64_1.at(V2E6), V2E6);
-        let t1 = neighbor_sum(scan0(((e_f64_1 * e_f64_1) + (e_f64_1 - e_f64_1)), (e_f64_1 / s0).abs().sqrt()).at(V2E6), V2E6);
-        (((((v_i32_0 + 7) * (v_i32_0 + v_i32_0)) + select((v_f64_0 > t1), v_i32_1.at(K + 1), (v_i32_1 * 2))) as f64)).exp()
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
+        e_f32_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352519(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
-        op1(e_f64_1, s0, v_f64_0, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352519(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_0, c_f32_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
+        op1(e_f32_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1200,15 +1195,15 @@ pub mod fuzz_000000000135251a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        let t1 = (max_over((e_f64_0 + e_f64_1).at(V2E6), V2E6) * select((v_i32_0 <= v_i32_0), (v_f64_0 - t0), (t0 + v_f64_0)));
-        ((((v_f64_0 * t1) / concat_where(K < 4, t1, v_f64_1)) * (v_i32_1.at(K + 1) as f64))).cos()
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (concat_where(K < 5, concat_where(K < 3, v_f32_0, v_f32_0), v_f32_0) - ((v_i32_0 as f32) + (v_f32_0 - v_f32_0)));
+        let t1 = (((v_f64_1 * v_f64_0) / 0.125) + concat_where(K < 5, (v_f64_0 * v_f64_1), concat_where(K < 4, v_f64_0, v_f64_1)));
+        (((v_f64_1 * 3000000000.0) as i32).at(K + 1) as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135251a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
+    pub fn fuzz_000000000135251a(v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f32_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1217,39 +1212,35 @@ pub mod fuzz_000000000135251a {
 pub mod fuzz_000000000135251b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (select(((g_f64_0 * g_f64_1) > (g_f64_1 / s0)), ((g_i32_1 / 2) + (g_i32_0 + g_i32_0)), g_i32_0) as f64);
-        let t1 = ((g_f64_1 * 8.0) as i32);
-        (t0, select((select((g_f64_1 > g_f64_1), (g_f64_0 / g_f64_0), concat_where(K < 4, g_f64_1, g_f64_0)) <= (scan0(g_f64_1, g_f64_1) - s0)), ((t0 - g_f64_0) - g_f64_0).abs().sqrt(), (g_f64_1 / s0)))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (concat_where(K < 4, (g_f64_1 as f32), (-g_f32_1)).abs().sqrt() * (((g_f32_1 + g_f32_0) * (g_f32_0 + g_f32_0)) - (g_f32_1 - (g_i32_0 as f32))));
+        let t1 = ((select((g_f64_1 > g_f64_1), g_i32_0, g_i32_1) * (g_i32_0 * g_i32_1)) * select((g_f64_0 > g_f64_1), g_i32_0.at(I + 1), (g_i32_1 * 3))).at(I - 1);
+        ((((g_f64_1 - g_f64_1) - select((g_i32_0 != t1), g_f64_0, g_f64_0)) - g_f64_0) * (((g_f32_0 + g_f32_0) + (g_f32_0 + g_f32_1)) as f64))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        ((neighbor_sum(e_f64_0.at(V2E6), V2E6) - (select((v_i32_0 <= v_i32_0), v_f64_0, v_f64_1) - select((v_f64_0 > v_f64_0), v_f64_0, v_f64_0)))).atan()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        concat_where(K < 1, (g_f64_0 + g_f64_0), concat_where(K < 3, g_f64_1, g_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Edge, K), f64> {
-        let t0 = (-scan1((e_f64_0 - s1), e_f64_1));
-        (t0 * (-c_f64_0.at(E2C[0])))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = scan0(c_f64_1);
+        let t1 = t0;
+        max_over(neighbor_sum((-c_f64_1).at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_000000000135251b(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s0: f64, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s0).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, e_f64_0, e_f64_1, s1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_000000000135251b(c_f64_1: &Field<(Cell, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1258,32 +1249,28 @@ pub mod fuzz_000000000135251b {
 pub mod fuzz_000000000135251c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+    #[field_operator]
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        ((((e_f64_1 * 1e300) as i32) + e_i32_0.at(K + 1)) - ((e_i32_0 * e_i32_0) * select((e_f64_1 <= e_f64_1), e_i32_1, e_i32_1)))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        ((((e_f64_0 * 1e300) as i32) + e_i32_1.at(K + 1)) - ((e_i32_1 - e_i32_0) - e_i32_0.at(K + 1)))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = e_f64_1.at(K - 2).at(C2E3[0]);
+        min_over(e_f64_1.at(C2E3), C2E3)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        scan0(e_f64_1.at(K - 2).at(C2E3[0]), (min_over(e_f64_1.at(C2E3), C2E3) * (c_f64_1 * c_f64_1)))
-    }
-
-    #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = g_f64_1.at(I + 1);
-        ((g_i32_0 * (((g_f64_1 * 1e19) as i32) * 7)) * select(((t0 + t0) <= (g_f64_1 * g_f64_0)), ((g_i32_0 * g_i32_1) * (g_i32_1 - g_i32_0)), select((g_f64_1 < g_f64_0), select((g_f64_1 < g_f64_1), g_i32_0, g_i32_0), g_i32_1.at(I - 1))))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> Field<(Edge, K), f32> {
+        let t0 = (((e_i32_1 as i64) as i32) - ((e_i32_0 * (e_i32_0 * 7)) * (select((e_f64_0 < e_f64_0), e_i32_1, e_i32_1) - (e_i32_0 + e_i32_1))));
+        concat_where(K < 4, (e_f32_1 - k_f32).at(K + 1).at(K + 2), (((e_f32_0 / e_f32_0) + (-e_f32_1)) + (c_f32_1 + c_f32_0).at(E2C[1])))
     }
 
     #[program]
-    pub fn fuzz_000000000135251c(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
-        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
-        op1(c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+    pub fn fuzz_000000000135251c(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+        op0(e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 3..6]);
+        op2(c_f32_0, c_f32_1, e_f32_0, e_f32_1, e_f64_0, e_i32_0, e_i32_1, k_f32).write_to(out2_0, domain![Edge: 0..11, K: 0..3]);
     }
 }
 
@@ -1292,14 +1279,24 @@ pub mod fuzz_000000000135251c {
 pub mod fuzz_000000000135251d {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (neighbor_sum(c_f64_0.at(K - 1).at(E2C), E2C), concat_where(K < 2, e_f64_0, e_f64_1))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (scan0(scan1(e_f64_0), e_f64_1)).atan()
     }
 
     #[program]
-    pub fn fuzz_000000000135251d(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_000000000135251d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1308,29 +1305,27 @@ pub mod fuzz_000000000135251d {
 pub mod fuzz_000000000135251e {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = ((v_f64_1 - v_f64_1.abs().sqrt()) * neighbor_sum(scan0(e_f64_1, ((e_f64_0 * e_f64_1) + s1)).at(V2E6), V2E6));
-        let t1 = t0;
-        select(((v_f64_1 * k_f64) != (-v_f64_1)), select((v_i32_1 > v_i32_0), (v_i32_0 + v_i32_0), v_i32_1), select((v_f64_0 <= v_f64_1), v_i32_1.at(K - 1), ((v_i32_0 as i64) as i32))).at(K - 1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (-(v_f32_1 - v_f32_1.abs().sqrt()));
+        let t1 = min_over(((e_f64_0 * (-e_f64_1)) * e_f64_0).at(V2E6), V2E6);
+        (t1, scan0(((v_f32_1 / k_f32) as f64), v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_0 * 2) + select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0)) * ((c_i32_0 + c_i32_0) + select((c_f64_1 != c_f64_0), c_i32_1, c_i32_0)));
-        let t1 = ((e_i32_0 + 3) as f64).at(C2E3[1]);
-        neighbor_sum(((-(e_f64_1 + e_f64_1)).at(C2E3) * w_c2e3), C2E3)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((((select((v_f64_0 > v_f64_0), v_f64_0, v_f64_1) * (v_f64_0 + v_f64_1)) + 0.25)).atan(), min_over(e_f64_0.at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_000000000135251e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f64, s1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, e_i32_0, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_000000000135251e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, k_f32, v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
+        op1(e_f64_0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -1344,35 +1339,28 @@ pub mod fuzz_000000000135251f {
         carry * 0.5 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = g_f64_1.abs().sqrt();
+        let t1 = (((g_f64_0 + g_f64_1) * (g_f64_0 - g_f64_1)) * concat_where(K < 1, select((t0 != g_f64_1), g_f64_1, t0), (g_f64_1 + t0)));
+        ((g_f32_1.abs().sqrt() + (g_f32_0 + 1.5)) as f64)
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = ((g_f64_1 * g_f64_1) + g_f64_0).at(K - 1);
-        let t1 = g_f64_0;
-        ((g_f64_0 + ((t1 + g_f64_1) * (g_f64_1 * t0))), ((-concat_where(K < 4, g_f64_0, g_f64_1)) + (g_f64_0.abs().sqrt() + g_f64_0.at(J + 2))))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        scan0(c_f64_0.at(E2C[1]).at(C2E3[1]))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = scan0(e_f64_1).abs().sqrt();
-        let t1 = (c_f64_0.at(E2C[1]) + max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C));
-        scan1(concat_where(K < 4, c_f64_0, c_f64_1)).at(E2C[0])
-    }
-
-    #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((v_f64_0.at(K + 1) - (v_f64_0 + v_f64_0)), (select((v_f64_0 > v_f64_0), v_f64_0, v_f64_1) * (v_f64_1 - v_f64_0)))
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        concat_where(K < 4, c_f32_1, min_over(e_f32_0.at(C2E3), C2E3)).abs().sqrt().abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_000000000135251f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..3, K: 2..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
-        op2(v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_000000000135251f(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+        op2(c_f32_1, e_f32_0).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1382,28 +1370,28 @@ pub mod fuzz_0000000001352520 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Cell, K), i32> {
-        let t0 = (((e_f64_0 * e_f64_0) - neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C)) - k_f64).at(C2E3[1]);
-        ((neighbor_sum((e_i32_1 as f64).at(C2E3), C2E3) * 1e300) as i32).at(K + 1)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        let t0 = ((-((c_f64_0 - c_f64_0) + (c_f64_1 + c_f64_0))) - c_f64_1);
+        (((neighbor_sum(e_f32_0.at(C2E3), C2E3) * max_over(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3)) - max_over(neighbor_sum(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3), C2E3)) * min_over(e_f32_1.abs().sqrt().abs().sqrt().at(C2E3), C2E3))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = select((((g_i32_0 + g_i32_1) as f64) != g_f64_1.abs().sqrt().at(J + 1)), (((g_i32_0 - g_i32_0) / 2) - select((g_i32_0 != g_i32_1), g_i32_0, g_i32_0)), ((select((g_f64_0 != g_f64_0), g_i32_0, g_i32_1) * 2) - g_i32_1));
-        let t1 = g_f64_1.at(I + 1);
-        ((concat_where(K < 3, ((t1 - g_f64_1) + g_f64_1.at(I + 1)), concat_where(K < 6, (g_f64_1 * g_f64_0), (g_f64_1 + t1))) * 3000000000.0) as i32)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6), v_f32_0)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        (neighbor_sum(e_f64_0.at(V2E6), V2E6)).tanh()
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f32> {
+        let t0 = e_f64_0;
+        let t1 = t0;
+        (max_over(c_f32_0.at(E2C), E2C)).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352520(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_i32_1, k_f64, w_e2c).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 1..4, J: 0..4, K: 1..7]);
-        op2(e_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352520(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_0, c_f64_0, c_f64_1, e_f32_0, e_f32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(e_f64_1, v_f32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
+        op2(c_f32_0, e_f64_0).write_to(out2_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -1412,20 +1400,15 @@ pub mod fuzz_0000000001352520 {
 pub mod fuzz_0000000001352521 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = neighbor_sum(((concat_where(K < 3, (e_f64_0 - e_f64_1), (e_f64_0 - e_f64_1)) * e_f64_0).at(V2E6) * w_v2e6), V2E6);
-        (min_over(((select((e_f64_1 > e_f64_1), e_f64_1, e_f64_0) - (e_f64_1 * e_f64_1)) + e_f64_1).at(V2E6), V2E6), concat_where(K < 4, neighbor_sum(scan0(concat_where(K < 1, e_f64_1, e_f64_0), (e_f64_1 - e_f64_1)).at(V2E6), V2E6), (-(-t0))).abs().sqrt())
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (((v_i32_0 - v_i32_1).at(K - 1) * ((v_f64_0 * 1e19) as i32)) as f64);
+        min_over(((select((e_f64_1 > e_f64_1), e_f64_0, e_f64_1) - e_f64_1.abs().sqrt()) + (-e_f64_0)).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352521(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, w_v2e6).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_0000000001352521(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1434,39 +1417,40 @@ pub mod fuzz_0000000001352521 {
 pub mod fuzz_0000000001352522 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((((-c_f64_1) + c_f64_0) * 3000000000.0) as i32) as f64);
-        let t1 = concat_where(K < 5, c_f64_1, (((c_i32_0 as i64).at(K - 1) - ((c_i32_1 as i64) + (c_i32_1 as i64))) as f64));
-        (scan0(e_f64_0.at(C2E3[1]).at(K + 1), scan1((c_f64_1 * c_f64_1))) * max_over(c_f64_1.at(E2C[1]).at(C2E3), C2E3))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = scan0(((e_f64_1 * e_f64_1) - (e_f64_1 * e_f64_1))).at(C2E3[1]);
+        let t1 = scan1(((e_f64_1 - e_f64_0) / 0.125)).at(C2E3[2]);
+        (c_f64_1.at(E2C[1]).at(K + 1).at(C2E3[0]), (max_over((max_over(c_f64_1.at(E2C), E2C) / (e_f64_1 * e_f64_1)).at(C2E3), C2E3) - ((t1 + (-c_f64_0)) / s_f64_1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
-        (-neighbor_sum((select((c_f64_0 > c_f64_1), c_i32_1, c_i32_0) as f64).at(E2C), E2C))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        concat_where(K < 6, (select((e_f64_0 > e_f64_0), e_f64_1.abs().sqrt(), (e_f64_0 + e_f64_0)) * (-min_over(c_f64_0.at(E2C), E2C))), e_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select(((select((v_f64_0 < v_f64_1), v_f64_0, v_f64_0) * (v_f64_1 * v_f64_1)) <= v_f64_1.at(K + 2)), v_i32_0, ((v_i32_1.at(K - 1) * v_i32_1.at(K + 1)) * v_i32_1.at(K - 1).at(K - 1)));
-        concat_where(K < 3, (((v_i32_1 as f64) - concat_where(K < 5, v_f64_1, v_f64_1)) / (v_f64_1 + v_f64_1.at(K + 2))), (min_over(e_f64_0.at(V2E6), V2E6) * (v_f64_0.at(K - 2) - (v_f64_1 + v_f64_0))))
+    pub fn op2(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_1 - (v_i32_1 * 2)) + v_i32_1);
+        let t1 = ((-(v_f32_0 - v_f32_1)) as f64);
+        (((v_i32_1.at(K - 1) as f64) - (-concat_where(K < 5, v_f64_1, t1)))).cos()
     }
 
     #[program]
-    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 3..4]);
+    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+        op2(v_f32_0, v_f32_1, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..7]);
     }
 }
 
@@ -1476,40 +1460,39 @@ pub mod fuzz_0000000001352523 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = scan0((select((e_i32_0 > e_i32_1), e_i32_1, e_i32_1) as f64)).at(C2E3[1]);
-        let t1 = scan1(t0);
-        (((t0 * c_f64_1) * (c_f64_1 / c_f64_0)).abs().sqrt(), ((c_f64_1 * (c_f64_1 * s1)) - c_f64_0))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = scan0((concat_where(K < 6, e_f64_0, e_f64_1) - (e_f64_1 - e_f64_0)), ((e_f64_0 + e_f64_1) - (e_f64_1 + e_f64_0))).at(C2E3[0]);
+        let t1 = (((c_i32_1 + c_i32_1) + (c_i32_1 + c_i32_1)) + (c_i32_0.at(K - 1) * (c_i32_0 - c_i32_0)));
+        scan1((c_f64_0 * t0)).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        let t1 = ((((select((e_f64_0 < e_f64_0), t0, e_f64_1) - k_f64) + max_over((c_f64_1 + c_f64_1).at(E2C), E2C)) * 3000000000.0) as i32);
-        (select((e_f64_0 != e_f64_1), (e_i32_1 + e_i32_0), (e_i32_1 - e_i32_0)).at(K - 1) as f64)
+    pub fn op1(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f32>) {
+        let t0 = g_f64_0;
+        let t1 = (t0 + g_f64_1).abs().sqrt();
+        ((-concat_where(K < 2, g_f32_1, g_f32_1)), (g_i32_0.at(I - 1) as f32))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s0: f64) -> Field<(I, J, K), i32> {
-        let t0 = ((-((g_i32_0 as i64) as f64).abs().sqrt()) + s0);
-        ((((g_i32_1 + g_i32_0) - (g_i32_1 - g_i32_0)) + ((g_i32_1 as i64) as i32)) * (g_i32_0.at(I - 1).at(I - 1) + ((g_i32_0 + g_i32_1) - select((g_f64_0 < t0), g_i32_0, g_i32_1))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (-concat_where(K < 5, (c_f64_0 - c_f64_1), c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352523(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
-        op0(c_f64_0, c_f64_1, e_i32_0, e_i32_1, s1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 2..7]);
-        op2(g_f64_0, g_i32_0, g_i32_1, s0).write_to(out2_0, domain![I: 2..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352523(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f32>, out1_1: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to((out1_0, out1_1), domain![I: 2..5, J: 0..5, K: 1..6]);
+        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1518,21 +1501,26 @@ pub mod fuzz_0000000001352523 {
 pub mod fuzz_0000000001352524 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+        carry * -0.5 + x0.max(x0)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = scan0(concat_where(K < 6, e_f64_0, e_f64_1).at(K + 1));
-        let t1 = c_f64_1.at(E2C[1]);
-        ((-c_f64_1).at(E2C[0]) + t1)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = select((select((e_i32_0 > e_i32_1), e_f32_1, e_f32_0) != e_f32_0), c_f64_1.at(E2C[1]), (e_f64_1 - scan0(c_f64_0).at(E2C[1])));
+        let t1 = select(((t0 - k_f64) < scan1(c_f64_0).at(E2C[1])), concat_where(K < 4, (t0 * t0), (t0 * t0)), e_f64_0);
+        ((-e_f64_0), e_f64_1.at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352524(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352524(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1541,36 +1529,35 @@ pub mod fuzz_0000000001352524 {
 pub mod fuzz_0000000001352525 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = concat_where(K < 4, ((v_f64_1 - k_f64) * (v_f64_1 * 3.0)), v_f64_0);
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = (scan0((v_f64_1 * 3.0)) + v_f64_0);
         let t1 = v_i32_0;
         ((v_i32_0 - v_i32_1) + v_i32_1.at(K - 1)).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = scan0(c_f64_1, (c_f64_0 - c_f64_1)).at(E2C[0]);
-        select((c_i32_0 < c_i32_0), c_f64_0, c_f64_0).at(E2C[1])
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (e_f64_0 as f32);
+        (e_i32_1 * 7)
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_0;
-        let t1 = select((v_f64_1 > t0), (v_f64_0 - v_f64_1), concat_where(K < 2, t0, v_f64_0));
-        select((v_f64_0 < v_f64_0), (-v_f64_1), ((v_i32_1 as i64) as f64))
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        let t0 = ((c_i32_1 + 7) * 7);
+        ((e_f32_0.at(C2E3[0]) * (c_f32_1 + c_f32_1))).tanh()
     }
 
     #[program]
-    pub fn fuzz_0000000001352525(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352525(c_f32_1: &Field<(Cell, K), f32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
+        op1(e_f64_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+        op2(c_f32_1, c_i32_1, e_f32_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1595,15 +1582,25 @@ pub mod fuzz_0000000001352526 {
 pub mod fuzz_0000000001352527 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = select((c_f64_0 <= select((c_i32_1 <= c_i32_0), c_f64_0, c_f64_1)), (-c_f64_1.abs().sqrt()), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).abs().sqrt();
-        ((e_i32_0 * e_i32_0).at(K + 1) as f64).at(C2E3[2])
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = ((scan0((c_f64_1 + c_f64_0)) - scan1(select((e_i32_1 > e_i32_0), e_f64_0, e_f64_0), e_f64_1).at(C2E3[2])) + select(((c_f32_0 * c_f32_1) < c_f32_0), (e_i32_1 as f64).at(C2E3[0]), e_f64_1.at(C2E3[2])));
+        c_f64_0.at(K - 1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352527(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..5]);
+    pub fn fuzz_0000000001352527(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
     }
 }
 
@@ -1612,33 +1609,27 @@ pub mod fuzz_0000000001352527 {
 pub mod fuzz_0000000001352528 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
     #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
         carry * 0.25 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0(neighbor_sum(scan1(e_f64_1).at(V2E6), V2E6), (v_f64_0 - v_f64_1));
-        (min_over(e_f64_1.at(V2E6), V2E6) - concat_where(K < 4, t0, v_f64_1))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (-v_f64_0);
+        neighbor_sum(scan0(concat_where(K < 1, e_f64_1, e_f64_0)).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 4, (v_f64_0 * v_f64_1), v_f64_1.at(K + 1));
-        let t1 = neighbor_sum(((e_f64_1 - e_f64_1).at(V2E6) * w_v2e6), V2E6);
-        min_over(e_f64_1.at(V2E6), V2E6)
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = c_f64_1;
+        (c_i32_1 * c_i32_1).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352528(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f64_1, v_f64_0, v_f64_1, w_v2e6).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_0000000001352528(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+        op0(e_f64_0, e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+        op1(c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -1647,40 +1638,33 @@ pub mod fuzz_0000000001352528 {
 pub mod fuzz_0000000001352529 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = (scan0(g_f64_1, g_f64_1) - g_f64_1);
-        g_i32_0
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
+        let t0 = g_f32_1;
+        (scan0(g_f64_1), g_f32_0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-neighbor_sum((e_f64_0.at(C2E3) * w_c2e3), C2E3));
-        let t1 = (c_f64_0 * c_f64_0).abs().sqrt();
-        scan1(e_f64_0, e_f64_1).at(C2E3[1])
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = neighbor_sum(e_f32_0.at(V2E6), V2E6);
+        (t0.abs().sqrt() + (v_f32_1 - ((v_i32_0 as i64) as f32)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((select((e_f64_0 > e_f64_0), e_i32_1, e_i32_1) / 3) as f64);
-        (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 1)).exp()
+    pub fn op2(e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        e_i32_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352529(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..7]);
-        op1(c_f64_0, e_f64_0, e_f64_1, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_0000000001352529(e_f32_0: &Field<(Edge, K), f32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_1: &Field<(I, J, K), f64>, v_f32_1: &Field<(Vertex, K), f32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(g_f32_0, g_f32_1, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..7]);
+        op1(e_f32_0, v_f32_1, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+        op2(e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -1689,34 +1673,27 @@ pub mod fuzz_0000000001352529 {
 pub mod fuzz_000000000135252a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((-scan0((c_f64_0 + 0.5))) + k_f64);
-        let t1 = select(((c_f64_1 / c_f64_1) != c_f64_1), select((c_f64_0 > c_f64_0), c_f64_0, ((c_i32_0 as i64) as f64)), select((c_f64_1 <= c_f64_1), neighbor_sum(e_f64_0.at(C2E3), C2E3), (c_f64_0 - c_f64_0))).at(K - 2);
-        c_f64_1
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((-(c_f32_0.abs().sqrt() * neighbor_sum(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3))) - c_f32_1);
+        let t1 = scan0(e_f64_1, e_f64_1).at(C2E3[0]);
+        c_f64_0.at(K - 1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = scan1((-c_f64_0)).at(E2C[0]);
-        let t1 = (t0 + (e_i32_1 as f64));
-        (e_i32_1 + select((e_i32_0 > e_i32_1), e_i32_1, e_i32_0))
+    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        ((v_i32_1 - v_i32_0) + 7).at(K - 1)
     }
 
     #[program]
-    pub fn fuzz_000000000135252a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
-        op1(c_f64_0, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_000000000135252a(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1725,26 +1702,16 @@ pub mod fuzz_000000000135252a {
 pub mod fuzz_000000000135252b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = (scan0((g_f64_0 - k_f64).abs().sqrt()) + g_f64_0);
-        let t1 = g_f64_1;
-        (scan1((((g_i32_0 as i64) * (g_i32_0 as i64)) as f64))).cos()
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f32_0 as f64) - g_f64_1.abs().sqrt().abs().sqrt());
+        let t1 = ((((g_f64_1 * 8.0) as i32) + 7) * (((g_i32_0 as i64) * (g_i32_0 as i64)) as i32));
+        (t0 - t0)
     }
 
     #[program]
-    pub fn fuzz_000000000135252b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135252b(g_f32_0: &Field<(I, J, K), f32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1753,30 +1720,21 @@ pub mod fuzz_000000000135252b {
 pub mod fuzz_000000000135252c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (c_f64_0 + c_f64_1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        scan0(scan1(c_f64_0))
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (select(((concat_where(K < 3, v_f64_0, v_f64_0) * v_f64_1) != (v_f64_0 + max_over(e_f64_1.at(V2E6), V2E6))), ((v_f64_1.abs().sqrt() * k_f64) - ((v_f64_1 * v_f64_0) - v_f64_0)), v_f64_0)).tanh()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        let t0 = max_over((e_f64_0 + e_f64_0).at(V2E6), V2E6);
+        (concat_where(K < 3, v_f32_0, v_f32_0) * v_f32_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135252c(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(e_f64_1, k_f64, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_000000000135252c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f32>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op1(e_f64_0, v_f32_0, v_f32_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1785,21 +1743,26 @@ pub mod fuzz_000000000135252c {
 pub mod fuzz_000000000135252d {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        (((g_i32_0 * g_i32_1) as f64) * (g_f64_1 / k_f64).abs().sqrt())
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64, v_i32_0: Field<(Vertex, K), i32>, w_v2e6: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_0 as f64) + s1).at(K - 1);
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6) - neighbor_sum(((e_f64_0 + e_f64_0).at(V2E6) * w_v2e6), V2E6))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((g_f64_1 + (g_f64_1 - g_f64_0)) + (scan0(g_f64_0) - select((g_f64_0 < g_f64_0), g_f64_0, g_f64_0)))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (max_over((c_f64_0 + c_f64_0).at(E2C), E2C).abs().sqrt() * e_f64_1.at(K + 1));
+        ((((((e_i32_1 as i64) as i32) + 2) * 3) as f64), e_f64_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135252d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_1, g_i32_0, g_i32_1, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(e_f64_0, e_f64_1, s1, v_i32_0, w_v2e6).write_to(out1_0, domain![Vertex: 1..4, K: 2..7]);
+    pub fn fuzz_000000000135252d(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(c_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1808,26 +1771,22 @@ pub mod fuzz_000000000135252d {
 pub mod fuzz_000000000135252e {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = (((g_f64_0 * g_f64_0) * select((g_f64_0 > g_f64_1), g_f64_0, g_f64_1)) + ((g_f64_0 + g_f64_1) + (g_f64_0 - g_f64_1))).at(K + 2);
+        ((((g_i32_0 * g_i32_1) + 7) * 2) * ((((g_f64_1 + g_f64_0) * 1e19) as i32) / 2))
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s0: f64) -> Field<(I, J, K), f64> {
-        let t0 = select(((g_f64_1.at(K + 2) - (g_f64_0 * g_f64_1)) <= ((g_f64_0 - g_f64_1) + (g_f64_1 + g_f64_1))), (((g_f64_0 / g_f64_0) - (g_f64_1 * g_f64_1)) + (((g_f64_0 * 8.0) as i32) as f64)), (concat_where(K < 5, g_f64_0, (g_f64_1 - g_f64_1)) + ((-g_f64_0) * scan0(g_f64_0, g_f64_1))));
-        ((concat_where(K < 4, (g_f64_0 - g_f64_1), (g_f64_0 + g_f64_0)) - s0).at(J - 2)).atan()
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        c_f64_0
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        let t0 = (g_f64_0.at(J - 2) / concat_where(K < 4, g_f64_0, g_f64_1));
+        (((g_f32_1 - g_f32_0) - (g_i32_0 as f32))).tanh()
     }
 
     #[program]
-    pub fn fuzz_000000000135252e(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, s0).write_to(out0_0, domain![I: 0..6, J: 2..5, K: 1..5]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_000000000135252e(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(I, J, K), f32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..4]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 2..5, K: 0..6]);
     }
 }
 
@@ -1836,30 +1795,38 @@ pub mod fuzz_000000000135252e {
 pub mod fuzz_000000000135252f {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (-(v_f64_0 / v_f64_0)).at(K - 2);
-        let t1 = max_over((e_f64_0 * 0.25).at(V2E6), V2E6).abs().sqrt();
-        min_over(((e_f64_1 - e_f64_1) * e_f64_1.at(K + 2)).at(V2E6), V2E6)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (((c_i32_0 as f64) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) + c_f64_1).abs().sqrt()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        let t1 = max_over((((e_i32_0 as i64) as f64) * 0.25).at(V2E6), V2E6);
+        (v_f64_1.at(K + 2) - k_f64).at(K + 2)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = min_over(e_f64_1.at(V2E6), V2E6);
-        let t1 = (min_over(e_f64_1.at(V2E6), V2E6) * s1);
-        v_f64_0
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        (scan0(concat_where(K < 3, (e_f64_0 * e_f64_0), (e_f64_0 - e_f64_0))).at(C2E3[1]), (select((concat_where(K < 2, c_f32_1, c_f32_0) <= c_f32_0), (c_i32_0 + select((c_f32_0 <= c_f32_1), c_i32_1, c_i32_1)), ((c_i32_0 / 7) * 7)) as f32))
+    }
+
+    #[field_operator]
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s_f32_1: f32) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        ((((g_f32_0 + s_f32_1) / (g_f32_0 - g_f32_0)).at(K - 2) - (g_f32_1 * (-g_f32_0)).at(J - 2)), scan1(select((g_f64_1 > g_f64_1), g_f64_0, select((g_f64_1 <= g_f64_1), g_f64_0, g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_000000000135252f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 2..4]);
-        op1(c_f64_0, c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
-        op2(e_f64_1, s1, v_f64_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_000000000135252f(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s_f32_1: f32, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(I, J, K), f32>, out2_1: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_i32_0, k_f64, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..2]);
+        op1(c_f32_0, c_f32_1, c_i32_0, c_i32_1, e_f64_0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
+        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1, s_f32_1).write_to((out2_0, out2_1), domain![I: 1..5, J: 2..5, K: 3..7]);
     }
 }
 
@@ -1868,27 +1835,28 @@ pub mod fuzz_000000000135252f {
 pub mod fuzz_0000000001352530 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = (-(((-c_f64_0) - c_f64_0) + s0));
-        let t1 = select(((scan0(e_f64_1).at(C2E3[1]) - c_f64_1) < (max_over(e_f64_1.at(C2E3), C2E3) - c_f64_1)), ((c_i32_0 - c_i32_0) / 2).at(K - 1), (c_i32_0 / 2).at(K - 1));
-        ((concat_where(K < 4, (e_f64_1 - e_f64_1), select((e_i32_1 > e_i32_1), e_f64_0, e_f64_0)) + (concat_where(K < 2, e_f64_1, e_f64_1) * (e_f64_0 * s0))).at(C2E3[0])).cos()
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
+        let t0 = (((-c_f64_0) - c_f64_0) * ((c_f64_1 - c_f64_1) - s_f64_0)).at(K + 2);
+        let t1 = c_f64_0;
+        ((((-e_f32_1) + min_over(c_f32_1.at(E2C), E2C)) - max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3[0]), scan0(((e_f64_1 - s_f64_1) + e_f64_1.abs().sqrt()), e_f64_1).at(C2E3[1]))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (neighbor_sum(e_f64_0.at(V2E6), V2E6) - concat_where(K < 2, v_f64_0, v_f64_0).abs().sqrt())
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (neighbor_sum(e_f64_0.at(V2E6), V2E6) + (select((v_i32_0 < v_i32_0), v_f64_1, v_f64_0) * (v_f64_0 - k_f64))).at(K + 1);
+        (v_f64_1, concat_where(K < 2, (-v_f64_0).at(K - 2), ((v_f64_1 / s_f64_1) + 1.5)).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352530(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_1, s0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(e_f64_0, v_f64_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_0000000001352530(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s_f64_0: f64, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_1, c_f64_0, c_f64_1, e_f32_1, e_f64_1, s_f64_0, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..4]);
+        op1(e_f64_0, k_f64, s_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..6]);
     }
 }
 
@@ -1897,22 +1865,25 @@ pub mod fuzz_0000000001352530 {
 pub mod fuzz_0000000001352531 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        max_over(neighbor_sum(((e_f64_1 * e_f64_0) + (e_f64_1 * e_f64_0)).at(C2E3), C2E3).at(E2C), E2C)
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (c_i32_0 * c_i32_0).at(K - 1);
-        let t1 = (c_f64_1 + c_f64_0).at(K + 2);
-        (neighbor_sum(e_f64_1.at(C2E3), C2E3), (-e_f64_0).at(C2E3[0]))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        scan0(neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        max_over(e_f64_0.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352531(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..5]);
+    pub fn fuzz_0000000001352531(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(e_f64_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1921,32 +1892,21 @@ pub mod fuzz_0000000001352531 {
 pub mod fuzz_0000000001352532 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K + 1);
+        (c_i32_0, (concat_where(K < 1, c_f64_1, c_f64_1) + (c_f64_1 / t0)))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (e_f64_1.at(C2E3[0]) + scan0(e_f64_1).at(C2E3[2]));
-        (scan1((e_f64_1 - e_f64_1), (e_f64_1 + e_f64_0)).at(C2E3[0]), ((c_f64_1 * k_f64) * 1.5))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = select((c_f64_1 > c_f64_0), e_f64_0.at(C2E3[2]), ((c_i32_0 as i64) as f64)).at(E2C[0]);
-        (select((e_f64_0 < e_f64_1), e_i32_1, e_i32_0).at(K - 1) + (e_i32_0 * e_i32_0).at(K + 1))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, k_f32: Field<K, f32>) -> Field<(I, J, K), f32> {
+        (((g_f32_0 - g_f32_1) * k_f32) * 1.5)
     }
 
     #[program]
-    pub fn fuzz_0000000001352532(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..5]);
+    pub fn fuzz_0000000001352532(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
+        op0(c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+        op1(g_f32_0, g_f32_1, k_f32).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -1955,16 +1915,21 @@ pub mod fuzz_0000000001352532 {
 pub mod fuzz_0000000001352533 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, w_e2c: Field<(Edge, E2C), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = concat_where(K < 6, e_f64_0, (-(-e_f64_0)));
-        let t1 = select(((e_i32_1 + 3) > e_i32_1.at(K + 1)), ((t0 - e_f64_0) - (e_i32_0 as f64)), (neighbor_sum(c_f64_0.at(E2C), E2C) / k_f64));
-        (concat_where(K < 5, ((e_i32_1 * 2) as f64), (e_f64_0.at(K - 1) - neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C))), ((t1 * t0).abs().sqrt() * (e_i32_0.at(K + 1) as f64)))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        let t1 = ((e_i32_0 + e_i32_1).at(K - 1) * (select((e_f64_1 != e_f64_0), e_i32_1, e_i32_0) + 3));
+        scan0((-max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352533(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_i32_0, e_i32_1, k_f64, w_e2c).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..5]);
+    pub fn fuzz_0000000001352533(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 2..7]);
     }
 }
 
@@ -1974,13 +1939,13 @@ pub mod fuzz_0000000001352534 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (select((select((e_f64_1 != e_f64_0), e_i32_1, e_i32_1) != ((e_f64_0 * 8.0) as i32)), (c_f64_1.at(E2C[1]) + e_f64_0), concat_where(K < 4, select((e_f64_1 > e_f64_1), e_f64_1, e_f64_1), e_f64_1))).atan()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        e_f64_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352534(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352534(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1989,35 +1954,30 @@ pub mod fuzz_0000000001352534 {
 pub mod fuzz_0000000001352535 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_0;
+        let t1 = c_i32_0;
+        ((c_i32_0 as f64) + t0.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = scan0(min_over(e_f64_0.at(C2E3), C2E3), min_over(e_f64_0.at(C2E3), C2E3));
-        ((c_f64_0 * c_f64_1).at(K + 1)).cos()
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = (v_f64_1 * s_f64_0);
+        let t1 = v_f64_0;
+        ((min_over((e_f64_1 - e_f64_1).at(V2E6), V2E6).at(K + 2)).atan(), (v_f32_0 * v_f32_1.abs().sqrt()).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (e_i32_1.at(K - 1) as f64);
-        ((concat_where(K < 6, t0, e_f64_1)).exp(), t0)
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (select((v_f64_0 != (v_f64_1 * v_f64_0)), ((neighbor_sum(e_f64_0.at(V2E6), V2E6) * 1e19) as i32), ((v_f64_0.abs().sqrt() * 3000000000.0) as i32)) / 7);
-        (((v_i32_0 as i64) - ((t0 as i64) * (v_i32_0 as i64))) as f64)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        c_f64_0.at(E2C[1])
     }
 
     #[program]
-    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
-        op1(e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+        op1(e_f64_1, s_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..4]);
+        op2(c_f64_0).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -2027,14 +1987,14 @@ pub mod fuzz_0000000001352536 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1.at(K + 1).abs().sqrt();
-        neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> Field<(Edge, K), f32> {
+        let t0 = neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
+        select((e_i32_1 < e_i32_1), (e_f32_0 * k_f32), concat_where(K < 4, e_f32_1, e_f32_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352536(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_0000000001352536(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f32_1, e_f64_1, e_i32_1, k_f32).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -2043,34 +2003,34 @@ pub mod fuzz_0000000001352536 {
 pub mod fuzz_0000000001352537 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_0 + c_f64_0);
-        t0
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (concat_where(K < 1, c_f32_0, c_f32_0) - (-c_f32_0));
+        (c_f64_1 - (c_f64_0 - c_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = min_over((e_f64_1 * e_f64_0).at(V2E6), V2E6);
-        let t1 = select((t0 != v_f64_1), select((v_i32_0 > v_i32_1), v_f64_0, v_f64_0), (v_f64_1 + t0));
-        ((select((t0 != t0), v_i32_0, v_i32_1) as f64), select((v_f64_0 != v_f64_0), v_f64_0.at(K - 1), neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_1: f64) -> Field<(Cell, K), f64> {
+        let t0 = min_over((((e_f64_1 + e_f64_1) * neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)) + (select((e_f64_0 <= e_f64_1), (e_i32_0 as i64), (e_i32_0 as i64)) as f64)).at(C2E3), C2E3);
+        let t1 = (-(c_f64_0 + (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) / s_f64_1)));
+        (scan0(max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) - (e_f64_0.at(C2E3[1]) + (neighbor_sum(e_f64_1.at(C2E3), C2E3) * min_over(e_f64_0.at(C2E3), C2E3))))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((((g_f64_0 + g_f64_1) - g_f64_0) * (-g_f64_0)) - ((g_f64_1.abs().sqrt() - (g_f64_0 + g_f64_0)) * (g_f64_0.abs().sqrt() / g_f64_1)))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        (((e_i32_1 + e_i32_0) - select((e_f64_0 < e_f64_1), e_i32_1, e_i32_1)) + ((e_i32_0 * 7) + e_i32_1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352537(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352537(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f32_0, c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, s_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -2079,27 +2039,21 @@ pub mod fuzz_0000000001352537 {
 pub mod fuzz_0000000001352538 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+    #[field_operator]
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f32_0;
+        e_f64_1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = scan0(select((c_f64_0 <= c_f64_1), c_f64_0, c_f64_0).abs().sqrt()).at(E2C[0]);
-        select(((e_i32_0 / 7) > e_i32_0), ((e_f64_1 - e_f64_0) * e_f64_0.abs().sqrt()), (t0 / e_f64_1).abs().sqrt())
-    }
-
-    #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s1: f64) -> Field<(I, J, K), f64> {
-        let t0 = select((((g_f64_1 * g_f64_0) - s1) < (g_f64_0 * select((g_f64_0 < g_f64_0), g_f64_0, g_f64_0))), ((select((g_f64_1 != g_f64_1), g_f64_1, g_f64_1) * 3000000000.0) as i32).at(I + 1), (((g_i32_1 as i64) - (g_i32_0 as i64)) as i32).at(I + 1));
-        g_f64_1
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        ((e_f32_1.at(C2E3[1]) - c_f32_0.at(K - 1)) * (max_over(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3) - (c_f32_1 + 1.5)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352538(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s1).write_to(out1_0, domain![I: 1..4, J: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352538(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
+        op0(e_f32_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+        op1(c_f32_0, c_f32_1, e_f32_1).write_to(out1_0, domain![Cell: 1..6, K: 2..7]);
     }
 }
 
@@ -2109,15 +2063,15 @@ pub mod fuzz_0000000001352539 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = max_over(((((e_i32_0 as i64) as i32) * (e_i32_1 + e_i32_1)) as f64).at(V2E6), V2E6);
-        let t1 = (select((neighbor_sum(e_f64_1.at(V2E6), V2E6) <= (v_f64_0 * k_f64)), ((v_i32_0 * v_i32_1) * select((v_f64_1 < v_f64_0), v_i32_1, v_i32_1)), (((v_i32_0 as i64) as i32) * v_i32_1)) as f64);
-        max_over((e_f64_0 + (e_f64_1 * e_f64_0)).at(V2E6), V2E6).at(K - 2)
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> Field<(Vertex, K), f64> {
+        let t0 = (-neighbor_sum(((e_f32_1 - e_f32_1).abs().sqrt().at(V2E6) * w_v2e6_f32), V2E6));
+        let t1 = ((select((v_f32_1 > v_f32_0), v_i32_1, v_i32_1) + ((v_f64_1 * 8.0) as i32)).at(K - 1) + select(((v_i32_0 * v_i32_1) > select((v_f64_1 < v_f64_1), v_i32_0, v_i32_1)), ((v_i32_1 - v_i32_0) + v_i32_0), v_i32_1));
+        (-max_over((e_f64_0 + (e_f64_1 * e_f64_0)).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352539(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 3..6]);
+    pub fn fuzz_0000000001352539(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_1, e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_1, v_i32_0, v_i32_1, w_v2e6_f32).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -2126,29 +2080,32 @@ pub mod fuzz_0000000001352539 {
 pub mod fuzz_000000000135253a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 3, scan0((v_f64_1 - v_f64_0.at(K + 2))), (v_f64_1 * (v_f64_0 - v_f64_1).abs().sqrt()));
-        let t1 = ((((v_i32_1 as i64) as f64) - 3.0) * v_f64_1).at(K - 2);
-        (v_f64_0).cos()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+        let t0 = scan0((-(v_f64_1 - v_f64_1)));
+        let t1 = neighbor_sum(((e_f64_0 - e_f64_1).abs().sqrt() * select((e_f64_0 > e_f64_1), (e_f64_0 - 3.0), (e_f64_1 + s_f64_0))).at(V2E6), V2E6);
+        ((v_i32_0 + 2), (concat_where(K < 4, (((v_i32_0 as i64) / 7) as f64), scan1(concat_where(K < 3, t0, v_f64_0), concat_where(K < 3, v_f64_1, v_f64_0))) + (((v_i32_1 as i64) as f64) + (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6) * max_over(e_f64_0.at(V2E6), V2E6)))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((-e_f64_0) * (e_f64_0 * e_f64_1));
-        let t1 = e_i32_0;
-        ((e_f64_0 * e_f64_0).at(K + 1), concat_where(K < 3, (t0 + e_f64_0), (t1 as f64)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (((g_f64_1 * g_f64_1) - (g_f64_1 + g_f64_0)) * select((g_f64_1 <= g_f64_1), (g_f64_1 + g_f64_0), (g_f64_1 - g_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_000000000135253a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
-        op1(e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_000000000135253a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -2158,15 +2115,15 @@ pub mod fuzz_000000000135253b {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = select((e_f64_1 <= select((e_i32_1 <= e_i32_1), e_f64_0, e_f64_0)), (e_i32_1 / 2), e_i32_0);
-        let t1 = select((e_f64_1 != min_over(c_f64_0.at(E2C), E2C)), ((e_i32_0 as f64) * (e_f64_0 / e_f64_0)), select((e_f64_1 > e_f64_0), e_f64_0.at(K - 2), e_f64_1.at(K - 2)));
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = select(((-e_f32_0) < e_f32_0), (select((e_i32_0 != e_i32_0), e_i32_1, e_i32_0) - (e_i32_0 * e_i32_1)), ((e_i32_0 as i64) as i32));
+        let t1 = (((e_i32_1 * t0) as f64) * select((e_f64_0 > e_f64_1), e_f64_0.abs().sqrt(), e_f64_1.at(K - 2)));
         ((e_i32_0 * (e_i32_0 - e_i32_0)) * 3)
     }
 
     #[program]
-    pub fn fuzz_000000000135253b(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
+    pub fn fuzz_000000000135253b(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -2176,13 +2133,13 @@ pub mod fuzz_000000000135253c {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        (max_over((e_f64_0 - e_f64_1).at(V2E6), V2E6)).exp()
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        v_f32_0
     }
 
     #[program]
-    pub fn fuzz_000000000135253c(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135253c(v_f32_0: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f32_0).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -2191,32 +2148,22 @@ pub mod fuzz_000000000135253c {
 pub mod fuzz_000000000135253d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (((c_i32_1 as f64) / 0.125), c_f64_1.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (((c_i32_1 as f64) - select((c_f64_1 != c_f64_1), c_f64_1, c_f64_0)) + neighbor_sum((e_f64_1 * e_f64_1).at(C2E3), C2E3))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = (min_over(c_f64_0.at(E2C), E2C).at(C2E3[0]) - (scan0(c_f64_1, c_f64_0) * (c_f64_1 - s0)));
-        let t1 = t0;
-        (c_f64_1 * scan1(c_f64_0))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = (-(c_i32_1 as f32));
+        let t1 = select((c_f32_0 != t0), (c_i32_0 + c_i32_0), c_i32_0.at(K - 1));
+        (((c_f32_1 * 1e19) as i32) * (c_i32_1 * c_i32_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135253d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(c_f64_0, c_f64_1, s0).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_000000000135253d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f64_1, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..7]);
+        op1(c_f32_0, c_f32_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 2..6]);
     }
 }
 
@@ -2226,14 +2173,14 @@ pub mod fuzz_000000000135253e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), (((-v_f64_0.at(K - 2)) * 1e19) as i32), select((v_i32_0 < (v_i32_1 - v_i32_0)), v_i32_1, (v_i32_1 + 2).at(K - 1)));
-        (((v_i32_1 - v_i32_0) + v_i32_0) + v_i32_0.at(K + 1)).at(K - 1)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), ((neighbor_sum(e_f64_0.at(V2E6), V2E6).at(K - 1) * 3000000000.0) as i32), v_i32_0);
+        (v_f64_1 + neighbor_sum((-e_f64_0).at(V2E6), V2E6).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_000000000135253e(v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>) {
-        op0(v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..6]);
+    pub fn fuzz_000000000135253e(e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -2242,108 +2189,104 @@ pub mod fuzz_000000000135253e {
 pub mod fuzz_000000000135253f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
+        (max_over(neighbor_sum((c_f32_0 * c_f32_0).at(E2C), E2C).at(C2E3), C2E3) * c_f32_0.at(K - 1))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (c_f64_1, max_over(neighbor_sum(((c_f64_1 + c_f64_0) + (c_f64_0 + c_f64_1)).at(E2C), E2C).at(C2E3), C2E3))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_1;
-        (-scan0(concat_where(K < 5, c_f64_1, c_f64_0).abs().sqrt()).at(E2C[0]))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((v_f64_0 < v_f64_1), select((v_f32_0 != v_f32_1), (v_i32_1 as i64), (v_i32_0 as i64)), select((v_f64_0 != v_f64_1), (v_i32_1 as i64), (v_i32_1 as i64))) as i32);
+        let t1 = (select((v_f64_0 < v_f64_0), (v_i32_0 / 2), (v_i32_1 * t0)) * 7);
+        neighbor_sum(((e_f64_1 - e_f64_0) + (e_f64_0 * e_f64_1)).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_000000000135253f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_000000000135253f(c_f32_0: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op1(e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
 
 pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524f0", seed: 20260080, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f0::fuzz_00000000013524f0::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f1", seed: 20260081, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f1::fuzz_00000000013524f1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f2", seed: 20260082, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f3", seed: 20260083, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f4", seed: 20260084, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f4::fuzz_00000000013524f4::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f1", seed: 20260081, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f1::fuzz_00000000013524f1::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f2", seed: 20260082, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f2::fuzz_00000000013524f2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f3", seed: 20260083, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f4", seed: 20260084, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f4::fuzz_00000000013524f4::compile(o)?)) },
     Case { name: "fuzz_00000000013524f5", seed: 20260085, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f5::fuzz_00000000013524f5::compile(o)?)) },
     Case { name: "fuzz_00000000013524f6", seed: 20260086, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f6::fuzz_00000000013524f6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f7", seed: 20260087, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f7::fuzz_00000000013524f7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f7", seed: 20260087, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f7::fuzz_00000000013524f7::compile(o)?)) },
     Case { name: "fuzz_00000000013524f8", seed: 20260088, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f8::fuzz_00000000013524f8::compile(o)?)) },
     Case { name: "fuzz_00000000013524f9", seed: 20260089, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f9::fuzz_00000000013524f9::compile(o)?)) },
     Case { name: "fuzz_00000000013524fa", seed: 20260090, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fa::fuzz_00000000013524fa::compile(o)?)) },
     Case { name: "fuzz_00000000013524fb", seed: 20260091, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fb::fuzz_00000000013524fb::compile(o)?)) },
-    Case { name: "fuzz_00000000013524fc", seed: 20260092, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fc::fuzz_00000000013524fc::compile(o)?)) },
+    Case { name: "fuzz_00000000013524fc", seed: 20260092, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fc::fuzz_00000000013524fc::compile(o)?)) },
     Case { name: "fuzz_00000000013524fd", seed: 20260093, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fd::fuzz_00000000013524fd::compile(o)?)) },
-    Case { name: "fuzz_00000000013524fe", seed: 20260094, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fe::fuzz_00000000013524fe::compile(o)?)) },
+    Case { name: "fuzz_00000000013524fe", seed: 20260094, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fe::fuzz_00000000013524fe::compile(o)?)) },
     Case { name: "fuzz_00000000013524ff", seed: 20260095, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ff::fuzz_00000000013524ff::compile(o)?)) },
-    Case { name: "fuzz_0000000001352500", seed: 20260096, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
+    Case { name: "fuzz_0000000001352500", seed: 20260096, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
     Case { name: "fuzz_0000000001352501", seed: 20260097, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352501::fuzz_0000000001352501::compile(o)?)) },
     Case { name: "fuzz_0000000001352502", seed: 20260098, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352502::fuzz_0000000001352502::compile(o)?)) },
-    Case { name: "fuzz_0000000001352503", seed: 20260099, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352503::fuzz_0000000001352503::compile(o)?)) },
+    Case { name: "fuzz_0000000001352503", seed: 20260099, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352503::fuzz_0000000001352503::compile(o)?)) },
     Case { name: "fuzz_0000000001352504", seed: 20260100, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352504::fuzz_0000000001352504::compile(o)?)) },
     Case { name: "fuzz_0000000001352505", seed: 20260101, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352505::fuzz_0000000001352505::compile(o)?)) },
     Case { name: "fuzz_0000000001352506", seed: 20260102, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352506::fuzz_0000000001352506::compile(o)?)) },
     Case { name: "fuzz_0000000001352507", seed: 20260103, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352507::fuzz_0000000001352507::compile(o)?)) },
     Case { name: "fuzz_0000000001352508", seed: 20260104, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352508::fuzz_0000000001352508::compile(o)?)) },
-    Case { name: "fuzz_0000000001352509", seed: 20260105, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352509::fuzz_0000000001352509::compile(o)?)) },
+    Case { name: "fuzz_0000000001352509", seed: 20260105, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352509::fuzz_0000000001352509::compile(o)?)) },
     Case { name: "fuzz_000000000135250a", seed: 20260106, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250a::fuzz_000000000135250a::compile(o)?)) },
     Case { name: "fuzz_000000000135250b", seed: 20260107, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250b::fuzz_000000000135250b::compile(o)?)) },
     Case { name: "fuzz_000000000135250c", seed: 20260108, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250c::fuzz_000000000135250c::compile(o)?)) },
     Case { name: "fuzz_000000000135250d", seed: 20260109, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250d::fuzz_000000000135250d::compile(o)?)) },
-    Case { name: "fuzz_000000000135250e", seed: 20260110, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
-    Case { name: "fuzz_000000000135250f", seed: 20260111, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
+    Case { name: "fuzz_000000000135250e", seed: 20260110, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
+    Case { name: "fuzz_000000000135250f", seed: 20260111, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
     Case { name: "fuzz_0000000001352510", seed: 20260112, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352510::fuzz_0000000001352510::compile(o)?)) },
     Case { name: "fuzz_0000000001352511", seed: 20260113, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352511::fuzz_0000000001352511::compile(o)?)) },
-    Case { name: "fuzz_0000000001352512", seed: 20260114, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
+    Case { name: "fuzz_0000000001352512", seed: 20260114, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
     Case { name: "fuzz_0000000001352513", seed: 20260115, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352513::fuzz_0000000001352513::compile(o)?)) },
     Case { name: "fuzz_0000000001352514", seed: 20260116, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352514::fuzz_0000000001352514::compile(o)?)) },
     Case { name: "fuzz_0000000001352515", seed: 20260117, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352515::fuzz_0000000001352515::compile(o)?)) },
-    Case { name: "fuzz_0000000001352516", seed: 20260118, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352516::fuzz_0000000001352516::compile(o)?)) },
-    Case { name: "fuzz_0000000001352517", seed: 20260119, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352517::fuzz_0000000001352517::compile(o)?)) },
-    Case { name: "fuzz_0000000001352518", seed: 20260120, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352518::fuzz_0000000001352518::compile(o)?)) },
+    Case { name: "fuzz_0000000001352516", seed: 20260118, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352516::fuzz_0000000001352516::compile(o)?)) },
+    Case { name: "fuzz_0000000001352517", seed: 20260119, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352517::fuzz_0000000001352517::compile(o)?)) },
+    Case { name: "fuzz_0000000001352518", seed: 20260120, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352518::fuzz_0000000001352518::compile(o)?)) },
     Case { name: "fuzz_0000000001352519", seed: 20260121, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352519::fuzz_0000000001352519::compile(o)?)) },
-    Case { name: "fuzz_000000000135251a", seed: 20260122, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
-    Case { name: "fuzz_000000000135251b", seed: 20260123, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251b::fuzz_000000000135251b::compile(o)?)) },
+    Case { name: "fuzz_000000000135251a", seed: 20260122, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
+    Case { name: "fuzz_000000000135251b", seed: 20260123, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251b::fuzz_000000000135251b::compile(o)?)) },
     Case { name: "fuzz_000000000135251c", seed: 20260124, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251c::fuzz_000000000135251c::compile(o)?)) },
-    Case { name: "fuzz_000000000135251d", seed: 20260125, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
-    Case { name: "fuzz_000000000135251e", seed: 20260126, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
+    Case { name: "fuzz_000000000135251d", seed: 20260125, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
+    Case { name: "fuzz_000000000135251e", seed: 20260126, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
     Case { name: "fuzz_000000000135251f", seed: 20260127, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
     Case { name: "fuzz_0000000001352520", seed: 20260128, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },
     Case { name: "fuzz_0000000001352521", seed: 20260129, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352521::fuzz_0000000001352521::compile(o)?)) },
-    Case { name: "fuzz_0000000001352522", seed: 20260130, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
+    Case { name: "fuzz_0000000001352522", seed: 20260130, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
     Case { name: "fuzz_0000000001352523", seed: 20260131, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352523::fuzz_0000000001352523::compile(o)?)) },
     Case { name: "fuzz_0000000001352524", seed: 20260132, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352524::fuzz_0000000001352524::compile(o)?)) },
-    Case { name: "fuzz_0000000001352525", seed: 20260133, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352525::fuzz_0000000001352525::compile(o)?)) },
+    Case { name: "fuzz_0000000001352525", seed: 20260133, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352525::fuzz_0000000001352525::compile(o)?)) },
     Case { name: "fuzz_0000000001352526", seed: 20260134, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352526::fuzz_0000000001352526::compile(o)?)) },
     Case { name: "fuzz_0000000001352527", seed: 20260135, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352527::fuzz_0000000001352527::compile(o)?)) },
     Case { name: "fuzz_0000000001352528", seed: 20260136, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352528::fuzz_0000000001352528::compile(o)?)) },
-    Case { name: "fuzz_0000000001352529", seed: 20260137, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352529::fuzz_0000000001352529::compile(o)?)) },
+    Case { name: "fuzz_0000000001352529", seed: 20260137, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352529::fuzz_0000000001352529::compile(o)?)) },
     Case { name: "fuzz_000000000135252a", seed: 20260138, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252a::fuzz_000000000135252a::compile(o)?)) },
-    Case { name: "fuzz_000000000135252b", seed: 20260139, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252b::fuzz_000000000135252b::compile(o)?)) },
-    Case { name: "fuzz_000000000135252c", seed: 20260140, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252c::fuzz_000000000135252c::compile(o)?)) },
+    Case { name: "fuzz_000000000135252b", seed: 20260139, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252b::fuzz_000000000135252b::compile(o)?)) },
+    Case { name: "fuzz_000000000135252c", seed: 20260140, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252c::fuzz_000000000135252c::compile(o)?)) },
     Case { name: "fuzz_000000000135252d", seed: 20260141, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252d::fuzz_000000000135252d::compile(o)?)) },
     Case { name: "fuzz_000000000135252e", seed: 20260142, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252e::fuzz_000000000135252e::compile(o)?)) },
     Case { name: "fuzz_000000000135252f", seed: 20260143, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252f::fuzz_000000000135252f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352530", seed: 20260144, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
+    Case { name: "fuzz_0000000001352530", seed: 20260144, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
     Case { name: "fuzz_0000000001352531", seed: 20260145, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352531::fuzz_0000000001352531::compile(o)?)) },
     Case { name: "fuzz_0000000001352532", seed: 20260146, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352532::fuzz_0000000001352532::compile(o)?)) },
     Case { name: "fuzz_0000000001352533", seed: 20260147, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352533::fuzz_0000000001352533::compile(o)?)) },
-    Case { name: "fuzz_0000000001352534", seed: 20260148, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352534::fuzz_0000000001352534::compile(o)?)) },
+    Case { name: "fuzz_0000000001352534", seed: 20260148, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352534::fuzz_0000000001352534::compile(o)?)) },
     Case { name: "fuzz_0000000001352535", seed: 20260149, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352535::fuzz_0000000001352535::compile(o)?)) },
     Case { name: "fuzz_0000000001352536", seed: 20260150, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352536::fuzz_0000000001352536::compile(o)?)) },
     Case { name: "fuzz_0000000001352537", seed: 20260151, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352537::fuzz_0000000001352537::compile(o)?)) },
     Case { name: "fuzz_0000000001352538", seed: 20260152, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352538::fuzz_0000000001352538::compile(o)?)) },
     Case { name: "fuzz_0000000001352539", seed: 20260153, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352539::fuzz_0000000001352539::compile(o)?)) },
-    Case { name: "fuzz_000000000135253a", seed: 20260154, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
+    Case { name: "fuzz_000000000135253a", seed: 20260154, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
     Case { name: "fuzz_000000000135253b", seed: 20260155, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
-    Case { name: "fuzz_000000000135253c", seed: 20260156, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
+    Case { name: "fuzz_000000000135253c", seed: 20260156, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
     Case { name: "fuzz_000000000135253d", seed: 20260157, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253d::fuzz_000000000135253d::compile(o)?)) },
     Case { name: "fuzz_000000000135253e", seed: 20260158, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253e::fuzz_000000000135253e::compile(o)?)) },
     Case { name: "fuzz_000000000135253f", seed: 20260159, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253f::fuzz_000000000135253f::compile(o)?)) },

@@ -4,16 +4,21 @@
 pub mod fuzz_0000000001352540 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (((e_f64_0 + e_f64_0) - (e_f64_0 + e_f64_0)) + ((-e_f64_0) * (e_f64_0 + e_f64_1))).at(K + 1);
-        let t1 = e_i32_1;
-        (((((e_f64_1 * t0) + (t0 * e_f64_1)) * 1e300) as i32) - (((e_i32_1 + 3) / 3) / 7))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(((c_f64_0 + c_f64_1) + (c_f64_1 - c_f64_1))).at(E2C[0]);
+        let t1 = (((((e_f32_0 + e_f32_0) + select((e_f64_0 <= e_f64_1), e_f32_0, e_f32_1)) * 1e30) as i32) - (((-(e_f64_0 + t0)) * 3000000000.0) as i32));
+        select((select((e_f32_1 < e_f32_1), max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) != e_f64_0), min_over(neighbor_sum((e_f32_1 as f64).at(C2E3), C2E3).at(E2C), E2C), max_over(neighbor_sum((e_f32_0 as f64).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_0000000001352540(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_0000000001352540(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -22,14 +27,19 @@ pub mod fuzz_0000000001352540 {
 pub mod fuzz_0000000001352541 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        (e_i32_1.at(K - 1), (((concat_where(K < 5, e_f64_1, e_f64_0) - (-e_f64_0)) - concat_where(K < 2, e_f64_0, e_f64_0).abs().sqrt()) - k_f64))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        (e_i32_1.at(K - 1), scan0((c_f64_1 - c_f64_1).at(K + 1)).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352541(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_0000000001352541(c_f64_1: &Field<(Cell, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -38,16 +48,21 @@ pub mod fuzz_0000000001352541 {
 pub mod fuzz_0000000001352542 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
-        let t0 = select((select((c_i32_1 <= c_i32_0), (c_i32_0 * c_i32_1), select((c_f64_1 <= c_f64_1), c_i32_1, c_i32_0)) > (c_i32_0 - ((c_f64_1 * 8.0) as i32))), (c_i32_0.at(K - 1) as f64), c_f64_0);
-        let t1 = ((neighbor_sum((-e_f64_0).at(C2E3), C2E3) - (((c_i32_0 as i64) + (c_i32_0 as i64)) as f64)) * c_f64_1);
-        c_i32_1
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = scan0(((e_f64_1 - e_f64_1) + (e_f64_1 * e_f64_1)), (select((e_i32_0 != e_i32_0), e_f64_1, e_f64_1) + (e_f32_1 as f64))).at(C2E3[2]);
+        let t1 = concat_where(K < 5, (c_f32_1 + c_f32_1), neighbor_sum((-e_f32_0).at(C2E3), C2E3));
+        (select((((t1 - c_f32_0) * t1.abs().sqrt()) < ((t1 * c_f32_1) * k_f32)), t0, t0), t1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352542(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), i32>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_0000000001352542(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_0, c_f32_1, e_f32_0, e_f32_1, e_f64_1, e_i32_0, k_f32).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -57,25 +72,24 @@ pub mod fuzz_0000000001352543 {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (g_f64_1, (((scan0(g_f64_0, g_f64_0) * (g_f64_1 - g_f64_0)) - (-g_f64_1)) * ((scan1(g_f64_1, g_f64_1) - select((g_i32_0 < g_i32_1), g_f64_0, g_f64_1)) + (g_f64_0.at(I - 2) + g_f64_0))))
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[1]) + max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(K - 2));
-        let t1 = select((concat_where(K < 3, (-c_f64_1), (t0 * t0)) != (c_i32_1.at(K + 1) as f64)), (c_i32_1 * (select((c_i32_0 < c_i32_0), c_i32_0, c_i32_1) + c_i32_1.at(K + 1))), (((c_i32_0 as i64) as i32).at(K + 1) * 7));
-        c_f64_1
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
+        ((-((g_f32_1 * g_f32_0) - g_f32_0)) / (select((g_f64_1 > g_f64_0), (-g_f32_0), (g_f32_1 + g_f32_0)) + (g_f32_0 * g_f32_0).at(K - 1)))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(scan0(((e_f64_1 * e_f64_1) - 0.5)).at(V2E6), V2E6);
+        neighbor_sum(scan1(e_f64_0).at(V2E6), V2E6)
     }
 
     #[field_operator]
@@ -84,10 +98,10 @@ pub mod fuzz_0000000001352543 {
     }
 
     #[program]
-    pub fn fuzz_0000000001352543(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 3..5, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
-        op2(c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352543(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -96,26 +110,20 @@ pub mod fuzz_0000000001352543 {
 pub mod fuzz_0000000001352544 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
+    #[field_operator]
+    pub fn op0(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        (((v_f64_1 * v_f64_1) - ((v_i32_0 as i64) as f64))).exp()
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        scan0((v_f64_0 - v_f64_0), (v_f64_1 + v_f64_1))
-    }
-
-    #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (select((g_i32_1 > g_i32_0), g_i32_1, g_i32_1) + g_i32_1);
-        ((g_f64_0 - g_f64_0)).atan()
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
+        concat_where(K < 1, (e_f32_1 - e_f32_1), min_over(c_f32_0.at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_0000000001352544(g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(g_f64_0, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352544(c_f32_0: &Field<(Cell, K), f32>, e_f32_1: &Field<(Edge, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f32>) {
+        op0(v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
+        op1(c_f32_0, e_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -125,15 +133,15 @@ pub mod fuzz_0000000001352545 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        let t1 = ((v_f64_0 + v_f64_1) * v_f64_0.at(K + 2)).at(K - 1);
-        min_over(e_f64_1.at(V2E6), V2E6).at(K + 2)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s_f32_1: f32, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = select(((v_f64_1 * v_f64_1) < (v_f64_0 - v_f64_0)), v_f32_0.at(K + 2).at(K - 1), ((v_f32_0 / v_f32_0) / s_f32_1));
+        let t1 = (((v_f64_0 + v_f64_0) / v_f64_1) - ((-v_f64_0) + v_f64_0.at(K - 1)));
+        (-max_over(e_f64_0.at(K - 1).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352545(e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
+    pub fn fuzz_0000000001352545(e_f64_0: &Field<(Edge, K), f64>, s_f32_1: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, s_f32_1, v_f32_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
     }
 }
 
@@ -142,20 +150,27 @@ pub mod fuzz_0000000001352545 {
 pub mod fuzz_0000000001352546 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_1.abs().sqrt()
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        max_over((c_f64_0 + c_f64_1).at(K + 1).at(E2C), E2C)
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (((v_f32_1 as f64) / select((v_f32_1 <= v_f32_0), v_f64_0, v_f64_1)) - v_f64_1)
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (e_f64_1.abs().sqrt() / (e_f64_1 + e_f64_0));
+        let t1 = ((t0 - t0) + scan0(e_f64_1));
+        (min_over(neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C), t0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352546(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_0000000001352546(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
+        op1(c_f64_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -164,33 +179,30 @@ pub mod fuzz_0000000001352546 {
 pub mod fuzz_0000000001352547 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[field_operator]
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        (v_f32_0.at(K + 1) - v_f32_1.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_0, concat_where(K < 1, scan0(v_f64_0), v_f64_1))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        let t0 = v_f64_1;
+        let t1 = ((((v_f32_0 - v_f32_0) as f64) * (-v_f64_0).abs().sqrt()) + max_over(e_f64_0.at(V2E6), V2E6));
+        (((select((v_i32_1 > v_i32_1), v_i32_0, v_i32_1).at(K + 1) + ((v_i32_0 * v_i32_1) * ((v_f64_0 * 1e300) as i32))) as f32), (-(-(t0 - t0).abs().sqrt())))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = e_f64_1.at(C2E3[0]).at(E2C[1]);
-        let t1 = max_over((-c_f64_1).at(E2C), E2C);
-        ((e_i32_1 as i64) as i32).at(K + 1)
-    }
-
-    #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (-(v_f64_1 / (-v_f64_0)))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = select(((c_f32_0 + c_f32_0) > select((c_i32_1 > c_i32_0), c_f32_1, c_f32_1)), ((c_f64_1 + k_f64) * c_f64_1.abs().sqrt()), (c_f64_1 / c_f64_0).at(K + 2));
+        let t1 = (concat_where(K < 1, c_f32_0, c_f32_0) - select((c_f32_1 > c_f32_1), c_f32_0, c_f32_0)).at(K + 1);
+        (neighbor_sum(neighbor_sum((c_f64_0 / k_f64).at(E2C), E2C).at(C2E3), C2E3)).tanh()
     }
 
     #[program]
-    pub fn fuzz_0000000001352547(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_1, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..5]);
-        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352547(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(v_f32_0, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
+        op1(e_f64_0, v_f32_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
+        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out2_0, domain![Cell: 0..7, K: 1..4]);
     }
 }
 
@@ -205,14 +217,14 @@ pub mod fuzz_0000000001352548 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (c_f64_0).tanh()
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        ((neighbor_sum(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3) + min_over(e_f32_1.at(C2E3), C2E3)) - 1.5)
     }
 
     #[program]
-    pub fn fuzz_0000000001352548(c_f64_0: &Field<(Cell, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352548(c_f32_1: &Field<(Cell, K), f32>, e_f32_1: &Field<(Edge, K), f32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Cell, K), f32>) {
         op0(v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
-        op1(c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f32_1, e_f32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -222,25 +234,27 @@ pub mod fuzz_0000000001352549 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = concat_where(K < 3, ((g_f64_1 - g_f64_1) - (g_f64_1 + g_f64_0)), (((g_f64_1 * 1e19) as i64) as f64)).abs().sqrt();
-        (g_f64_1.abs().sqrt() - concat_where(K < 3, (g_f64_0.abs().sqrt() - (g_i32_0 as f64)), (g_f64_1 - (g_f64_1 + g_f64_0))))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        let t0 = ((g_f64_0.abs().sqrt() - (g_f64_0 + g_f64_1)) - ((g_f64_1 - g_f64_0) - (g_f64_0 - g_f64_1))).at(I + 2);
+        select(((g_f64_0.abs().sqrt() - (g_i32_0 as f64)) < (g_f64_1 - (g_f64_1 + g_f64_0))), ((g_i32_1 * g_i32_0) * 3).at(I - 1), ((g_i32_0 * g_i32_0).at(I - 1) + (select((g_i32_0 != g_i32_0), g_i32_1, g_i32_1) + select((t0 != t0), g_i32_0, g_i32_1))))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (((e_i32_0 as f64) - (e_i32_0 as f64)).at(K - 1), scan0(((c_f64_0 - c_f64_1) + c_f64_1), (c_f64_0 + c_f64_1).abs().sqrt()).at(E2C[0]))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select(((v_i32_1 / 3) > (v_i32_1 + v_i32_0)), select((v_f64_0 < v_f64_1), v_i32_0, (v_i32_1 - v_i32_0)), v_i32_1);
+        let t1 = v_i32_1;
+        (neighbor_sum(scan0((concat_where(K < 6, e_f64_1, e_f64_0) - k_f64)).at(V2E6), V2E6)).sin()
     }
 
     #[program]
-    pub fn fuzz_0000000001352549(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_0000000001352549(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 2..3, J: 0..5, K: 1..6]);
+        op1(e_f64_0, e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -250,35 +264,34 @@ pub mod fuzz_000000000135254a {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_1 - 0.125) * e_f64_1);
-        let t1 = min_over(c_f64_0.at(E2C), E2C);
-        ((-(e_i32_0 as f64))).cos()
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (-(e_f64_1 - 0.125));
+        let t1 = e_i32_1;
+        (((e_f64_1 - (-t0))).cos(), (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - scan0(e_f64_1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = c_f64_1;
-        let t1 = max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt().at(C2E3[0]);
-        ((((c_i32_1 as i64) as f64)).cos(), (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[2]) + (c_f64_1.at(K + 1) + c_f64_0)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_f64_0 * e_f64_0) - 0.5);
+        let t1 = (t0 + e_f64_1);
+        (e_f64_0 * e_f64_1).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op2(c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_i32_0;
-        (scan0((e_f64_1 + 0.125), (e_f64_1 + e_f64_1)).at(C2E3[0])).atan()
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        ((c_i32_0 * 7) * 7).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_000000000135254a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..5]);
-        op2(c_i32_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_000000000135254a(c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
+        op2(c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 1..5]);
     }
 }
 
@@ -287,24 +300,34 @@ pub mod fuzz_000000000135254a {
 pub mod fuzz_000000000135254b {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - (e_f64_1 - e_f64_1)) * ((e_f64_0 - e_f64_0) - (e_f64_0 + e_f64_1))).at(K + 2);
-        let t1 = e_f64_0;
-        (e_i32_1 as f64)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (c_i32_0 - (((c_i32_1 / 2) * (c_i32_1 * 3)) - (c_i32_0 + 2)));
-        let t1 = c_f64_0;
-        min_over(e_f64_0.at(C2E3), C2E3)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_0;
+        let t1 = t0;
+        scan0(concat_where(K < 3, (c_f64_1 + c_f64_1), c_f64_0), (c_f64_1 + (c_f64_0 * c_f64_0))).at(E2C[0])
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = select((((max_over(e_f32_0.at(C2E3), C2E3) * 1e19) as i32) < ((c_i32_0 + 7) + (c_i32_0 / 7))), c_f64_0, (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) + c_f64_0));
+        let t1 = concat_where(K < 2, t0, scan1((c_f64_1 / (c_f64_1 + c_f64_1)), t0));
+        ((((((t1 - t1) * 1e300) as i64) as i32) * 2), (((c_i32_0 as i64).at(K + 1) * (((c_i32_0 as i64) + (c_i32_1 as i64)) * ((c_i32_0 as i64) * (c_i32_0 as i64)))) as f64))
     }
 
     #[program]
-    pub fn fuzz_000000000135254b(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..4]);
-        op1(c_f64_0, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_000000000135254b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 1..5]);
     }
 }
 
@@ -313,38 +336,28 @@ pub mod fuzz_000000000135254b {
 pub mod fuzz_000000000135254c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        (concat_where(K < 1, c_f64_0.abs().sqrt(), (c_f64_1 * c_f64_0)).at(K - 1) - select(((c_f64_1 - c_f64_0) > c_f64_1), c_f64_1, (c_f64_1 * 0.125)))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((scan0(c_f64_1.abs().sqrt()) * scan1((e_f64_1 * e_f64_1.at(K - 2))).at(C2E3[2]))).sin()
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64) -> Field<(Edge, K), f64> {
+        (((c_f64_1 - s_f64_0).at(E2C[0]) - s_f64_1) * neighbor_sum(neighbor_sum((e_f64_1 - e_f64_1).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = concat_where(K < 2, (e_i32_1 as f64), (e_f64_0 * e_f64_0));
-        (-c_f64_1.at(E2C[0]))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((e_f64_0 * 8.0) as i32);
-        (((t0 as f64) * ((-e_f64_0) * e_f64_1.abs().sqrt())), (((e_f64_1 / e_f64_0) - concat_where(K < 5, e_f64_0, e_f64_1)) - select((e_f64_1 <= e_f64_0), c_f64_1.at(E2C[0]), (e_f64_1 * e_f64_1))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (select((c_f64_1 != c_f64_1), ((c_i32_0 as i64) as i32), (c_i32_1 * c_i32_0)) * select((c_f64_0 > c_f64_0), (c_i32_1 / 7), c_i32_0.at(K + 1)));
+        let t1 = c_f64_1;
+        max_over(neighbor_sum((c_f64_0 * c_f64_1).at(E2C), E2C).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_000000000135254c(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 2..6]);
-        op1(c_f64_1, e_f64_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_000000000135254c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+        op1(c_f64_1, e_f64_1, s_f64_0, s_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -353,15 +366,20 @@ pub mod fuzz_000000000135254c {
 pub mod fuzz_000000000135254d {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = min_over(e_f64_0.at(V2E6), V2E6).abs().sqrt();
-        t0
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6) * v_f64_0);
+        (v_f64_0.at(K + 1) / (v_f64_1 + v_f64_1))
     }
 
     #[program]
-    pub fn fuzz_000000000135254d(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135254d(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -386,21 +404,16 @@ pub mod fuzz_000000000135254e {
 pub mod fuzz_000000000135254f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6).at(K + 1);
-        let t1 = neighbor_sum(scan0((-(e_f64_1 / k_f64))).at(V2E6), V2E6);
-        min_over((e_f64_0 / s0).at(V2E6), V2E6)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f32_1;
+        let t1 = max_over(((e_f64_1 - 0.125).abs().sqrt() - ((-e_f64_1) * e_f64_0.abs().sqrt())).at(V2E6), V2E6);
+        min_over((e_f64_0 / s_f64_0).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_000000000135254f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f64, s0).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_000000000135254f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_0, v_f32_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -409,32 +422,27 @@ pub mod fuzz_000000000135254f {
 pub mod fuzz_0000000001352550 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
     #[field_operator]
     pub fn op0(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
         c_i32_0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = select((g_f64_1 <= g_f64_0), g_i32_0, g_i32_0).at(I + 1);
-        ((g_i32_0 as i64) as i32).at(I - 1)
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        let t0 = select((g_f64_0 > g_f64_0), g_i32_0, g_i32_1).at(I + 1);
+        (((g_f32_0 * g_f32_1) - (g_f32_1 * g_f32_0))).cos()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        scan0(c_f64_0, c_f64_1).abs().sqrt()
+    pub fn op2(v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), i32> {
+        ((v_f32_1 * 8.0) as i32)
     }
 
     #[program]
-    pub fn fuzz_0000000001352550(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352550(c_i32_0: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Vertex, K), i32>) {
         op0(c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..6]);
+        op2(v_f32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -444,25 +452,25 @@ pub mod fuzz_0000000001352551 {
     use super::*;
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (concat_where(K < 2, (e_f64_1.abs().sqrt() + concat_where(K < 2, e_f64_1, e_f64_1)), (scan0(e_f64_1, e_f64_1) + scan1(e_f64_1, e_f64_1))) - 1.5);
-        let t1 = ((e_f64_0 + e_f64_1).at(K - 2) * (t0 + e_f64_0).abs().sqrt()).abs().sqrt();
-        (max_over(neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C) + e_f64_0).at(K + 1)
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f32: Field<K, f32>) -> Field<(Edge, K), f32> {
+        let t0 = scan0(((c_f64_1 * c_f64_1) - concat_where(K < 3, c_f64_1, c_f64_1))).at(E2C[1]);
+        let t1 = scan1(select((c_f64_1 > c_f64_1), select((c_f64_0 != c_f64_1), c_f64_0, c_f64_1), (c_f64_0 + c_f64_1))).at(E2C[1]);
+        (max_over(((c_f32_1 * (-c_f32_1)) * k_f32).at(E2C), E2C)).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352551(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 2..6]);
+    pub fn fuzz_0000000001352551(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_1, c_f64_0, c_f64_1, k_f32).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -471,19 +479,14 @@ pub mod fuzz_0000000001352551 {
 pub mod fuzz_0000000001352552 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
-    }
-
     #[field_operator]
     pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        scan0((e_f64_1 + 1.5)).at(C2E3[0])
+        (-neighbor_sum(e_f64_1.at(C2E3), C2E3))
     }
 
     #[program]
     pub fn fuzz_0000000001352552(e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+        op0(e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -492,41 +495,30 @@ pub mod fuzz_0000000001352552 {
 pub mod fuzz_0000000001352553 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
+    #[field_operator]
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f64>) {
+        let t0 = (select((g_i32_0 <= g_i32_1), (g_i32_0 as i64), (g_i32_0 as i64)) as f64);
+        let t1 = (g_f32_0.at(J + 1) * (g_f32_0 * 3.0));
+        ((((g_i32_1 as i64) as i32) * (g_i32_0 + 7)), concat_where(K < 1, g_f64_1, (-t0)))
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = scan0((g_f64_1 - g_f64_0));
-        let t1 = select((g_f64_0 <= g_f64_0), g_i32_1, g_i32_0).at(I - 1);
-        g_f64_1
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f32>) {
+        let t0 = (-(((-g_f64_0) * ((g_i32_0 as i64) as f64)) + (-(g_f64_1 - g_f64_1))));
+        ((((g_i32_1.at(I - 1) as i64) as i32) * (g_i32_0 * (g_i32_0.at(I + 1) * select((t0 != t0), g_i32_1, g_i32_0)))), concat_where(K < 5, (((g_f32_0 * g_f32_0) + 1.5) + (select((g_f64_1 != g_f64_1), g_f32_1, g_f32_0) * g_f32_1)), g_f32_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (scan1(c_f64_1.at(E2C[1]), select((e_f64_0 != e_f64_1), e_f64_0, e_f64_1)) / select((e_f64_1 != e_f64_0), e_f64_0, c_f64_0.at(E2C[1])));
-        ((max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * e_f64_1.at(C2E3[0])).at(E2C[0]), ((e_f64_0 * e_f64_1.abs().sqrt()) - 0.25))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_f64_1 + v_f64_1) - (v_f64_0 + v_f64_1));
-        let t1 = ((v_i32_0 / 3) * 2);
-        (neighbor_sum((e_f64_1 * e_f64_1).at(V2E6), V2E6)).cos()
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = min_over((c_f64_1 * c_f64_1).at(E2C), E2C);
+        (e_f64_1.abs().sqrt() - concat_where(K < 5, e_f64_0, t0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352553(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..6, J: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..7]);
-        op2(e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352553(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out1_1: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f32_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..4, K: 1..7]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 2..4, J: 0..5, K: 1..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -535,25 +527,15 @@ pub mod fuzz_0000000001352553 {
 pub mod fuzz_0000000001352554 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt() + (e_f64_1 + s1)).at(C2E3[2]);
-        (c_f64_1, scan0(scan1(t0, neighbor_sum(e_f64_0.at(C2E3), C2E3))))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (-max_over(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3));
+        ((-(c_f64_0 + s_f64_1)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_0000000001352554(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, s1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352554(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..7]);
     }
 }
 
@@ -562,19 +544,14 @@ pub mod fuzz_0000000001352554 {
 pub mod fuzz_0000000001352555 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0 * x1
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        scan0(concat_where(K < 4, (c_f64_1 + c_f64_0), (c_f64_0 - c_f64_0)), (((c_f64_1 * 8.0) as i32) as f64)).at(E2C[0])
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        e_f64_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352555(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_0000000001352555(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -584,20 +561,22 @@ pub mod fuzz_0000000001352556 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
         let t0 = v_i32_0;
-        v_f64_0
+        neighbor_sum(concat_where(K < 5, (e_f32_1 - e_f32_0), e_f32_0).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        ((((g_f64_0 - g_f64_0) + (g_f64_0 + g_f64_0)).at(J + 2) * ((((g_i32_1 as i64) as f64) / (g_f64_1 * g_f64_0)) - (g_f64_0 - concat_where(K < 5, g_f64_1, g_f64_1))))).tanh()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (c_f64_1.abs().sqrt() * select((c_f64_1 <= c_f64_1), c_f64_1, c_f64_0)).at(E2C[0]);
+        let t1 = (((e_f64_1 / 3.0) * 1e300) as i32);
+        (select((e_i32_0 > e_i32_1), select((e_i32_0 < t1), t0, e_f64_0), ((t1 as i64) as f64)) + (-select((e_f64_1 <= e_f64_1), e_f64_0, e_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352556(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(v_f64_0, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..3, K: 1..7]);
+    pub fn fuzz_0000000001352556(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_0, e_f32_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..7]);
     }
 }
 
@@ -606,37 +585,27 @@ pub mod fuzz_0000000001352556 {
 pub mod fuzz_0000000001352557 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
+        (e_f32_1).cos()
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        ((e_f64_1 * e_f64_1).at(K - 1).abs().sqrt() - ((select((e_f64_1 < e_f64_1), e_f64_1, e_f64_1) * max_over(c_f64_0.at(E2C), E2C)) + e_f64_0))
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        (max_over(select((e_f32_1 != e_f32_1), e_f64_1, e_f64_1).at(V2E6), V2E6)).atan()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (scan0((g_f64_0 / g_f64_1)) * g_f64_1)
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (select((c_i32_0 <= c_i32_0), c_i32_1, c_i32_1) - (c_i32_1 - c_i32_0));
-        (c_f64_0.abs().sqrt().at(K - 1), (scan1(c_f64_1, c_f64_1) + (c_f64_0 / c_f64_1)))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s_f64_0: f64) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_1 * g_f64_0) - s_f64_0);
+        (g_f64_1.at(J - 2) + s_f64_0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352557(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 2..6]);
+    pub fn fuzz_0000000001352557(e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_0: f64, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..7]);
+        op1(e_f32_1, e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+        op2(g_f64_0, g_f64_1, s_f64_0).write_to(out2_0, domain![I: 1..5, J: 2..5, K: 1..6]);
     }
 }
 
@@ -645,35 +614,27 @@ pub mod fuzz_0000000001352557 {
 pub mod fuzz_0000000001352558 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        (select((c_f32_1 > c_f32_0), c_i32_0, c_i32_0), select((c_f64_1 != c_f64_1), c_f64_1, c_f64_1).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0)
+    pub fn op1(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = ((v_i32_1 * v_i32_1) as f64);
+        ((((v_i32_1 as i64) * (v_i32_1 as i64)) as f64)).cos()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = scan0((-c_f64_0), ((c_i32_0 as i64) as f64)).at(E2C[0]);
-        let t1 = neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
-        ((e_f64_1.abs().sqrt() - e_f64_0), c_f64_1.at(E2C[0]))
-    }
-
-    #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_1.abs().sqrt() * 0.25) + select((g_f64_1 != g_f64_1), (g_i32_1 as f64), (g_f64_0 + g_f64_1)));
-        let t1 = g_i32_0;
-        concat_where(K < 5, ((g_f64_1 * t0) - (g_f64_1 - g_f64_0)), ((t0 - g_f64_1) * (g_f64_0 + g_f64_1)))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (max_over((e_f64_1 - e_f64_0).at(V2E6), V2E6), (select((v_f32_1 != v_f32_1), v_i32_1, v_i32_1) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352558(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..7]);
-        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352558(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_1: &Field<(Vertex, K), f32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..6]);
+        op1(v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
+        op2(e_f64_0, e_f64_1, v_f32_1, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -683,13 +644,13 @@ pub mod fuzz_0000000001352559 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_1 - 0.25) - g_f64_1.at(J - 1)).abs().sqrt()
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (g_f64_0 * g_f64_1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352559(g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_1).write_to(out0_0, domain![I: 0..6, J: 1..5, K: 1..7]);
+    pub fn fuzz_0000000001352559(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -699,15 +660,15 @@ pub mod fuzz_000000000135255a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_1;
-        let t1 = (((c_i32_0 as i64) / 7) as i32);
-        (-(t0 - t0))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_f32_0;
+        let t1 = ((-c_f64_0) + c_f64_0.at(K + 1));
+        ((c_f64_0 + t1) * (c_f64_0 + c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135255a(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..7]);
+    pub fn fuzz_000000000135255a(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -716,38 +677,28 @@ pub mod fuzz_000000000135255a {
 pub mod fuzz_000000000135255b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        (e_f64_0.abs().sqrt() + (c_f64_1.at(E2C[1]) + 1.5))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((e_f64_0.abs().sqrt() + (e_i32_0 as f64)) / s0);
-        (select((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) > max_over(c_f64_1.at(E2C), E2C)), (-e_f64_1).at(K + 2), (-scan0(t0, e_f64_1))), e_f64_1)
+    pub fn op1(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        (((v_f64_1 * 1e300) as i32) + v_i32_1).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s1: f64) -> Field<(Edge, K), f64> {
-        (concat_where(K < 4, e_f64_0, e_f64_0) * (e_f64_1 / s1))
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_f64_1 * v_f64_1) * (-v_f64_1));
-        neighbor_sum(scan1(e_f64_0, e_f64_0.abs().sqrt()).at(V2E6), V2E6)
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (g_f64_1 - (g_f64_0 - g_f64_1));
+        (((g_f64_0 / s_f64_1) - select((g_i32_0 > g_i32_1), t0, g_f64_1)), ((t0 + t0) * g_f64_1.at(J - 1)))
     }
 
     #[program]
-    pub fn fuzz_000000000135255b(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s0: f64, s1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, s0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 0..5]);
-        op1(e_f64_0, e_f64_1, s1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
-        op2(e_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135255b(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+        op1(v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..5]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_1).write_to((out2_0, out2_1), domain![I: 0..6, J: 1..5, K: 1..6]);
     }
 }
 
@@ -756,19 +707,14 @@ pub mod fuzz_000000000135255b {
 pub mod fuzz_000000000135255c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (scan0((c_f64_0 - c_f64_0)).at(E2C[1]).abs().sqrt(), (((e_f64_0 / e_f64_0) + (e_f64_0 - k_f64)) - (-(e_f64_1 / e_f64_1))))
+    pub fn op0(e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        (((e_i32_1 * e_i32_1) + 3) as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135255c(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_000000000135255c(e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -777,32 +723,22 @@ pub mod fuzz_000000000135255c {
 pub mod fuzz_000000000135255d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + (x0 - x0) * 0.5
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (((-concat_where(K < 3, (-g_f64_1), (g_f64_1 * g_f64_0))).at(J + 2)).cos(), ((((g_f64_1 * g_f64_1) - (g_f64_0 / g_f64_0)) + ((g_f64_0 * 3.0) * (g_f64_1 + g_f64_1))) * (-((-g_f64_1) + g_f64_1.abs().sqrt()))))
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        (((select((g_f64_0 <= g_f64_1), (g_i32_1 * 7), (g_i32_0 - g_i32_1)) as f64) + g_f64_1), (select((g_i32_1 <= select((g_i32_0 < g_i32_0), g_i32_0, g_i32_1)), ((g_i32_1 + 7) * g_i32_1), select((g_f64_1 < g_f64_0), g_i32_1.at(I + 1), (g_i32_0 + g_i32_1))) as f64))
-    }
-
-    #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (-concat_where(K < 5, select((v_f64_1 < v_f64_0), (v_f64_1 - v_f64_1), min_over(e_f64_1.at(V2E6), V2E6)), ((v_f64_1 - 3.0) * neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6))));
-        let t1 = (select(((-t0) <= (-t0)), (-v_f64_1.abs().sqrt()), ((v_i32_0 * v_i32_1) as f64)) / ((v_i32_0.at(K - 1) as f64) / v_f64_1));
-        ((scan1(v_f64_1)).cos(), (concat_where(K < 5, (v_f64_0 / 3.0), neighbor_sum(e_f64_1.at(V2E6), V2E6)) * (v_i32_0 as f64)).abs().sqrt())
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (concat_where(K < 5, select((e_f32_0 > e_f32_1), e_f64_1, e_f64_1), (e_f64_0 - e_f64_0)) + e_f64_1);
+        let t1 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
+        e_f64_0
     }
 
     #[program]
-    pub fn fuzz_000000000135255d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..6]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
+    pub fn fuzz_000000000135255d(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..3, K: 1..6]);
+        op1(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -811,41 +747,40 @@ pub mod fuzz_000000000135255d {
 pub mod fuzz_000000000135255e {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+        carry * 0.25 + x0.max(x1)
     }
 
     #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0 * x1
+        carry * 0.25 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((select((e_i32_1 > e_i32_0), e_i32_0, e_i32_0) / 2) + select((e_f64_0 < e_f64_1), (e_i32_1 + e_i32_0), (e_i32_0 * e_i32_0))).at(K + 1);
-        (concat_where(K < 2, (scan0(max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), c_f64_1.at(E2C[1])) + s1), min_over((-(-c_f64_0)).at(E2C), E2C)), scan1((((e_i32_0 as i64) * (t0 as i64)) as f64), e_f64_1))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((select((e_i32_1 > e_i32_0), e_i32_0, e_i32_0) / 2) + select((e_f64_1 < e_f64_0), (e_i32_0 - e_i32_0), e_i32_1)).at(K + 1);
+        (scan0(e_f64_1, scan1(max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), c_f64_1.at(E2C[1])))).atan()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = select((max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) > max_over((e_f64_1 - e_f64_0).at(C2E3), C2E3)), (c_f64_1 * ((c_f64_0 * c_f64_1) * c_f64_1.abs().sqrt())), (-(select((c_f64_0 != c_f64_0), c_f64_1, c_f64_1) - c_f64_0)));
-        let t1 = c_f64_0;
-        (-((e_i32_1 as f64) * max_over(c_f64_0.at(E2C), E2C)).at(C2E3[1]))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_1;
+        let t1 = select((neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) != (t0 * select((e_f64_0 != t0), e_f64_0, t0))), e_f64_1, max_over((c_f64_1 - c_f64_0).at(E2C), E2C).abs().sqrt());
+        max_over(neighbor_sum(c_f64_0.abs().sqrt().at(E2C), E2C).at(C2E3), C2E3).at(E2C[0])
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (e_i32_1 + (((e_i32_0 as i64) as i32) * 2)).at(K + 1);
-        let t1 = e_f64_0;
-        (max_over(neighbor_sum(((e_f64_1 - e_f64_1) * 0.25).at(C2E3), C2E3).at(E2C), E2C), (e_i32_1 as f64))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, w_e2c_f64: Field<(Edge, E2C), f64>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+        let t0 = e_f64_1;
+        (max_over(c_f32_0.abs().sqrt().at(E2C), E2C), (select((e_i32_0 <= e_i32_1), max_over(c_f64_0.at(E2C), E2C), neighbor_sum((c_f64_1.at(E2C) * w_e2c_f64), E2C)) * concat_where(K < 4, concat_where(K < 4, e_f64_1, t0), (t0 * e_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_000000000135255e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_000000000135255e(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f32>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..5]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+        op2(c_f32_0, c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, w_e2c_f64).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -854,9 +789,9 @@ pub mod fuzz_000000000135255e {
 pub mod fuzz_000000000135255f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
     }
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
@@ -865,22 +800,23 @@ pub mod fuzz_000000000135255f {
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_i32_1.at(K + 1) as f64);
-        let t1 = scan0(v_f64_0.abs().sqrt());
-        (concat_where(K < 1, v_f64_1, v_f64_1) - (v_f64_1 - 1.5))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        let t1 = ((v_f32_0 - v_f32_1) + neighbor_sum(e_f32_0.at(V2E6), V2E6));
+        neighbor_sum(scan0((e_f64_1 - e_f64_1), e_f64_0).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = concat_where(K < 5, (c_i32_1 as f64), concat_where(K < 2, (c_f64_0 - c_f64_1), neighbor_sum(e_f64_1.at(C2E3), C2E3))).at(E2C[0]);
-        (((e_f64_0 / t0) - (scan1((e_f64_1 - e_f64_1)) * (((e_i32_1 as i64) + 7) as f64))), e_f64_1)
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = concat_where(K < 5, (c_f32_1 as f64), (c_f64_1 - c_f64_1)).at(E2C[0]);
+        let t1 = (neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C) * ((e_f32_0 - 0.5) + e_f32_1));
+        ((scan1((e_f64_1 - e_f64_1)) * ((e_i32_1 + 7) as f64))).sin()
     }
 
     #[program]
-    pub fn fuzz_000000000135255f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
-        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_000000000135255f(c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(c_f32_1, c_f64_1, e_f32_0, e_f32_1, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -889,16 +825,26 @@ pub mod fuzz_000000000135255f {
 pub mod fuzz_0000000001352560 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = (((e_i32_0 as i64) * (e_i32_1 as i64)) as i32);
-        let t1 = e_f64_1.abs().sqrt().abs().sqrt();
-        (((t1 * 8.0) as i32) as f64)
+        let t1 = scan0(scan1(c_f64_1).at(E2C[0]), (e_f64_1 * e_f64_1));
+        (concat_where(K < 3, t1, e_f64_0) - (e_f64_0 + e_f64_1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352560(e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352560(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -907,38 +853,28 @@ pub mod fuzz_0000000001352560 {
 pub mod fuzz_0000000001352561 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+    #[field_operator]
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, k_f32: Field<K, f32>, s_f32_0: f32) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        (((c_f64_0 - ((c_i32_0 as i64) as f64)) + select(((c_i32_1 * 3) < c_i32_0.at(K + 1)), c_f64_1, c_f64_0)), ((e_f32_0 / s_f32_0).at(K - 1) + (c_f32_1 + k_f32).at(E2C[0])).at(C2E3[0]))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (scan0(c_f64_0, ((c_i32_0 as i64) as f64))).sin()
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
+        e_f32_1
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = scan1(e_f64_0, max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C));
-        ((-(e_i32_0 as f64)) / s0).at(K - 1)
-    }
-
-    #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = max_over(neighbor_sum((e_f64_1 * e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
-        ((concat_where(K < 4, e_f64_1, e_f64_1).abs().sqrt() + (select((t0 != t0), t0, e_f64_0) * (e_i32_1 as f64))), ((-(t0 * e_f64_0)) * e_f64_1))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        let t0 = c_f64_0.abs().sqrt().at(K - 2);
+        let t1 = select((c_f64_0 != c_f64_1), select((c_i32_0 < c_i32_0), c_f32_1, c_f32_1), (c_f32_0 * c_f32_1));
+        (concat_where(K < 2, (c_i32_1 as f32), max_over(e_f32_0.at(C2E3), C2E3))).sin()
     }
 
     #[program]
-    pub fn fuzz_0000000001352561(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_i32_0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, s0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(e_f64_0, e_f64_1, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 0..7]);
+    pub fn fuzz_0000000001352561(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, k_f32: &Field<K, f32>, s_f32_0: f32, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, k_f32, s_f32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..6]);
+        op1(e_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0).write_to(out2_0, domain![Cell: 0..7, K: 3..7]);
     }
 }
 
@@ -947,37 +883,30 @@ pub mod fuzz_0000000001352561 {
 pub mod fuzz_0000000001352562 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, s_f64_0: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
+        let t0 = (c_i32_1 as f32);
+        ((-(-(c_f32_1.at(K + 2) + t0.abs().sqrt()))), (c_f64_1 + s_f64_0))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (-((-c_f64_1) * (c_f64_0 + c_f64_1)).at(K + 2));
-        ((-scan0(scan1(c_f64_0)).abs().sqrt()), ((c_f64_0 - 0.5).abs().sqrt().at(K + 1) - t0))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f32_0: f32) -> Field<(Edge, K), f32> {
+        let t0 = (((c_f32_1 * c_f32_1) as f64) * (-select((c_i32_0 != c_i32_1), c_f64_1, c_f64_0))).at(E2C[0]);
+        let t1 = (((((e_i32_0 as i64) as i32) * 7) - select((e_f64_0 != t0), (e_i32_0 + e_i32_0), (e_i32_0 - e_i32_0))) - ((e_i32_0.at(K - 1) * ((e_f32_1 * 8.0) as i32)) + ((e_i32_1 * e_i32_0) * e_i32_1)));
+        concat_where(K < 3, (max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C) + (e_f32_0 + e_f32_0).at(K - 2)), ((e_f32_1 + neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)) / s_f32_0))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        (((e_f64_1 * 8.0) as i32) - (e_i32_1 * 7)).at(K + 1)
-    }
-
-    #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        ((g_f64_1 / g_f64_0).abs().sqrt()).cos()
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((((g_f64_0 * g_f64_1) + (g_f64_1 * g_f64_0)) * g_f64_1) - ((g_f64_1 - k_f64) * g_f64_1));
+        (-concat_where(K < 4, (g_f64_0 / g_f64_1).abs().sqrt(), ((-g_f64_0) + (t0 - g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352562(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..4]);
-        op1(e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
-        op2(g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352562(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s_f32_0: f32, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f32_1, c_f64_1, c_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..4]);
+        op1(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_f32_1, e_f64_0, e_i32_0, e_i32_1, s_f32_0).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
+        op2(g_f64_0, g_f64_1, k_f64).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -986,15 +915,25 @@ pub mod fuzz_0000000001352562 {
 pub mod fuzz_0000000001352563 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
+    }
+
     #[field_operator]
-    pub fn op0(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = concat_where(K < 6, (e_f64_0 - e_f64_1).at(C2E3[2]).abs().sqrt(), (c_i32_1 as f64));
-        ((t0).exp(), (((c_i32_1 / 3) / 3) as f64))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (c_f64_1 - (select((c_f64_1 <= c_f64_1), c_f64_1.abs().sqrt(), (c_f64_0 - c_f64_0)) * c_f64_1));
+        ((max_over(neighbor_sum((c_f64_1 + c_f64_1).at(E2C), E2C).at(C2E3), C2E3) * (scan0((c_f64_0 - t0)) + (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) - (t0 - c_f64_1)))), (concat_where(K < 2, min_over((e_f64_0 + e_f64_0).at(C2E3), C2E3), (c_f64_0 * scan1(e_f64_1, e_f64_0).at(C2E3[1]))) * concat_where(K < 5, ((c_f64_0 * c_f64_1) * (-c_f64_0)), ((c_f64_1 * c_f64_1) / c_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352563(c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352563(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1003,39 +942,36 @@ pub mod fuzz_0000000001352563 {
 pub mod fuzz_0000000001352564 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
-    }
-
     #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((((c_f64_1 * 8.0) as i32) as f64) - concat_where(K < 6, concat_where(K < 6, c_f64_0, (c_f64_0 * c_f64_1)), max_over(select((e_f64_1 > e_f64_1), e_f64_1, e_f64_1).at(C2E3), C2E3)))
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((scan0((-concat_where(K < 6, e_f64_0, e_f64_1))).at(C2E3[2])).sin(), (concat_where(K < 2, (-c_f64_1), select((c_f32_1 > c_f32_1), c_f64_1, (c_f64_1 * k_f64))) * scan1((e_f64_1.abs().sqrt() + e_f64_1), ((e_i32_1 as f64) * e_f64_0)).at(C2E3[1])))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s0: f64) -> Field<(Edge, K), i32> {
-        let t0 = min_over(select((c_f64_1 != c_f64_1), c_f64_1, (c_f64_0 + k_f64)).at(E2C), E2C);
-        let t1 = e_f64_0;
-        select(((e_f64_1 + s0) != neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)), e_i32_1, ((t1 * 8.0) as i32))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        ((((c_f64_0 * c_f64_0) + max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) - select((c_i32_1 > c_i32_0), (c_f64_0 - c_f64_1), (c_f64_1 - c_f64_0)))).tanh()
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = scan0(((-g_f64_0) - scan1(g_f64_0)));
-        (((((g_i32_0 as i64) * (g_i32_0 as i64)) as i32) * 3) / 2)
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        (select((e_i32_1 > e_i32_0), concat_where(K < 2, e_f32_0, e_f32_1), max_over(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C)) - max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_0000000001352564(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(I, J, K), i32>) {
-        op0(c_f64_0, c_f64_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_1, k_f64, s0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(g_f64_0, g_i32_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352564(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_1, c_f64_1, e_f64_0, e_f64_1, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+        op2(e_f32_0, e_f32_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1045,14 +981,14 @@ pub mod fuzz_0000000001352565 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = (((c_i32_0 as i64) as i32) * 2);
-        ((c_f64_1 * max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) - neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
+        ((e_f64_1 - e_f64_1).at(C2E3[1]), (concat_where(K < 5, c_f64_1, c_f64_0) + neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352565(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_0000000001352565(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1061,26 +997,20 @@ pub mod fuzz_0000000001352565 {
 pub mod fuzz_0000000001352566 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
+    #[field_operator]
+    pub fn op0(s_f64_1: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (v_f64_1 - s_f64_1)
     }
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        (-v_f64_1)
-    }
-
-    #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((((v_f64_1 * 8.0) as i32) + 3) - (((v_i32_1 as i64) * 2) as i32).at(K + 1));
-        scan0((((v_f64_1 * 3000000000.0) as i32) as f64))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        (select((g_f64_1.abs().sqrt() < g_f64_1.abs().sqrt()), ((g_i32_1 * g_i32_0) as f64), (-(g_f64_0 * g_f64_1))), ((g_f64_1 + g_f64_0) - (g_f64_0 / g_f64_1)).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352566(v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..5]);
+    pub fn fuzz_0000000001352566(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(s_f64_1, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1089,28 +1019,34 @@ pub mod fuzz_0000000001352566 {
 pub mod fuzz_0000000001352567 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
+    }
+
     #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
         carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (select((c_f64_0 > c_f64_1), c_i32_1, c_i32_0) + ((c_f64_0 * 8.0) as i32)).at(K + 1);
-        let t1 = (max_over(c_f64_0.at(E2C), E2C) / (e_f64_0 - e_f64_0)).at(C2E3[0]);
-        (((select((c_f64_1 < t1), (-t1), (-c_f64_0)) * (select((c_f64_1 != t1), c_f64_0, c_f64_1) * (c_f64_0 / c_f64_1)))).tanh(), ((c_f64_0 - c_f64_1).at(K + 2) / scan0((e_f64_0 + e_f64_0)).at(C2E3[1])))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_i32_0: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
+        let t0 = (select((c_f64_1 <= c_f64_1), c_i32_0, c_i32_0) + c_i32_0.at(K - 1)).at(K + 1);
+        let t1 = max_over(neighbor_sum((c_f64_0 / c_f64_1).at(E2C), E2C).at(C2E3), C2E3);
+        ((((c_f32_0 * c_f32_0) * (c_f32_1 * c_f32_1)) + k_f32), ((e_i32_0 as i64).at(K - 1) as f64).at(C2E3[1]))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((((-(g_f64_1 / g_f64_0)) * select((g_f64_0 != g_f64_1), (g_f64_1 * g_f64_0), g_f64_1.abs().sqrt())) * 1e300) as i32);
-        (((((g_f64_1 + g_f64_1) * (g_f64_0 + g_f64_1)) + (concat_where(K < 6, g_f64_0, g_f64_1) + (g_f64_0 + g_f64_0))) + 0.5)).tanh()
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = (scan0((c_f64_0 - c_f64_1).at(K + 2), scan1((e_f64_0 + e_f64_0)).at(C2E3[1])) + c_f64_0);
+        let t1 = (select((t0 <= c_f64_1), (c_f32_1 / c_f32_0), select((c_f64_0 < c_f64_0), c_f32_1, c_f32_0)).abs().sqrt() * (-(c_f32_0 + 0.5)).abs().sqrt());
+        (((c_f64_0 + (t0 + c_f64_1)) + ((e_i32_0 as i64) as f64).at(C2E3[0])) * (-neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(K - 2)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352567(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..5]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352567(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, e_i32_0, k_f32).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..5]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
     }
 }
 
@@ -1120,14 +1056,14 @@ pub mod fuzz_0000000001352568 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_i32_1.at(K + 1) as f64);
-        (((v_i32_1 * 7).at(K - 1) as f64)).cos()
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f32_0.at(V2E6), V2E6);
+        max_over(((e_f64_0 - e_f64_0) + (e_f64_0 * e_f64_0)).at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_0000000001352568(v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352568(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, e_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1137,21 +1073,23 @@ pub mod fuzz_0000000001352569 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_i32_0 / 3) as f64);
-        let t1 = (e_i32_1 + (e_i32_0 / 2));
-        (concat_where(K < 3, e_f64_0, (-e_f64_0))).tanh()
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_f32_1 as f64) + 1.5);
+        let t1 = ((e_i32_0 / 2) - select((e_i32_0 <= e_i32_0), e_i32_0, e_i32_1));
+        e_f64_0
     }
 
     #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        (((v_i32_0 + v_i32_0) as i64) as i32)
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((e_f32_0 + s_f32_0) as f64);
+        let t1 = t0;
+        (((e_f64_1 + e_f64_0) / (t0 - 0.5)), ((e_f64_1 + e_f64_1) - e_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352569(e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
-        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
-        op1(v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_0000000001352569(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f32_0: f32, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_1, e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
+        op1(e_f32_0, e_f64_0, e_f64_1, s_f32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1160,25 +1098,15 @@ pub mod fuzz_0000000001352569 {
 pub mod fuzz_000000000135256a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = (select((c_f64_0 > c_f64_0), (c_i32_0 as i64), (c_i32_0 as i64)) as f64).at(E2C[1]);
-        (select((concat_where(K < 6, e_f64_1, e_f64_1) != scan0(t0)), scan1(c_f64_1, c_f64_0).at(E2C[1]).abs().sqrt(), (t0 * s0))).exp()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = e_f64_0;
+        (select((t0 <= e_f64_0), ((e_i32_0 as i64) + (e_i32_1 as i64)), (e_i32_1 as i64).at(K - 1)) as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135256a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_000000000135256a(e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -1187,19 +1115,19 @@ pub mod fuzz_000000000135256a {
 pub mod fuzz_000000000135256b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        ((scan0(c_f64_1, ((c_i32_0 * c_i32_0) as f64)).at(E2C[0]) - (select((e_i32_1 <= e_i32_1), (e_i32_1 as f64), e_f64_1.at(K - 2)) / (e_f64_0 + e_f64_0).abs().sqrt()))).exp()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Edge, K), f64> {
+        scan0(((c_f64_1 * c_f64_1) * (c_f64_1 + 0.5)), select((c_i32_1 <= c_i32_1), c_f64_0, c_f64_0).abs().sqrt()).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_000000000135256b(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, c_i32_0, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
+    pub fn fuzz_000000000135256b(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -1209,13 +1137,13 @@ pub mod fuzz_000000000135256c {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_1, (-concat_where(K < 3, v_f64_1, v_f64_1)))
+    pub fn op0(k_f32: Field<K, f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        ((concat_where(K < 3, v_f32_1, v_f32_1) + k_f32)).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135256c(v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_000000000135256c(k_f32: &Field<K, f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(k_f32, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1224,21 +1152,26 @@ pub mod fuzz_000000000135256c {
 pub mod fuzz_000000000135256d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        let t0 = scan0(c_f64_0.at(K - 2));
-        let t1 = e_f64_0.at(C2E3[1]);
-        ((select((c_i32_0 < c_i32_1), c_i32_1, c_i32_0) - (c_i32_0 + c_i32_1)), t1)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (scan0(e_f64_0, e_f64_1).at(C2E3[1]) + 0.25);
+        let t1 = (((c_f64_0 * 1e19) as i32) + c_i32_1);
+        (scan1((e_f64_0 * e_f64_1), (e_f64_1 * e_f64_0)).at(C2E3[2]), concat_where(K < 6, (t1 as f64), (t0 * t0)))
     }
 
     #[program]
-    pub fn fuzz_000000000135256d(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_i32_0, c_i32_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..7]);
+    pub fn fuzz_000000000135256d(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1247,15 +1180,20 @@ pub mod fuzz_000000000135256d {
 pub mod fuzz_000000000135256e {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = ((v_f64_1 + v_f64_0) - k_f64);
-        (((v_f64_0 + s1).abs().sqrt()).exp(), neighbor_sum((e_f64_1 - e_f64_0).at(V2E6), V2E6))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        let t0 = ((v_f64_1 + v_f64_0) / neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6));
+        (neighbor_sum((e_f32_1 - e_f32_0).at(V2E6), V2E6), ((v_f64_0 * t0) * v_f64_0.abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_000000000135256e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f64, s1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135256e(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, e_f32_1, e_f64_0, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -1264,32 +1202,40 @@ pub mod fuzz_000000000135256e {
 pub mod fuzz_000000000135256f {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((v_i32_0 <= select((v_f64_0 <= v_f64_0), v_i32_1, v_i32_1).at(K - 1)), min_over((e_f64_0 + e_f64_0).at(V2E6), V2E6), neighbor_sum((-select((e_i32_0 <= e_i32_0), e_f64_1, e_f64_1)).at(V2E6), V2E6));
-        let t1 = ((t0 + t0) + k_f64);
-        ((neighbor_sum(e_f64_0.at(V2E6), V2E6).at(K + 2) / t0)).atan()
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = ((g_i32_0 as f64) * g_f64_1);
-        let t1 = ((g_f64_0 * g_f64_1) - (g_f64_1 / t0));
-        ((t0).tanh(), (select((g_f64_1 > g_f64_1), t0, g_f64_0) + k_f64))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = (v_f64_0 - neighbor_sum(scan0((-(e_f64_0 + e_f64_1)), (e_f64_0 + e_f64_0)).at(V2E6), V2E6));
+        let t1 = min_over(select(((e_i32_1 + e_i32_1) <= select((e_i32_1 < e_i32_1), e_i32_1, e_i32_1)), e_f64_1, (-(e_f64_1 - e_f64_1))).at(V2E6), V2E6);
+        ((t1 * v_f64_1), (select((v_f32_0.at(K + 2) > v_f32_1), ((v_i32_0 as i64) as f32), ((v_f32_1 * v_f32_0) - (-v_f32_0))) + k_f32))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = (g_i32_1 as f64);
-        let t1 = concat_where(K < 6, t0, t0);
-        select(((g_i32_0 as f64) <= (g_f64_1 * g_f64_1)), g_i32_0, (((t0 + g_f64_0) * 1e300) as i32))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        scan1(concat_where(K < 3, (v_f64_1 + v_f64_0), (v_f64_0 * v_f64_0)))
+    }
+
+    #[field_operator]
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = select((c_f64_0 > c_f64_1), c_i32_0, c_i32_1);
+        let t1 = select((c_f64_0 < c_f64_0), ((t0 as i64) as i32), (c_i32_0 + t0));
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_000000000135256f(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
-        op0(e_f64_0, e_f64_1, e_i32_0, k_f64, v_f64_0, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135256f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1, k_f32, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..5]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1298,33 +1244,28 @@ pub mod fuzz_000000000135256f {
 pub mod fuzz_0000000001352570 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+        carry * 0.75 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 6, concat_where(K < 1, ((v_i32_0 as i64) as f64), scan0(v_f64_1, v_f64_1)).abs().sqrt(), v_f64_0);
-        select((v_f64_1 < t0.abs().sqrt()), ((v_i32_1 as f64) / scan1(v_f64_0, t0)), concat_where(K < 5, (t0 * v_f64_1), (v_f64_1 - k_f64))).abs().sqrt()
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = neighbor_sum(scan0(((e_f64_1 + e_f64_1) + (e_f64_1 - e_f64_1)), e_f64_0).at(V2E6), V2E6);
+        (concat_where(K < 3, (-v_f64_0.abs().sqrt()).at(K + 2), (((v_f64_1 + v_f64_0) * t0) - neighbor_sum((e_f64_1.at(K + 1).at(V2E6) * w_v2e6_f64), V2E6))), (((v_f32_1 - v_f32_1) + concat_where(K < 6, v_f32_1, v_f32_0)) - k_f32).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_0 / 7).at(K + 1) + (c_i32_0.at(K + 1) * 2)) * 3);
-        let t1 = (((c_f64_0 * c_f64_0.abs().sqrt()) * ((c_f64_0 - c_f64_0) - c_f64_1)) - c_f64_1);
-        (((c_i32_0 as i64) * (c_i32_1 as i64)) as f64).at(K + 1)
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = ((select((c_f32_0 > c_f32_1), c_f64_1, c_f64_0) * select((c_f64_0 > c_f64_0), c_f64_1, c_f64_0)) * c_f64_1.abs().sqrt());
+        let t1 = ((select((t0 != c_f64_0), c_i32_0, c_i32_1) as f32) - ((c_i32_0 * 3) as f32));
+        (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K - 1), t0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352570(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_0000000001352570(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, k_f32, v_f32_0, v_f32_1, v_f64_0, v_f64_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..4]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..7]);
     }
 }
 
@@ -1333,32 +1274,26 @@ pub mod fuzz_0000000001352570 {
 pub mod fuzz_0000000001352571 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.5 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0;
-        scan0((e_f64_1 - e_f64_1.abs().sqrt())).at(C2E3[2])
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, k_f64: Field<K, f64>, w_c2e3_f32: Field<(Cell, C2E3), f32>) -> Field<(Cell, K), f64> {
+        let t0 = neighbor_sum((e_f32_0.at(C2E3) * w_c2e3_f32), C2E3);
+        (c_f64_1 - scan0((c_f64_0 / k_f64), c_f64_1.at(K - 1)).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = concat_where(K < 6, select((c_i32_1 > c_i32_1), neighbor_sum(e_f64_1.at(C2E3), C2E3), neighbor_sum(e_f64_1.at(C2E3), C2E3)), (c_f64_0 - (c_f64_0 + s0))).at(K - 1);
-        (c_f64_1, (scan1(c_f64_1, (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - c_f64_0)) - s0))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s_f64_0: f64) -> Field<(I, J, K), f64> {
+        ((select((g_f64_1 < g_f64_0), g_f64_1, g_f64_0) * (g_f64_0 + s_f64_0)) - ((g_f64_1 - s_f64_0) - 0.5)).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_0000000001352571(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_1, s0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..6]);
+    pub fn fuzz_0000000001352571(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s_f64_0: f64, w_c2e3_f32: &Field<(Cell, C2E3), f32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_0, k_f64, w_c2e3_f32).write_to(out0_0, domain![Cell: 1..6, K: 2..7]);
+        op1(g_f64_0, g_f64_1, s_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1367,25 +1302,31 @@ pub mod fuzz_0000000001352571 {
 pub mod fuzz_0000000001352572 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+        carry * -0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        neighbor_sum(scan0((e_f64_0 + e_f64_0)).at(V2E6), V2E6)
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((v_f64_1 - v_f64_0) * scan0(v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        ((concat_where(K < 6, (-concat_where(K < 6, c_f64_0, c_f64_0)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)) - ((c_f64_0.at(K - 2) + 0.5) + c_f64_1.at(K + 2)))).cos()
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = (concat_where(K < 6, (neighbor_sum(e_f32_1.at(V2E6), V2E6) * s_f32_0), (v_f32_0.at(K - 2) + 0.5)) as f64);
+        ((concat_where(K < 2, (((v_i32_0 as i64) as f64) - neighbor_sum(e_f64_1.at(V2E6), V2E6)), concat_where(K < 6, (t0 + t0), concat_where(K < 6, v_f64_1, t0))) / ((neighbor_sum(e_f64_1.at(V2E6), V2E6) * scan1(v_f64_1)) + 0.125)), t0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352572(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 2..5]);
+    pub fn fuzz_0000000001352572(e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f32_1, e_f64_1, s_f32_0, v_f32_0, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 3..7]);
     }
 }
 
@@ -1395,15 +1336,15 @@ pub mod fuzz_0000000001352573 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(s0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_i32_1;
-        let t1 = (v_f64_1 + v_f64_0).abs().sqrt();
-        (v_f64_0 * s0)
+        let t1 = v_f64_0;
+        ((t1 * s_f64_0) + neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352573(s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(s0, v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352573(e_f64_0: &Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, s_f64_0, v_f64_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1413,13 +1354,13 @@ pub mod fuzz_0000000001352574 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        (v_i32_0 as f64)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (((neighbor_sum(e_f64_0.at(V2E6), V2E6) * (-v_f64_1)) - v_f64_0)).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352574(v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352574(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -1428,30 +1369,21 @@ pub mod fuzz_0000000001352574 {
 pub mod fuzz_0000000001352575 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0.max(x1)
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((g_f64_0 + k_f64), ((concat_where(K < 4, g_f64_1, g_f64_1) * (g_f64_0 - g_f64_0)) - 1.5))
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        (((g_f64_0 / k_f64) * (g_f64_0 * g_f64_1)) * (g_f64_1.abs().sqrt() - (g_f64_0 - g_f64_0)))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s0: f64) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        ((e_i32_0.at(K + 1) + (((e_i32_0 / 3) + (e_i32_0 * 2)) - ((e_f64_0 * 8.0) as i32))), select(((-max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)) != scan0((-c_f64_0), (c_f64_0 - c_f64_1)).at(E2C[1])), ((e_f64_0 * s0) + (e_f64_0 * e_f64_1)).at(K + 1), ((e_i32_0 as f64).abs().sqrt() * scan1((e_f64_1 - e_f64_1), e_f64_0))))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_i32_1 * g_i32_0).at(I + 1);
+        (-(g_f64_0 - (g_f64_1 - 1.5)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352575(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, k_f64).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, s0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_0000000001352575(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, k_f64).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1461,14 +1393,14 @@ pub mod fuzz_0000000001352576 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = ((select((c_f64_1 <= c_f64_0), ((c_i32_1 as i64) as i32), c_i32_1) + (c_i32_1.at(K - 1) + c_i32_0.at(K - 1))) / 7);
-        c_f64_1
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, k_f32: Field<K, f32>, s_f32_0: f32) -> Field<(Cell, K), f32> {
+        let t0 = ((select((c_f64_0 != c_f64_0), (c_i32_1 / 2), c_i32_1) + (c_i32_1.at(K - 1) + c_i32_0.at(K - 1))) / 7);
+        ((-(e_f32_0.at(C2E3[2]) - s_f32_0)) * k_f32)
     }
 
     #[program]
-    pub fn fuzz_0000000001352576(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_0000000001352576(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, k_f32: &Field<K, f32>, s_f32_0: f32, out0_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f64_0, c_i32_0, c_i32_1, e_f32_0, k_f32, s_f32_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1477,40 +1409,29 @@ pub mod fuzz_0000000001352576 {
 pub mod fuzz_0000000001352577 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0.max(x0)
+    #[field_operator]
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f32: Field<K, f32>) -> Field<(I, J, K), f32> {
+        let t0 = ((concat_where(K < 6, (g_f64_0 - g_f64_0), (g_f64_0 - g_f64_0)) + (select((g_i32_1 > g_i32_1), g_f64_1, g_f64_0) + concat_where(K < 3, g_f64_0, g_f64_0))) - select(((g_f64_1 - g_f64_1) != g_f64_1.at(J - 2)), (g_f64_0.at(J - 1) + g_f64_1), (concat_where(K < 6, g_f64_0, g_f64_1) * (g_f64_1 + g_f64_0))));
+        (-(((-g_f32_0) * (g_f32_0 - k_f32)) - g_f32_1))
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_1.abs().sqrt() * concat_where(K < 6, (scan0(g_f64_1, g_f64_1) - (g_f64_0 * g_f64_1)), (g_f64_1 + (g_f64_0 + g_f64_0))));
-        ((((t0 / t0) - g_f64_0.at(J - 1)) - g_f64_0) + ((g_f64_1 * t0.abs().sqrt()) + t0))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        let t0 = concat_where(K < 5, v_f64_0, (v_f64_0 + v_f64_0.abs().sqrt()));
+        let t1 = (neighbor_sum((e_f64_1 / e_f64_1).at(V2E6), V2E6) - min_over((e_f64_1 + e_f64_0).at(V2E6), V2E6));
+        ((v_f32_1).tanh(), t1)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = scan1((e_i32_0 as f64)).at(C2E3[2]);
-        let t1 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3);
-        (c_i32_0 + 2)
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, w_e2c: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
-        let t0 = min_over(c_f64_1.at(E2C), E2C).abs().sqrt();
-        neighbor_sum((c_f64_1.at(E2C) * w_e2c), E2C)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        ((min_over((e_f64_1 * e_f64_0).at(V2E6), V2E6) - v_f64_0)).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352577(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, w_e2c: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 1..5, K: 1..7]);
-        op1(c_f64_1, c_i32_0, e_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(c_f64_1, w_e2c).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352577(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f32: &Field<K, f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1, k_f32).write_to(out0_0, domain![I: 1..5, J: 2..5, K: 0..7]);
+        op1(e_f64_0, e_f64_1, v_f32_1, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
+        op2(e_f64_0, e_f64_1, v_f64_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -1519,40 +1440,41 @@ pub mod fuzz_0000000001352577 {
 pub mod fuzz_0000000001352578 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = select((g_f64_1 < select((g_f64_1 <= g_f64_1), g_f64_0.at(I + 1), (g_f64_1 * g_f64_0))), ((((g_i32_0 as i64) * (g_i32_1 as i64)) + 2) as i32), (((g_f64_0 * 8.0) as i32) * (((g_f64_1 * g_f64_0) * 3000000000.0) as i32)));
-        let t1 = g_i32_0.at(I + 1);
-        (concat_where(K < 5, g_f64_0, (((t1 / 3) as i64) as f64)), (-((g_f64_1 * g_f64_1) - select((g_f64_0 != g_f64_0), g_f64_1, g_f64_0)).abs().sqrt()))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
+        let t0 = select((((g_f32_1 * g_f32_1) + (g_f32_1 - 1.5)) <= g_f32_1.abs().sqrt()), g_i32_0, select(((g_f64_1 * g_f64_0) < (g_f64_0 * g_f64_0)), ((g_f64_0 * 8.0) as i32), (select((g_f64_1 < g_f64_0), g_i32_1, g_i32_1) + g_i32_0)));
+        let t1 = ((((g_f32_0 as f64) * (g_f64_1 * g_f64_0)) * s_f64_0) * ((g_f64_1.abs().sqrt() - select((g_f64_0 <= g_f64_1), g_f64_0, g_f64_1)) / (select((g_f32_1 <= g_f32_1), g_f64_1, g_f64_0) * g_f64_0.at(I - 1))));
+        (select((((t1 - g_f64_0) - (-g_f64_1)) != (((g_i32_0 as i64) - (g_i32_1 as i64)) as f64)), (scan0(g_f64_0, (g_f64_0 - g_f64_0)) * select((g_f64_1 <= g_f64_1), t1, (g_f64_1 - g_f64_0))), (g_i32_0.at(I - 1) as f64)), ((((g_f32_1 + g_f32_0) + g_f32_1) * ((g_f32_1 * g_f32_0) - g_f32_1)) * (g_f32_1 / g_f32_0).at(J + 2).abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (-(e_f64_0 + (max_over(c_f64_1.at(E2C), E2C) * (e_f64_1 - e_f64_1))));
-        let t1 = neighbor_sum(neighbor_sum((-e_f64_1.abs().sqrt()).at(C2E3), C2E3).at(E2C), E2C);
-        ((neighbor_sum((c_f64_0 + neighbor_sum(e_f64_1.at(C2E3), C2E3)).at(E2C), E2C)).sin(), scan0(scan1((-e_f64_1))))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f32_1: f32) -> Field<(Edge, K), f32> {
+        let t0 = (select((e_f64_0 != e_f64_0), e_i32_0, e_i32_0) * (e_i32_0 + e_i32_0));
+        let t1 = (e_i32_0 - e_i32_1).at(K - 1);
+        ((min_over(c_f32_0.at(E2C), E2C) / s_f32_1)).tanh()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), i32> {
-        ((c_f64_1 * 8.0) as i32)
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
+        let t0 = select((concat_where(K < 6, e_f64_1, e_f64_1).at(C2E3[1]) > scan1((c_f64_0 - c_f64_1))), ((select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0) * (c_i32_0 * 2)) / 2), c_i32_0);
+        (-c_f32_1).at(K - 2)
     }
 
     #[program]
-    pub fn fuzz_0000000001352578(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..5, J: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..7]);
-        op2(c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_0000000001352578(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_1: f32, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![I: 1..6, J: 0..3, K: 0..6]);
+        op1(c_f32_0, e_f64_0, e_i32_0, e_i32_1, s_f32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
+        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
     }
 }
 
@@ -1567,25 +1489,25 @@ pub mod fuzz_0000000001352579 {
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((((g_i32_0 as i64) as f64) - (g_f64_0 + g_f64_0)) + 3.0) + (concat_where(K < 2, (g_f64_0 - g_f64_1), scan0(g_f64_1)) + (g_f64_1 * (g_f64_0 + g_f64_0)))), (-g_f64_0))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        ((((g_i32_0 as i64) as f64) - (g_f64_0 + g_f64_0)) + 3.0).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        g_f64_0
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (scan0(neighbor_sum(e_f64_1.at(C2E3), C2E3)), (-c_f64_0).at(K - 1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        (concat_where(K < 4, c_f64_0, c_f64_0) + select((c_f64_0 < c_f64_0), c_f64_0, c_f64_0)).at(E2C[0])
+    pub fn op2(e_f32_0: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        (concat_where(K < 3, (v_f32_1 - v_f32_0), neighbor_sum(e_f32_0.at(V2E6), V2E6)) - ((-v_f32_0) - v_f32_0.abs().sqrt()))
     }
 
     #[program]
-    pub fn fuzz_0000000001352579(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(g_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op2(c_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_0000000001352579(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
+        op0(g_f64_0, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
+        op1(c_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..6]);
+        op2(e_f32_0, v_f32_0, v_f32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -1594,19 +1516,14 @@ pub mod fuzz_0000000001352579 {
 pub mod fuzz_000000000135257a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (concat_where(K < 5, e_f64_1, scan0((c_f64_0 * c_f64_0).abs().sqrt()).at(E2C[1])), e_f64_0)
+    pub fn op0(e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        (((e_i32_1 / 7) * 7) as f64).at(K - 2)
     }
 
     #[program]
-    pub fn fuzz_000000000135257a(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_000000000135257a(e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -1616,13 +1533,13 @@ pub mod fuzz_000000000135257b {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((g_f64_1 + g_f64_1).abs().sqrt().abs().sqrt(), (((g_f64_0 + g_f64_1) + g_f64_0.at(J + 1)) - (g_f64_1 + g_f64_0).abs().sqrt()))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (-g_f64_0)
     }
 
     #[program]
-    pub fn fuzz_000000000135257b(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..4, K: 1..6]);
+    pub fn fuzz_000000000135257b(g_f64_0: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1631,19 +1548,14 @@ pub mod fuzz_000000000135257b {
 pub mod fuzz_000000000135257c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Edge, K), f64> {
-        (((e_f64_0 / s0) * neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)) + scan0((c_f64_1 + c_f64_0)).at(E2C[1]))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        e_f64_0
     }
 
     #[program]
-    pub fn fuzz_000000000135257c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s0: f64, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_000000000135257c(e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1658,22 +1570,20 @@ pub mod fuzz_000000000135257d {
     }
 
     #[field_operator]
-    pub fn op1(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (-((e_i32_0 + e_i32_1) as f64))
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>) -> Field<(Edge, K), f64> {
+        (((((e_f32_1 * e_f32_1) * 3000000000.0) as i64).at(K - 1) as f64)).exp()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = ((concat_where(K < 1, v_f64_0, v_f64_0) / k_f64) / 0.5);
-        let t1 = ((v_f64_0.abs().sqrt() / (v_f64_0 - v_f64_0)) - min_over(e_f64_0.at(V2E6), V2E6));
-        t1
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>) -> (Field<(Cell, K), f32>, Field<(Cell, K), f32>) {
+        ((((c_f32_0 + c_f32_1) * c_f32_1.abs().sqrt()).at(K - 1) - ((select((c_f32_1 > c_f32_1), c_f32_0, c_f32_1) + c_f32_0) - concat_where(K < 5, max_over(e_f32_0.at(C2E3), C2E3), (c_f32_1 * c_f32_1)))), (concat_where(K < 4, select((c_f64_1 != c_f64_1), (c_f32_1 + c_f32_1), min_over(e_f32_0.at(C2E3), C2E3)), concat_where(K < 6, neighbor_sum(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3), (c_f32_0 - c_f32_1))) / (-((c_f32_1 * c_f32_0) * c_f32_1))))
     }
 
     #[program]
-    pub fn fuzz_000000000135257d(e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_000000000135257d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f32>, out2_1: &mut Field<(Cell, K), f32>) {
         op0(e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(e_f64_0, k_f64, v_f64_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(e_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(c_f32_0, c_f32_1, c_f64_1, e_f32_0).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 2..6]);
     }
 }
 
@@ -1683,15 +1593,15 @@ pub mod fuzz_000000000135257e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = (select((g_i32_1 <= g_i32_0), select((g_f64_0 != g_f64_1), g_i32_1, g_i32_1), select((g_i32_1 <= g_i32_0), g_i32_1, g_i32_1)) as f64);
-        let t1 = (select((t0 != g_f64_0), ((g_i32_1 as i64) as i32), g_i32_1) * 2);
-        select((g_f64_1.at(J + 1) < g_f64_1.abs().sqrt()), t1, (g_i32_1 * 3).at(I + 1))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        let t0 = (((g_f32_1 / g_f32_0) + (g_f32_1 - g_f32_1)) / (g_f32_1 + g_f32_1.abs().sqrt()));
+        let t1 = (select((g_f64_0 != g_f64_0), ((g_f64_1 * 8.0) as i32), g_i32_0.at(I + 1)) * 2);
+        (g_f32_1.abs().sqrt() + g_f32_1).at(I - 1)
     }
 
     #[program]
-    pub fn fuzz_000000000135257e(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..4, K: 0..7]);
+    pub fn fuzz_000000000135257e(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1716,33 +1626,32 @@ pub mod fuzz_000000000135257f {
 pub mod fuzz_0000000001352580 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_f64_0.abs().sqrt();
-        let t1 = c_f64_0;
-        neighbor_sum(neighbor_sum(((c_f64_0 + c_f64_0) * c_f64_0.abs().sqrt()).at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, k_f32: Field<K, f32>) -> Field<(Cell, K), f32> {
+        let t0 = scan0(scan1((e_f64_0 + e_f64_0)).at(C2E3[0]));
+        let t1 = ((((c_f32_0 + c_f32_1) - (c_f32_0 + 0.125)) - k_f32) - ((c_i32_0.at(K + 1) as f32) + ((c_f32_1 + k_f32) * (c_f32_1 * c_f32_0))));
+        (neighbor_sum(max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 2).at(C2E3), C2E3) * (c_f32_0 - t1))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s0: f64) -> Field<(Edge, K), f64> {
-        let t0 = (e_f64_0 + e_f64_0).at(K + 2);
-        (scan0((-(t0 + k_f64)), (scan1(c_f64_1).at(E2C[0]) - s0)) - (-max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6), (select((v_f64_1 < v_f64_0), (-v_f32_0), v_f32_1.at(K - 2)) - (select((v_i32_1 <= v_i32_1), v_f32_0, v_f32_1) - (-v_f32_1))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352580(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(c_f64_1, e_f64_0, e_f64_1, k_f64, s0).write_to(out1_0, domain![Edge: 1..10, K: 1..4]);
+    pub fn fuzz_0000000001352580(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>) {
+        op0(c_f32_0, c_f32_1, c_i32_0, e_f32_1, e_f64_0, k_f32).write_to(out0_0, domain![Cell: 1..6, K: 3..6]);
+        op1(e_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1752,38 +1661,31 @@ pub mod fuzz_0000000001352581 {
     use super::*;
 
     #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        (c_i32_0, scan0((c_f64_0 * k_f64), (c_f64_1 + c_f64_1)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        (c_i32_0, (-(c_f64_0 - c_f64_0)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, w_c2e3: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_1 * 8.0) as i32);
-        ((c_f64_1 * k_f64) - neighbor_sum((e_f64_1.at(C2E3) * w_c2e3), C2E3))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        scan0(select((e_f64_1 > e_f64_0), (e_f64_0 * e_f64_0), e_f64_1)).at(C2E3[0])
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_i32_1;
-        let t1 = ((c_f64_0 * 8.0) as i32);
-        ((e_f64_0.at(C2E3[0]) - ((t1 as i64) as f64)).abs().sqrt() - scan1(neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = ((((c_f64_0 * 8.0) as i32) * 7) + select((c_f64_1.abs().sqrt() != (-c_f64_1)), (c_i32_0 + ((c_f64_1 * 8.0) as i32)), (c_i32_0 + 3)));
+        ((select(((c_f64_1 / k_f64) != c_f64_1.at(K + 1)), c_f64_0, concat_where(K < 4, (c_f64_1 * c_f64_1), c_f64_0)).at(K + 1)).atan(), c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352581(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, w_c2e3: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, k_f64).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_1, e_f64_1, k_f64, w_c2e3).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
-        op2(c_f64_0, c_f64_1, c_i32_1, e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_0000000001352581(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0, k_f64).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 1..4]);
     }
 }
 
@@ -1793,23 +1695,23 @@ pub mod fuzz_0000000001352582 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (g_i32_0 as f64).at(K - 2);
-        let t1 = (g_f64_0 + (((g_f64_0 * g_f64_0) - (g_f64_0 * g_f64_0)) * (g_f64_0 / g_f64_1).at(I - 2)));
-        g_f64_0
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_0: f64) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f32_0 as f64) + g_f64_0.at(I + 2));
+        let t1 = ((((g_f64_1 * t0) - s_f64_0) * ((t0 + t0) + concat_where(K < 5, g_f64_1, g_f64_0))) - ((g_f64_0.at(J - 1) * (g_i32_0 as f64)) - concat_where(K < 2, (t0 - t0), select((g_i32_0 <= g_i32_1), t0, g_f64_0))));
+        ((-(g_f64_1 - g_f64_1)) + (g_f64_0 - g_f64_0)).at(I - 1)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        let t1 = v_f64_0;
-        t1
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f32_0 * (-v_f32_1));
+        let t1 = neighbor_sum(((e_f64_0 * e_f64_0).at(V2E6) * w_v2e6_f64), V2E6);
+        select((v_f64_1 < v_f64_1), (v_f64_1 / t1), concat_where(K < 4, v_f64_1, v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352582(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 3..5, J: 0..5, K: 2..6]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_0000000001352582(e_f64_0: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f32_0, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_0).write_to(out0_0, domain![I: 1..4, J: 1..5, K: 0..7]);
+        op1(e_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, w_v2e6_f64).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -1818,34 +1720,22 @@ pub mod fuzz_0000000001352582 {
 pub mod fuzz_0000000001352583 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+    #[field_operator]
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = ((select((c_i32_0 < c_i32_1), c_f32_0, c_f32_1) * max_over(e_f32_1.at(C2E3), C2E3)) + c_f32_1);
+        let t1 = t0;
+        (c_f64_1, (((c_f32_1 - c_f32_1) + t1) - (((c_i32_1 as i64) as f32) - (-c_f32_0))))
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (c_f64_0 - c_f64_1);
-        let t1 = (-(t0.abs().sqrt() + c_f64_0));
-        (t1, t0)
-    }
-
-    #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>, s1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (((g_f64_1 * 8.0) as i32) as f64);
-        let t1 = ((t0 - ((g_f64_0 / t0) - (g_f64_0 + g_f64_1))) + ((g_f64_1 / s1) + (select((g_f64_0 < g_f64_0), g_f64_0, t0) - select((g_f64_1 > g_f64_1), g_f64_1, g_f64_0))));
-        ((((g_f64_1 - g_f64_1) - 3.0).at(I + 1) - ((-g_f64_0).at(I - 2) - select((g_i32_0 > g_i32_0), (g_i32_0 as f64), scan0(t0, g_f64_1)))), select(((g_i32_0 - g_i32_1).at(I + 1) != ((g_i32_1 + g_i32_0) * 2)), scan1((t0 * k_f64)), ((select((t0 < g_f64_1), (g_i32_1 as i64), (g_i32_1 as i64)) * ((g_i32_0 as i64) / 2)) as f64)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        (select(((c_i32_1 + c_i32_1) <= ((c_f64_0 * 8.0) as i32)), c_f64_0.at(K + 1), c_f64_1)).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352583(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64, s1).write_to((out1_0, out1_1), domain![I: 2..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352583(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_1, c_i32_0, c_i32_1, e_f32_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..6]);
+        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -1854,39 +1744,33 @@ pub mod fuzz_0000000001352583 {
 pub mod fuzz_0000000001352584 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s0: f64) -> Field<(Cell, K), f64> {
-        let t0 = scan0((e_f64_0 + e_f64_1)).at(C2E3[1]);
-        (((c_i32_1 as f64) + s0)).tanh()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (((c_f64_0 * 8.0) as i32) as f64);
+        (concat_where(K < 6, (t0 + s_f64_0), c_f64_0), (-scan0(e_f64_0, e_f64_1).at(C2E3[2])))
     }
 
     #[field_operator]
-    pub fn op1(e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (e_i32_1 as f64)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = (-((-e_f64_0).at(K + 2) - e_f64_0));
+        ((e_i32_1.at(K - 1) + e_i32_0.at(K - 1)) - ((e_f64_1 * 8.0) as i32).at(K + 1)).at(K - 1)
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (-(v_f64_1.at(K + 2) - (v_f64_0 * v_f64_0)));
-        let t1 = v_f64_0.at(K - 2);
-        scan1(((t0 * v_f64_0) * (v_f64_0 + v_f64_1)))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        select((v_i32_0.at(K - 1) != (((v_i32_0 as i64) as i32) + (v_i32_1 - v_i32_0))), (max_over(e_f64_0.abs().sqrt().at(V2E6), V2E6) / (v_f64_1 / s_f64_1)), (v_f64_0 + s_f64_1))
     }
 
     #[program]
-    pub fn fuzz_0000000001352584(c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_i32_1, e_f64_0, e_f64_1, s0).write_to(out0_0, domain![Cell: 1..6, K: 0..6]);
-        op1(e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..4]);
+    pub fn fuzz_0000000001352584(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
+        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..5]);
+        op2(e_f64_0, s_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -1896,13 +1780,13 @@ pub mod fuzz_0000000001352585 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        (max_over((c_i32_1 as f64).at(E2C), E2C) * ((e_f64_1 - e_f64_0) * (-e_f64_0))).at(C2E3[2])
+    pub fn op0(e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
+        ((-max_over((e_i32_1 as f64).at(C2E3), C2E3)) + 3.0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352585(c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+    pub fn fuzz_0000000001352585(e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
     }
 }
 
@@ -1911,21 +1795,16 @@ pub mod fuzz_0000000001352585 {
 pub mod fuzz_0000000001352586 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + (x0 - x1) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = scan0(g_f64_0.at(J + 1), g_f64_1.at(K - 2));
-        let t1 = t0;
-        select((g_i32_1 != g_i32_0), select((t0 < t0), g_i32_1, g_i32_0), g_i32_0)
+    pub fn op0(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 + k_f64) / (g_f64_0 * g_f64_0));
+        let t1 = (g_i32_0 + ((g_f32_1 * 8.0) as i32));
+        (g_f64_0.at(J - 1) - (g_f64_1 * t0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352586(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..4, K: 2..6]);
+    pub fn fuzz_0000000001352586(g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_1, g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out0_0, domain![I: 0..6, J: 1..5, K: 1..6]);
     }
 }
 
@@ -1934,32 +1813,20 @@ pub mod fuzz_0000000001352586 {
 pub mod fuzz_0000000001352587 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+    #[field_operator]
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        ((((g_f64_1 + g_f64_1) + (g_f64_1 + g_f64_0)) + 3.0)).exp()
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_f64_0 + g_f64_1) + (g_f64_1 - g_f64_0)) - ((g_f64_1 + g_f64_0) + (g_f64_0 - g_f64_1))), ((g_f64_0 + g_f64_1).abs().sqrt() / s0))
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
-        let t0 = scan0(((-c_f64_1) + (c_f64_0 + c_f64_0)), (c_f64_1 / 1.5).abs().sqrt()).at(E2C[0]);
-        let t1 = (c_f64_0 + c_f64_1).abs().sqrt().at(E2C[0]);
-        select((select((e_f64_1 != t0), e_f64_0, e_f64_0) < e_f64_0.at(K - 1)), scan1((c_f64_1 + k_f64)).at(E2C[1]), c_f64_0.at(E2C[1]))
+    pub fn op1(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        ((select((e_i32_1 != e_i32_1), (e_i32_1 * 3), (e_i32_1 - e_i32_0)) / 7) / 2)
     }
 
     #[program]
-    pub fn fuzz_0000000001352587(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s0: f64, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, s0).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_0000000001352587(e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+        op1(e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1968,28 +1835,34 @@ pub mod fuzz_0000000001352587 {
 pub mod fuzz_0000000001352588 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_i32_0;
-        let t1 = (select(((g_f64_0 + g_f64_1) <= g_f64_0), (((t0 as i64) / 2) - ((g_i32_1 as i64) + 7)), select((g_f64_0 <= g_f64_1), ((g_i32_0 as i64) - (t0 as i64)), ((g_i32_1 as i64) + (g_i32_0 as i64)))) as f64);
-        (g_f64_1.abs().sqrt() + (-concat_where(K < 5, (t1 + g_f64_1), (-g_f64_1))))
+        let t1 = g_f64_0;
+        (scan0((t1 + (t1 / g_f64_1))) + (select((g_f32_1 <= g_f32_0), t0, (t0 / 3)) as f64))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (scan0(c_f64_1, c_f64_0).at(E2C[1]) + (e_f64_0 + e_f64_1));
-        t0
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (-select((e_f32_1 > e_f32_1), e_f64_1, e_f64_0));
+        let t1 = scan1((c_f64_1 / c_f64_1), c_f64_0.abs().sqrt()).at(E2C[1]);
+        (((e_f64_0 - e_f64_0) + c_f64_0.at(E2C[1]))).cos()
     }
 
     #[program]
-    pub fn fuzz_0000000001352588(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_0000000001352588(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(c_f64_0, c_f64_1, e_f32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
     }
 }
 
@@ -1998,27 +1871,27 @@ pub mod fuzz_0000000001352588 {
 pub mod fuzz_0000000001352589 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = (g_f64_0.at(K - 1) + (((g_f64_0 * 8.0) as i32) as f64)).at(K + 2);
-        ((g_f64_1 + (((g_f64_0 + t0) + concat_where(K < 2, g_f64_0, g_f64_0)) * g_f64_1.at(I + 2).at(K - 1))), g_f64_1.at(K - 2).abs().sqrt())
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s_f64_0: f64) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0.at(K - 1) + ((g_i32_0 as i64) as f64)) - (g_f64_1 + (g_f64_1 * g_f64_0)).abs().sqrt());
+        (((g_f64_0 - scan0(g_f64_1, g_f64_1)) - (g_f64_0 / s_f64_0)) + (-((g_f64_1 / g_f64_0) * g_f64_0.at(I + 1))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(((e_f64_1 + e_f64_1) - (e_f64_0 * e_f64_1)).at(V2E6), V2E6);
-        (concat_where(K < 3, scan0(v_f64_0, v_f64_1.abs().sqrt()), ((t0 - v_f64_1) / (t0 / 0.125)))).atan()
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+        let t0 = ((e_f64_0.at(C2E3[1]) - (c_i32_0 as f64)) + neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).at(K + 1);
+        (((c_i32_1 / 7) * c_i32_1) + c_i32_0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352589(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..3, J: 0..5, K: 2..4]);
-        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_0000000001352589(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, s_f64_0).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..6]);
+        op1(c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -2027,25 +1900,21 @@ pub mod fuzz_0000000001352589 {
 pub mod fuzz_000000000135258a {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (c_f64_0.at(K + 2), (e_f64_1 + e_f64_1).at(C2E3[0]).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (-(scan0(c_f64_0, c_f64_1) / 0.5))
-    }
-
-    #[field_operator]
-    pub fn op1(e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        ((((e_i32_0 / 2) / 7) as f64)).exp()
+    pub fn op1(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        ((((v_i32_1 as i64) - (v_i32_0 as i64)) / 3) as f64)
     }
 
     #[program]
-    pub fn fuzz_000000000135258a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_000000000135258a(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
+        op1(v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
     }
 }
 
@@ -2054,22 +1923,25 @@ pub mod fuzz_000000000135258a {
 pub mod fuzz_000000000135258b {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (c_f64_0, c_f64_0)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = g_f64_0;
-        let t1 = select((select((g_f64_0 > t0), g_f64_1, g_f64_1) <= (t0 - t0)), (((g_f64_1 + g_f64_0) * 1e19) as i32), ((g_i32_0 * g_i32_1) * 2));
-        (((((t0 * g_f64_1) * g_f64_0) * ((t1 as f64) + (g_f64_0 + t0)))).cos(), ((t0.abs().sqrt() - t0) - ((g_f64_1 - g_f64_0) - concat_where(K < 2, g_f64_1, t0))))
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, s_f32_1: f32) -> Field<(Cell, K), f32> {
+        ((c_f32_1 - s_f32_1) / ((c_i32_0 * 2) as f32))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        (scan0((e_f64_0 - (e_f64_0 + e_f64_1)), (e_f64_1.abs().sqrt() + 0.125)).at(C2E3[2]), (select((e_f64_1.at(C2E3[1]) != c_f64_0), ((c_f32_0 + c_f32_1) - (c_f32_0 * c_f32_1)), (c_f32_0 * c_f32_1.abs().sqrt())) * (concat_where(K < 1, c_f32_0, neighbor_sum(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3)) - (concat_where(K < 2, c_f32_0, c_f32_1) - s_f32_0))))
     }
 
     #[program]
-    pub fn fuzz_000000000135258b(c_f64_0: &Field<(Cell, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..7]);
-        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_000000000135258b(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f32_0: f32, s_f32_1: f32, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_1, c_i32_0, s_f32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
+        op1(c_f32_0, c_f32_1, c_f64_0, e_f64_0, e_f64_1, s_f32_0).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 1..7]);
     }
 }
 
@@ -2078,27 +1950,22 @@ pub mod fuzz_000000000135258b {
 pub mod fuzz_000000000135258c {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((v_f64_0 - v_f64_0) + (v_f64_1 / v_f64_0));
+        (neighbor_sum((e_f64_1 * e_f64_0).at(V2E6), V2E6), neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (((v_i32_0 as i64) as f64) * neighbor_sum(scan0(e_f64_1, e_f64_0).at(V2E6), V2E6));
-        t0
-    }
-
-    #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((e_i32_0 as f64) + (-select((e_f64_1 > e_f64_0), select((e_f64_1 < e_f64_1), e_f64_1, e_f64_1), (e_f64_0 - e_f64_0))));
-        ((e_f64_0).tanh(), concat_where(K < 4, c_f64_1, (-c_f64_0)).abs().sqrt().at(E2C[1]))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_i32_1.at(I - 1) - g_i32_1.at(I - 1));
+        (g_f64_0.abs().sqrt()).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135258c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
-        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_000000000135258c(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..7]);
+        op1(g_f64_0, g_i32_1).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -2107,33 +1974,33 @@ pub mod fuzz_000000000135258c {
 pub mod fuzz_000000000135258d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = ((((c_f64_1 * 1e300) as i32) - (c_i32_1 / 3)) * 7).at(K - 1);
-        let t1 = concat_where(K < 1, max_over((e_i32_0 as f64).at(K + 1).at(C2E3), C2E3), (e_f64_0.at(C2E3[0]) + scan0(e_f64_1, e_f64_1).at(C2E3[0])).abs().sqrt());
-        ((neighbor_sum((e_f64_0 / select((e_f64_0 != e_f64_1), e_f64_0, e_f64_0)).at(K + 2).at(C2E3), C2E3)).sin(), c_f64_0)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = ((((c_f64_1 * 1e300) as i32) - (c_i32_1 / 7)) * 7).at(K - 1);
+        let t1 = select((((c_f32_0 * c_f32_0) - c_f32_0.abs().sqrt()) > c_f32_0.at(K - 2)), (select((c_f64_1 > c_f64_0), c_f64_1, c_f64_1).abs().sqrt() + 0.25), concat_where(K < 2, (((t0 as i64) as i32) as f64), select((c_i32_0 <= t0), c_f64_0, neighbor_sum(e_f64_0.at(C2E3), C2E3))));
+        ((((c_i32_0 * 2) - select((c_f64_1 < c_f64_0), c_i32_0, c_i32_0)).at(K - 1) - (t0 - c_i32_0)), scan0(scan1(concat_where(K < 5, e_f64_1, e_f64_0), (e_f64_1 + 3.0)).at(C2E3[2])))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_i32_0 as i64).at(I + 1) * 2) as f64) + (scan1(g_f64_1) + ((g_f64_1 + g_f64_1) - 0.125)));
-        (((g_f64_1.at(I + 2) + g_f64_1.at(J - 1)) * (g_f64_0 / (t0 * g_f64_0))) - g_f64_0)
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((((c_f32_1 * 8.0) as i32) + 2) - (c_i32_1 + c_i32_1).at(K - 1));
+        ((max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - k_f64)).sin()
     }
 
     #[program]
-    pub fn fuzz_000000000135258d(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..3, J: 1..5, K: 0..6]);
+    pub fn fuzz_000000000135258d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 3..6]);
+        op1(c_f32_1, c_f64_0, c_i32_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 2..6]);
     }
 }
 
@@ -2142,16 +2009,26 @@ pub mod fuzz_000000000135258d {
 pub mod fuzz_000000000135258e {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = max_over(((c_f64_1.abs().sqrt() * (c_f64_0 * c_f64_1)) + c_f64_0.abs().sqrt()).at(E2C), E2C);
-        let t1 = ((e_i32_0 / 2) - (e_i32_0.at(K - 1) - (e_i32_0 - e_i32_0)).at(K + 1));
-        min_over((select((c_f64_1 <= c_f64_1), (c_f64_1 - c_f64_0), (-c_f64_0)) * concat_where(K < 1, max_over(e_f64_1.at(C2E3), C2E3), (c_f64_0 + c_f64_1))).at(E2C), E2C)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, w_e2c_f64: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (scan0(scan1(c_f64_0, c_f64_0).at(E2C[0]).abs().sqrt(), ((e_i32_1 / 2) as f64)) - neighbor_sum(((c_f64_0 - select((c_i32_0 < c_i32_0), c_f64_0, c_f64_1)).at(E2C) * w_e2c_f64), E2C));
+        let t1 = e_f32_1.abs().sqrt();
+        (e_f64_0 - neighbor_sum(neighbor_sum((e_f64_1 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_000000000135258e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 1..10, K: 1..5]);
+    pub fn fuzz_000000000135258e(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_1, w_e2c_f64).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -2161,13 +2038,13 @@ pub mod fuzz_000000000135258f {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (v_f64_1, ((-v_f64_0) - (-v_f64_0)))
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        (v_f32_1 - v_f32_0).at(K + 1)
     }
 
     #[program]
-    pub fn fuzz_000000000135258f(v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135258f(v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f32_0, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -2180,75 +2057,75 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352544", seed: 20260164, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352544::fuzz_0000000001352544::compile(o)?)) },
     Case { name: "fuzz_0000000001352545", seed: 20260165, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352545::fuzz_0000000001352545::compile(o)?)) },
     Case { name: "fuzz_0000000001352546", seed: 20260166, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352546::fuzz_0000000001352546::compile(o)?)) },
-    Case { name: "fuzz_0000000001352547", seed: 20260167, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352547::fuzz_0000000001352547::compile(o)?)) },
-    Case { name: "fuzz_0000000001352548", seed: 20260168, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352548::fuzz_0000000001352548::compile(o)?)) },
-    Case { name: "fuzz_0000000001352549", seed: 20260169, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352549::fuzz_0000000001352549::compile(o)?)) },
+    Case { name: "fuzz_0000000001352547", seed: 20260167, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352547::fuzz_0000000001352547::compile(o)?)) },
+    Case { name: "fuzz_0000000001352548", seed: 20260168, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352548::fuzz_0000000001352548::compile(o)?)) },
+    Case { name: "fuzz_0000000001352549", seed: 20260169, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352549::fuzz_0000000001352549::compile(o)?)) },
     Case { name: "fuzz_000000000135254a", seed: 20260170, math: true, compile: |o| Ok(Box::new(fuzz_000000000135254a::fuzz_000000000135254a::compile(o)?)) },
     Case { name: "fuzz_000000000135254b", seed: 20260171, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254b::fuzz_000000000135254b::compile(o)?)) },
-    Case { name: "fuzz_000000000135254c", seed: 20260172, math: true, compile: |o| Ok(Box::new(fuzz_000000000135254c::fuzz_000000000135254c::compile(o)?)) },
+    Case { name: "fuzz_000000000135254c", seed: 20260172, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254c::fuzz_000000000135254c::compile(o)?)) },
     Case { name: "fuzz_000000000135254d", seed: 20260173, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254d::fuzz_000000000135254d::compile(o)?)) },
     Case { name: "fuzz_000000000135254e", seed: 20260174, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254e::fuzz_000000000135254e::compile(o)?)) },
     Case { name: "fuzz_000000000135254f", seed: 20260175, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254f::fuzz_000000000135254f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352550", seed: 20260176, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352550::fuzz_0000000001352550::compile(o)?)) },
-    Case { name: "fuzz_0000000001352551", seed: 20260177, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352551::fuzz_0000000001352551::compile(o)?)) },
+    Case { name: "fuzz_0000000001352550", seed: 20260176, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352550::fuzz_0000000001352550::compile(o)?)) },
+    Case { name: "fuzz_0000000001352551", seed: 20260177, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352551::fuzz_0000000001352551::compile(o)?)) },
     Case { name: "fuzz_0000000001352552", seed: 20260178, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352552::fuzz_0000000001352552::compile(o)?)) },
-    Case { name: "fuzz_0000000001352553", seed: 20260179, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352553::fuzz_0000000001352553::compile(o)?)) },
+    Case { name: "fuzz_0000000001352553", seed: 20260179, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352553::fuzz_0000000001352553::compile(o)?)) },
     Case { name: "fuzz_0000000001352554", seed: 20260180, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352554::fuzz_0000000001352554::compile(o)?)) },
     Case { name: "fuzz_0000000001352555", seed: 20260181, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352555::fuzz_0000000001352555::compile(o)?)) },
-    Case { name: "fuzz_0000000001352556", seed: 20260182, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352556::fuzz_0000000001352556::compile(o)?)) },
-    Case { name: "fuzz_0000000001352557", seed: 20260183, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352557::fuzz_0000000001352557::compile(o)?)) },
-    Case { name: "fuzz_0000000001352558", seed: 20260184, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352558::fuzz_0000000001352558::compile(o)?)) },
+    Case { name: "fuzz_0000000001352556", seed: 20260182, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352556::fuzz_0000000001352556::compile(o)?)) },
+    Case { name: "fuzz_0000000001352557", seed: 20260183, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352557::fuzz_0000000001352557::compile(o)?)) },
+    Case { name: "fuzz_0000000001352558", seed: 20260184, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352558::fuzz_0000000001352558::compile(o)?)) },
     Case { name: "fuzz_0000000001352559", seed: 20260185, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352559::fuzz_0000000001352559::compile(o)?)) },
     Case { name: "fuzz_000000000135255a", seed: 20260186, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255a::fuzz_000000000135255a::compile(o)?)) },
     Case { name: "fuzz_000000000135255b", seed: 20260187, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255b::fuzz_000000000135255b::compile(o)?)) },
     Case { name: "fuzz_000000000135255c", seed: 20260188, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255c::fuzz_000000000135255c::compile(o)?)) },
     Case { name: "fuzz_000000000135255d", seed: 20260189, math: true, compile: |o| Ok(Box::new(fuzz_000000000135255d::fuzz_000000000135255d::compile(o)?)) },
-    Case { name: "fuzz_000000000135255e", seed: 20260190, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255e::fuzz_000000000135255e::compile(o)?)) },
-    Case { name: "fuzz_000000000135255f", seed: 20260191, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255f::fuzz_000000000135255f::compile(o)?)) },
+    Case { name: "fuzz_000000000135255e", seed: 20260190, math: true, compile: |o| Ok(Box::new(fuzz_000000000135255e::fuzz_000000000135255e::compile(o)?)) },
+    Case { name: "fuzz_000000000135255f", seed: 20260191, math: true, compile: |o| Ok(Box::new(fuzz_000000000135255f::fuzz_000000000135255f::compile(o)?)) },
     Case { name: "fuzz_0000000001352560", seed: 20260192, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352560::fuzz_0000000001352560::compile(o)?)) },
     Case { name: "fuzz_0000000001352561", seed: 20260193, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352561::fuzz_0000000001352561::compile(o)?)) },
-    Case { name: "fuzz_0000000001352562", seed: 20260194, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352562::fuzz_0000000001352562::compile(o)?)) },
-    Case { name: "fuzz_0000000001352563", seed: 20260195, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352563::fuzz_0000000001352563::compile(o)?)) },
-    Case { name: "fuzz_0000000001352564", seed: 20260196, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352564::fuzz_0000000001352564::compile(o)?)) },
+    Case { name: "fuzz_0000000001352562", seed: 20260194, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352562::fuzz_0000000001352562::compile(o)?)) },
+    Case { name: "fuzz_0000000001352563", seed: 20260195, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352563::fuzz_0000000001352563::compile(o)?)) },
+    Case { name: "fuzz_0000000001352564", seed: 20260196, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352564::fuzz_0000000001352564::compile(o)?)) },
     Case { name: "fuzz_0000000001352565", seed: 20260197, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352565::fuzz_0000000001352565::compile(o)?)) },
     Case { name: "fuzz_0000000001352566", seed: 20260198, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352566::fuzz_0000000001352566::compile(o)?)) },
-    Case { name: "fuzz_0000000001352567", seed: 20260199, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352567::fuzz_0000000001352567::compile(o)?)) },
-    Case { name: "fuzz_0000000001352568", seed: 20260200, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352568::fuzz_0000000001352568::compile(o)?)) },
-    Case { name: "fuzz_0000000001352569", seed: 20260201, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352569::fuzz_0000000001352569::compile(o)?)) },
-    Case { name: "fuzz_000000000135256a", seed: 20260202, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256a::fuzz_000000000135256a::compile(o)?)) },
-    Case { name: "fuzz_000000000135256b", seed: 20260203, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256b::fuzz_000000000135256b::compile(o)?)) },
-    Case { name: "fuzz_000000000135256c", seed: 20260204, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256c::fuzz_000000000135256c::compile(o)?)) },
+    Case { name: "fuzz_0000000001352567", seed: 20260199, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352567::fuzz_0000000001352567::compile(o)?)) },
+    Case { name: "fuzz_0000000001352568", seed: 20260200, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352568::fuzz_0000000001352568::compile(o)?)) },
+    Case { name: "fuzz_0000000001352569", seed: 20260201, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352569::fuzz_0000000001352569::compile(o)?)) },
+    Case { name: "fuzz_000000000135256a", seed: 20260202, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256a::fuzz_000000000135256a::compile(o)?)) },
+    Case { name: "fuzz_000000000135256b", seed: 20260203, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256b::fuzz_000000000135256b::compile(o)?)) },
+    Case { name: "fuzz_000000000135256c", seed: 20260204, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256c::fuzz_000000000135256c::compile(o)?)) },
     Case { name: "fuzz_000000000135256d", seed: 20260205, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256d::fuzz_000000000135256d::compile(o)?)) },
-    Case { name: "fuzz_000000000135256e", seed: 20260206, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256e::fuzz_000000000135256e::compile(o)?)) },
-    Case { name: "fuzz_000000000135256f", seed: 20260207, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
+    Case { name: "fuzz_000000000135256e", seed: 20260206, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256e::fuzz_000000000135256e::compile(o)?)) },
+    Case { name: "fuzz_000000000135256f", seed: 20260207, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
     Case { name: "fuzz_0000000001352570", seed: 20260208, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352570::fuzz_0000000001352570::compile(o)?)) },
     Case { name: "fuzz_0000000001352571", seed: 20260209, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352571::fuzz_0000000001352571::compile(o)?)) },
-    Case { name: "fuzz_0000000001352572", seed: 20260210, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352572::fuzz_0000000001352572::compile(o)?)) },
+    Case { name: "fuzz_0000000001352572", seed: 20260210, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352572::fuzz_0000000001352572::compile(o)?)) },
     Case { name: "fuzz_0000000001352573", seed: 20260211, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352573::fuzz_0000000001352573::compile(o)?)) },
-    Case { name: "fuzz_0000000001352574", seed: 20260212, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352574::fuzz_0000000001352574::compile(o)?)) },
+    Case { name: "fuzz_0000000001352574", seed: 20260212, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352574::fuzz_0000000001352574::compile(o)?)) },
     Case { name: "fuzz_0000000001352575", seed: 20260213, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352575::fuzz_0000000001352575::compile(o)?)) },
     Case { name: "fuzz_0000000001352576", seed: 20260214, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352576::fuzz_0000000001352576::compile(o)?)) },
-    Case { name: "fuzz_0000000001352577", seed: 20260215, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352577::fuzz_0000000001352577::compile(o)?)) },
+    Case { name: "fuzz_0000000001352577", seed: 20260215, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352577::fuzz_0000000001352577::compile(o)?)) },
     Case { name: "fuzz_0000000001352578", seed: 20260216, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352578::fuzz_0000000001352578::compile(o)?)) },
     Case { name: "fuzz_0000000001352579", seed: 20260217, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352579::fuzz_0000000001352579::compile(o)?)) },
     Case { name: "fuzz_000000000135257a", seed: 20260218, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257a::fuzz_000000000135257a::compile(o)?)) },
     Case { name: "fuzz_000000000135257b", seed: 20260219, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257b::fuzz_000000000135257b::compile(o)?)) },
     Case { name: "fuzz_000000000135257c", seed: 20260220, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257c::fuzz_000000000135257c::compile(o)?)) },
-    Case { name: "fuzz_000000000135257d", seed: 20260221, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257d::fuzz_000000000135257d::compile(o)?)) },
+    Case { name: "fuzz_000000000135257d", seed: 20260221, math: true, compile: |o| Ok(Box::new(fuzz_000000000135257d::fuzz_000000000135257d::compile(o)?)) },
     Case { name: "fuzz_000000000135257e", seed: 20260222, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257e::fuzz_000000000135257e::compile(o)?)) },
     Case { name: "fuzz_000000000135257f", seed: 20260223, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257f::fuzz_000000000135257f::compile(o)?)) },
     Case { name: "fuzz_0000000001352580", seed: 20260224, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352580::fuzz_0000000001352580::compile(o)?)) },
-    Case { name: "fuzz_0000000001352581", seed: 20260225, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352581::fuzz_0000000001352581::compile(o)?)) },
+    Case { name: "fuzz_0000000001352581", seed: 20260225, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352581::fuzz_0000000001352581::compile(o)?)) },
     Case { name: "fuzz_0000000001352582", seed: 20260226, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352582::fuzz_0000000001352582::compile(o)?)) },
-    Case { name: "fuzz_0000000001352583", seed: 20260227, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352583::fuzz_0000000001352583::compile(o)?)) },
-    Case { name: "fuzz_0000000001352584", seed: 20260228, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352584::fuzz_0000000001352584::compile(o)?)) },
+    Case { name: "fuzz_0000000001352583", seed: 20260227, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352583::fuzz_0000000001352583::compile(o)?)) },
+    Case { name: "fuzz_0000000001352584", seed: 20260228, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352584::fuzz_0000000001352584::compile(o)?)) },
     Case { name: "fuzz_0000000001352585", seed: 20260229, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352585::fuzz_0000000001352585::compile(o)?)) },
     Case { name: "fuzz_0000000001352586", seed: 20260230, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352586::fuzz_0000000001352586::compile(o)?)) },
-    Case { name: "fuzz_0000000001352587", seed: 20260231, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352587::fuzz_0000000001352587::compile(o)?)) },
-    Case { name: "fuzz_0000000001352588", seed: 20260232, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352588::fuzz_0000000001352588::compile(o)?)) },
-    Case { name: "fuzz_0000000001352589", seed: 20260233, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352589::fuzz_0000000001352589::compile(o)?)) },
-    Case { name: "fuzz_000000000135258a", seed: 20260234, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258a::fuzz_000000000135258a::compile(o)?)) },
-    Case { name: "fuzz_000000000135258b", seed: 20260235, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258b::fuzz_000000000135258b::compile(o)?)) },
+    Case { name: "fuzz_0000000001352587", seed: 20260231, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352587::fuzz_0000000001352587::compile(o)?)) },
+    Case { name: "fuzz_0000000001352588", seed: 20260232, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352588::fuzz_0000000001352588::compile(o)?)) },
+    Case { name: "fuzz_0000000001352589", seed: 20260233, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352589::fuzz_0000000001352589::compile(o)?)) },
+    Case { name: "fuzz_000000000135258a", seed: 20260234, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258a::fuzz_000000000135258a::compile(o)?)) },
+    Case { name: "fuzz_000000000135258b", seed: 20260235, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258b::fuzz_000000000135258b::compile(o)?)) },
     Case { name: "fuzz_000000000135258c", seed: 20260236, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258c::fuzz_000000000135258c::compile(o)?)) },
     Case { name: "fuzz_000000000135258d", seed: 20260237, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
     Case { name: "fuzz_000000000135258e", seed: 20260238, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258e::fuzz_000000000135258e::compile(o)?)) },
