@@ -46,31 +46,17 @@ fn neighbour(
 /// rather than an out-of-bounds index.
 fn validate(grid: &Grid) -> Result<(), Error> {
     let (nc, ne) = (grid.num_cells, grid.num_edges);
-    for (name, rows, cols, targets) in [
-        ("C2E", nc, 3, ne),
-        ("E2C", ne, 2, nc),
-        ("C2E2C", nc, 3, nc),
-        ("C2E2CO", nc, 4, nc),
-        ("E2C2E", ne, 4, ne),
-        ("E2C2EO", ne, 5, ne),
-    ] {
-        let table = grid.table(name)?;
-        if table.dim() != (rows, cols) {
-            return Err(Error::Shape(format!(
-                "table {name} is {:?}, the grid needs ({rows}, {cols})",
-                table.dim()
-            )));
-        }
-        if let Some(bad) = table
-            .iter()
-            .find(|&&n| n < -1 || n as i64 >= targets as i64)
-        {
-            return Err(Error::Connectivity {
-                offset: name.into(),
-                message: format!("entry {bad} is outside -1..{targets}"),
-            });
-        }
-    }
+    validate_tables(
+        grid,
+        &[
+            ("C2E", nc, 3, ne),
+            ("E2C", ne, 2, nc),
+            ("C2E2C", nc, 3, nc),
+            ("C2E2CO", nc, 4, nc),
+            ("E2C2E", ne, 4, ne),
+            ("E2C2EO", ne, 5, ne),
+        ],
+    )?;
     let g = &grid.geometry;
     let shapes: [(&str, &[usize], Vec<usize>); 12] = [
         ("cell_center", g.cell_center.shape(), vec![nc, 3]),
@@ -90,8 +76,37 @@ fn validate(grid: &Grid) -> Result<(), Error> {
         ("dual_normal_y", g.dual_normal_y.shape(), vec![ne]),
         ("c_lin_e", g.c_lin_e.shape(), vec![ne, 2]),
     ];
+    validate_shapes(&shapes)
+}
+
+/// Checks that each table `(name, rows, columns, targets)` has the grid's shape and holds
+/// only -1 or points below `targets`.
+fn validate_tables(grid: &Grid, tables: &[(&str, usize, usize, usize)]) -> Result<(), Error> {
+    for &(name, rows, cols, targets) in tables {
+        let table = grid.table(name)?;
+        if table.dim() != (rows, cols) {
+            return Err(Error::Shape(format!(
+                "table {name} is {:?}, the grid needs ({rows}, {cols})",
+                table.dim()
+            )));
+        }
+        if let Some(bad) = table
+            .iter()
+            .find(|&&n| n < -1 || n as i64 >= targets as i64)
+        {
+            return Err(Error::Connectivity {
+                offset: name.into(),
+                message: format!("entry {bad} is outside -1..{targets}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks that each geometry array `(name, shape, expected)` has the expected shape.
+fn validate_shapes(shapes: &[(&str, &[usize], Vec<usize>)]) -> Result<(), Error> {
     for (name, shape, expected) in shapes {
-        if shape != expected.as_slice() {
+        if *shape != expected.as_slice() {
             return Err(Error::Shape(format!(
                 "geometry array {name} is {shape:?}, the grid needs {expected:?}"
             )));
@@ -555,45 +570,26 @@ pub fn edge_to_cell_weights(grid: &Grid) -> Result<Array2<f64>, Error> {
 /// in V2E order and a missing or repeated slot (V2E or V2C) adds nothing, as in ICON4Py, so
 /// that the sums are its sums in its order.
 pub fn cell_to_vertex_weights(grid: &Grid) -> Result<Array2<f64>, Error> {
-    let (nv, ne) = (grid.num_vertices, grid.num_edges);
+    let (nc, nv, ne) = (grid.num_cells, grid.num_vertices, grid.num_edges);
+    validate_tables(
+        grid,
+        &[
+            ("V2E", nv, 6, ne),
+            ("V2C", nv, 6, nc),
+            ("E2V", ne, 2, nv),
+            ("E2C", ne, 2, nc),
+        ],
+    )?;
+    let g = &grid.geometry;
+    validate_shapes(&[
+        ("dual_area", g.dual_area.shape(), vec![nv]),
+        ("edge_vert_length", g.edge_vert_length.shape(), vec![ne, 2]),
+        ("edge_cell_length", g.edge_cell_length.shape(), vec![ne, 2]),
+    ])?;
     let v2e = grid.table("V2E")?;
     let v2c = grid.table("V2C")?;
     let e2v = grid.table("E2V")?;
     let e2c = grid.table("E2C")?;
-    for (name, table, rows, cols, targets) in [
-        ("V2E", &v2e, nv, 6, ne),
-        ("V2C", &v2c, nv, 6, grid.num_cells),
-        ("E2V", &e2v, ne, 2, nv),
-        ("E2C", &e2c, ne, 2, grid.num_cells),
-    ] {
-        if table.dim() != (rows, cols) {
-            return Err(Error::Shape(format!(
-                "table {name} is {:?}, the grid needs ({rows}, {cols})",
-                table.dim()
-            )));
-        }
-        if let Some(bad) = table
-            .iter()
-            .find(|&&n| n < -1 || n as i64 >= targets as i64)
-        {
-            return Err(Error::Connectivity {
-                offset: name.into(),
-                message: format!("entry {bad} is outside -1..{targets}"),
-            });
-        }
-    }
-    let g = &grid.geometry;
-    for (name, shape, expected) in [
-        ("dual_area", g.dual_area.shape(), vec![nv]),
-        ("edge_vert_length", g.edge_vert_length.shape(), vec![ne, 2]),
-        ("edge_cell_length", g.edge_cell_length.shape(), vec![ne, 2]),
-    ] {
-        if shape != expected.as_slice() {
-            return Err(Error::Shape(format!(
-                "geometry array {name} is {shape:?}, the grid needs {expected:?}"
-            )));
-        }
-    }
     let start = grid.start(GridDim::Vertex, Zone::LateralBoundaryLevel2)?;
     let mut weights = Array2::<f64>::zeros((nv, 6));
     for v in start..nv {
