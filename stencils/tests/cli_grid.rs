@@ -1,5 +1,5 @@
 //! `gt4rs grid info` as a user runs it: negative coordinates, a grid written with `--npz` and
-//! read back, and a file that is no grid.
+//! read back, a file that is no grid, and (feature `netcdf`) an ICON grid file.
 
 use std::process::{Command, Stdio};
 
@@ -56,6 +56,23 @@ fn a_written_grid_reads_back_and_a_stray_file_is_refused() {
     assert!(!ok, "{text}");
     assert!(
         text.contains("`num_cells`") && text.contains("grid_meta"),
+        "{text}"
+    );
+}
+
+/// An ICON NetCDF grid file, written by `gt4rs::grid::netcdf`, read by the command (feature
+/// `netcdf`; `.ci/run` runs it).
+#[cfg(feature = "netcdf")]
+#[test]
+fn an_icon_grid_file_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("r2b2.nc");
+    let grid = gt4rs::grid::IcosahedralGrid::generate(2, 2).expect("r2b2");
+    gt4rs::grid::netcdf::write_icon_grid(&grid, &path).expect("writes");
+    let (ok, text) = gt4rs(&["grid", "info", path.to_str().expect("utf-8 path")]);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("cells 1280, edges 1920, vertices 642"),
         "{text}"
     );
 }
