@@ -23,7 +23,7 @@ use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{braced, Ident, ItemFn, LitStr, Path, Token};
 
-use crate::definitions::{item_key, key_with_scalar_aliases, path_key, Def, Env, ItemKind};
+use crate::definitions::{item_key, key_with_scalar_aliases, path_key, Env, ItemKind, Payload};
 use crate::{codegen, frontend};
 
 /// Entry point of `#[field_operator]`, `#[scan_operator]` and `#[program]`.
@@ -67,10 +67,9 @@ pub fn resume(input: TokenStream) -> TokenStream {
         }) => {
             let mut state = state;
             if let Some(cur) = current {
-                state.resolved.push((
-                    path_key(&cur),
-                    payload.map(|p| p.value()).unwrap_or_default(),
-                ));
+                if let Some(payload) = payload {
+                    state.resolved.push((path_key(&cur), payload));
+                }
             }
             state.advance()
         }
@@ -83,7 +82,8 @@ struct State {
     attr: TokenStream,
     key: String,
     pending: Vec<Path>,
-    resolved: Vec<(String, String)>,
+    /// The payloads collected so far, by path, passed on as they came.
+    resolved: Vec<(String, Payload)>,
     item: TokenStream,
 }
 
@@ -103,7 +103,10 @@ impl State {
         let attr = &self.attr;
         let key = &self.key;
         let pending = &self.pending;
-        let resolved = self.resolved.iter().map(|(k, v)| quote!(#k #v ;));
+        let resolved = self.resolved.iter().map(|(k, v)| {
+            let v = v.to_tokens();
+            quote!(#k #v ;)
+        });
         let item = &self.item;
         quote! {
             #kind { #attr }
@@ -121,14 +124,17 @@ impl State {
             Err(e) => return e.to_compile_error(),
         };
         let mut env = Env::default();
-        for (key, json) in &self.resolved {
+        for (key, payload) in &self.resolved {
             // A broken operator is recorded too: the checker reports it where it is used.
-            match gt4rs_ir::stack::from_json::<Def>(json) {
-                Ok(def) => env.add(key.clone(), def),
-                Err(e) => {
-                    let msg = format!("gt4rs: corrupt definition payload for `{key}`: {e}");
-                    return quote!(::core::compile_error!(#msg););
-                }
+            if let Err(e) = env.add_payload(key.clone(), payload) {
+                let msg = format!("gt4rs: corrupt definition payload for `{key}`: {e}");
+                return quote!(::core::compile_error!(#msg););
+            }
+        }
+        if self.kind == ItemKind::Program {
+            if let Err(e) = env.decode_operators() {
+                let msg = format!("gt4rs: corrupt operator in a definition payload: {e}");
+                return quote!(::core::compile_error!(#msg););
             }
         }
         if let Some(conflict) = env.offset_conflicts.first() {
@@ -168,7 +174,7 @@ impl State {
 struct Resumed {
     state: State,
     current: Option<Path>,
-    payload: Option<LitStr>,
+    payload: Option<Payload>,
 }
 
 impl Parse for Resumed {
@@ -192,9 +198,9 @@ impl Parse for Resumed {
         let mut resolved = Vec::new();
         while !content.is_empty() {
             let k: LitStr = content.parse()?;
-            let v: LitStr = content.parse()?;
+            let v = Payload::parse(&content)?;
             content.parse::<Token![;]>()?;
-            resolved.push((k.value(), v.value()));
+            resolved.push((k.value(), v));
         }
         let content;
         braced!(content in input);
@@ -205,7 +211,7 @@ impl Parse for Resumed {
             let content;
             braced!(content in input);
             current = Some(content.parse::<Path>()?);
-            payload = Some(input.parse::<LitStr>()?);
+            payload = Some(Payload::parse(input)?);
         }
         Ok(Resumed {
             state: State {

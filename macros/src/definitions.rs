@@ -10,13 +10,13 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use serde::{Deserialize, Serialize};
 use syn::{Ident, Path, Visibility};
 
 use gt4rs_ir::fieldview::Bundle;
-use gt4rs_ir::{DimInfo, OffsetInfo, ScalarType};
+use gt4rs_ir::{stack, DimInfo, OffsetInfo, ScalarType};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ItemKind {
@@ -73,6 +73,58 @@ pub enum Def {
     },
 }
 
+/// A definition as its macro hands it over: the JSON of its [`Def`] and, for an operator, every
+/// operator of its bundle as a JSON literal of its own, by key (the `Def`'s bundle then holds
+/// none). An operator's payload holds every operator it calls, transitively, so a chain of `n`
+/// operators carries `n²/2` operators in all; kept as literal tokens, an item copies the ones it
+/// does not look at (rustc hands them on as interned symbols) and decodes only those it needs:
+/// an operator its direct callees, a program all. Decoding every one at every item made a
+/// chain's expansion quadratic in the IR's size (docs/performance.md, *Build time*).
+#[derive(Clone, Debug)]
+pub struct Payload {
+    pub def: Literal,
+    pub operators: Vec<(String, Literal)>,
+}
+
+impl Payload {
+    /// The payload of a definition without operators of its own to hand on.
+    pub fn of(def: &Def) -> Self {
+        Payload {
+            def: Literal::string(&serialise(def)),
+            operators: Vec::new(),
+        }
+    }
+
+    /// `"<def>" [ "key" "<operator>" … ]`.
+    pub fn to_tokens(&self) -> TokenStream {
+        let def = &self.def;
+        let operators = self.operators.iter().map(|(key, op)| quote!(#key #op));
+        quote!( #def [ #( #operators )* ] )
+    }
+
+    /// Reads what [`Payload::to_tokens`] wrote.
+    pub fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let def: Literal = input.parse()?;
+        let content;
+        syn::bracketed!(content in input);
+        let mut operators = Vec::new();
+        while !content.is_empty() {
+            let key: syn::LitStr = content.parse()?;
+            let op: Literal = content.parse()?;
+            operators.push((key.value(), op));
+        }
+        Ok(Payload { def, operators })
+    }
+}
+
+/// The text of a string literal of a payload.
+pub fn literal_text(literal: &Literal) -> Result<String, String> {
+    match syn::Lit::new(literal.clone()) {
+        syn::Lit::Str(s) => Ok(s.value()),
+        _ => Err(format!("not a string literal: {literal}")),
+    }
+}
+
 /// The collected definitions, keyed by the path as written in the item ([`path_key`]).
 #[derive(Default, Debug)]
 pub struct Env {
@@ -85,6 +137,11 @@ pub struct Env {
     /// How each offset declaration (by [`OffsetInfo::declared_at`]) first reached the item:
     /// named by a path of its own, or through an operator it calls.
     offset_routes: HashMap<String, String>,
+    /// Every operator the collected operators' payloads carry, still as JSON literals, by key
+    /// (each once, in the order they came): handed on by an operator's payload, decoded into
+    /// [`Env::bundle`] by a program ([`Env::decode_operators`]).
+    pub operators: Vec<(String, Literal)>,
+    operator_keys: std::collections::HashSet<String>,
 }
 
 /// Two offset declarations of one name that meet in one item.
@@ -100,6 +157,43 @@ pub struct OffsetConflict {
 impl Env {
     pub fn lookup(&self, path: &Path) -> Option<&Def> {
         self.names.get(&path_key(path))
+    }
+
+    /// Adds the definition `payload` carries under `key`. An operator's own IR is decoded
+    /// (the item may call it); the other operators of its payload are kept as they came.
+    pub fn add_payload(&mut self, key: String, payload: &Payload) -> Result<(), String> {
+        let text = literal_text(&payload.def)?;
+        let mut def = stack::from_json::<Def>(&text).map_err(|e| e.to_string())?;
+        if let Def::Operator { key: own, bundle } = &mut def {
+            if bundle.operator(own).is_none() {
+                if let Some((_, op)) = payload.operators.iter().find(|(k, _)| k == own) {
+                    let text = literal_text(op)?;
+                    bundle
+                        .operators
+                        .push(stack::from_json(&text).map_err(|e| e.to_string())?);
+                }
+            }
+        }
+        for (k, op) in &payload.operators {
+            if self.operator_keys.insert(k.clone()) {
+                self.operators.push((k.clone(), op.clone()));
+            }
+        }
+        self.add(key, def);
+        Ok(())
+    }
+
+    /// Decodes every operator the payloads carried into [`Env::bundle`]: what a program
+    /// needs to lower its calls.
+    pub fn decode_operators(&mut self) -> Result<(), String> {
+        for (key, op) in &self.operators {
+            if self.bundle.operator(key).is_none() {
+                let text = literal_text(op)?;
+                let op = stack::from_json(&text).map_err(|e| format!("`{key}`: {e}"))?;
+                self.bundle.operators.push(op);
+            }
+        }
+        Ok(())
     }
 
     pub fn add(&mut self, key: String, def: Def) {
@@ -281,16 +375,17 @@ pub fn hidden_definition_macro(
     name: &Ident,
     hidden: &Ident,
     chain: Chain,
-    payload: &str,
+    payload: TokenStream,
 ) -> TokenStream {
     let tag = chain.tag();
     let continuation = chain.continuation();
     let collected_as_operator = (chain == Chain::Bind).then(|| {
         let collect = Chain::Collect;
         let (tag, continuation) = (collect.tag(), collect.continuation());
-        let program = serialise(&Def::Program {
+        let program = Payload::of(&Def::Program {
             name: name.to_string(),
-        });
+        })
+        .to_tokens();
         let export = Chain::Export;
         let (export_tag, export_continuation) = (export.tag(), export.continuation());
         quote! {
@@ -335,17 +430,27 @@ pub fn hidden_definition_macro(
     }
 }
 
-/// A definition as a definition macro's payload.
-fn serialise(def: &Def) -> String {
+/// An operator as JSON, for a payload's list of operators.
+pub fn serialise_operator(op: &gt4rs_ir::fieldview::Operator) -> String {
+    // As for a `Def`: nothing in an operator fails to serialise.
+    serde_json::to_string(op).unwrap_or_default()
+}
+
+/// A definition as JSON.
+pub fn serialise(def: &Def) -> String {
     // Nothing in a `Def` fails to serialise: no maps, only strings and numbers as leaves.
     serde_json::to_string(def).unwrap_or_default()
 }
 
-/// The definition macro of an item: `name! { @gt4rs_collect … }` appends `def`.
-pub fn definition_macro(vis: &Visibility, name: &Ident, key: &str, def: &Def) -> TokenStream {
-    let payload = serialise(def);
+/// The definition macro of an item: `name! { @gt4rs_collect … }` appends `payload`.
+pub fn definition_macro(
+    vis: &Visibility,
+    name: &Ident,
+    key: &str,
+    payload: &Payload,
+) -> TokenStream {
     let hidden = format_ident!("__gt4rs_def_{}", sanitize(key));
-    hidden_definition_macro(vis, name, &hidden, Chain::Collect, &payload)
+    hidden_definition_macro(vis, name, &hidden, Chain::Collect, payload.to_tokens())
 }
 
 /// `key` as part of an identifier: a raw name's `r#` and anything else not allowed become `_`.
@@ -403,7 +508,8 @@ mod tests {
             (Chain::Bind, "gt4rs_bind", "__bind"),
         ];
         for (chain, tag, continuation) in expected {
-            let out = hidden_definition_macro(&vis, &name, &hidden, chain, "{}").to_string();
+            let out =
+                hidden_definition_macro(&vis, &name, &hidden, chain, quote!("{}")).to_string();
             let arm = format!(
                 "(@ {tag} $ ($ state : tt) *) => {{ :: gt4rs :: __private :: {continuation} ! \
                  {{ $ ($ state) * \"{{}}\" }} }} ;"

@@ -8,7 +8,7 @@ use syn::{bracketed, Ident, LitInt, Path, Token, Visibility};
 
 use gt4rs_ir::{DimInfo, DimKind, OffsetInfo, ScalarType};
 
-use crate::definitions::{definition_macro, item_key, offset_key, Def};
+use crate::definitions::{definition_macro, item_key, offset_key, Def, Payload};
 
 struct DimGroup {
     attrs: Vec<syn::Attribute>,
@@ -59,7 +59,12 @@ pub fn dimensions(input: TokenStream) -> TokenStream {
             };
             out.extend(marker_type(&group.attrs, &group.vis, name, group.kind));
             let key = item_key(name, &quote!(dimension #name));
-            out.extend(definition_macro(&group.vis, name, &key, &Def::Dim(info)));
+            out.extend(definition_macro(
+                &group.vis,
+                name,
+                &key,
+                &Payload::of(&Def::Dim(info)),
+            ));
         }
     }
     out
@@ -188,7 +193,12 @@ pub fn offsets(input: TokenStream) -> TokenStream {
             }
         });
         let key = item_key(&name, &quote!(offset #name));
-        out.extend(definition_macro(&vis, &name, &key, &Def::Offset(info)));
+        out.extend(definition_macro(
+            &vis,
+            &name,
+            &key,
+            &Payload::of(&Def::Offset(info)),
+        ));
     }
     out
 }
@@ -276,7 +286,7 @@ pub fn scalar_types(input: TokenStream) -> TokenStream {
             &vis,
             &name,
             &key.clone(),
-            &Def::Scalar { ty, key },
+            &Payload::of(&Def::Scalar { ty, key }),
         ));
     }
     out

@@ -76,7 +76,7 @@ pub fn definition_macro(vis: &Visibility, name: &Ident, program: &Program) -> To
     let payload = serde_json::to_string(&params_of(program)).expect("parameters serialise");
     let hash = location_hash(&program.to_json());
     let hidden = format_ident!("__gt4rs_program_{}_{:016x}", name, hash);
-    hidden_definition_macro(vis, name, &hidden, Chain::Bind, &payload)
+    hidden_definition_macro(vis, name, &hidden, Chain::Bind, quote::quote!(#payload))
 }
 
 /// One `vis mod name = path(args…);` of `bind!`.

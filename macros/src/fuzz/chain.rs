@@ -7,12 +7,13 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::{Delimiter, Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 
 use super::corpus::Macro;
 use crate::{collect, entities};
 
-/// The payload of every definition macro of a unit, by the name it is imported under.
+/// The payload of every definition macro of a unit (its tokens as text, so that threads can
+/// share it), by the name it is imported under.
 pub type Registry = HashMap<String, String>;
 
 /// More hops than any item has paths: a chain that long goes round in circles.
@@ -47,7 +48,10 @@ pub fn expand(
             return Ok(Outcome::Unresolved { name, span });
         };
         let mut input = state;
-        input.extend([TokenTree::Literal(Literal::string(payload))]);
+        let payload: TokenStream = payload
+            .parse()
+            .map_err(|e| format!("the payload of `{name}` does not lex: {e}"))?;
+        input.extend(payload);
         out = collect::resume(input);
     }
     Err(format!("the chain did not end after {MAX_HOPS} hops"))
@@ -129,7 +133,7 @@ fn scan(code: &TokenStream, macros: &mut Registry, aliases: &mut Vec<(String, St
     }
 }
 
-/// The payload of the rule `(@ gt4rs_collect $($state:tt)*) => { … "payload" }`.
+/// The payload of the rule `(@ gt4rs_collect $($state:tt)*) => { … { $($state)* payload } }`.
 fn collect_payload(rules: &TokenStream) -> Option<String> {
     // Rules are `(pattern) => {body};`: groups alternate, with `=>` and `;` between them.
     let groups: Vec<TokenStream> = rules
@@ -145,18 +149,24 @@ fn collect_payload(rules: &TokenStream) -> Option<String> {
             let mut p = pattern.clone().into_iter();
             let tagged = matches!(p.next(), Some(TokenTree::Punct(at)) if at.as_char() == '@')
                 && matches!(p.next(), Some(TokenTree::Ident(i)) if i == "gt4rs_collect");
-            tagged.then(|| first_string(body)).flatten()
+            tagged.then(|| after_state(body)).flatten()
         }
         _ => None,
     })
 }
 
-fn first_string(tokens: &TokenStream) -> Option<String> {
-    tokens.clone().into_iter().find_map(|t| match t {
-        TokenTree::Literal(l) => syn::parse_str::<syn::LitStr>(&l.to_string())
-            .ok()
-            .map(|s| s.value()),
-        TokenTree::Group(g) => first_string(&g.stream()),
+/// The tokens after `$($state)*` in the group of `tokens` that passes the state on.
+fn after_state(tokens: &TokenStream) -> Option<String> {
+    let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    if let [TokenTree::Punct(dollar), TokenTree::Group(_), TokenTree::Punct(star), rest @ ..] =
+        tokens.as_slice()
+    {
+        if dollar.as_char() == '$' && star.as_char() == '*' {
+            return Some(rest.iter().cloned().collect::<TokenStream>().to_string());
+        }
+    }
+    tokens.iter().find_map(|t| match t {
+        TokenTree::Group(g) => after_state(&g.stream()),
         _ => None,
     })
 }
