@@ -19,6 +19,7 @@ mod call;
 mod diagnostics;
 mod expr;
 mod math;
+mod modules;
 pub mod names;
 pub(crate) mod operator;
 mod program;

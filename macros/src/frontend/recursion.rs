@@ -1,24 +1,26 @@
-//! Recursion through other operators (`f` calls `g`, which calls `f`), found in the item's file.
+//! Recursion through other operators (`f` calls `g`, which calls `f`), found in the crate's
+//! files.
 //!
 //! Each item is expanded on its own and learns what it calls by calling its callees' definition
 //! macros, which exist only once those callees are expanded. Operators that call each other
 //! therefore wait on each other's macro, and rustc ends the wait with "cannot find macro". So
-//! before collecting, an operator that calls others reads the file it is written in, finds
-//! itself among the operators there, and follows the calls whose paths lead to an operator of
-//! that file (`g`, `self::g`, `super::g`, `inner::g` through inline modules). A cycle back to
-//! the item is reported at its call that starts it.
+//! before collecting, an operator that calls others finds itself in its file and follows its
+//! calls through the crate's modules as far as the files show them (`modules`: `use`
+//! declarations, `crate::`, `self::` and `super::` paths, inline modules and module files). A
+//! cycle back to the item is reported at its call that starts it.
 //!
-//! What is not followed (the answer stays "no cycle", and such a cycle still ends in rustc's
-//! message): calls through `use` declarations, `crate::` paths, other files, operators written
-//! by other macros, and operators or modules under `#[cfg]` (which may not exist).
+//! What cannot be told for sure is not followed (the answer stays "no cycle", and such a cycle
+//! still ends in rustc's message): operators or modules under `#[cfg]`, names two items or
+//! imports could give, operators written by other macros or included with `include!`, files
+//! the conventions of cargo do not place.
 
-use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path as FsPath, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
-use syn::{Attribute, Item, ItemFn, Path};
+use syn::{ItemFn, Path};
 
-use crate::frontend::names::operator_calls;
+use crate::frontend::modules::{read_items, without_whitespace, Loader, ModuleItems, Modules};
 
 /// A recursion of the item through other operators: the item's call that starts it and the
 /// names along the cycle, from the item back to it (`["f", "g", "f"]`).
@@ -45,148 +47,49 @@ impl Cycle {
     }
 }
 
-/// The cycle of calls through other operators of the item's source file that leads back to
-/// `func` (an operator whose own calls are `calls`), if any.
+/// The cycle of calls through other operators of the crate that leads back to `func` (an
+/// operator whose own calls are `calls`), if any.
 pub fn find(func: &ItemFn, calls: &[Path]) -> Option<Cycle> {
     if calls.is_empty() || !proc_macro::is_available() {
         return None;
     }
     let file = proc_macro::Span::call_site().local_file()?;
-    let operators = file_operators(file)?;
-    find_in(func, calls, &operators)
+    let file = file.canonicalize().unwrap_or(file);
+    find_from(func, calls, &file, &crate_roots(), &load_file)
 }
 
-/// How many files' operators are kept: the items of one file are expanded one after another,
-/// so a few suffice to read and parse each file once (not once per operator, which would
-/// grow with the square of the file's size).
-const FILES_KEPT: usize = 8;
-
-/// The operators of `file`, parsed once per content (plain data: the compiler's tokens are
-/// only valid during the expansion that made them).
-fn file_operators(file: PathBuf) -> Option<Arc<Vec<FileOperator>>> {
-    type Kept = Vec<(PathBuf, u64, Arc<Vec<FileOperator>>)>;
-    static KEPT: Mutex<Kept> = Mutex::new(Vec::new());
-    let source = std::fs::read_to_string(&file).ok()?;
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    source.hash(&mut hasher);
-    let hash = hasher.finish();
-    // A poisoned lock (a panic elsewhere) only loses the cache.
-    if let Ok(kept) = KEPT.lock() {
-        if let Some((_, _, operators)) = kept.iter().find(|(f, h, _)| *f == file && *h == hash) {
-            return Some(operators.clone());
-        }
-    }
-    let operators = Arc::new(read_operators(source)?);
-    if let Ok(mut kept) = KEPT.lock() {
-        kept.retain(|(f, _, _)| *f != file);
-        if kept.len() >= FILES_KEPT {
-            kept.remove(0);
-        }
-        kept.push((file, hash, operators.clone()));
-    }
-    Some(operators)
-}
-
-/// The stack a file is parsed on: ample for syn's clone, drop and printing of an expression as
-/// deep as the size tests' (2,000 chained additions), which recurse once per level, unoptimised
-/// in a debug build of the macros (the pages are only touched as used).
-const PARSE_STACK: usize = 512 * 1024 * 1024;
-
-/// The operators of `source`, parsed and walked on a stack of [`PARSE_STACK`] (on rustc's own
-/// stack a clippy build of the size tests aborted with a stack overflow here). The same thread:
-/// the compiler's token API answers only the thread of the expansion.
-fn read_operators(source: String) -> Option<Vec<FileOperator>> {
-    gt4rs_ir::stack::with_stack(PARSE_STACK, move || {
-        let parsed = syn::parse_file(&source).ok()?;
-        let mut operators = Vec::new();
-        collect_operators(&parsed.items, &mut Vec::new(), false, &mut operators);
-        Some(operators)
-    })
-}
-
-/// An operator written in the file.
-struct FileOperator {
-    /// The inline modules it is in, outermost first.
-    module: Vec<String>,
-    name: String,
-    /// Under `#[cfg]` itself or inside a module that is: it may not exist.
-    conditional: bool,
-    /// Its tokens without the operator attribute, without whitespace.
-    tokens: String,
-    /// Its calls' paths, as names ([`segments`]).
-    calls: Vec<Option<Vec<String>>>,
-}
-
-fn collect_operators(
-    items: &[Item],
-    module: &mut Vec<String>,
-    conditional: bool,
-    out: &mut Vec<FileOperator>,
-) {
-    for item in items {
-        match item {
-            Item::Fn(f) if f.attrs.iter().any(is_operator_attribute) => {
-                let mut bare = f.clone();
-                bare.attrs.retain(|a| !is_operator_attribute(a));
-                out.push(FileOperator {
-                    module: module.clone(),
-                    name: f.sig.ident.to_string(),
-                    conditional: conditional || f.attrs.iter().any(is_conditional),
-                    tokens: without_whitespace(&bare),
-                    calls: operator_calls(&bare).iter().map(segments).collect(),
-                });
-            }
-            Item::Mod(m) => {
-                if let Some((_, content)) = &m.content {
-                    module.push(m.ident.to_string());
-                    let conditional = conditional || m.attrs.iter().any(is_conditional);
-                    collect_operators(content, module, conditional, out);
-                    module.pop();
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn is_operator_attribute(attr: &Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "field_operator" || s.ident == "scan_operator")
-}
-
-fn is_conditional(attr: &Attribute) -> bool {
-    attr.path().is_ident("cfg") || attr.path().is_ident("cfg_attr")
-}
-
-fn without_whitespace(item: &ItemFn) -> String {
-    quote::quote!(#item)
-        .to_string()
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect()
-}
-
-fn find_in(func: &ItemFn, calls: &[Path], operators: &[FileOperator]) -> Option<Cycle> {
+/// [`find`] for the item `func` of `file`, in the crate whose root is one of `roots`.
+fn find_from(
+    func: &ItemFn,
+    calls: &[Path],
+    file: &FsPath,
+    roots: &[PathBuf],
+    load: &Loader<'_>,
+) -> Option<Cycle> {
+    let (mut modules, top) = Modules::around(file, roots, load)?;
     let name = func.sig.ident.to_string();
     let tokens = without_whitespace(func);
-    let mut itself = operators
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.name == name && o.tokens == tokens);
-    let (start, _) = itself.next()?;
+    let mut itself = modules.operators_in_file(top).into_iter().filter(|&o| {
+        let op = modules.operator(o);
+        op.name == name && op.tokens == tokens
+    });
+    let start = itself.next()?;
     if itself.next().is_some() {
         return None;
     }
+    let module = modules.module_of(start);
     for call in calls {
-        let Some(callee) = resolve(operators, &operators[start].module, &segments(call)) else {
+        let Some(callee) = modules.resolve_call(module, &crate::frontend::modules::segments(call))
+        else {
             continue;
         };
         let mut trail = vec![start, callee];
-        let mut visited = vec![false; operators.len()];
-        if leads_back(operators, start, &mut trail, &mut visited) {
-            let names = trail.iter().map(|&i| operators[i].name.clone()).collect();
+        let mut visited = Vec::new();
+        if leads_back(&mut modules, start, &mut trail, &mut visited) {
+            let names = trail
+                .iter()
+                .map(|&i| modules.operator(i).name.clone())
+                .collect();
             return Some(Cycle {
                 call: call.clone(),
                 names,
@@ -199,10 +102,10 @@ fn find_in(func: &ItemFn, calls: &[Path], operators: &[FileOperator]) -> Option<
 /// Whether the operator last on `trail` leads back to `start`; on success `trail` ends with
 /// `start`.
 fn leads_back(
-    operators: &[FileOperator],
+    modules: &mut Modules<'_>,
     start: usize,
     trail: &mut Vec<usize>,
-    visited: &mut [bool],
+    visited: &mut Vec<usize>,
 ) -> bool {
     let Some(&at) = trail.last() else {
         return false;
@@ -210,15 +113,17 @@ fn leads_back(
     if at == start {
         return true;
     }
-    if visited[at] {
+    if visited.contains(&at) {
         return false;
     }
-    visited[at] = true;
-    for call in &operators[at].calls {
-        if let Some(next) = resolve(operators, &operators[at].module, call) {
+    visited.push(at);
+    let module = modules.module_of(at);
+    let calls = modules.operator(at).calls.clone();
+    for call in &calls {
+        if let Some(next) = modules.resolve_call(module, call) {
             trail.push(next);
-            // As deep as the longest chain of calls in the file.
-            if gt4rs_ir::stack::grow(|| leads_back(operators, start, trail, visited)) {
+            // As deep as the longest chain of calls in the crate.
+            if gt4rs_ir::stack::grow(|| leads_back(modules, start, trail, visited)) {
                 return true;
             }
             trail.pop();
@@ -227,66 +132,121 @@ fn leads_back(
     false
 }
 
-/// The names of `path`'s segments, or `None` for a path that does not name an item plainly
-/// (a leading `::`, generic arguments).
-fn segments(path: &Path) -> Option<Vec<String>> {
-    if path.leading_colon.is_some() {
-        return None;
+/// The files that may be the crate's root by cargo's conventions, for the target being built:
+/// a binary's (`CARGO_BIN_NAME` is set) or the library's, then a test's, an example's or a
+/// benchmark's of the crate's name.
+fn crate_roots() -> Vec<PathBuf> {
+    let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") else {
+        return Vec::new();
+    };
+    let dir = PathBuf::from(dir);
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let mut roots = Vec::new();
+    match std::env::var("CARGO_BIN_NAME") {
+        Ok(bin) => {
+            roots.push(dir.join("src/main.rs"));
+            roots.push(dir.join("src/bin").join(format!("{bin}.rs")));
+            roots.push(dir.join("src/bin").join(&bin).join("main.rs"));
+        }
+        Err(_) => roots.push(dir.join("src/lib.rs")),
     }
-    path.segments
-        .iter()
-        .map(|s| matches!(s.arguments, syn::PathArguments::None).then(|| s.ident.to_string()))
-        .collect()
-}
-
-/// The operator that a path of `segments`, written in `module`, names among `operators`, where
-/// the path leads there through inline modules of the file alone and exactly one unconditional
-/// operator of that name is there.
-fn resolve(
-    operators: &[FileOperator],
-    module: &[String],
-    segments: &Option<Vec<String>>,
-) -> Option<usize> {
-    let (name, leading) = segments.as_ref()?.split_last()?;
-    let mut target: Vec<String> = module.to_vec();
-    // `self` first, then any `super`s, then inline modules.
-    let mut prefix = true;
-    for (i, ident) in leading.iter().enumerate() {
-        match ident.as_str() {
-            "self" if i == 0 => {}
-            "super" if prefix => {
-                target.pop()?;
-            }
-            "crate" | "self" | "super" => return None,
-            _ => {
-                prefix = false;
-                target.push(ident.clone());
+    if let Ok(krate) = std::env::var("CARGO_CRATE_NAME") {
+        for name in [krate.clone(), krate.replace('_', "-")] {
+            for kind in ["tests", "examples", "benches"] {
+                roots.push(dir.join(kind).join(format!("{name}.rs")));
+                roots.push(dir.join(kind).join(&name).join("main.rs"));
             }
         }
     }
-    let mut candidates = operators
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.module == target && o.name == *name);
-    let (found, operator) = candidates.next()?;
-    if candidates.next().is_some() || operator.conditional {
+    roots.dedup();
+    roots
+}
+
+/// How many files' items are kept: the items of a crate are expanded one after another, each
+/// reading the files its calls lead to, so each file is parsed once per build, not once per
+/// operator (which would grow with the square of the crate's size).
+const FILES_KEPT: usize = 512;
+
+/// A file as kept: its path, length and time of change (a changed file is read again).
+type Kept = Vec<(PathBuf, u64, Option<SystemTime>, Arc<ModuleItems>)>;
+
+/// The items of `file`, parsed once per version (plain data: the compiler's tokens are only
+/// valid during the expansion that made them).
+fn load_file(file: &FsPath) -> Option<Arc<ModuleItems>> {
+    static KEPT: Mutex<Kept> = Mutex::new(Vec::new());
+    let meta = std::fs::metadata(file).ok()?;
+    if !meta.is_file() {
         return None;
     }
-    Some(found)
+    let (len, modified) = (meta.len(), meta.modified().ok());
+    // A poisoned lock (a panic elsewhere) only loses the cache.
+    if let Ok(kept) = KEPT.lock() {
+        let hit = kept
+            .iter()
+            .find(|(f, l, m, _)| f == file && *l == len && *m == modified && modified.is_some());
+        if let Some((_, _, _, items)) = hit {
+            return Some(items.clone());
+        }
+    }
+    let source = std::fs::read_to_string(file).ok()?;
+    let items = Arc::new(parse_items(source)?);
+    if let Ok(mut kept) = KEPT.lock() {
+        kept.retain(|(f, _, _, _)| f != file);
+        if kept.len() >= FILES_KEPT {
+            kept.remove(0);
+        }
+        kept.push((file.to_path_buf(), len, modified, items.clone()));
+    }
+    Some(items)
+}
+
+/// The stack a file is parsed on: ample for syn's clone, drop and printing of an expression as
+/// deep as the size tests' (2,000 chained additions), which recurse once per level, unoptimised
+/// in a debug build of the macros (the pages are only touched as used).
+const PARSE_STACK: usize = 512 * 1024 * 1024;
+
+/// The items of `source`, parsed and walked on a stack of [`PARSE_STACK`] (on rustc's own
+/// stack a clippy build of the size tests aborted with a stack overflow here). The same thread:
+/// the compiler's token API answers only the thread of the expansion.
+fn parse_items(source: String) -> Option<ModuleItems> {
+    gt4rs_ir::stack::with_stack(PARSE_STACK, move || {
+        let parsed = syn::parse_file(&source).ok()?;
+        Some(read_items(&parsed))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+    use syn::Item;
 
-    /// The cycle found for the operator `name` of `source`, as its call and names.
+    /// The cycle found for the operator `name` of the file `file` of a crate of `files` (paths
+    /// under `/c`, the root `/c/src/lib.rs`), as its call and names.
+    fn cycle_in(files: &[(&str, &str)], file: &str, name: &str) -> Option<(String, Vec<String>)> {
+        let sources: HashMap<PathBuf, String> = files
+            .iter()
+            .map(|(path, source)| (PathBuf::from(path), source.to_string()))
+            .collect();
+        let load = |path: &FsPath| {
+            let source = sources.get(path)?;
+            let parsed = syn::parse_file(source).expect("test source");
+            Some(Arc::new(read_items(&parsed)))
+        };
+        let source = sources
+            .get(FsPath::new(file))
+            .expect("the file is in the crate");
+        let parsed = syn::parse_file(source).expect("test source");
+        let func = find_item(&parsed.items, name).expect("the operator is in the file");
+        let calls = crate::frontend::names::operator_calls(&func);
+        let roots = [PathBuf::from("/c/src/lib.rs")];
+        find_from(&func, &calls, FsPath::new(file), &roots, &load)
+            .map(|c| (crate::definitions::path_key(&c.call), c.names))
+    }
+
+    /// [`cycle_in`] a crate of one file.
     fn cycle_of(source: &str, name: &str) -> Option<(String, Vec<String>)> {
-        let file = syn::parse_file(source).expect("test source");
-        let mut operators = Vec::new();
-        collect_operators(&file.items, &mut Vec::new(), false, &mut operators);
-        let func = find_item(&file.items, name).expect("the operator is in the source");
-        let calls = operator_calls(&func);
-        find_in(&func, &calls, &operators).map(|c| (crate::definitions::path_key(&c.call), c.names))
+        cycle_in(&[("/c/src/lib.rs", source)], "/c/src/lib.rs", name)
     }
 
     /// The operator `name` (anywhere in the file) without its attribute, as the macro sees it.
@@ -294,7 +254,10 @@ mod tests {
         items.iter().find_map(|item| match item {
             Item::Fn(f) if f.sig.ident == name => {
                 let mut f = f.clone();
-                f.attrs.retain(|a| !is_operator_attribute(a));
+                f.attrs.retain(|a| {
+                    let last = a.path().segments.last().map(|s| s.ident.to_string());
+                    !matches!(last.as_deref(), Some("field_operator" | "scan_operator"))
+                });
                 Some(f)
             }
             Item::Mod(m) => m.content.as_ref().and_then(|(_, c)| find_item(c, name)),
@@ -376,16 +339,154 @@ mod tests {
                  #[cfg(test)] mod inner {{ #[field_operator] fn g{OP} {{ super::f(a) }} }}"
             ),
             format!(
-                "#[field_operator] fn f{OP} {{ crate::g(a) }}
-                 #[field_operator] fn g{OP} {{ crate::f(a) }}"
-            ),
-            format!(
                 "#[field_operator] fn f{OP} {{ g(a) }}
                  #[field_operator] fn g(f: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {{ f(a) }}"
             ),
         ];
         for source in &cases {
             assert_eq!(cycle_of(source, "f"), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn crate_paths_and_use_declarations_are_followed() {
+        let source = format!(
+            "#[field_operator] fn f{OP} {{ crate::g(a) }}
+             #[field_operator] fn g{OP} {{ crate::f(a) }}"
+        );
+        assert_eq!(
+            cycle_of(&source, "f"),
+            Some(("crate::g".into(), names(&["f", "g", "f"])))
+        );
+        let source = format!(
+            "use crate::steps::second as renamed;
+             #[field_operator] fn first{OP} {{ renamed(a) }}
+             mod steps {{
+                 use super::*;
+                 #[field_operator] pub fn second{OP} {{ first(a) }}
+             }}"
+        );
+        assert_eq!(
+            cycle_of(&source, "first"),
+            Some(("renamed".into(), names(&["first", "second", "first"])))
+        );
+        assert_eq!(
+            cycle_of(&source, "second"),
+            Some(("first".into(), names(&["second", "first", "second"])))
+        );
+    }
+
+    #[test]
+    fn calls_are_followed_across_module_files() {
+        let lib = format!(
+            "mod ops;
+             mod more;
+             use ops::g;
+             #[field_operator] pub fn f{OP} {{ g(a) }}"
+        );
+        let ops = format!(
+            "mod deep;
+             #[field_operator] pub fn g{OP} {{ self::deep::h(a) }}"
+        );
+        let deep = format!("#[field_operator] pub fn h{OP} {{ crate::more::k(a) }}");
+        let more = format!(
+            "use super::*;
+             #[field_operator] pub fn k{OP} {{ f(a) * 2.0 }}"
+        );
+        let files = [
+            ("/c/src/lib.rs", lib.as_str()),
+            ("/c/src/ops.rs", ops.as_str()),
+            ("/c/src/ops/deep.rs", deep.as_str()),
+            ("/c/src/more/mod.rs", more.as_str()),
+        ];
+        assert_eq!(
+            cycle_in(&files, "/c/src/lib.rs", "f"),
+            Some(("g".into(), names(&["f", "g", "h", "k", "f"])))
+        );
+        assert_eq!(
+            cycle_in(&files, "/c/src/ops/deep.rs", "h"),
+            Some(("crate::more::k".into(), names(&["h", "k", "f", "g", "h"])))
+        );
+        assert_eq!(
+            cycle_in(&files, "/c/src/more/mod.rs", "k"),
+            Some(("f".into(), names(&["k", "f", "g", "h", "k"])))
+        );
+    }
+
+    #[test]
+    fn a_file_no_root_reaches_is_a_module_of_its_own() {
+        // `crate::` leads nowhere from a file outside the root's modules; paths inside it are
+        // followed still.
+        let lib = "mod other;";
+        let lost = format!(
+            "#[field_operator] fn f{OP} {{ crate::g(a) + inner::h(a) }}
+             #[field_operator] fn g{OP} {{ crate::f(a) }}
+             mod inner {{ #[field_operator] pub fn h{OP} {{ super::f(a) }} }}"
+        );
+        let files = [("/c/src/lib.rs", lib), ("/c/src/lost.rs", lost.as_str())];
+        assert_eq!(
+            cycle_in(&files, "/c/src/lost.rs", "f"),
+            Some(("inner::h".into(), names(&["f", "h", "f"])))
+        );
+        assert_eq!(cycle_in(&files, "/c/src/lost.rs", "g"), None);
+        // A binary's root elsewhere (a test harness's file with `fn main`, no conventional root).
+        let main = format!(
+            "fn main() {{}}
+             #[field_operator] fn f{OP} {{ crate::g(a) }}
+             #[field_operator] fn g{OP} {{ crate::f(a) }}"
+        );
+        let files = [("/elsewhere/case.rs", main.as_str())];
+        assert_eq!(
+            cycle_in(&files, "/elsewhere/case.rs", "g"),
+            Some(("crate::f".into(), names(&["g", "f", "g"])))
+        );
+    }
+
+    #[test]
+    fn names_the_files_do_not_settle_are_no_cycle() {
+        let op =
+            |name: &str, call: &str| format!("#[field_operator] pub fn {name}{OP} {{ {call}(a) }}");
+        let cases: Vec<Vec<(&str, String)>> = vec![
+            // A name two globs give.
+            vec![(
+                "/c/src/lib.rs",
+                format!(
+                    "{} mod x {{ {} }} mod y {{ {} }} mod z {{ use crate::x::*; use crate::y::*; {} }}",
+                    op("f", "z::h"),
+                    op("g", "crate::f"),
+                    op("g", "crate::f"),
+                    op("h", "g")
+                ),
+            )],
+            // An import under `#[cfg]`.
+            vec![(
+                "/c/src/lib.rs",
+                format!(
+                    "{} mod x {{ #[cfg(test)] use crate::f as g; {} }} ",
+                    op("f", "x::h"),
+                    op("h", "g")
+                ),
+            )],
+            // A module file under `#[cfg]`.
+            vec![
+                ("/c/src/lib.rs", format!("#[cfg(feature = \"x\")] mod ops; {}", op("f", "ops::g"))),
+                ("/c/src/ops.rs", op("g", "crate::f")),
+            ],
+            // A module whose file could be either of two.
+            vec![
+                ("/c/src/lib.rs", format!("mod ops; {}", op("f", "ops::g"))),
+                ("/c/src/ops.rs", op("g", "crate::f")),
+                ("/c/src/ops/mod.rs", op("g", "crate::f")),
+            ],
+            // Another crate's path.
+            vec![(
+                "/c/src/lib.rs",
+                format!("use other::g; {} ", op("f", "g")),
+            )],
+        ];
+        for files in &cases {
+            let files: Vec<(&str, &str)> = files.iter().map(|(p, s)| (*p, s.as_str())).collect();
+            assert_eq!(cycle_in(&files, "/c/src/lib.rs", "f"), None, "{files:?}");
         }
     }
 }
