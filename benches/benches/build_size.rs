@@ -11,8 +11,9 @@
 //!
 //! `cargo bench -p gt4rs-benches --bench build_size` (a few minutes; `GT4RS_SIZE_QUICK=1` runs the
 //! two smallest sizes of each shape only). The generated crates and their target directory are
-//! under `target/build-size`. They build without debuginfo: with it, LLVM overflows its stack on
-//! kernels of several thousand `let`s (docs/reliability.md).
+//! under `target/build-size`. They build without debuginfo, as the figures before the CPU
+//! emitter's one scope per block did (with it, LLVM overflowed its stack on kernels of several
+//! thousand `let`s; docs/reliability.md), so that the figures stay comparable.
 //!
 //! Unlike the other benchmarks this one is not timed with criterion: each figure is one build
 //! of a generated crate (seconds to minutes) and rustc's own account of it, while criterion

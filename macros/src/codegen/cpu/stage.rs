@@ -13,6 +13,7 @@ mod domain;
 mod fast_path;
 mod load;
 mod nest;
+mod scope;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 

@@ -9,6 +9,7 @@ use crate::codegen::cpu::rust_type;
 use gt4rs_ir::stage::{Node, Source};
 
 use super::load::LoadKind;
+use super::scope::one_scope;
 use crate::codegen::stage_walk::prefix;
 
 /// The output side of the fast path, gathered while the outputs are emitted.
@@ -165,6 +166,12 @@ impl StageEmitter<'_> {
                 }
             }
         };
+        // One scope for a level's values (`scope`).
+        let level_body = one_scope(
+            std::iter::once(quote!(let k: i64 = k0 + lev as i64;))
+                .chain(body.iter().cloned())
+                .chain(stores.iter().cloned()),
+        );
         let (function, run) = if !reports_undefined {
             (
                 quote! {
@@ -175,9 +182,7 @@ impl StageEmitter<'_> {
                         // Re-slicing to `n` lets the compiler drop the bounds checks below.
                         #(#reslice)*
                         for lev in 0..n {
-                            let k: i64 = k0 + lev as i64;
-                            #(#body)*
-                            #(#stores)*
+                            #level_body
                         }
                     }
                 },
@@ -195,9 +200,7 @@ impl StageEmitter<'_> {
                         #(#reslice)*
                         let mut undefined_written = false;
                         for lev in 0..n {
-                            let k: i64 = k0 + lev as i64;
-                            #(#body)*
-                            #(#stores)*
+                            #level_body
                         }
                         undefined_written
                     }

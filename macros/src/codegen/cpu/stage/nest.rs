@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 use gt4rs_ir::stage::Source;
 
 use super::fast_path::FastParts;
+use super::scope::one_scope;
 use super::{ident, StageEmitter};
 use crate::codegen::cpu::rust_type;
 use crate::codegen::stage_walk::{carry_flag, prefix, Bind, FieldInfo, Section, Spelling};
@@ -82,6 +83,14 @@ impl StageEmitter<'_> {
             ..
         } = shape;
         let out_bases = stores.bases;
+        // One scope for the column's values and one for each level's (`scope`).
+        let point_body = one_scope(
+            decode_point
+                .into_iter()
+                .chain(column.iter().cloned())
+                .chain(out_bases)
+                .chain(std::iter::once(level_loop)),
+        );
         let err_label = quote!('points);
         // The prologue and the checks run where this block is, before any stage's loop (so a
         // call that a check refuses writes nothing); the loop is the closure it evaluates to,
@@ -108,10 +117,7 @@ impl StageEmitter<'_> {
                             #tile_levels
                             #(#decode_tile)*
                             #err_label: for p in lo..hi {
-                                #(#decode_point)*
-                                #(#column)*
-                                #(#out_bases)*
-                                #level_loop
+                                #point_body
                             }
                         };
                         ::gt4rs::__private::cpu::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
@@ -366,10 +372,7 @@ impl StageEmitter<'_> {
         let (klo, khi) = (&shape.klo, &shape.khi);
         let (tile_klo, tile_khi) = (&shape.tile_klo, &shape.tile_khi);
         Ok(match (&self.walk.vertical, &self.walk.stage.scan) {
-            (None, _) => quote! {
-                #(#level)*
-                #(#stores)*
-            },
+            (None, _) => one_scope(level.into_iter().chain(stores)),
             (Some(_), Some(scan)) => {
                 let range = if scan.forward {
                     quote!(#klo..#khi)
@@ -377,21 +380,20 @@ impl StageEmitter<'_> {
                     quote!((#klo..#khi).rev())
                 };
                 let Carries { init, update } = carries;
+                let body = one_scope(level.into_iter().chain(stores).chain(update));
                 quote! {
                     #(#init)*
                     for k in #range {
-                        #(#level)*
-                        #(#stores)*
-                        #(#update)*
+                        #body
                     }
                 }
             }
             (Some(_), None) => {
+                let body = one_scope(level.iter().cloned().chain(stores.iter().cloned()));
                 let general = |lo: &syn::Ident, hi: &syn::Ident| {
                     quote! {
                         for k in #lo..#hi {
-                            #(#level)*
-                            #(#stores)*
+                            #body
                         }
                     }
                 };
