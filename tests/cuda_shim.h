@@ -13,5 +13,7 @@ struct gt4rs_dim3 { unsigned x, y, z; };
 static thread_local gt4rs_dim3 blockIdx, threadIdx, blockDim, gridDim;
 inline int atomicCAS(int* a, int c, int v) { int o = *a; if (o == c) *a = v; return o; }
 inline unsigned long long atomicCAS(unsigned long long* a, unsigned long long c, unsigned long long v) { unsigned long long o = *a; if (o == c) *a = v; return o; }
+inline unsigned long long atomicExch(unsigned long long* a, unsigned long long v) { unsigned long long o = *a; *a = v; return o; }
+inline void __threadfence() {}
 inline double __longlong_as_double(long long x) { double d; memcpy(&d, &x, sizeof d); return d; }
 inline float __int_as_float(int x) { float f; memcpy(&f, &x, sizeof f); return f; }

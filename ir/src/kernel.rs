@@ -137,12 +137,17 @@ pub struct ParamField {
     pub role: FieldRole,
 }
 
-/// Words (`long long`) of a kernel's error record: the code of the failure the first failing
-/// thread met (0: none; code `c` is [`KernelInfo::errors`]`[c - 1]`), then
-/// [`ERROR_VALUES`] values of its message, then the coordinates of its point.
+/// Words (`long long`) of a kernel's error record: the code of the failure at the least point
+/// its threads met (0: none; code `c` is [`KernelInfo::errors`]`[c - 1]`), then
+/// [`ERROR_VALUES`] values of its message, then the coordinates of its point (at most
+/// [`ERROR_COORDINATES`]), then, in the last three words, the first coordinate plus one, the
+/// number of coordinates and the lock the failing threads take in turn (the CUDA prelude's
+/// `gt4rs_fail`, which names these words by number).
 pub const ERROR_RECORD_LEN: usize = 16;
 /// Values of a failure's message in an error record (the most any [`Failure`] takes).
 pub const ERROR_VALUES: usize = 3;
+/// Coordinates of a failure's point an error record holds.
+pub const ERROR_COORDINATES: usize = ERROR_RECORD_LEN - 4 - ERROR_VALUES;
 
 /// One kernel of a program's CUDA source: how threads map to its stage, its parameter struct,
 /// the failures it may record and the conditions its launcher checks first.
@@ -208,7 +213,9 @@ impl KernelInfo {
             .and_then(|c| self.errors.get(c))
             .ok_or(code)?;
         let values = record.get(1..1 + ERROR_VALUES).unwrap_or(&[]);
-        let coordinates = record.get(1 + ERROR_VALUES..).unwrap_or(&[]);
+        let coordinates = record
+            .get(1 + ERROR_VALUES..1 + ERROR_VALUES + ERROR_COORDINATES)
+            .unwrap_or(&[]);
         let point: Vec<(&str, i64)> = site
             .point
             .iter()

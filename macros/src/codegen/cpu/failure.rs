@@ -13,22 +13,33 @@ use crate::codegen::stage_walk::PointNames;
 /// coordinates of `point`.
 pub(super) fn error(failure: &Failure, values: &[TokenStream], point: &PointNames) -> TokenStream {
     let failure = value(failure);
-    let point = point.iter().map(|(dim, coordinate)| {
-        // A variable of the loop, or a sparse output's slot (a number).
-        let coordinate = match coordinate.parse::<i64>() {
-            Ok(slot) => {
-                let slot = proc_macro2::Literal::i64_suffixed(slot);
-                quote!(#slot)
-            }
-            Err(_) => {
-                let name = format_ident!("{}", coordinate);
-                quote!(#name)
-            }
-        };
-        quote!((#dim, #coordinate))
+    let point = point.iter().map(|(dim, c)| {
+        let c = coordinate(c);
+        quote!((#dim, #c))
     });
     quote! {
         ::gt4rs::__private::failure::failed(NAME, &#failure, &[#(#values),*], &[#(#point),*])
+    }
+}
+
+/// The coordinates of `point` as an `[i64; n]` expression: the key by which a kernel's error
+/// slot keeps the failure at the least point (`ErrorSlot::record`).
+pub(super) fn point_key(point: &PointNames) -> TokenStream {
+    let coordinates = point.iter().map(|(_, c)| coordinate(c));
+    quote!([#(#coordinates),*])
+}
+
+/// A coordinate of a point: a variable of the loop, or a sparse output's slot (a number).
+fn coordinate(coordinate: &str) -> TokenStream {
+    match coordinate.parse::<i64>() {
+        Ok(slot) => {
+            let slot = proc_macro2::Literal::i64_suffixed(slot);
+            quote!(#slot)
+        }
+        Err(_) => {
+            let name = format_ident!("{}", coordinate);
+            quote!(#name)
+        }
     }
 }
 

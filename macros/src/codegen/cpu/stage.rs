@@ -153,9 +153,11 @@ impl<'a> StageEmitter<'a> {
         if section == Section::Level {
             self.level_can_fail = true;
         }
-        let error = failure::error(failure, values, &self.walk.point(section));
+        let point = self.walk.point(section);
+        let error = failure::error(failure, values, &point);
+        let key = failure::point_key(&point);
         quote! {{
-            err.record(|| #error);
+            err.record(&#key, || #error);
             continue 'points;
         }}
     }
@@ -361,11 +363,12 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         // The uniform section runs before the loop, where no point is known.
         let section = section.max(Section::Column);
         let error = failure::error(&failure, &[], &point);
+        let key = failure::point_key(&point);
         if section == Section::Level {
             // Not `fail`: an undefined write leaves the fast path open (see `FastForm`).
             self.level.push(LevelStatement {
                 code: quote!(if #cond {
-                    err.record(|| #error);
+                    err.record(&#key, || #error);
                     continue 'points;
                 }),
                 fast: FastForm::UndefinedWrite(cond),
@@ -375,7 +378,7 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
         self.push(
             section,
             quote!(if #cond {
-                err.record(|| #error);
+                err.record(&#key, || #error);
                 continue 'points;
             }),
         );

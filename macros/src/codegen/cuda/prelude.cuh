@@ -74,13 +74,39 @@ __device__ __forceinline__ gt4rs_i32 gt4rs_f2i32(float x) { return gt4rs_f2i32((
 __device__ __forceinline__ gt4rs_i64 gt4rs_f2i64(double x) { return x != x ? 0LL : x <= -9223372036854775808.0 ? (-9223372036854775807LL - 1) : x >= 9223372036854775808.0 ? 9223372036854775807LL : (gt4rs_i64)x; }
 __device__ __forceinline__ gt4rs_i64 gt4rs_f2i64(float x) { return gt4rs_f2i64((double)x); }
 __device__ __forceinline__ gt4rs_i64 gt4rs_clamp(gt4rs_i64 x, gt4rs_i64 lo, gt4rs_i64 hi) { return x < lo ? lo : (x > hi ? hi : x); }
-// Records the first failure of a kernel in its error record: the thread that claims the record
-// (its code was 0) writes the values of the message and the coordinates of its point; the host
-// formats the message (gt4rs_ir::failure).
+// Records a failure in the kernel's error record: of the failures its threads meet, the one at
+// the least point (its coordinates compared in order; a column's point, without a level, before
+// its levels'), as the CPU kernels' error slot keeps it (gt4rs_ir::kernel::ERROR_RECORD_LEN has
+// the layout). A failing thread takes the record's lock (word 15), keeps its failure if the
+// record is empty or holds a greater point, and writes its code, the values of the message, its
+// point, the point's length (word 14) and its first coordinate plus one (word 13); the host
+// formats the message (gt4rs_ir::failure). Word 13 only decreases, so a thread whose first
+// coordinate is greater skips the lock (a kernel whose every point fails does not queue every
+// thread on it). Only failing threads take the lock, each once, so it waits on failures alone
+// (the threads of a warp make progress apart from sm_70 on, which every target of gt4rs has).
 template <typename... Coordinates>
 __device__ __forceinline__ void gt4rs_fail(long long* record, long long code, long long a, long long b, long long c, Coordinates... point) {
-    if (atomicCAS((unsigned long long*)record, 0ull, (unsigned long long)code) != 0ull) return;
-    record[1] = a; record[2] = b; record[3] = c;
     const long long coordinates[] = {0LL, (long long)point...};
-    for (unsigned i = 0; i < sizeof...(Coordinates); ++i) record[4 + i] = coordinates[i + 1];
+    const unsigned n = sizeof...(Coordinates);
+    volatile long long* r = record;
+    const unsigned long long first_seen = (unsigned long long)r[13];
+    if (n > 0 && first_seen != 0ull && coordinates[1] > (long long)(first_seen - 1ull)) return;
+    while (atomicCAS((unsigned long long*)(record + 15), 0ull, 1ull) != 0ull) {}
+    __threadfence();
+    bool lesser = r[0] == 0;
+    if (!lesser) {
+        const unsigned m = (unsigned)r[14];
+        unsigned i = 0;
+        while (i < n && i < m && coordinates[i + 1] == r[4 + i]) ++i;
+        lesser = (i < n && i < m) ? coordinates[i + 1] < r[4 + i] : n < m;
+    }
+    if (lesser) {
+        r[1] = a; r[2] = b; r[3] = c;
+        for (unsigned i = 0; i < n; ++i) r[4 + i] = coordinates[i + 1];
+        r[14] = (long long)n;
+        r[13] = n > 0 ? (long long)((unsigned long long)coordinates[1] + 1ull) : 0LL;
+        r[0] = code;
+    }
+    __threadfence();
+    atomicExch((unsigned long long*)(record + 15), 0ull);
 }

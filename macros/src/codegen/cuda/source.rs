@@ -21,7 +21,7 @@ use std::fmt::Write;
 
 use gt4rs_ir::failure::{Failure, FailureSite};
 use gt4rs_ir::fieldview::{BinaryOp, Literal, MathFun, Program, UnaryOp};
-use gt4rs_ir::kernel::{c_type, KernelInfo, ERROR_RECORD_LEN, ERROR_VALUES};
+use gt4rs_ir::kernel::{c_type, KernelInfo, ERROR_COORDINATES, ERROR_VALUES};
 use gt4rs_ir::stage::{Bound, Node, NodeId, Source, StageProgram};
 use gt4rs_ir::{CmpOp, ScalarType, ScalarValue, Type};
 
@@ -66,10 +66,9 @@ pub fn generate(program: &Program, lowered: &StageProgram) -> Result<CudaSource,
         // A failure of a value stored into a sparse output names its slot too.
         let coordinates =
             stage.domain.len() + usize::from(stage.outputs.iter().any(|o| o.local.is_some()));
-        if coordinates > ERROR_RECORD_LEN - 1 - ERROR_VALUES {
+        if coordinates > ERROR_COORDINATES {
             return Err(format!(
-                "stage {index} has {coordinates} coordinates; an error record holds {}",
-                ERROR_RECORD_LEN - 1 - ERROR_VALUES
+                "stage {index} has {coordinates} coordinates; an error record holds {ERROR_COORDINATES}"
             ));
         }
         let (info, kernel) = KernelEmitter::new(walk).run()?;
@@ -687,5 +686,23 @@ impl<'a> Spelling<'a> for KernelEmitter<'a> {
 
     fn load(&mut self, id: NodeId, bind: &Bind, name: &str) -> Result<Option<String>, String> {
         self.emit_load(id, bind, name).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PRELUDE;
+    use gt4rs_ir::kernel::{ERROR_COORDINATES, ERROR_RECORD_LEN, ERROR_VALUES};
+
+    /// `gt4rs_fail` names the error record's words by number: the coordinates from word 4, the
+    /// first coordinate plus one in word 13, their count in word 14, the lock in word 15.
+    #[test]
+    fn the_prelude_reads_the_error_record_as_the_host_does() {
+        assert_eq!(1 + ERROR_VALUES, 4);
+        assert_eq!(1 + ERROR_VALUES + ERROR_COORDINATES, 13);
+        assert_eq!(ERROR_RECORD_LEN, 16);
+        for word in ["r[4 + i]", "r[13]", "r[14]", "record + 15"] {
+            assert!(PRELUDE.contains(word), "the prelude lacks `{word}`");
+        }
     }
 }

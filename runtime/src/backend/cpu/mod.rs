@@ -37,11 +37,14 @@ impl<T> Ptr<T> {
     }
 }
 
-/// The first error any block of a kernel reports; later ones are dropped.
+/// The error a kernel's blocks report: of the failures they meet, the one at the least point
+/// (its coordinates compared in order, the domain's dimensions and then the level; a column's
+/// point, without a level, before its levels'), whichever thread meets it first. The CUDA
+/// kernels keep the same one in their error record, so every backend names one point.
 #[derive(Debug, Default)]
 pub struct ErrorSlot {
     failed: AtomicBool,
-    first: Mutex<Option<Error>>,
+    least: Mutex<Option<(Vec<i64>, Error)>>,
 }
 
 impl ErrorSlot {
@@ -50,24 +53,30 @@ impl ErrorSlot {
         Self::default()
     }
 
-    /// Records the error `make` builds, unless one was recorded already. Cold: only failing
-    /// points get here, so a kernel's fast path carries no formatting.
+    /// Records the error `make` builds for a failure at `point`, unless one at a lesser or
+    /// equal point was recorded already. Cold: only failing points get here, so a kernel's fast
+    /// path carries no formatting.
     #[cold]
     #[inline(never)]
-    pub fn record(&self, make: impl FnOnce() -> Error) {
-        if !self.failed.swap(true, Ordering::Relaxed) {
-            let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
-            *first = Some(make());
+    pub fn record(&self, point: &[i64], make: impl FnOnce() -> Error) {
+        self.failed.store(true, Ordering::Relaxed);
+        let mut least = self.least.lock().unwrap_or_else(|e| e.into_inner());
+        let lesser = match &*least {
+            Some((recorded, _)) => point < recorded.as_slice(),
+            None => true,
+        };
+        if lesser {
+            *least = Some((point.to_vec(), make()));
         }
     }
 
-    /// `Err` with the first recorded error, if any.
+    /// `Err` with the recorded error, if any.
     pub fn take(self) -> Result<(), Error> {
         if !self.failed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        match self.first.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            Some(e) => Err(e),
+        match self.least.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some((_, e)) => Err(e),
             None => Ok(()),
         }
     }
@@ -279,11 +288,18 @@ mod tests {
     }
 
     #[test]
-    fn error_slot_keeps_the_first_error() {
+    fn error_slot_keeps_the_error_at_the_least_point() {
         let slot = ErrorSlot::new();
-        slot.record(|| Error::Config("first".into()));
-        slot.record(|| Error::Config("second".into()));
-        assert_eq!(slot.take(), Err(Error::Config("first".into())));
+        slot.record(&[3, 1], || Error::Config("I 3, K 1".into()));
+        slot.record(&[0, 4], || Error::Config("I 0, K 4".into()));
+        slot.record(&[0, 5], || Error::Config("I 0, K 5".into()));
+        slot.record(&[0, 4], || Error::Config("I 0, K 4 again".into()));
+        assert_eq!(slot.take(), Err(Error::Config("I 0, K 4".into())));
+        // A column's point comes before the points of its levels.
+        let slot = ErrorSlot::new();
+        slot.record(&[2, 0], || Error::Config("level".into()));
+        slot.record(&[2], || Error::Config("column".into()));
+        assert_eq!(slot.take(), Err(Error::Config("column".into())));
         assert_eq!(ErrorSlot::new().take(), Ok(()));
     }
 
