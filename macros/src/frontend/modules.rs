@@ -33,6 +33,14 @@ pub struct ModuleItems {
     has_main: bool,
 }
 
+/// A module whose items are not known.
+static NOTHING: ModuleItems = ModuleItems {
+    operators: Vec::new(),
+    imports: Vec::new(),
+    children: Vec::new(),
+    has_main: false,
+};
+
 /// An operator written in a module.
 pub struct OperatorItem {
     pub name: String,
@@ -224,11 +232,11 @@ impl Module {
     fn items(&self) -> &ModuleItems {
         let mut items: &ModuleItems = &self.file_items;
         for &i in &self.path_in_file {
-            match &items.children[i].body {
-                ChildBody::Inline(inner) => items = inner,
-                ChildBody::File(_) => {
-                    unreachable!("an inline module's path runs through inline modules")
-                }
+            match items.children.get(i).map(|c| &c.body) {
+                Some(ChildBody::Inline(inner)) => items = inner,
+                // Not reached (the path is made of inline children's positions); a module
+                // that shows nothing claims no cycle.
+                _ => return &NOTHING,
             }
         }
         items
