@@ -901,14 +901,19 @@ fn domain(op: &FieldOp, reach: Reach) -> String {
 /// The points `start..end` of a Cartesian dimension of `n` points whose reads, reaching `reach`
 /// from each, stay inside it, less `trim` at each end where that leaves any. Where the reach
 /// leaves none after trimming (the reach counts every `let`, read or not), the first point that
-/// fits: a range forced open past the reach would read outside the fields (seed 30451 wrote
-/// `I: 5..6` reading `I + 1` of 6 points, which the backends refuse with different messages).
+/// fits, and where no point fits, none (an empty range, which every backend runs as a call
+/// that writes nothing): a range forced open past the reach would read outside the fields,
+/// which the backends refuse with different messages (seed 30451 wrote `I: 5..6` reading
+/// `I + 1` of 6 points; seed 70917 wrote `J: 4..5` reading `J - 4` and `J + 1` of 5).
 fn inside(reach: (i64, i64), n: i64, trim: i64) -> (i64, i64) {
     let (lo, hi) = ((-reach.0).max(0), n - reach.1.max(0));
     if lo + trim < hi - trim {
         (lo + trim, hi - trim)
-    } else {
+    } else if lo < hi {
         (lo, lo + 1)
+    } else {
+        let none = lo.min(n);
+        (none, none)
     }
 }
 
@@ -1200,6 +1205,18 @@ mod tests {
     fn a_seed_gives_one_program() {
         assert_eq!(Program::generate(5), Program::generate(5));
         assert_ne!(Program::generate(5), Program::generate(6));
+    }
+
+    /// Seeds 30451 and 70917: a written range never reaches past what its reads allow.
+    #[test]
+    fn a_written_range_keeps_every_read_inside_its_field() {
+        // Reads from `J - 4` to `J + 1` of 5 points: no point fits, so none is written.
+        assert_eq!(inside((-4, 1), 5, 0), (4, 4));
+        // Reads at `I + 1` of 6 points, trimmed by 2 at each end: the first point that fits.
+        assert_eq!(inside((0, 1), 6, 3), (0, 1));
+        assert_eq!(inside((-1, 1), 8, 1), (2, 6));
+        // Reads further left than the dimension is long.
+        assert_eq!(inside((-9, 0), 5, 0), (5, 5));
     }
 
     #[test]
