@@ -164,14 +164,14 @@ impl Env {
     pub fn add_payload(&mut self, key: String, payload: &Payload) -> Result<(), String> {
         let text = literal_text(&payload.def)?;
         let mut def = stack::from_json::<Def>(&text).map_err(|e| e.to_string())?;
+        // The head carries no operators (`codegen::operator::emit`): the operator's own comes
+        // from the list.
         if let Def::Operator { key: own, bundle } = &mut def {
-            if bundle.operator(own).is_none() {
-                if let Some((_, op)) = payload.operators.iter().find(|(k, _)| k == own) {
-                    let text = literal_text(op)?;
-                    bundle
-                        .operators
-                        .push(stack::from_json(&text).map_err(|e| e.to_string())?);
-                }
+            if let Some((_, op)) = payload.operators.iter().find(|(k, _)| k == own) {
+                let text = literal_text(op)?;
+                bundle
+                    .operators
+                    .push(stack::from_json(&text).map_err(|e| e.to_string())?);
             }
         }
         for (k, op) in &payload.operators {

@@ -20,7 +20,9 @@ use std::time::SystemTime;
 
 use syn::{ItemFn, Path};
 
-use crate::frontend::modules::{read_items, without_whitespace, Loader, ModuleItems, Modules};
+use crate::frontend::modules::{
+    read_items, segments, without_whitespace, Loader, ModuleItems, Modules,
+};
 
 /// A recursion of the item through other operators: the item's call that starts it and the
 /// names along the cycle, from the item back to it (`["f", "g", "f"]`).
@@ -79,8 +81,7 @@ fn find_from(
     }
     let module = modules.module_of(start);
     for call in calls {
-        let Some(callee) = modules.resolve_call(module, &crate::frontend::modules::segments(call))
-        else {
+        let Some(callee) = modules.resolve_call(module, &segments(call)) else {
             continue;
         };
         let mut trail = vec![start, callee];

@@ -2,7 +2,6 @@
 //! that lets a kernel's blocks share field buffers across threads, the error slot the blocks
 //! report into and the parallel driver over tiles of points and levels.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -43,7 +42,6 @@ impl<T> Ptr<T> {
 /// kernels keep the same one in their error record, so every backend names one point.
 #[derive(Debug, Default)]
 pub struct ErrorSlot {
-    failed: AtomicBool,
     least: Mutex<Option<(Vec<i64>, Error)>>,
 }
 
@@ -59,7 +57,6 @@ impl ErrorSlot {
     #[cold]
     #[inline(never)]
     pub fn record(&self, point: &[i64], make: impl FnOnce() -> Error) {
-        self.failed.store(true, Ordering::Relaxed);
         let mut least = self.least.lock().unwrap_or_else(|e| e.into_inner());
         let lesser = match &*least {
             Some((recorded, _)) => point < recorded.as_slice(),
@@ -72,9 +69,6 @@ impl ErrorSlot {
 
     /// `Err` with the recorded error, if any.
     pub fn take(self) -> Result<(), Error> {
-        if !self.failed.load(Ordering::Relaxed) {
-            return Ok(());
-        }
         match self.least.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
             None => Ok(()),
@@ -328,7 +322,7 @@ mod tests {
 
     #[test]
     fn tiles_cover_every_point_and_level_once() {
-        use std::sync::atomic::AtomicUsize;
+        use std::sync::atomic::{AtomicUsize, Ordering};
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
             .build()
