@@ -10,9 +10,13 @@ use std::process::{Command, Stdio};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Duration;
 
-/// The folder holding `libgt4rs_icon.a`, built now: `cargo test` builds the library as an
-/// rlib for this test, and a static library left from an earlier build may be stale (its
-/// entries would disagree with the bindings this test writes).
+/// The folder holding `libgt4rs_icon.a` built from the code this test links.
+///
+/// `cargo test` builds the library with all its crate types for this test, the static library
+/// beside the rlib, under a name without a hash in `deps/`: that file is this test's library as long as no
+/// later build (other features) has replaced it, which would make it newer than this test's
+/// executable (its entries would then disagree with the bindings this test writes). Only then is
+/// it built again here, with the package's own features (which rebuilds the crates below it).
 fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     let profile_dir = exe
@@ -20,6 +24,16 @@ fn library_dir() -> PathBuf {
         .and_then(Path::parent)
         .expect("target/<profile>/deps/<test>")
         .to_path_buf();
+    // Cargo leaves the library it built for the test in `deps/` (it copies up to
+    // `target/<profile>` only what a `cargo build` asked for).
+    let deps = exe.parent().expect("target/<profile>/deps").to_path_buf();
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let built_for_this_test = modified(&deps.join("libgt4rs_icon.a"))
+        .zip(modified(&exe))
+        .is_some_and(|(lib, exe)| lib <= exe);
+    if built_for_this_test {
+        return deps;
+    }
     let target_dir = profile_dir.parent().expect("target/<profile>");
     let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     build
