@@ -392,7 +392,10 @@ fn cpu_dynamic_shift_and_per_element_domains() {
             assert!(close(out2.get(&[c, k]).unwrap(), want), "c={c} k={k}");
         }
     }
-    // A dynamic offset leaving the field: an error naming the argument.
+    // Dynamic offsets leaving the field: an error naming the argument, the level read and the
+    // least point that reads outside (the fast path notes it, the general loop reports it).
+    off.set(&[7, 1], -50).unwrap();
+    off.set(&[4, 5], 100).unwrap();
     off.set(&[4, 3], 100).unwrap();
     let e = prog
         .call(dynamic_and_domains::Args {
@@ -403,7 +406,12 @@ fn cpu_dynamic_shift_and_per_element_domains() {
             nk: nk as i32,
         })
         .unwrap_err();
-    assert!(e.to_string().contains("`a`"), "{e}");
+    assert!(
+        e.to_string().contains(
+            "argument `a` is read at K index 103 (from point Cell 4, K 3), outside its domain 0..8"
+        ),
+        "{e}"
+    );
 }
 
 #[test]

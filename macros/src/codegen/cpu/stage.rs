@@ -63,6 +63,9 @@ struct StageEmitter<'a> {
     level_can_fail: bool,
     /// Column reads, which the fast path turns into slice reads.
     columns: Vec<ColumnRead>,
+    /// Reads at a level that depends on the level, which the fast path reads from a slice of
+    /// the whole column.
+    dynamic_columns: Vec<DynamicColumnRead>,
     /// Values computed outside the vertical loop that the vertical loop reads.
     level_inputs: BTreeMap<String, ScalarType>,
     /// The flags among `level_inputs` with the value they have at almost every column: a
@@ -88,6 +91,10 @@ enum FastForm {
     /// A report of an undefined value written (`cond` holds there): the fast path notes that
     /// one happened and the general loop, run again over the column, reports where.
     UndefinedWrite(TokenStream),
+    /// A read at a level that depends on the level, spelt `code` in the fast path (through a
+    /// slice of `dynamic_columns`). Where `reports`, the read is not in a branch and a level
+    /// outside the field is an error: the fast path notes it as it notes an undefined write.
+    DynamicRead { code: TokenStream, reports: bool },
 }
 
 /// A load reached through a column base pointer (`base + k * stride`).
@@ -105,6 +112,20 @@ struct ColumnRead {
     /// is outside the field. The fast path takes a column only where its levels are all
     /// inside (checked per column), and the flag is then false.
     guard: Option<(i64, syn::Ident)>,
+}
+
+/// A read at a dynamic level through a column's base pointer (`LoadKind::DynamicColumn`): the
+/// fast path passes the whole column as a slice, and the level of its first element.
+struct DynamicColumnRead {
+    /// The slice parameter and the first-level parameter of the fast path's function.
+    slice: syn::Ident,
+    first: syn::Ident,
+    /// The base pointer of the column, at level 0.
+    base: syn::Ident,
+    field: Source,
+    /// The position of the vertical dimension among the field's dimensions.
+    vertical: usize,
+    dtype: ScalarType,
 }
 
 fn ident(s: &str) -> syn::Ident {
@@ -129,6 +150,7 @@ impl<'a> StageEmitter<'a> {
             level: Vec::new(),
             level_can_fail: false,
             columns: Vec::new(),
+            dynamic_columns: Vec::new(),
             level_inputs: BTreeMap::new(),
             level_flags: BTreeMap::new(),
             level_names: HashSet::new(),
@@ -153,6 +175,17 @@ impl<'a> StageEmitter<'a> {
         if section == Section::Level {
             self.level_can_fail = true;
         }
+        self.exit_with(section, failure, values)
+    }
+
+    /// As [`Self::fail`], for a failure the fast path detects without leaving its loop (it
+    /// notes the failure and the general loop, run again, reports it).
+    fn exit_with(
+        &self,
+        section: Section,
+        failure: &Failure,
+        values: &[TokenStream],
+    ) -> TokenStream {
         let point = self.walk.point(section);
         let error = failure::error(failure, values, &point);
         let key = failure::point_key(&point);

@@ -139,14 +139,37 @@ fn bool_static_arguments_get_a_loop_nest_each() {
     assert!(!off.contains("f4 . get ()"), "{off}");
     assert!(on.contains("f4 . get ()"), "{on}");
     // One stage in each (the edge flux, two neighbour reads, is recomputed per cell, see
-    // `gt4rs_ir::lower`): over slices without the flag, the general loop with it.
+    // `gt4rs_ir::lower`), with a fast path over slices in both.
     assert!(off.contains("fn stage0_levels"), "{off}");
-    assert!(!on.contains("_levels"), "{on}");
+    assert!(on.contains("fn stage0_levels"), "{on}");
     // θ read at `K + zd_vertoffset` in the branch: a dynamic column, whose neighbour rows are
-    // read once per column, so the cell stage's level loop (the last one) reads no table.
+    // read once per column, so the cell stage's general level loop (the last one) reads no
+    // table; the fast path reads each such column as a slice of all its levels, clamped and
+    // flagged.
     let level_loop = &on[on.rfind("for k in").expect("a level loop")..];
-    assert!(!level_loop.contains("get_unchecked"), "{level_loop}");
+    assert!(!level_loop.contains("* t"), "{level_loop}");
     assert!(level_loop.contains("_kout"), "{level_loop}");
+    let fast = &on[on.find("fn stage0_levels").expect("a fast path")..];
+    let fast = &fast[..fast.find("for lev in").expect("the fast path's loop")];
+    assert_eq!(fast.matches("_dcol : & [f64]").count(), 6, "{fast}");
+}
+
+/// ICON4Py's `truly_horizontal_diffusion_nabla_of_theta_over_steep_points` (its `IR_JSON`): θ
+/// of each neighbour read at `K + zd_vertoffset` outside any branch. The neighbour's column is
+/// found once per column; the fast path reads it as a slice of all its levels and notes a level
+/// outside the field, which the general loop, run again, reports as an error.
+#[test]
+fn reads_at_a_dynamic_level_take_the_fast_path() {
+    let code = emitted(include_str!(
+        "truly_horizontal_diffusion_nabla_of_theta_over_steep_points.json"
+    ));
+    let fast = fast_path(&code);
+    assert_eq!(fast.matches("_dcol : & [f64]").count(), 6, "{fast}");
+    assert!(fast.contains("undefined_written |="), "{fast}");
+    assert!(!fast.contains("continue"), "{fast}");
+    let general = &code[code.rfind("for k in").expect("a level loop")..];
+    assert!(!general.contains("* t"), "{general}");
+    assert!(general.contains("ReadOutside"), "{general}");
 }
 
 /// ICON's `apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence` (its

@@ -103,6 +103,27 @@ impl StageEmitter<'_> {
             }
             slices.push(col);
         }
+        for dynamic in &self.dynamic_columns {
+            let field = dynamic.field;
+            let (o, n, s) = (
+                format_ident!("{}_o", prefix(field)),
+                format_ident!("{}_n", prefix(field)),
+                format_ident!("{}_s", prefix(field)),
+            );
+            let kd = dynamic.vertical;
+            // A clamped read needs a level to clamp to.
+            unit_conds.push(quote!(#s[#kd] == 1 && #n[#kd] > 0));
+            let (slice, first, base) = (&dynamic.slice, &dynamic.first, &dynamic.base);
+            let ty = rust_type(dynamic.dtype);
+            params.push(quote!(#slice: &[#ty]));
+            params.push(quote!(#first: i64));
+            args.push(quote! {
+                // SAFETY: unit vertical stride; the column's levels `o .. o + n` are the
+                // field's, inside its buffer (the base pointer is at level 0).
+                unsafe { ::core::slice::from_raw_parts(#base.wrapping_offset(#o[#kd] as isize) as *const _, #n[#kd] as usize) }
+            });
+            args.push(quote!(#o[#kd]));
+        }
         let mut body = Vec::new();
         let mut reports_undefined = false;
         for statement in &self.level {
@@ -123,6 +144,10 @@ impl StageEmitter<'_> {
                 FastForm::UndefinedWrite(cond) => {
                     body.push(quote!(undefined_written |= #cond;));
                     reports_undefined = true;
+                }
+                FastForm::DynamicRead { code, reports } => {
+                    body.push(code.clone());
+                    reports_undefined |= *reports;
                 }
             }
         }
@@ -190,8 +215,9 @@ impl StageEmitter<'_> {
             )
         } else {
             // It also says whether it wrote an undefined value (a branch that read outside a
-            // field or through a missing neighbour was taken); the general loop then runs the
-            // same levels again to report the first such point.
+            // field or through a missing neighbour was taken) or read a dynamic level outside
+            // its field; the general loop then runs the same levels again to report the first
+            // such point.
             let again = general(klo, khi);
             (
                 quote! {

@@ -10,7 +10,7 @@ use quote::{format_ident, quote};
 use gt4rs_ir::failure::Failure;
 use gt4rs_ir::stage::{Node, NodeId, Source, Step};
 
-use super::{ident, ColumnRead, FastForm, LevelStatement, StageEmitter};
+use super::{ident, ColumnRead, DynamicColumnRead, FastForm, LevelStatement, StageEmitter};
 use crate::codegen::cpu::rust_type;
 use crate::codegen::stage_walk::{prefix, Bind, Section, Spelling, StageWalk};
 use gt4rs_ir::ScalarType;
@@ -22,10 +22,10 @@ pub(super) enum LoadKind {
     Hoisted,
     /// `base(column) + (k + shift) * stride_k`: a column, read level by level.
     Column { shift: i64 },
-    /// A read in a branch at a level that depends on the level (`K + offset` with `offset` a
-    /// field, GT4Py's `as_offset`) whose horizontal position does not: the horizontal position,
-    /// its table reads and the column's base pointer once per column, only the level (clamped
-    /// and flagged) at every level.
+    /// A read at a level that depends on the level (`K + offset` with `offset` a field,
+    /// GT4Py's `as_offset`) whose horizontal position does not: the horizontal position, its
+    /// table reads and the column's base pointer once per column, only the level at every
+    /// level (checked; in a branch, clamped and flagged).
     DynamicColumn,
     /// Position depends on the level in a way a column cannot express: computed and checked
     /// at every level.
@@ -36,21 +36,15 @@ impl LoadKind {
     /// Whether the load is resolved at every level in a way the fast path's slices cannot
     /// express.
     pub(super) fn needs_general_loop(self) -> bool {
-        matches!(self, LoadKind::DynamicColumn | LoadKind::General)
+        self == LoadKind::General
     }
 }
 
-/// Whether load `id` is a [`LoadKind::DynamicColumn`]: guarded, of a field with a vertical
-/// dimension and no mask, its only dynamic shifts along the vertical, and its horizontal
-/// position independent of the level.
+/// Whether load `id` is a [`LoadKind::DynamicColumn`]: of a field with a vertical dimension
+/// and no mask, its only dynamic shifts along the vertical, and its horizontal position
+/// independent of the level.
 fn is_dynamic_column(walk: &StageWalk<'_>, id: NodeId) -> Result<bool, String> {
-    let Node::Load {
-        source,
-        path,
-        guarded: true,
-        ..
-    } = walk.node(id)
-    else {
+    let Node::Load { source, path, .. } = walk.node(id) else {
         return Ok(false);
     };
     if walk.mask_of(*source).is_some() {
@@ -249,18 +243,29 @@ impl StageEmitter<'_> {
                     },
                 );
                 let (level, out) = (format_ident!("{}_k", name), format_ident!("{}_kout", name));
-                self.push(
-                    Section::Level,
-                    quote! {
-                        let #level: i64 = #level_position;
-                        let #out: bool = #level < #o[#kd] || #level >= #o[#kd] + #n[#kd];
-                        // SAFETY: the horizontal position was clamped into the field above and
-                        // the level is clamped into it here (a read in a branch: where it is
-                        // outside, the value is flagged undefined), so the element is inside
-                        // the buffer.
-                        let #name_id: #ty = unsafe { *#base.wrapping_offset((#level.clamp(#o[#kd], #o[#kd] + #n[#kd] - 1) as isize).wrapping_mul(#s[#kd])) };
-                    },
+                let (slice, first, relative) = (
+                    format_ident!("{}_dcol", name),
+                    format_ident!("{}_dfirst", name),
+                    format_ident!("{}_krel", name),
                 );
+                // The fast path reads the column as a slice of all the field's levels: the
+                // level is clamped into it and flagged where outside.
+                let fast_read = quote! {
+                    let #level: i64 = #level_position;
+                    let #relative: i64 = #level.wrapping_sub(#first);
+                    let #out: bool = #relative < 0 || #relative >= #slice.len() as i64;
+                    // SAFETY: the index is clamped into the slice, which the fast path takes
+                    // only where it is not empty.
+                    let #name_id: #ty = unsafe { *#slice.get_unchecked(#relative.clamp(0, #slice.len() as i64 - 1) as usize) };
+                };
+                self.dynamic_columns.push(DynamicColumnRead {
+                    slice,
+                    first,
+                    base: base.clone(),
+                    field: p,
+                    vertical: kd,
+                    dtype: *dtype,
+                });
                 let mut conditions = Vec::new();
                 if !undefined.is_empty() {
                     let horizontal = format!("{name}_hout");
@@ -268,7 +273,49 @@ impl StageEmitter<'_> {
                     self.define(Section::Column, &horizontal, ScalarType::Bool, any);
                     conditions.push(self.flag_ref(&horizontal, Section::Column, Section::Level));
                 }
-                conditions.push(quote!(#out));
+                if *guarded {
+                    self.level.push(LevelStatement {
+                        code: quote! {
+                            let #level: i64 = #level_position;
+                            let #out: bool = #level < #o[#kd] || #level >= #o[#kd] + #n[#kd];
+                            // SAFETY: the horizontal position was clamped into the field above
+                            // and the level is clamped into it here (a read in a branch: where
+                            // it is outside, the value is flagged undefined), so the element is
+                            // inside the buffer.
+                            let #name_id: #ty = unsafe { *#base.wrapping_offset((#level.clamp(#o[#kd], #o[#kd] + #n[#kd] - 1) as isize).wrapping_mul(#s[#kd])) };
+                        },
+                        fast: FastForm::DynamicRead {
+                            code: fast_read,
+                            reports: false,
+                        },
+                    });
+                    conditions.push(quote!(#out));
+                } else {
+                    let failure = Failure::ReadOutside {
+                        field: self.walk.field_name(p),
+                        dim: f.dims[kd].clone(),
+                    };
+                    let values = [quote!(#level), quote!(#o[#kd]), quote!(#o[#kd] + #n[#kd])];
+                    // The fast path notes a level outside the field, and the general loop, run
+                    // again, reports it.
+                    let exit = self.exit_with(Section::Level, &failure, &values);
+                    self.level.push(LevelStatement {
+                        code: quote! {
+                            let #level: i64 = #level_position;
+                            if #level < #o[#kd] || #level >= #o[#kd] + #n[#kd] #exit
+                            // SAFETY: the horizontal position was checked against the field
+                            // above and the level here, so the element is inside the buffer.
+                            let #name_id: #ty = unsafe { *#base.wrapping_offset((#level as isize).wrapping_mul(#s[#kd])) };
+                        },
+                        fast: FastForm::DynamicRead {
+                            code: quote! {
+                                #fast_read
+                                undefined_written |= #out;
+                            },
+                            reports: true,
+                        },
+                    });
+                }
                 conditions.extend(level_undefined);
                 self.define_flag(name, Section::Level, conditions);
             }
