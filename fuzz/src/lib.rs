@@ -232,6 +232,9 @@ pub enum Kind {
     Reduce(Reduce, Offset, Box<Expr>, bool),
     /// `x.at(K + d)`, `x.at(I + d)`, `x.at(J + d)`.
     Shift(char, i64, Box<Expr>),
+    /// `x.at(K + (n % 3))`: a level that depends on the level (GT4Py's `as_offset`), `n` an
+    /// `i32` value at the point, so the level read is within 2 of the point's.
+    DynamicShift(Box<Expr>, Box<Expr>),
     /// `concat_where(K < level, a, b)`.
     Concat(i64, Box<Expr>, Box<Expr>),
     Cast(Box<Expr>),
@@ -427,8 +430,13 @@ impl Gen<'_> {
                         Home::Ij => *self.rng.pick(&['K', 'I', 'J']),
                         _ => 'K',
                     };
-                    let by = *self.rng.pick(&[-1, 1, 2, -2]);
-                    Kind::Shift(axis, by, b(self.shifted(home, dt, d, plain)))
+                    if axis == 'K' && self.rng.chance(30) {
+                        let level = self.leaf(home, Dt::I32);
+                        Kind::DynamicShift(b(level), b(self.shifted(home, dt, d, plain)))
+                    } else {
+                        let by = *self.rng.pick(&[-1, 1, 2, -2]);
+                        Kind::Shift(axis, by, b(self.shifted(home, dt, d, plain)))
+                    }
                 }
                 9 => Kind::Concat(
                     1 + self.rng.below(mesh::NK as u64 - 1) as i64,
@@ -874,16 +882,20 @@ impl Program {
 /// inside the fields, trimmed further as the operator says.
 fn domain(op: &FieldOp, reach: Reach) -> String {
     let (bottom, top, trim_h) = op.trim;
-    let k0 = (-reach.k.0).max(0) + bottom;
-    let k1 = mesh::NK - reach.k.1.max(0) - top;
-    let k = if k0 < k1 {
-        format!("K: {k0}..{k1}")
+    let (lo, hi) = ((-reach.k.0).max(0), mesh::NK - reach.k.1.max(0));
+    let (k0, k1) = if lo + bottom < hi - top {
+        (lo + bottom, hi - top)
+    } else if lo < hi {
+        // The trim leaves no level: the first level whose reads stay inside.
+        (lo, lo + 1)
     } else {
-        // Reads reach further than the levels there are: one level, at the middle, is still
-        // inside whenever the reach fits; the generator keeps shifts small enough for that.
-        let mid = (-reach.k.0).max(0);
-        format!("K: {mid}..{}", mid + 1)
+        // Reads reach further than the levels there are (dynamic shifts of dynamic shifts
+        // reach ±4 of 7 levels; seed 20260143 wrote `K: 4..5` reading `K + 3` through two):
+        // no level, as `inside` does for the Cartesian dimensions.
+        let none = lo.min(mesh::NK);
+        (none, none)
     };
+    let k = format!("K: {k0}..{k1}");
     let t = i64::from(trim_h);
     match op.home {
         Home::Ij => {
@@ -1018,6 +1030,12 @@ fn render(e: &Expr, used: &mut BTreeSet<(String, String)>, lets: &[Reach]) -> (S
             *range = (range.0 + by, range.1 + by);
             (format!("{a}.at({axis} {sign} {})", by.abs()), ra)
         }
+        Kind::DynamicShift(level, a) => {
+            let (level, rl) = r(level, used);
+            let (a, mut ra) = r(a, used);
+            ra.k = (ra.k.0 - 2, ra.k.1 + 2);
+            (format!("{a}.at(K + ({level} % 3))"), ra.union(rl))
+        }
         Kind::Concat(level, a, b) => {
             let (a, ra) = r(a, used);
             let (b, rb) = r(b, used);
@@ -1049,7 +1067,10 @@ fn render(e: &Expr, used: &mut BTreeSet<(String, String)>, lets: &[Reach]) -> (S
 fn children(e: &Expr) -> Vec<&Expr> {
     match &e.kind {
         Kind::Input(_) | Kind::Var(_) => vec![],
-        Kind::Bin(_, a, b) | Kind::Cmp(_, a, b) | Kind::Concat(_, a, b) => vec![a, b],
+        Kind::Bin(_, a, b)
+        | Kind::Cmp(_, a, b)
+        | Kind::Concat(_, a, b)
+        | Kind::DynamicShift(a, b) => vec![a, b],
         Kind::BinLeaf(_, a, _)
         | Kind::Neg(a)
         | Kind::Slot(_, _, a)
@@ -1065,7 +1086,10 @@ fn children(e: &Expr) -> Vec<&Expr> {
 fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     match &mut e.kind {
         Kind::Input(_) | Kind::Var(_) => vec![],
-        Kind::Bin(_, a, b) | Kind::Cmp(_, a, b) | Kind::Concat(_, a, b) => vec![a, b],
+        Kind::Bin(_, a, b)
+        | Kind::Cmp(_, a, b)
+        | Kind::Concat(_, a, b)
+        | Kind::DynamicShift(a, b) => vec![a, b],
         Kind::BinLeaf(_, a, _)
         | Kind::Neg(a)
         | Kind::Slot(_, _, a)
@@ -1217,6 +1241,26 @@ mod tests {
         assert_eq!(inside((-1, 1), 8, 1), (2, 6));
         // Reads further left than the dimension is long.
         assert_eq!(inside((-9, 0), 5, 0), (5, 5));
+    }
+
+    #[test]
+    fn a_written_level_range_keeps_every_read_inside_its_field() {
+        let op = |trim| FieldOp {
+            home: Home::Vertex,
+            lets: Vec::new(),
+            results: Vec::new(),
+            math: None,
+            trim,
+        };
+        let reach = |k| Reach {
+            k,
+            ..Reach::default()
+        };
+        // Two dynamic shifts, one inside the other, reach ±4 of 7 levels: none is written.
+        assert!(domain(&op((0, 0, false)), reach((-4, 4))).contains("K: 4..4"));
+        // The trim leaves none: the first level that fits.
+        assert!(domain(&op((2, 2, false)), reach((-2, 2))).contains("K: 2..3"));
+        assert!(domain(&op((1, 0, false)), reach((-1, 2))).contains("K: 2..5"));
     }
 
     #[test]

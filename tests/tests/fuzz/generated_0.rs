@@ -17,7 +17,7 @@ pub mod fuzz_00000000013524a0 {
     #[field_operator]
     pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = max_over(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C).at(C2E3[0]);
-        let t1 = neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C).at(K - 2).at(C2E3[1]);
+        let t1 = concat_where(K < 3, e_f64_0, e_f64_0).at(K - 2).at(C2E3[1]);
         (t1, (max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C) / (e_f64_1 / e_f64_1)).at(C2E3[1]))
     }
 
@@ -42,15 +42,15 @@ pub mod fuzz_00000000013524a1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>) -> Field<(Cell, K), f32> {
         let t0 = concat_where(K < 6, c_f64_1, c_f64_1);
         let t1 = neighbor_sum((min_over(c_f64_1.at(E2C), E2C) / select((e_f64_1 > e_f64_0), e_f64_0, e_f64_0)).at(C2E3), C2E3);
-        (((c_f32_1 - c_f32_1).at(K - 2) - select((c_i32_1 < c_i32_0), c_f32_0.abs().sqrt(), (c_f32_0 / c_f32_1)))).cos()
+        (((c_f32_1 - k_f32).at(K + 2) - ((c_f64_0 as f32) * (c_f32_0 / c_f32_1)))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524a1(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f32>) {
-        op0(c_f32_0, c_f32_1, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
+    pub fn fuzz_00000000013524a1(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1, k_f32).write_to(out0_0, domain![Cell: 0..7, K: 1..4]);
     }
 }
 
@@ -72,17 +72,17 @@ pub mod fuzz_00000000013524a2 {
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
         let t0 = ((c_f64_0 + k_f64) - concat_where(K < 1, c_f64_1, c_f64_0));
         let t1 = c_f64_0;
-        (c_f32_0 as f64).at(K - 1)
+        c_f64_0.abs().sqrt().at(K + (c_i32_1 % 3))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a2(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013524a2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
         op1(g_f32_0, g_f32_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..6]);
-        op2(c_f32_0, c_f64_0, c_f64_1, k_f64).write_to(out2_0, domain![Cell: 1..6, K: 1..7]);
+        op2(c_f64_0, c_f64_1, c_i32_1, k_f64).write_to(out2_0, domain![Cell: 1..6, K: 2..5]);
     }
 }
 
@@ -115,16 +115,16 @@ pub mod fuzz_00000000013524a3 {
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f32>) {
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f32>) {
         let t0 = (-(((g_f64_0 - g_f64_1) * 1.5) + ((g_f64_1 + g_f64_0) - g_f64_0)));
-        ((((select((g_i32_1 < g_i32_0), g_i32_1, g_i32_0) / 2) - (g_i32_0 + select((g_i32_1 != g_i32_1), g_i32_1, g_i32_1))) as f32), ((((g_i32_1 as i64) as i32) * (g_i32_0 * g_i32_1)) as f32).at(K - 1))
+        (((((select((g_i32_1 < g_i32_0), g_i32_1, g_i32_0) / 2) - (g_i32_0 + select((g_i32_1 != g_i32_1), g_i32_1, g_i32_1))) as f32)).sin(), (((g_f32_0 - g_f32_1) - (g_f32_0 * g_f32_1)) * select((g_f64_1 <= g_f64_0), ((g_i32_0 as i64) as f32), (g_f32_0 / g_f32_0))).at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524a3(c_f32_0: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f32>, out2_1: &mut Field<(I, J, K), f32>) {
+    pub fn fuzz_00000000013524a3(c_f32_0: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f32>, out2_1: &mut Field<(I, J, K), f32>) {
         op0(c_f32_0, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 1..10, K: 1..6]);
         op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f64).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 1..5, J: 0..5, K: 1..6]);
+        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 0..6, J: 0..5, K: 1..7]);
     }
 }
 
@@ -170,8 +170,8 @@ pub mod fuzz_00000000013524a5 {
     }
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        concat_where(K < 2, ((-c_f32_0) as f64).at(K + 1), concat_where(K < 3, (e_f64_0 - e_f64_0).at(C2E3[1]), max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        concat_where(K < 2, (-c_f64_0).abs().sqrt().at(K + 2), concat_where(K < 3, (e_f64_0 - e_f64_0).at(C2E3[1]), max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)))
     }
 
     #[field_operator]
@@ -186,8 +186,8 @@ pub mod fuzz_00000000013524a5 {
     }
 
     #[program]
-    pub fn fuzz_00000000013524a5(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f32>) {
-        op0(c_f32_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
+    pub fn fuzz_00000000013524a5(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f32>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 1..6, K: 1..4]);
         op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
         op2(c_f64_0, c_f64_1, e_f32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..7]);
     }
@@ -307,15 +307,15 @@ pub mod fuzz_00000000013524aa {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (concat_where(K < 1, (c_f64_0 * c_f64_1).at(E2C[0]), (e_f64_0.at(K + 2) - (e_f64_0 - e_f64_1))), e_f64_0)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (concat_where(K < 1, (c_f64_0 * c_f64_1).at(E2C[0]), (e_f64_0.at(K - 1) - concat_where(K < 3, e_f64_1, e_f64_0)))).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524aa(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_0).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 0..7]);
         op1(v_f32_0, v_f32_1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..5]);
+        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -363,13 +363,13 @@ pub mod fuzz_00000000013524ad {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
-        ((g_f32_1).tanh(), select((g_f64_0.at(K + 2) != (g_f64_1 * 0.5)), g_f64_1, (-g_f64_0.abs().sqrt())))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        ((g_f32_1).tanh(), select((g_f64_1.at(K - 1) != g_f64_0), g_f64_0.abs().sqrt(), (g_f32_0.abs().sqrt() as f64)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ad(g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f32_1, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 0..4]);
+    pub fn fuzz_00000000013524ad(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 1..6]);
     }
 }
 
@@ -395,15 +395,15 @@ pub mod fuzz_00000000013524ae {
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, k_f32: Field<K, f32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
-        let t0 = (g_f64_0.at(I + 2) - select((g_i32_1 <= g_i32_1), g_f64_0, g_f64_1)).at(J - 2).at(K - 1);
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_1: Field<(I, J, K), i32>, k_f32: Field<K, f32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
+        let t0 = ((g_f32_0.at(I + 2) - select((g_i32_1 <= g_i32_1), g_f32_0, g_f32_1)) as f64).at(K + (g_i32_1 % 3));
         (((select((g_f32_1 <= g_f32_1), (g_f32_1 - g_f32_0), (g_f32_0 * k_f32)) * (-g_f32_1).abs().sqrt()) as f64), (((g_f32_1.at(J - 1) - (g_f32_0 * g_f32_1)) - g_f32_1.at(I - 1)) * ((((t0 * 1e19) as i32) as f32) - (concat_where(K < 4, g_f32_1, g_f32_1) + g_f32_1.at(J - 2)))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ae(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
+    pub fn fuzz_00000000013524ae(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_1: &Field<(I, J, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
         op0(v_f32_0, v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1, k_f32).write_to((out1_0, out1_1), domain![I: 2..3, J: 2..5, K: 2..7]);
+        op1(g_f32_0, g_f32_1, g_i32_1, k_f32).write_to((out1_0, out1_1), domain![I: 2..3, J: 2..5, K: 3..5]);
     }
 }
 
@@ -412,28 +412,23 @@ pub mod fuzz_00000000013524ae {
 pub mod fuzz_00000000013524af {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
-    }
-
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = (-(e_f64_0 - e_f64_0));
-        (e_f64_0 * e_f64_1).at(K - 2)
+        (e_f64_1.at(K + 2)).exp()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = scan0(neighbor_sum((e_f64_1 - e_f64_0).at(V2E6), V2E6));
-        let t1 = (-(v_f64_1.abs().sqrt() * 0.5));
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+        let t0 = ((g_i32_0 + 2) * ((g_i32_1 - g_i32_1) - g_i32_0));
+        let t1 = ((g_f64_1.abs().sqrt() * 0.5) - (select((g_f64_1 != g_f64_0), g_i32_0, g_i32_0) as f64));
+        (((g_f32_1 * g_f32_0) + (-g_f32_1)) - (g_i32_1.at(I + 1) as f32))
     }
 
     #[program]
-    pub fn fuzz_00000000013524af(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 2..7]);
-        op1(e_f64_0, e_f64_1, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_00000000013524af(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..5]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 1..7]);
     }
 }
 
@@ -454,15 +449,15 @@ pub mod fuzz_00000000013524b0 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        (max_over((concat_where(K < 6, e_f64_1, e_f64_1) - e_f64_1.at(K + 2)).at(V2E6), V2E6)).cos()
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (max_over((concat_where(K < 6, e_f64_1, e_f64_1) - e_f64_1.at(K - 2)).at(V2E6), V2E6), ((v_f64_1 + v_f64_1).at(K + (v_i32_1 % 3)) * s_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b0(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524b0(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, k_f32: &Field<K, f32>, s_f64_0: f64, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
         op0(g_f32_1, k_f32).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
         op1(c_f32_0, c_f32_1, c_f64_0, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..5]);
+        op2(e_f64_1, s_f64_0, v_f64_1, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 2..4]);
     }
 }
 
@@ -472,13 +467,13 @@ pub mod fuzz_00000000013524b1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
-        (concat_where(K < 1, ((v_f32_1 * (v_f32_1 - v_f32_1)) * v_f32_0), min_over((e_f32_1 + e_f32_0).at(V2E6), V2E6).at(K - 1)), ((select((v_f64_1 <= v_f64_0), v_f64_0, select((v_f64_0 < v_f64_0), v_f64_1, v_f64_0)) - v_f64_1.at(K - 2)) - v_f64_0))
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
+        concat_where(K < 1, ((v_f32_1 * (v_f32_1 - v_f32_1)) * v_f32_0), ((v_f32_1 + v_f32_0) / v_f32_0).at(K + 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b1(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f32_0, e_f32_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 2..7]);
+    pub fn fuzz_00000000013524b1(v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f32_0, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
     }
 }
 
@@ -493,8 +488,8 @@ pub mod fuzz_00000000013524b2 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6).at(K - 2);
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 5, v_f64_1, v_f64_1).at(K + 2);
         (v_f64_1.abs().sqrt() + concat_where(K < 2, v_f64_1, v_f64_0))
     }
 
@@ -504,9 +499,9 @@ pub mod fuzz_00000000013524b2 {
     }
 
     #[program]
-    pub fn fuzz_00000000013524b2(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_00000000013524b2(e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(e_f64_0, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 0..7]);
-        op1(e_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..4]);
         op2(g_f64_0).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
@@ -522,15 +517,15 @@ pub mod fuzz_00000000013524b3 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s_f32_0: f32) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
         let t0 = min_over(c_f64_0.at(E2C), E2C);
         let t1 = max_over(c_f64_1.at(E2C), E2C);
-        (max_over((e_f32_1 + s_f32_0).at(C2E3), C2E3).at(E2C[0]).abs().sqrt(), (scan0(c_f64_0).at(E2C[0]).abs().sqrt().abs().sqrt() * ((e_f64_0 + e_f64_0) + select((e_f64_1 > e_f64_0), e_f64_1, e_f64_1)).at(K - 1)))
+        ((max_over((e_f32_1 + s_f32_0).at(C2E3), C2E3).at(E2C[0]).abs().sqrt()).tanh(), (scan0(c_f64_0).at(E2C[0]).abs().sqrt().abs().sqrt() * (e_f64_0.at(K + 2) - (e_f64_1 - e_f64_1)).at(K + (e_i32_1 % 3))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f32_0: f32, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f32_1, e_f64_0, e_f64_1, s_f32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..7]);
+    pub fn fuzz_00000000013524b3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s_f32_0: f32, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f32_1, e_f64_0, e_f64_1, e_i32_1, s_f32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..3]);
     }
 }
 
@@ -599,13 +594,13 @@ pub mod fuzz_00000000013524b6 {
 
     #[field_operator]
     pub fn op1(e_f32_0: Field<(Edge, K), f32>) -> Field<(Cell, K), f64> {
-        (e_f32_0.at(K - 1).at(C2E3[0]) as f64)
+        ((e_f32_0.at(K - 1).at(C2E3[0]) as f64)).tanh()
     }
 
     #[program]
     pub fn fuzz_00000000013524b6(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f32_0, c_f32_1, c_f64_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(e_f32_0).write_to(out1_0, domain![Cell: 0..7, K: 2..7]);
+        op1(e_f32_0).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
     }
 }
 
@@ -614,28 +609,33 @@ pub mod fuzz_00000000013524b6 {
 pub mod fuzz_00000000013524b7 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((e_f64_1.at(K - 2) * (e_f64_0 - e_f64_0)).at(C2E3[1]).abs().sqrt()).cos()
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = select((c_f32_1 > c_f32_1), (c_i32_0 - c_i32_0), (c_i32_0 - c_i32_1)).at(K + 1).at(K + 1);
-        let t1 = (min_over(c_f32_1.at(E2C[0]).at(C2E3), C2E3) + concat_where(K < 5, ((t0 + t0) as f32), c_f32_1));
-        t0
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((e_f64_1.at(K - 2) * (e_f64_0 * e_f64_0)).at(C2E3[1]).abs().sqrt(), c_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> Field<(Vertex, K), f32> {
-        neighbor_sum((((((e_f64_1 * 8.0) as i32) * 7) as f32).at(V2E6) * w_v2e6_f32), V2E6)
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = ((((v_f32_0 + v_f32_1) * neighbor_sum(e_f32_0.at(V2E6), V2E6)) - k_f32) * (max_over(e_f32_0.abs().sqrt().at(V2E6), V2E6) + ((v_i32_0 as i64) as f32)));
+        let t1 = ((select((v_i32_0 <= v_i32_0), (v_i32_1 / 3), (v_i32_0 + v_i32_0)) + (v_i32_1 + 3)) * (((v_f32_0 * 8.0) as i32) + ((v_f64_1 * 8.0) as i32)));
+        (select((concat_where(K < 4, v_f32_1, neighbor_sum(e_f32_0.at(V2E6), V2E6)) > (neighbor_sum((e_f32_0.at(V2E6) * w_v2e6_f32), V2E6) - (v_f32_1 + t0))), v_f64_0, (((v_i32_0 * v_i32_0) as f64) / concat_where(K < 2, neighbor_sum(e_f64_0.at(V2E6), V2E6), v_f64_1))), v_f64_1)
+    }
+
+    #[field_operator]
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        concat_where(K < 3, (concat_where(K < 6, e_f64_0, e_f64_1) / 0.5), (-scan0(e_f64_0, e_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524b7(c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Vertex, K), f32>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
-        op1(c_f32_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..5]);
-        op2(e_f64_1, w_v2e6_f32).write_to(out2_0, domain![Vertex: 1..4, K: 0..6]);
+    pub fn fuzz_00000000013524b7(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..7]);
+        op1(e_f32_0, e_f64_0, k_f32, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6_f32).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..6]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -697,16 +697,16 @@ pub mod fuzz_00000000013524ba {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        ((-select((v_f64_1 != v_f64_0), ((v_i32_1 as i64) as f64), v_f64_0.abs().sqrt())).at(K - 2)).exp()
+        (((((v_f64_0 * 3000000000.0) as i32) + v_i32_0.at(K + 1)) as f64).at(K + (v_i32_1 % 3))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ba(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524ba(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f32_0, e_f32_0, e_f32_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
         op1(c_f32_1, c_f64_1, e_f64_0, w_c2e3_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 3..6]);
+        op2(e_f64_0, v_f64_0, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..3]);
     }
 }
 
@@ -752,22 +752,27 @@ pub mod fuzz_00000000013524bd {
         carry * 0.5 + x0
     }
 
-    #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f32>) {
-        let t0 = select((select((c_f64_1 <= c_f64_0), e_f64_0.at(C2E3[1]), c_f64_1) <= concat_where(K < 1, c_f64_1.abs().sqrt(), (c_f64_0 + c_f64_1))), c_f64_1.abs().sqrt(), (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt() + neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)));
-        let t1 = ((c_f64_0 * 8.0) as i32);
-        ((c_i32_1 - select((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) != scan0(e_f64_0, e_f64_1).at(C2E3[2])), (c_i32_0 + c_i32_0).at(K + 1), (t1 * c_i32_0.at(K + 1)))), ((select((t1 < c_i32_1), c_f64_0.at(K - 1), e_f64_1.at(C2E3[2])) as f32) - concat_where(K < 1, concat_where(K < 4, (c_f32_1 + c_f32_0), max_over(e_f32_0.at(C2E3), C2E3)), ((c_f32_0 - c_f32_0) - select((c_i32_0 > t1), c_f32_1, c_f32_1)))))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
-        (((g_f64_0 * g_f64_0) - g_f64_0.abs().sqrt()), ((g_i32_0 + 7) as f32))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f32>) {
+        let t0 = select((select((c_f64_1 <= c_f64_0), e_f64_0.at(C2E3[1]), c_f64_1) <= concat_where(K < 1, c_f64_1.abs().sqrt(), (c_f64_0 + c_f64_1))), c_f64_1.abs().sqrt(), (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).abs().sqrt() + neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)));
+        let t1 = ((c_f64_0 * 8.0) as i32);
+        ((c_i32_1 - select((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) != scan0(e_f64_0, e_f64_1).at(C2E3[2])), (c_i32_0 + c_i32_0).at(K + 1), (t1 * c_i32_0.at(K + 1)))), ((select((t1 < c_i32_1), c_f64_0.at(K - 1), max_over(e_f64_0.at(C2E3), C2E3)) as f32) - ((c_f32_1 + c_f32_0).abs().sqrt() - max_over(max_over(c_f32_1.at(E2C), E2C).at(C2E3), C2E3))))
+    }
+
+    #[field_operator]
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        (v_f32_0, neighbor_sum(scan1(((e_f64_0 * e_f64_0) - e_f64_0.abs().sqrt()), e_f64_1).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_00000000013524bd(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
-        op1(g_f64_0, g_i32_0).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..6]);
+    pub fn fuzz_00000000013524bd(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..6]);
+        op1(e_f64_0, e_f64_1, v_f32_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -797,17 +802,17 @@ pub mod fuzz_00000000013524be {
     }
 
     #[field_operator]
-    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = ((select((c_f32_1 < c_f32_1), c_i32_0, c_i32_0) * 7) * select((c_f64_0 > c_f64_1), c_i32_0.at(K + 1), (c_i32_1 + 3)));
         let t1 = (c_f64_0 / max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
-        ((c_f64_0.abs().sqrt().at(K - 1) * t1), (-(c_f32_1 - k_f32)).abs().sqrt())
+        ((c_f64_1.at(K + (c_i32_1 % 3)) * t1), (((c_f64_1 + c_f64_1) - k_f64) * c_f64_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524be(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f32: &Field<K, f32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f32>) {
+    pub fn fuzz_00000000013524be(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 0..7]);
         op1(e_f64_0, e_f64_1, v_f64_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
-        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f32).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..5]);
+        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 3..4]);
     }
 }
 
@@ -848,13 +853,13 @@ pub mod fuzz_00000000013524c0 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
-        ((select((g_i32_1 != g_i32_1), g_f32_0.at(K + 2), (-g_f32_0)) * g_f32_1)).sin()
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        ((select((g_i32_1 != g_i32_1), g_f32_0.at(K - 1), (g_f32_1 + g_f32_1)) * g_f32_1), (((g_f64_0 * g_f64_0) + (g_f64_0 + g_f64_0)) * (select((g_i32_1 > g_i32_1), g_f64_1, g_f64_0) - (g_f64_1 - g_f64_0))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524c0(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f32>) {
-        op0(g_f32_0, g_f32_1, g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..4]);
+    pub fn fuzz_00000000013524c0(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 2..7]);
     }
 }
 
@@ -886,23 +891,22 @@ pub mod fuzz_00000000013524c2 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
         let t0 = (((select((v_i32_0 < v_i32_0), v_i32_1, v_i32_0) - v_i32_0) * 3) + 3);
         let t1 = (((select((v_f64_1 < v_f64_1), v_i32_0, v_i32_0) - ((v_f64_1 * 3000000000.0) as i32)) / 7) - (t0 - (v_i32_0 * v_i32_0).at(K + 1)));
-        select(((v_f64_0 * v_f64_1) != max_over(e_f64_0.at(K - 1).at(V2E6), V2E6)), v_f32_1.abs().sqrt(), max_over(select((e_f32_0 != e_f32_1), (e_f32_1 * e_f32_1), e_f32_1).at(V2E6), V2E6))
+        (select(((v_f64_0 * v_f64_1) != max_over(e_f64_1.at(K + (e_i32_0 % 3)).at(V2E6), V2E6)), (max_over(select((e_f32_0 != e_f32_1), e_f32_0, e_f32_1).at(V2E6), V2E6) + v_f32_1.abs().sqrt()), v_f32_1)).sin()
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f32_0.at(K - 2) + g_f32_0) * (g_f32_1.at(I + 1) * g_f32_1.abs().sqrt()));
-        let t1 = (select((g_f64_1 < g_f64_0), (g_f64_0 - 0.5), (g_f64_0 + g_f64_0)) + (g_f64_0.at(K + 1) - (g_f64_0 - g_f64_1)));
-        g_f64_0.at(K + 2)
+    pub fn op1(v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f32_0.at(K - 2) + v_f32_0);
+        ((v_f64_0 - v_f64_1) * v_f64_0.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_00000000013524c2(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(e_f32_0, e_f32_1, e_f64_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
-        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..5, J: 0..5, K: 3..4]);
+    pub fn fuzz_00000000013524c2(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, e_f32_1, e_f64_1, e_i32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 3..4]);
+        op1(v_f32_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 3..7]);
     }
 }
 
@@ -1069,17 +1073,17 @@ pub mod fuzz_00000000013524c8 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>, w_e2c_f64: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f32> {
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, w_e2c_f64: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
         let t0 = select((concat_where(K < 6, (e_f64_1 + e_f64_0), e_f64_1) > neighbor_sum((c_f64_0.abs().sqrt().at(E2C) * w_e2c_f64), E2C)), ((e_f64_1 * 1e19) as i32), select((e_f32_0 > (-e_f32_0)), select((e_f64_1 < e_f64_0), e_i32_1.at(K - 1), select((e_i32_1 != e_i32_1), e_i32_1, e_i32_1)), (select((e_f64_0 > e_f64_1), e_i32_1, e_i32_1) - e_i32_0.at(K + 1))));
-        let t1 = (e_f64_1.at(K + 1) + (((e_f64_1 * k_f64) * (e_f64_0 + e_f64_1)) - ((e_f64_1 + e_f64_1) + neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))));
-        (e_f64_0 as f32).at(K + 2)
+        let t1 = (((-e_f64_0) + (-e_f64_0)).at(K + 2) + (-e_f64_1));
+        (neighbor_sum(neighbor_sum(((e_f64_0 * e_f64_1) + (e_f64_0 - e_f64_0)).at(C2E3), C2E3).at(E2C), E2C)).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013524c8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+    pub fn fuzz_00000000013524c8(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(g_f32_0, g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 0..6]);
         op1(c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
-        op2(c_f64_0, e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64, w_e2c_f64).write_to(out2_0, domain![Edge: 1..10, K: 2..4]);
+        op2(c_f64_0, e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1, w_e2c_f64).write_to(out2_0, domain![Edge: 1..10, K: 1..5]);
     }
 }
 
@@ -1148,32 +1152,40 @@ pub mod fuzz_00000000013524ca {
 pub mod fuzz_00000000013524cb {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((c_f64_0.at(K - 1) * 1e19) as i32);
-        let t1 = (-c_f64_0);
-        neighbor_sum(((e_f64_1 * e_f64_0).at(C2E3) * w_c2e3_f64), C2E3)
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> Field<(Edge, K), f64> {
-        let t0 = (((e_f32_1 + k_f32) / e_f32_0.at(K + 2)) + ((e_f32_0 * e_f32_0) * k_f32));
-        let t1 = (select((e_f64_0 < e_f64_1), ((e_i32_0 as i64) - (e_i32_0 as i64)), ((e_i32_1 as i64) * (e_i32_1 as i64))) as f64);
-        ((e_f64_0 + (t1 + e_f64_1)) / (-c_f64_0.at(E2C[0])))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_0.at(K + 2) * 1e19) as i32);
+        let t1 = (scan0(c_f64_1) - scan1(e_f64_0).at(C2E3[2]));
+        (e_f64_0.at(C2E3[2]) * c_f64_0.at(K - 1))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = min_over(((c_f64_0 - c_f64_0) * 0.125).at(E2C), E2C);
-        let t1 = e_f32_0;
-        ((c_f64_0 - neighbor_sum(e_f64_1.at(C2E3), C2E3)).at(E2C[0])).atan()
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), i32>, Field<(I, J, K), f32>) {
+        let t0 = (((-((g_i32_1 as i64) as f64)) * 3000000000.0) as i32);
+        let t1 = ((g_i32_1 - (g_i32_1 + 7)) as f64);
+        ((g_i32_1.at(I - 1) - (g_i32_0 - g_i32_0)).at(I + 1), ((g_f32_0 - g_f32_1.at(I + 2)) - (concat_where(K < 3, g_f32_1, g_f32_1) * (g_f32_0 * g_f32_1))))
+    }
+
+    #[field_operator]
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>) -> Field<(I, J, K), f64> {
+        (g_f32_0 as f64)
     }
 
     #[program]
-    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, e_f64_0, e_f64_1, w_c2e3_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
-        op1(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f32).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
-        op2(c_f64_0, e_f32_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_00000000013524cb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out1_1: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..5]);
+        op1(g_f32_0, g_f32_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..4, J: 0..5, K: 0..7]);
+        op2(g_f32_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..6]);
     }
 }
 
@@ -1194,16 +1206,16 @@ pub mod fuzz_00000000013524cc {
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
         let t0 = (((v_i32_0 as f64) * v_f64_0) - v_f64_0);
-        let t1 = select(((v_f32_1 + v_f32_1) != v_f32_1.at(K + 1)), (neighbor_sum(e_f32_1.at(V2E6), V2E6) * neighbor_sum(e_f32_0.at(V2E6), V2E6)), v_f32_1);
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+        let t1 = select(((v_f32_1 + v_f32_1) != v_f32_0.at(K - 2)), (neighbor_sum(e_f32_1.at(V2E6), V2E6) + 0.25), neighbor_sum(e_f32_1.at(V2E6), V2E6));
+        (((neighbor_sum(e_f64_1.at(V2E6), V2E6).abs().sqrt() * (t0 * v_f64_1.abs().sqrt()))).tanh(), (min_over(e_f32_0.at(V2E6), V2E6) * neighbor_sum(e_f32_1.at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524cc(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524cc(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>) {
         op0(e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..4]);
-        op1(e_f32_0, e_f32_1, e_f64_1, v_f32_1, v_f64_0, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+        op1(e_f32_0, e_f32_1, e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..7]);
     }
 }
 
@@ -1213,14 +1225,14 @@ pub mod fuzz_00000000013524cd {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f32>) {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
         let t0 = e_i32_1;
-        (neighbor_sum(e_f32_0.at(K - 1).at(C2E3[1]).at(K - 1).at(E2C), E2C), (((select((e_f64_0 < e_f64_1), t0, t0) as i64) as i32) as f32))
+        (neighbor_sum(c_f32_0.at(K + (c_i32_0 % 3)).at(E2C), E2C)).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013524cd(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f32>) {
-        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 3..6]);
+    pub fn fuzz_00000000013524cd(c_f32_0: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_0, c_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..5]);
     }
 }
 
@@ -1342,28 +1354,28 @@ pub mod fuzz_00000000013524d1 {
 pub mod fuzz_00000000013524d2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+        carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (((v_f64_0 * v_f64_1).at(K + 2) - select((v_f64_1 > v_f64_1), v_f64_1, (v_i32_0 as f64))) * (neighbor_sum(e_f64_1.at(V2E6), V2E6) - neighbor_sum(select((e_f32_0 != e_f32_0), e_f64_0, e_f64_0).at(V2E6), V2E6)));
-        let t1 = (neighbor_sum(scan0(((e_f64_1 - 0.25) * (-e_f64_1)), e_f64_1).at(V2E6), V2E6) + min_over((e_f64_1 - e_f64_0).abs().sqrt().at(V2E6), V2E6));
-        min_over((-((e_f64_1 * e_f64_1) - (e_f64_0 - e_f64_0))).at(V2E6), V2E6)
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = ((v_f64_0.at(K + 1) - ((v_f64_1 + 0.125) / v_f64_1)) * ((select((v_i32_0 > v_i32_1), (v_i32_0 as i64), (v_i32_0 as i64)) as i32) as f64));
+        let t1 = select((select((t0 != v_f64_0), t0, scan0(v_f64_0, t0)) <= v_f64_0), ((t0 * v_f64_1.abs().sqrt()) * t0), (-(v_f64_1 / v_f64_1)).at(K + 2));
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6), (v_f32_1 - 3.0))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, w_c2e3_f32: Field<(Cell, C2E3), f32>) -> Field<(Cell, K), f32> {
-        let t0 = c_f32_1;
-        neighbor_sum(((e_f32_0 * e_f32_1).at(C2E3) * w_c2e3_f32), C2E3)
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_1 * c_f64_1) / k_f64);
+        (t0 + (c_f64_1 * t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d2(c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_c2e3_f32: &Field<(Cell, C2E3), f32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
-        op0(e_f32_0, e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..4]);
-        op1(c_f32_1, e_f32_0, e_f32_1, w_c2e3_f32).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
+    pub fn fuzz_00000000013524d2(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..5]);
+        op1(c_f64_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1373,19 +1385,19 @@ pub mod fuzz_00000000013524d3 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        concat_where(K < 5, max_over(e_f64_1.at(K - 2).at(V2E6), V2E6), v_f64_0).abs().sqrt()
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        concat_where(K < 5, max_over(e_f64_1.at(K + (e_i32_1 % 3)).at(V2E6), V2E6), v_f64_0).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (((c_f64_0 * c_f64_0) + concat_where(K < 5, c_f64_1, c_f64_1)) - ((c_f64_0 / c_f64_0) + select((c_f64_0 <= c_f64_0), c_f64_0, c_f64_0)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        (((g_f64_0 * g_f64_0) + concat_where(K < 5, g_f64_1, g_f64_1)) - ((g_f64_0 / g_f64_0) + select((g_f64_0 <= g_f64_0), g_f64_0, g_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d3(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, v_f64_0).write_to(out0_0, domain![Vertex: 1..4, K: 3..7]);
-        op1(c_f64_0, c_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 0..7]);
+    pub fn fuzz_00000000013524d3(e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_1, e_i32_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 2..4]);
+        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1394,27 +1406,27 @@ pub mod fuzz_00000000013524d3 {
 pub mod fuzz_00000000013524d4 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + (x0 - x0) * 0.5
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_0: f64, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = select(((v_f64_0 + s_f64_0) > neighbor_sum(e_f64_1.at(V2E6), V2E6)), neighbor_sum(e_f32_0.at(V2E6), V2E6), concat_where(K < 2, v_f32_1.at(K + 1), concat_where(K < 4, v_f32_1, v_f32_0)));
-        let t1 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
-        ((v_f64_0).tanh(), concat_where(K < 3, (v_i32_1.at(K + 1) as f64), min_over(((e_i32_0 as i64) as f64).at(V2E6), V2E6)))
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
+        let t0 = select(((v_f64_0 + s_f64_0) > neighbor_sum(e_f64_1.at(V2E6), V2E6)), neighbor_sum(e_f32_0.at(V2E6), V2E6), concat_where(K < 2, v_f32_1.at(K - 2), v_f32_1.abs().sqrt()));
+        let t1 = neighbor_sum(scan0((e_f64_0 + e_f64_0)).at(V2E6), V2E6).abs().sqrt();
+        neighbor_sum(e_f32_1.at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((scan0(((e_f64_0 - e_f64_1) * (e_f64_1 * e_f64_0))).at(C2E3[1])).exp(), c_f64_0)
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f32>) {
+        (e_f32_1, neighbor_sum(neighbor_sum((-(e_f32_1 - e_f32_0)).at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d4(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_0, s_f64_0, v_f32_0, v_f32_1, v_f64_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_0, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524d4(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Edge, K), f32>, out1_1: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, s_f64_0, v_f32_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 2..7]);
+        op1(e_f32_0, e_f32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1463,23 +1475,21 @@ pub mod fuzz_00000000013524d6 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
-        let t0 = (v_f32_1 - v_f32_1).at(K + 2);
-        let t1 = v_f64_0;
-        (((((v_i32_0 as i64) as f64) * 1e300) as i32), ((t0 + t0) * (v_f32_0 + t0)))
+    pub fn op0(v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        let t0 = v_f32_1.abs().sqrt().at(K - 2);
+        let t1 = concat_where(K < 3, v_f64_1, v_f64_0.at(K - 2));
+        (t1, v_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
-        let t0 = c_f64_0;
-        let t1 = c_f64_0;
-        ((max_over(neighbor_sum((-c_f32_0).at(E2C), E2C).at(C2E3), C2E3)).tanh(), (neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + s_f64_1))
+    pub fn op1(c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        ((c_i32_1 + 2) / 7)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d6(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s_f64_1: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f32>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(v_f32_0, v_f32_1, v_f64_0, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..5]);
-        op1(c_f32_0, c_f64_0, c_f64_1, s_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013524d6(c_i32_1: &Field<(Cell, K), i32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
+        op0(v_f32_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..7]);
+        op1(c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1488,16 +1498,21 @@ pub mod fuzz_00000000013524d6 {
 pub mod fuzz_00000000013524d7 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f64_0.at(K - 2) - c_f64_0);
-        let t1 = ((c_f32_0 / c_f32_0) * max_over(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3));
-        ((c_f64_1 + t0).abs().sqrt()).exp()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (c_f64_0.at(K + (c_i32_0 % 3)) - scan0(e_f64_1).at(C2E3[0]));
+        let t1 = c_i32_1.at(K + 1).at(K + 1);
+        select((c_i32_1 > t1), e_f64_0.at(C2E3[2]), (t0 - t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524d7(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+    pub fn fuzz_00000000013524d7(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 3..4]);
     }
 }
 
@@ -1507,21 +1522,21 @@ pub mod fuzz_00000000013524d8 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = (concat_where(K < 1, c_f32_0, c_f32_1) + c_f32_1);
-        let t1 = c_f64_0.abs().sqrt().at(K + 1);
-        (c_f64_1 - c_f64_0).abs().sqrt()
+        let t1 = select((c_f64_1 != c_f64_1), c_f64_0, c_f64_1).at(K + (c_i32_0 % 3));
+        select((t1 > c_f64_1), c_f64_1, c_f64_1.at(K - 1))
     }
 
     #[field_operator]
-    pub fn op1(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        ((c_i32_1 * (c_i32_0 / 7)), (e_i32_1 as f64).at(C2E3[1]))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        neighbor_sum(e_f64_0.at(V2E6), V2E6)
     }
 
     #[program]
-    pub fn fuzz_00000000013524d8(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_i32_0, c_i32_1, e_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524d8(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 3..5]);
+        op1(e_f64_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
     }
 }
 
@@ -1559,7 +1574,7 @@ pub mod fuzz_00000000013524da {
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = select((v_f64_1 < v_f64_1), select((v_f64_0 > v_f64_1), v_i32_0, v_i32_0), select((v_i32_0 != v_i32_0), v_i32_1, v_i32_0));
-        (v_f64_1.at(K + 2) - concat_where(K < 3, v_f64_1, v_f64_1))
+        (v_f64_1.at(K + (v_i32_1 % 3)) - (-v_f64_1))
     }
 
     #[field_operator]
@@ -1576,7 +1591,7 @@ pub mod fuzz_00000000013524da {
 
     #[program]
     pub fn fuzz_00000000013524da(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f32>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
+        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
         op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
         op2(e_f64_1, k_f32, v_f32_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
@@ -1627,9 +1642,9 @@ pub mod fuzz_00000000013524dd {
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = ((g_f64_0 * 8.0) as i32);
-        ((g_f64_0 + k_f64).at(K - 1) * ((g_f64_1 / 0.5) - (g_f64_0 + g_f64_0)))
+        ((-g_f64_0).at(K + (g_i32_0 % 3)) * ((g_f64_1 / 0.5) - (g_f64_0 + g_f64_0)))
     }
 
     #[field_operator]
@@ -1638,15 +1653,15 @@ pub mod fuzz_00000000013524dd {
     }
 
     #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
-        concat_where(K < 3, e_f32_0, ((-e_f32_1) + select((e_i32_1 != e_i32_0), e_f32_1, e_f32_1).at(K - 2)))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+        (concat_where(K < 3, e_f32_0, ((-e_f32_1) + e_f32_1.at(K - 2))), ((c_f64_0 + (c_f64_0 - c_f64_1)).at(E2C[1]) - e_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524dd(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
-        op0(g_f64_0, g_f64_1, k_f64).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013524dd(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f32>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 2..4]);
         op1(c_f32_0, c_f64_0, c_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(e_f32_0, e_f32_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
+        op2(c_f64_0, c_f64_1, e_f32_0, e_f32_1, e_f64_0).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -1719,12 +1734,12 @@ pub mod fuzz_00000000013524e1 {
     pub fn op0(e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
         let t0 = (select(((v_i32_0 / 2) != v_i32_0.at(K - 1)), ((v_f32_0 as f64) * v_f64_0), v_f64_1) - concat_where(K < 3, v_f64_0.abs().sqrt(), (v_f64_1 * v_f64_1)).abs().sqrt());
         let t1 = v_f64_0.abs().sqrt().abs().sqrt();
-        min_over((-(e_f32_1.at(K + 2) * (e_f32_1 - e_f32_1))).at(V2E6), V2E6)
+        (min_over((-(e_f32_1.at(K - 2) * concat_where(K < 4, e_f32_1, e_f32_1))).at(V2E6), V2E6)).cos()
     }
 
     #[program]
     pub fn fuzz_00000000013524e1(e_f32_1: &Field<(Edge, K), f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>) {
-        op0(e_f32_1, v_f32_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..5]);
+        op0(e_f32_1, v_f32_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 3..7]);
     }
 }
 
@@ -1733,36 +1748,30 @@ pub mod fuzz_00000000013524e1 {
 pub mod fuzz_00000000013524e2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
     pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f32_0: f32) -> Field<(I, J, K), f64> {
         let t0 = (select(((g_i32_0 * 3) <= g_i32_0.at(I + 1)), g_f32_0, g_f32_0) * select(((g_i32_0 * g_i32_0) != (g_i32_0 - g_i32_1)), ((g_f32_0 - g_f32_1) + (g_f32_0 * s_f32_0)), (g_f32_0 - (g_f32_1 * g_f32_0))));
         let t1 = (g_i32_0.at(I - 1) / 3);
-        select((g_i32_0 != (g_i32_1 + 3).at(I - 1)), g_f64_1, ((g_f64_1 - g_f64_0) + (g_f64_1 - g_f64_0)).at(K - 1))
+        select((g_i32_0 != (g_i32_1 + 3).at(I - 1)), g_f64_1, concat_where(K < 5, (g_f64_0 + g_f64_0), g_f64_1).at(K - 2))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = concat_where(K < 5, e_f32_1, e_f32_1);
-        let t1 = (-(((e_i32_0 as i64) - (e_i32_0 as i64)) as f64));
-        select((scan0(c_f64_1, c_f64_1).at(E2C[1]) < e_f64_1.at(K - 1)), select((t1 > e_f64_0), (e_i32_0 + e_i32_1), ((t1 * 8.0) as i32)), e_i32_1.at(K - 1).at(K - 1))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+        let t0 = e_f64_1.at(C2E3[1]);
+        (select((max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) <= ((c_i32_0 as i64) as f64)), ((t0 * 8.0) as i32), c_i32_1.at(K + 1)) - select((c_i32_0 < ((c_i32_0 as i64) as i32)), (((c_i32_0 as i64) as i32) + 3), c_i32_0))
     }
 
     #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
-        let t0 = e_f32_0;
-        ((t0 + ((e_f32_0 + t0) + (t0 / 0.125)))).tanh()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = ((c_f64_0 + c_f64_1.at(K + (c_i32_0 % 3))) / c_f64_0).abs().sqrt();
+        ((((neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) * 3.0) + (select((c_i32_0 <= c_i32_1), c_i32_0, c_i32_0) as f64)) + c_f64_1), (-c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524e2(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Edge, K), f32>) {
-        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f32_0).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..6]);
-        op1(c_f64_1, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 3..6]);
-        op2(e_f32_0).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+    pub fn fuzz_00000000013524e2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f32_0).write_to(out0_0, domain![I: 2..4, J: 0..5, K: 2..6]);
+        op1(c_f64_0, c_i32_0, c_i32_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..5]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 2..5]);
     }
 }
 
@@ -1812,14 +1821,14 @@ pub mod fuzz_00000000013524e4 {
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>) -> Field<(I, J, K), f32> {
-        ((g_f32_0 + g_f32_0).at(K - 1) + ((g_f32_1 * g_f32_0) * g_f32_0))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>) -> Field<(I, J, K), f32> {
+        (((-g_f32_0).at(K + 2) + g_f32_0)).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524e4(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, s_f64_0: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
+    pub fn fuzz_00000000013524e4(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, s_f64_0: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
         op0(c_f64_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, s_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(g_f32_0, g_f32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 2..7]);
+        op1(g_f32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..5]);
     }
 }
 
@@ -2033,17 +2042,17 @@ pub mod fuzz_00000000013524eb {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = neighbor_sum(e_f64_1.at(K - 2).at(C2E3), C2E3);
-        let t1 = c_f64_0;
-        (t1, (-(c_f64_1 + t1)))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
+        let t0 = neighbor_sum(e_f64_0.at(K - 2).at(C2E3), C2E3);
+        let t1 = (e_f32_0.at(C2E3[2]) * (-c_f32_0));
+        (-(c_f32_1 + c_f32_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013524eb(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013524eb(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
         op0(v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
         op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
-        op2(c_f64_0, c_f64_1, e_f64_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 3..6]);
+        op2(c_f32_0, c_f32_1, e_f32_0, e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 3..6]);
     }
 }
 
@@ -2088,15 +2097,15 @@ pub mod fuzz_00000000013524ed {
     }
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, s_f64_1: f64) -> Field<(Cell, K), f64> {
         let t0 = (-(c_f64_1.abs().sqrt() * (c_f64_0 / s_f64_1)));
         let t1 = (select((c_f64_0 <= c_f64_0), c_i32_1, c_i32_1) / 3).at(K + 1);
-        (select(((-c_f32_0) <= (c_f32_1 * c_f32_0)), (t0.abs().sqrt() + scan0(c_f64_0, c_f64_0)), scan1((t0 * c_f64_0), c_f64_1.at(K + 2))), ((e_i32_1 as f64) - e_f64_0.abs().sqrt()).at(C2E3[2]))
+        select(((-c_f32_0) <= (c_f32_1 * c_f32_0)), (t0.abs().sqrt() + scan0(c_f64_0, c_f64_0)), scan1((t0 * c_f64_0), c_f64_0.at(K + 1)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ed(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_i32_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..4]);
+    pub fn fuzz_00000000013524ed(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_1, s_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -2105,21 +2114,31 @@ pub mod fuzz_00000000013524ed {
 pub mod fuzz_00000000013524ee {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0.max(x0)
+    }
+
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
         (select((v_f64_0 > v_f64_1), (v_i32_0 * 3), (v_i32_1 * v_i32_0)) * (v_i32_1 + (v_i32_1 * v_i32_1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(((-e_f64_0) - e_f64_0.at(K - 1)).at(C2E3), C2E3).at(E2C), E2C);
-        (((concat_where(K < 3, e_f64_0.at(K - 1), c_f64_1.at(E2C[0])) * e_f64_0) + e_f64_1)).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s_f64_1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = neighbor_sum(neighbor_sum(((-e_f64_0) - e_f64_0.at(K + (e_i32_0 % 3))).at(C2E3), C2E3).at(E2C), E2C);
+        ((concat_where(K < 3, c_f64_1.at(E2C[0]).at(K - 1), e_f64_0) / s_f64_1), select(((e_i32_0.at(K + 1) * ((e_f32_0 * 1e30) as i32)) <= select((e_f64_0 < e_f64_0), e_i32_0, e_i32_0).at(K - 1)), max_over(neighbor_sum((e_f64_0 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C), (scan0(scan1(c_f64_0).at(E2C[0])) + ((t0 - e_f64_1) + k_f64))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524ee(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524ee(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
         op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f64_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..7]);
+        op1(c_f64_0, c_f64_1, e_f32_0, e_f64_0, e_f64_1, e_i32_0, k_f64, s_f64_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 3..4]);
     }
 }
 
@@ -2158,20 +2177,20 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524a7", seed: 20260007, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a7::fuzz_00000000013524a7::compile(o)?)) },
     Case { name: "fuzz_00000000013524a8", seed: 20260008, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524a8::fuzz_00000000013524a8::compile(o)?)) },
     Case { name: "fuzz_00000000013524a9", seed: 20260009, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524a9::fuzz_00000000013524a9::compile(o)?)) },
-    Case { name: "fuzz_00000000013524aa", seed: 20260010, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524aa::fuzz_00000000013524aa::compile(o)?)) },
+    Case { name: "fuzz_00000000013524aa", seed: 20260010, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524aa::fuzz_00000000013524aa::compile(o)?)) },
     Case { name: "fuzz_00000000013524ab", seed: 20260011, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ab::fuzz_00000000013524ab::compile(o)?)) },
     Case { name: "fuzz_00000000013524ac", seed: 20260012, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ac::fuzz_00000000013524ac::compile(o)?)) },
     Case { name: "fuzz_00000000013524ad", seed: 20260013, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ad::fuzz_00000000013524ad::compile(o)?)) },
     Case { name: "fuzz_00000000013524ae", seed: 20260014, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ae::fuzz_00000000013524ae::compile(o)?)) },
-    Case { name: "fuzz_00000000013524af", seed: 20260015, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524af::fuzz_00000000013524af::compile(o)?)) },
+    Case { name: "fuzz_00000000013524af", seed: 20260015, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524af::fuzz_00000000013524af::compile(o)?)) },
     Case { name: "fuzz_00000000013524b0", seed: 20260016, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b0::fuzz_00000000013524b0::compile(o)?)) },
     Case { name: "fuzz_00000000013524b1", seed: 20260017, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b1::fuzz_00000000013524b1::compile(o)?)) },
     Case { name: "fuzz_00000000013524b2", seed: 20260018, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b2::fuzz_00000000013524b2::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b3", seed: 20260019, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b3::fuzz_00000000013524b3::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b3", seed: 20260019, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b3::fuzz_00000000013524b3::compile(o)?)) },
     Case { name: "fuzz_00000000013524b4", seed: 20260020, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b4::fuzz_00000000013524b4::compile(o)?)) },
     Case { name: "fuzz_00000000013524b5", seed: 20260021, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b5::fuzz_00000000013524b5::compile(o)?)) },
     Case { name: "fuzz_00000000013524b6", seed: 20260022, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b6::fuzz_00000000013524b6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524b7", seed: 20260023, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b7::fuzz_00000000013524b7::compile(o)?)) },
     Case { name: "fuzz_00000000013524b8", seed: 20260024, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b8::fuzz_00000000013524b8::compile(o)?)) },
     Case { name: "fuzz_00000000013524b9", seed: 20260025, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524b9::fuzz_00000000013524b9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ba", seed: 20260026, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ba::fuzz_00000000013524ba::compile(o)?)) },
@@ -2180,30 +2199,30 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524bd", seed: 20260029, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bd::fuzz_00000000013524bd::compile(o)?)) },
     Case { name: "fuzz_00000000013524be", seed: 20260030, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524be::fuzz_00000000013524be::compile(o)?)) },
     Case { name: "fuzz_00000000013524bf", seed: 20260031, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524bf::fuzz_00000000013524bf::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c0", seed: 20260032, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c0::fuzz_00000000013524c0::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c0", seed: 20260032, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c0::fuzz_00000000013524c0::compile(o)?)) },
     Case { name: "fuzz_00000000013524c1", seed: 20260033, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c1::fuzz_00000000013524c1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c2", seed: 20260034, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c2::fuzz_00000000013524c2::compile(o)?)) },
     Case { name: "fuzz_00000000013524c3", seed: 20260035, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c3::fuzz_00000000013524c3::compile(o)?)) },
     Case { name: "fuzz_00000000013524c4", seed: 20260036, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c4::fuzz_00000000013524c4::compile(o)?)) },
     Case { name: "fuzz_00000000013524c5", seed: 20260037, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c5::fuzz_00000000013524c5::compile(o)?)) },
     Case { name: "fuzz_00000000013524c6", seed: 20260038, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c6::fuzz_00000000013524c6::compile(o)?)) },
     Case { name: "fuzz_00000000013524c7", seed: 20260039, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c7::fuzz_00000000013524c7::compile(o)?)) },
-    Case { name: "fuzz_00000000013524c8", seed: 20260040, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
+    Case { name: "fuzz_00000000013524c8", seed: 20260040, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524c8::fuzz_00000000013524c8::compile(o)?)) },
     Case { name: "fuzz_00000000013524c9", seed: 20260041, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524c9::fuzz_00000000013524c9::compile(o)?)) },
     Case { name: "fuzz_00000000013524ca", seed: 20260042, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ca::fuzz_00000000013524ca::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cb", seed: 20260043, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cc", seed: 20260044, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524cd", seed: 20260045, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cb", seed: 20260043, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cb::fuzz_00000000013524cb::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cc", seed: 20260044, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cc::fuzz_00000000013524cc::compile(o)?)) },
+    Case { name: "fuzz_00000000013524cd", seed: 20260045, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524cd::fuzz_00000000013524cd::compile(o)?)) },
     Case { name: "fuzz_00000000013524ce", seed: 20260046, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ce::fuzz_00000000013524ce::compile(o)?)) },
     Case { name: "fuzz_00000000013524cf", seed: 20260047, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524cf::fuzz_00000000013524cf::compile(o)?)) },
     Case { name: "fuzz_00000000013524d0", seed: 20260048, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d0::fuzz_00000000013524d0::compile(o)?)) },
     Case { name: "fuzz_00000000013524d1", seed: 20260049, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d1::fuzz_00000000013524d1::compile(o)?)) },
     Case { name: "fuzz_00000000013524d2", seed: 20260050, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d2::fuzz_00000000013524d2::compile(o)?)) },
     Case { name: "fuzz_00000000013524d3", seed: 20260051, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d3::fuzz_00000000013524d3::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d4", seed: 20260052, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d4::fuzz_00000000013524d4::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d4", seed: 20260052, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d4::fuzz_00000000013524d4::compile(o)?)) },
     Case { name: "fuzz_00000000013524d5", seed: 20260053, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d5::fuzz_00000000013524d5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
-    Case { name: "fuzz_00000000013524d7", seed: 20260055, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524d7::fuzz_00000000013524d7::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d6", seed: 20260054, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d6::fuzz_00000000013524d6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524d7", seed: 20260055, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d7::fuzz_00000000013524d7::compile(o)?)) },
     Case { name: "fuzz_00000000013524d8", seed: 20260056, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d8::fuzz_00000000013524d8::compile(o)?)) },
     Case { name: "fuzz_00000000013524d9", seed: 20260057, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524d9::fuzz_00000000013524d9::compile(o)?)) },
     Case { name: "fuzz_00000000013524da", seed: 20260058, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524da::fuzz_00000000013524da::compile(o)?)) },
@@ -2213,10 +2232,10 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524de", seed: 20260062, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524de::fuzz_00000000013524de::compile(o)?)) },
     Case { name: "fuzz_00000000013524df", seed: 20260063, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524df::fuzz_00000000013524df::compile(o)?)) },
     Case { name: "fuzz_00000000013524e0", seed: 20260064, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e0::fuzz_00000000013524e0::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e1", seed: 20260065, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e2", seed: 20260066, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e1", seed: 20260065, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e1::fuzz_00000000013524e1::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e2", seed: 20260066, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e2::fuzz_00000000013524e2::compile(o)?)) },
     Case { name: "fuzz_00000000013524e3", seed: 20260067, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e3::fuzz_00000000013524e3::compile(o)?)) },
-    Case { name: "fuzz_00000000013524e4", seed: 20260068, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e4::fuzz_00000000013524e4::compile(o)?)) },
+    Case { name: "fuzz_00000000013524e4", seed: 20260068, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e4::fuzz_00000000013524e4::compile(o)?)) },
     Case { name: "fuzz_00000000013524e5", seed: 20260069, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e5::fuzz_00000000013524e5::compile(o)?)) },
     Case { name: "fuzz_00000000013524e6", seed: 20260070, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524e6::fuzz_00000000013524e6::compile(o)?)) },
     Case { name: "fuzz_00000000013524e7", seed: 20260071, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524e7::fuzz_00000000013524e7::compile(o)?)) },
@@ -2226,6 +2245,6 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524eb", seed: 20260075, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524eb::fuzz_00000000013524eb::compile(o)?)) },
     Case { name: "fuzz_00000000013524ec", seed: 20260076, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ec::fuzz_00000000013524ec::compile(o)?)) },
     Case { name: "fuzz_00000000013524ed", seed: 20260077, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ed::fuzz_00000000013524ed::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ee", seed: 20260078, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ee::fuzz_00000000013524ee::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ee", seed: 20260078, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ee::fuzz_00000000013524ee::compile(o)?)) },
     Case { name: "fuzz_00000000013524ef", seed: 20260079, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ef::fuzz_00000000013524ef::compile(o)?)) },
 ];

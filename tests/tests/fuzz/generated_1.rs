@@ -4,28 +4,40 @@
 pub mod fuzz_00000000013524f0 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = (select((e_f64_1.at(C2E3[0]) != (c_f64_0 / c_f64_1)), c_i32_0, select((c_i32_1 != c_i32_0), c_i32_0.at(K - 1), (c_i32_1 / 2))) - select((c_f32_0 != select((c_f64_1 <= c_f64_1), c_f32_0, c_f32_0)), (c_i32_1.at(K - 1) + c_i32_1), (c_i32_1.at(K - 1) * c_i32_1)));
         let t1 = (concat_where(K < 2, ((c_f32_0 + c_f32_0) - select((c_f64_0 != c_f64_0), c_f32_0, c_f32_1)), c_f32_1) * ((c_f32_0 + c_f32_1) + max_over(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3)).abs().sqrt());
-        (-max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).at(K - 1)
+        (select((c_f64_0.abs().sqrt() != neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)), ((c_f64_1 + c_f64_1) * c_f64_0.at(K - 1)), (select((c_i32_0 > c_i32_1), c_f64_0, c_f64_1) + c_f64_1.at(K - 2))).at(K - 1), scan0(c_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((((g_f64_0 + g_f64_0) + (g_i32_0 as f64)) + (g_f64_0.at(J - 1) * (g_f64_0 - g_f64_0))), (select((g_i32_0 < g_i32_1), (g_f32_0 as f64), g_f64_1) + select((g_f64_0 != g_f64_1), (g_f64_0 * g_f64_1), (-g_f64_0))))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
+        neighbor_sum(scan1(((e_f64_0 + e_f64_1) - (e_f64_0 - e_f64_0))).at(V2E6), V2E6)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (-e_f64_1)
+    pub fn op2(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = max_over(select((e_i32_0 > e_i32_0), e_f64_0, e_f64_1.abs().sqrt()).at(K - 1).at(V2E6), V2E6);
+        let t1 = ((concat_where(K < 6, v_f64_1, t0) * (t0 * k_f64)).abs().sqrt() / k_f64);
+        ((((v_f64_0 * v_f64_1) - (v_f64_0 * v_f64_0)) * neighbor_sum((e_f32_1 as f64).at(V2E6), V2E6)) * (((v_i32_0 * 7) as f64) * (max_over(e_f64_0.at(V2E6), V2E6) - (v_f64_1 * s_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f0(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(g_f32_0, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 1..5, K: 0..6]);
-        op2(e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_00000000013524f0(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 4..6]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+        op2(e_f32_1, e_f64_0, e_f64_1, e_i32_0, k_f64, s_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
     }
 }
 
@@ -40,29 +52,28 @@ pub mod fuzz_00000000013524f1 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = scan0((e_f64_0 * e_f64_0), e_f64_0.at(K - 2)).at(C2E3[2]);
-        (((c_f64_1 * c_f64_0) * 0.5), (-max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = scan0((e_f64_0 * e_f64_0), e_f64_1.at(K - 1)).at(C2E3[2]);
+        ((c_f64_1 + s_f64_0), (-c_f64_0).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
-        let t0 = neighbor_sum((e_f32_1.at(K - 1) as f64).at(V2E6), V2E6);
-        let t1 = min_over((-e_f32_1.abs().sqrt()).at(V2E6), V2E6);
-        (((((v_f64_1 - k_f64) / v_f64_0) * 1e300) as i32), neighbor_sum(e_f64_0.at(V2E6), V2E6))
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (((e_f64_0 - e_f64_0) - concat_where(K < 6, e_f64_0, e_f64_0)) - ((-e_f32_1) as f64)).at(K + 1)
     }
 
     #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C);
-        concat_where(K < 1, (e_f64_0 + e_f64_0), (e_f64_0 - e_f64_1))
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f32> {
+        let t0 = (((c_f64_0 * 8.0) as i32) / 7);
+        let t1 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3);
+        c_f32_1
     }
 
     #[program]
-    pub fn fuzz_00000000013524f1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..6]);
-        op1(e_f32_1, e_f64_0, k_f64, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..7]);
-        op2(e_f32_0, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
+    pub fn fuzz_00000000013524f1(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..7]);
+        op1(e_f32_1, e_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(c_f32_1, c_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -185,18 +196,20 @@ pub mod fuzz_00000000013524f6 {
 
     #[field_operator]
     pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((g_f64_1 * ((g_f64_0 + g_f64_0) + ((-g_f64_1) * (g_i32_1 as f64)))), select((g_f64_0 <= scan0((g_f64_1 * g_f64_1), select((g_f32_0 != g_f32_1), g_f64_1, g_f64_0))), scan1((g_f64_0 * g_f64_1), (g_f64_1 + g_f64_1)).abs().sqrt(), ((g_f64_0 * g_f64_1) * g_f64_0.at(K + 1)).at(J - 1)))
+        ((g_f64_1 * ((g_f64_0 + g_f64_0) + ((-g_f64_1) * (g_i32_1 as f64)))), select((g_f64_0 <= scan0((g_f64_1 * g_f64_1), select((g_f32_0 != g_f32_1), g_f64_1, g_f64_0))), scan1((g_f64_0 * g_f64_1), (g_f64_1 + g_f64_1)).abs().sqrt(), ((g_f64_0 * g_f64_1) * g_f64_1.at(K + 2)).at(J - 1)))
     }
 
     #[field_operator]
-    pub fn op1(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        v_i32_1
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f32>) {
+        let t0 = e_i32_1;
+        let t1 = ((e_i32_1 - e_i32_0) + select((e_i32_0 != t0), t0, t0));
+        (concat_where(K < 4, e_f64_0, e_f64_0), (-neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f6(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
+    pub fn fuzz_00000000013524f6(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f32>) {
         op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 1..5, K: 1..5]);
-        op1(v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(e_f32_1, e_f64_0, e_i32_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -276,21 +289,21 @@ pub mod fuzz_00000000013524f9 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6), scan1((v_f64_0.at(K + 1) - max_over(e_f64_0.at(V2E6), V2E6)), v_f64_0))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (neighbor_sum(e_f64_1.at(V2E6), V2E6), scan1((v_f64_0.at(K - 1) - concat_where(K < 3, v_f64_0, v_f64_1)), ((-v_f64_1) - s_f64_0)))
     }
 
     #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64) -> Field<(Edge, K), f64> {
-        let t0 = ((select((e_f64_0 < e_f64_0), e_i32_1.at(K + 1), (e_i32_1 * e_i32_0)) + (((e_f64_1 * 3000000000.0) as i32) * 2)) * ((((e_f64_1 * 8.0) as i32) / 7) + select((e_f64_1 != e_f64_0), select((e_f32_0 != e_f32_1), e_i32_0, e_i32_0), e_i32_1)));
-        (e_f64_0 - ((e_f64_0 * s_f64_0) - e_f64_0.abs().sqrt()))
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = select((((-g_f64_1) + (g_f64_1 * g_f64_0)) < ((-g_f64_0) - (-g_f64_1))), (((g_i32_1 / 3) / 3) + ((g_i32_1 + g_i32_1) + (g_i32_0 + g_i32_1))), (((g_i32_1 / 2) * 7) * g_i32_0));
+        (g_f64_1, select(((g_i32_0.at(I + 1) * ((g_f32_0 * 1e19) as i32)) <= (g_i32_0.at(I - 1) * (t0 * g_i32_1))), ((t0 * t0) as f64), (g_f64_1 + (g_f64_1.abs().sqrt() + (g_f64_1 * g_f64_0)))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f9(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013524f9(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
         op0(e_f32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
-        op1(e_f64_0, e_f64_1, v_f64_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
-        op2(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 0..5]);
+        op1(e_f64_1, s_f64_0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..6]);
+        op2(g_f32_0, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 2..4, J: 0..5, K: 0..7]);
     }
 }
 
@@ -300,15 +313,15 @@ pub mod fuzz_00000000013524fa {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, s_f32_0: f32) -> Field<(Edge, K), f64> {
-        let t0 = (e_f32_0 * e_f32_1).at(K - 1);
-        let t1 = (min_over(c_f32_1.at(E2C), E2C) + (e_f32_0 / s_f32_0));
-        c_f64_0.at(E2C[0])
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = neighbor_sum(c_f32_1.at(E2C), E2C).at(K + (e_i32_1 % 3));
+        let t1 = ((e_f64_0 * 8.0) as i32);
+        ((e_i32_0 + e_i32_0) / 2)
     }
 
     #[program]
-    pub fn fuzz_00000000013524fa(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, s_f32_0: f32, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f32_1, c_f64_0, e_f32_0, e_f32_1, s_f32_0).write_to(out0_0, domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_00000000013524fa(c_f32_1: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
+        op0(c_f32_1, e_f64_0, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 2..5]);
     }
 }
 
@@ -348,15 +361,15 @@ pub mod fuzz_00000000013524fc {
     }
 
     #[field_operator]
-    pub fn op2(v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        ((v_i32_1 as i64) as f64).at(K - 1)
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        v_f64_0.at(K + (v_i32_1 % 3))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fc(c_f64_1: &Field<(Cell, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013524fc(c_f64_1: &Field<(Cell, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
         op1(g_f32_0, g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..7]);
-        op2(v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
+        op2(v_f64_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 3..4]);
     }
 }
 
@@ -370,33 +383,33 @@ pub mod fuzz_00000000013524fd {
         carry * 0.25 + x0
     }
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+        carry * -0.5 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = scan0(((-e_f64_1) - e_f64_0)).at(C2E3[1]);
-        let t1 = select((c_f64_1 < (c_f64_1 - c_f64_0).at(K - 1)), (((e_f64_0 * 8.0) as i32) as f64).at(C2E3[2]), (((c_i32_0 as i64) / 7) as f64));
-        select(((-c_f64_0).abs().sqrt() != scan1((c_f64_0 + c_f64_1), c_f64_1.abs().sqrt())), ((c_i32_1 * 7).at(K + 1) + ((c_i32_1 as i64).at(K + 1) as i32)), ((c_i32_1 / 2).at(K + 1) - ((c_i32_0 as i64) as i32)))
+        let t1 = select((c_f64_1 < c_f64_1.at(K + 1)), scan1((((c_f64_1 * 8.0) as i32) as f64), max_over((-e_f64_0).at(C2E3), C2E3)), ((-max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) * (e_f64_1 + e_f64_1).at(C2E3[2])));
+        ((select((((t1 + c_f64_0) / (c_f64_0 * c_f64_1)) < max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), (((c_i32_1 as i64) / 2).at(K + 1) as f64), c_f64_0)).atan(), (neighbor_sum((-e_f64_0).at(K - 2).at(C2E3), C2E3) / k_f64))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((-c_f64_1).abs().sqrt(), select((((c_f64_0 + 3.0) + (c_f64_1 - c_f64_1)) > (c_f64_0 * (-c_f64_0))), (neighbor_sum(concat_where(K < 2, e_f64_1, e_f64_1).at(C2E3), C2E3) + k_f64), (((c_f64_0 - c_f64_1) + (c_f32_0 as f64)) - ((c_f64_0 - c_f64_0) * (c_f64_0 * c_f64_0)))))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        select((c_i32_0 <= c_i32_0), (c_f64_1 + c_f64_1), c_f64_1.abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        ((c_f64_0.abs().sqrt() - (c_f64_0 / c_f64_1)).at(E2C[0]) - (e_f64_0 - ((e_i32_0 as f64) * (e_f64_0 * e_f64_1))))
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
+        c_f32_1
     }
 
     #[program]
-    pub fn fuzz_00000000013524fd(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(c_f32_0, c_f64_0, c_f64_1, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..6]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_00000000013524fd(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..6]);
+        op1(c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op2(c_f32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -406,15 +419,15 @@ pub mod fuzz_00000000013524fe {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
         let t0 = (v_i32_0 / 2).at(K + 1);
         let t1 = (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6) + s_f64_0);
-        (v_i32_1.at(K + 1), (v_f64_0 + v_f64_1).at(K - 2))
+        (v_i32_1.at(K + 1), neighbor_sum((e_f64_0.at(V2E6) * w_v2e6_f64), V2E6).at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fe(e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_1, s_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..5]);
+    pub fn fuzz_00000000013524fe(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_0, v_i32_0, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 2..6]);
     }
 }
 
@@ -453,27 +466,33 @@ pub mod fuzz_00000000013524ff {
 pub mod fuzz_0000000001352500 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> Field<(Vertex, K), f32> {
-        (neighbor_sum((select((e_f64_0 <= e_f64_0), (e_f32_1 + e_f32_0), (e_f32_0 + e_f32_0)).at(K + 2).at(V2E6) * w_v2e6_f32), V2E6)).atan()
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_0: f64, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 1, (neighbor_sum(e_f64_1.at(V2E6), V2E6) + max_over(select((e_i32_0 < e_i32_0), e_f64_1, e_f64_0).at(V2E6), V2E6)), v_f64_1);
-        max_over((e_f64_1.abs().sqrt().at(K + 2) + (e_f64_0.at(K + 1) - s_f64_0)).at(V2E6), V2E6)
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, k_f32: Field<K, f32>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> Field<(Vertex, K), f32> {
+        neighbor_sum((((e_f32_1 * e_f32_0) / k_f32).at(K + 2).at(V2E6) * w_v2e6_f32), V2E6)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((c_f64_1).cos(), ((c_f64_0 - c_f64_1) - c_f64_1.at(K + 2)))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64) -> Field<(Edge, K), f64> {
+        let t0 = (select((e_f64_0 > e_f64_0), e_i32_0, e_i32_0).at(K + 1) * select((e_i32_1 != e_i32_1), (e_i32_1 + e_i32_1), (e_i32_0 + e_i32_0)));
+        let t1 = e_f64_1;
+        neighbor_sum(((c_f64_1 * c_f64_1) + (c_f64_1 - s_f64_0)).at(E2C), E2C)
+    }
+
+    #[field_operator]
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
+        scan0(select((c_f32_1 <= c_f32_1), (c_f64_1 * c_f64_0), (c_f64_1 + c_f64_0)), concat_where(K < 3, (c_f64_1 - c_f64_1), concat_where(K < 3, c_f64_1, c_f64_1))).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_0000000001352500(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s_f64_0: f64, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f32_0, e_f32_1, e_f64_0, w_v2e6_f32).write_to(out0_0, domain![Vertex: 0..5, K: 0..4]);
-        op1(e_f64_0, e_f64_1, e_i32_0, s_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..4]);
-        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 0..4]);
+    pub fn fuzz_0000000001352500(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, s_f64_0: f64, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_0, e_f32_1, k_f32, w_v2e6_f32).write_to(out0_0, domain![Vertex: 1..4, K: 0..5]);
+        op1(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_0).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
+        op2(c_f32_1, c_f64_0, c_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -552,14 +571,14 @@ pub mod fuzz_0000000001352504 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = concat_where(K < 4, select((v_i32_0 != v_i32_0), (v_f64_1 + v_f64_0), max_over(e_f64_0.at(V2E6), V2E6)), concat_where(K < 4, v_f64_1, (v_f64_1 / v_f64_1))).at(K - 1);
-        neighbor_sum(e_f64_0.at(V2E6), V2E6)
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f64_1 - ((v_f64_1 + v_f64_0) * max_over(e_f64_0.at(V2E6), V2E6))).at(K + (v_i32_1 % 3));
+        ((neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6) + concat_where(K < 4, v_f64_0, v_f64_0)) * v_f64_1).at(K + (v_i32_1 % 3))
     }
 
     #[program]
-    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
+    pub fn fuzz_0000000001352504(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f64).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
     }
 }
 
@@ -568,36 +587,37 @@ pub mod fuzz_0000000001352504 {
 pub mod fuzz_0000000001352505 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0.max(x0)
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = concat_where(K < 3, (e_f64_0 * e_f64_1), e_f64_1.at(K - 1));
-        let t1 = e_f64_0;
-        (neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = concat_where(K < 3, (e_f64_0 * e_f64_1), e_f64_0.at(K + 1));
+        let t1 = neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 1);
+        e_i32_0.at(K + 1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_f64_1 * 3000000000.0) as i32);
-        ((v_i32_1 as f64) - neighbor_sum(e_f64_1.at(V2E6), V2E6))
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0;
+        let t1 = (select((t0 != v_f64_0), v_f32_0, v_f32_1) * neighbor_sum(e_f32_1.at(V2E6), V2E6));
+        (v_f64_1 / v_f64_0).at(K + 2)
     }
 
     #[field_operator]
-    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
-        let t0 = select((g_f32_1 <= g_f32_0), (g_f64_0 + g_f64_0), concat_where(K < 5, g_f64_1, g_f64_0)).abs().sqrt();
-        let t1 = scan0((concat_where(K < 6, g_f64_1, g_f64_1) * t0), ((g_f64_1 - t0) + (g_f64_1 - t0)));
-        (g_f32_1.at(J - 2) - g_f32_0.abs().sqrt())
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = select((g_f64_0 < g_f64_1), g_f32_0, g_f32_0).at(K + 2).at(I + 2);
+        let t1 = concat_where(K < 6, (g_f64_0.at(I - 2) * concat_where(K < 5, g_f64_0, g_f64_1)), ((g_f64_1 - g_f64_0) + (g_f64_1 - g_f64_1)));
+        scan0(g_f64_1.abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_0000000001352505(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f32>) {
-        op0(e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_1, v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out2_0, domain![I: 0..6, J: 2..5, K: 0..7]);
+    pub fn fuzz_0000000001352505(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 1..5]);
+        op1(e_f32_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..4]);
+        op2(g_f32_0, g_f64_0, g_f64_1).write_to(out2_0, domain![I: 2..3, J: 0..5, K: 0..5]);
     }
 }
 
@@ -605,11 +625,6 @@ pub mod fuzz_0000000001352505 {
 #[allow(unused, clippy::all)]
 pub mod fuzz_0000000001352506 {
     use super::*;
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
-    }
 
     #[field_operator]
     pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
@@ -619,23 +634,24 @@ pub mod fuzz_0000000001352506 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_0 as i64) + (c_i32_0 as i64)) as f64).at(K - 1);
-        let t1 = (t0 + select((c_i32_1 <= c_i32_1), (c_f64_1 + c_f64_1), concat_where(K < 1, c_f64_1, c_f64_0)));
-        ((min_over((e_f64_0 * e_f64_1).at(C2E3), C2E3) + (scan0(t0, c_f64_0) - concat_where(K < 2, c_f64_0, c_f64_1)))).atan()
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = ((c_f32_1 * k_f32) as f64).at(K + 1);
+        let t1 = (c_f64_0.at(E2C[1]).at(C2E3[0]) - select((t0 != t0), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (c_f64_0 + c_f64_1)));
+        (select((c_f64_1.at(K - 1) > (c_f64_0 + c_f64_1)), (-concat_where(K < 2, c_f64_1, t1)), c_f64_0), ((c_i32_1 as i64) as f32))
     }
 
     #[field_operator]
-    pub fn op2(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        t0
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_0;
+        let t1 = ((c_i32_0 * c_i32_0) - (c_i32_0 * 2));
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352506(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352506(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
-        op2(v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
+        op1(c_f32_1, c_f64_0, c_f64_1, c_i32_1, k_f32).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..5]);
+        op2(c_f64_0, c_i32_0).write_to(out2_0, domain![Cell: 1..6, K: 0..6]);
     }
 }
 
@@ -652,12 +668,12 @@ pub mod fuzz_0000000001352507 {
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
         let t0 = neighbor_sum(neighbor_sum((c_f64_1 * c_f64_0).at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
-        (select(((t0 * e_f64_1) <= (t0 + t0)), ((e_f32_0 as f64) * t0), (t0 + (t0 / k_f64))) + scan0((concat_where(K < 6, c_f64_0, c_f64_0) + c_f64_1.at(K - 2))).at(E2C[0]))
+        (select(((t0 * e_f64_1) <= (t0 + t0)), ((e_f32_0 as f64) * t0), (t0 + (t0 / k_f64))) + scan0((concat_where(K < 6, c_f64_0, c_f64_0) + c_f64_0.at(K - 2))).at(E2C[0]))
     }
 
     #[program]
     pub fn fuzz_0000000001352507(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f32_0, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
+        op0(c_f64_0, c_f64_1, e_f32_0, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
     }
 }
 
@@ -699,22 +715,21 @@ pub mod fuzz_0000000001352509 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_1: f64) -> Field<(Cell, K), f64> {
-        (((select((e_i32_0 > e_i32_0), e_f64_1, e_f64_0) - s_f64_1) * select((e_f64_0 > e_f64_0), e_f64_0, e_f64_1.at(K - 1))).at(C2E3[1])).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (((select((e_i32_0 > e_i32_0), e_f64_1, e_f64_0) - s_f64_1) * select((e_f64_0 > e_f64_0), e_f64_0, e_f64_0.at(K - 2))).at(C2E3[1]), (select((((c_f64_1 * 1e300) as i32) < ((c_f64_0 * 8.0) as i32)), ((c_f64_1 * 8.0) as i32), (((c_i32_0 as i64) as i32) + (c_i32_1 + c_i32_1))) as f64))
     }
 
     #[field_operator]
-    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = (((g_i32_0 as i64) as f64) * 3.0);
-        let t1 = (g_f32_0.abs().sqrt() - g_f32_1.abs().sqrt());
-        ((g_i32_1 - g_i32_1) - g_i32_1.at(I + 1))
+    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((g_i32_0 - g_i32_0) * select((g_i32_1 > g_i32_1), g_i32_1, g_i32_1)) / 2);
+        ((g_f64_0 - g_f64_1).abs().sqrt() / select((g_f64_0 != g_f64_1), (g_f64_1 - g_f64_1), (g_f64_1 / g_f64_1)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352509(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
+    pub fn fuzz_0000000001352509(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
         op0(v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, s_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(g_f32_0, g_f32_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..5, J: 0..5, K: 0..7]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_0, s_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 3..6]);
+        op2(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -741,20 +756,15 @@ pub mod fuzz_000000000135250a {
 pub mod fuzz_000000000135250b {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
-    }
-
     #[field_operator]
     pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f32_0: f32) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
         let t0 = concat_where(K < 2, (g_f32_0 - (g_f32_1.abs().sqrt() + (g_f32_0 + g_f32_0))), ((-g_f32_1) + s_f32_0));
-        (((select((g_i32_1 < g_i32_0), g_f64_0, g_f64_0) + (g_f64_0 / g_f64_0)).abs().sqrt() + (g_f64_0 + (select((g_f64_0 > g_f64_0), g_f64_1, g_f64_1) / 3.0))), (select((g_f32_1.at(J + 1) != g_f32_1), g_f64_1.at(I + 2).at(K + 1), ((g_f64_0 + g_f64_0) * scan0(g_f64_1, g_f64_1))) * select((concat_where(K < 3, g_f64_0, g_f64_1) <= (-g_f64_1)), (-(g_f64_0 - g_f64_0)), ((g_f64_1 + g_f64_1) * g_f64_1))))
+        ((((select((g_i32_1 < g_i32_0), g_f64_0, g_f64_0) + (g_f64_0 / g_f64_0)).abs().sqrt() + (g_f64_0 + (select((g_f64_0 > g_f64_0), g_f64_1, g_f64_1) / 3.0)))).exp(), (select((g_f32_1.at(J + 1) != g_f32_1), (g_f64_1 + g_f64_1).at(K + (g_i32_1 % 3)), ((g_f64_0 * g_f64_1) - (g_f64_1 - g_f64_1))) * (select((g_f64_0 <= g_f64_1), (g_f64_0 + g_f64_1), concat_where(K < 6, g_f64_1, g_f64_0)) - (select((g_f64_0 <= g_f64_1), g_i32_1, g_i32_1) as f64))))
     }
 
     #[program]
     pub fn fuzz_000000000135250b(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>) {
-        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f32_0).write_to((out0_0, out0_1), domain![I: 1..3, J: 0..4, K: 0..5]);
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f32_0).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..4, K: 2..4]);
     }
 }
 
@@ -775,15 +785,15 @@ pub mod fuzz_000000000135250c {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = c_f64_0;
-        (((((c_f64_0 + c_f64_0).at(K + 2) + ((c_f64_0 / 3.0) + neighbor_sum((e_f64_1.at(C2E3) * w_c2e3_f64), C2E3))) * min_over(max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt().at(C2E3), C2E3))).tanh(), max_over(neighbor_sum((e_f64_0 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C).at(C2E3[1]))
+        ((((c_f64_0 * c_f64_1).at(K - 2) + select((t0 != c_f64_0), neighbor_sum((e_f64_1.at(C2E3) * w_c2e3_f64), C2E3), min_over(e_f64_0.at(C2E3), C2E3))) * (t0.abs().sqrt() + s_f64_1).abs().sqrt()), (neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) / t0))
     }
 
     #[program]
-    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_000000000135250c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(c_f64_0, e_f64_0, e_f64_1, w_c2e3_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..4]);
+        op1(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s_f64_1, w_c2e3_f64).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 3..6]);
     }
 }
 
@@ -829,39 +839,29 @@ pub mod fuzz_000000000135250e {
 pub mod fuzz_000000000135250f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+    #[field_operator]
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, s_f32_1: f32, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        (neighbor_sum(e_f32_0.at(V2E6), V2E6).at(K + (v_i32_0 % 3)) - s_f32_1)
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, s_f32_1: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
-        ((select((v_f32_0 > v_f32_0), v_f32_0, v_f32_1).at(K + 1) - s_f32_1), (neighbor_sum(e_f64_1.at(V2E6), V2E6).at(K - 2) * (v_f64_1.at(K - 1) - (-v_f64_1))))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = max_over(e_f64_0.at(V2E6), V2E6);
+        ((-v_f64_1).at(K + 1)).atan()
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (g_f64_0 + g_f64_0);
-        scan0(((g_f64_0 - g_f64_0) - ((g_i32_0 as i64) as f64)), (-(g_f64_1 * t0)))
-    }
-
-    #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (e_f64_0.at(C2E3[1]) + ((c_i32_1 as f64) * (c_f64_0 * c_f64_1)));
-        let t1 = (select((e_f64_1 > e_f64_1), e_f64_1, e_f64_1) + e_f64_0.at(K - 2)).at(C2E3[1]);
-        scan1((c_f64_1 - c_f64_0).abs().sqrt(), c_f64_1)
+    pub fn op2(s_f64_0: f64, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f32_0;
+        let t1 = ((((v_i32_0 as i64) as i32) / 3) - ((v_i32_1 * 3) - ((v_i32_1 as i64) as i32)));
+        ((v_f32_1 as f64).at(K - 2) - s_f64_0)
     }
 
     #[program]
-    pub fn fuzz_000000000135250f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s_f32_1: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, s_f32_1, v_f32_0, v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..6]);
-        op1(g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 3..7]);
+    pub fn fuzz_000000000135250f(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, s_f32_1: f32, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, s_f32_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 3..5]);
+        op1(e_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
+        op2(s_f64_0, v_f32_0, v_f32_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..7]);
     }
 }
 
@@ -869,11 +869,6 @@ pub mod fuzz_000000000135250f {
 #[allow(unused, clippy::all)]
 pub mod fuzz_0000000001352510 {
     use super::*;
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
 
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
@@ -883,23 +878,23 @@ pub mod fuzz_0000000001352510 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
         let t0 = (-e_f32_0);
-        let t1 = ((c_f64_0 / c_f64_0).at(E2C[1]).at(K - 2) - (((e_f64_1 * 8.0) as i32) as f64).at(K + 2));
-        (concat_where(K < 2, min_over((e_f64_1.at(C2E3[2]) + c_f64_1.abs().sqrt()).at(E2C), E2C), select(((e_f64_1 + 0.125) <= (e_f64_1 + k_f64)), neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), concat_where(K < 5, (e_f64_0 - t1), e_f64_0))), max_over(neighbor_sum(concat_where(K < 5, (e_f64_0 - e_f64_0), e_f64_1.abs().sqrt()).at(C2E3), C2E3).at(E2C), E2C))
+        let t1 = (((e_f64_0 / e_f64_0) + k_f64).at(K + 1) - (e_f64_0 / (e_f64_0 - e_f64_1)).at(K + 2));
+        t1
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        let t0 = (scan0(c_f64_1) - c_f64_0);
-        c_i32_1
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 2, (v_f64_0 - v_f64_1), (-v_f64_0));
+        ((v_f64_1 + k_f64) - neighbor_sum(e_f64_0.at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_0000000001352510(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(c_f64_0, c_f64_1, e_f32_0, e_f64_0, e_f64_1, k_f64).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 3..4]);
-        op2(c_f64_0, c_f64_1, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+        op1(e_f32_0, e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Edge: 1..10, K: 0..4]);
+        op2(e_f64_0, k_f64, v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
 
@@ -913,6 +908,11 @@ pub mod fuzz_0000000001352511 {
         carry * -0.5 + x0.max(x0)
     }
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = (select((e_f64_1 < e_f64_1), e_f64_0, e_f64_1) + 1.5);
@@ -921,22 +921,23 @@ pub mod fuzz_0000000001352511 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 as i64) as f64).at(K - 1);
-        let t1 = (neighbor_sum(e_f64_1.at(V2E6), V2E6) - v_f64_0.at(K + 2));
-        (-(t0 * s_f64_1))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6).at(K + 1);
+        let t1 = (-(v_i32_1 as f64));
+        ((((v_i32_0 as i64) - (v_i32_0 as i64)) as f64), v_f32_0)
     }
 
     #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>, s_f32_1: f32, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
-        (((v_f32_1 + s_f32_1) * neighbor_sum(e_f32_0.at(V2E6), V2E6)) / select((v_f64_1 > v_f64_1), (v_f64_1 as f32), concat_where(K < 5, v_f32_1, v_f32_1)))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = c_f64_1.abs().sqrt();
+        scan1((e_f64_1 * e_f64_0).at(K + 1)).at(C2E3[0])
     }
 
     #[program]
-    pub fn fuzz_0000000001352511(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f32_1: f32, s_f64_1: f64, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
+    pub fn fuzz_0000000001352511(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
-        op1(e_f64_1, s_f64_1, v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..5]);
-        op2(e_f32_0, s_f32_1, v_f32_1, v_f64_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(e_f64_0, v_f32_0, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
+        op2(c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -992,17 +993,17 @@ pub mod fuzz_0000000001352513 {
     }
 
     #[field_operator]
-    pub fn op0(g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = concat_where(K < 4, g_f64_1, g_f64_1).at(K - 1);
-        let t1 = ((g_f64_1 + t0) / (t0 + k_f64));
-        (g_f64_1 * t0).abs().sqrt()
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
+        let t0 = g_f64_1.abs().sqrt().at(K + 2);
+        let t1 = concat_where(K < 1, (g_f64_0 - t0), (-g_f64_0));
+        (g_f32_0.abs().sqrt() - (g_f32_1 + g_f32_0))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = scan0(scan1(concat_where(K < 6, g_f64_0, g_f64_1)));
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = scan0(scan1(concat_where(K < 6, e_f64_0, e_f64_1)));
         let t1 = t0;
-        g_f64_1
+        e_f64_1
     }
 
     #[field_operator]
@@ -1012,9 +1013,9 @@ pub mod fuzz_0000000001352513 {
     }
 
     #[program]
-    pub fn fuzz_0000000001352513(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
-        op0(g_f64_1, k_f64).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352513(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..4]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
         op2(v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
     }
 }
@@ -1040,33 +1041,27 @@ pub mod fuzz_0000000001352514 {
 pub mod fuzz_0000000001352515 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0 * x1
+    #[field_operator]
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        (v_f32_0.at(K - 2) - v_f32_1.at(K + (v_i32_1 % 3))).at(K + (v_i32_1 % 3)).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
-        (concat_where(K < 2, (v_f32_0 + v_f32_1), (v_f32_1 * v_f32_1)).at(K - 2).abs().sqrt(), scan0((v_f64_0.at(K - 2) * select((v_f64_1 > v_f64_1), v_f64_1, v_f64_0)), ((v_i32_0 as i64) as f64)))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = ((((v_i32_1 + v_i32_0) * 7) / 7) + (((v_i32_0 * v_i32_1) / 3) - v_i32_0));
+        select(((min_over(e_f64_1.at(V2E6), V2E6) / k_f64) != v_f64_1), select(((v_i32_0 / 2) != v_i32_0), ((v_i32_1 / 2) * v_i32_0.at(K + 1)), v_i32_1), ((((v_f64_0 * 8.0) as i32) * (v_i32_1 - t0)) + (v_i32_1 - v_i32_1).at(K - 1)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
-        ((concat_where(K < 6, (-(v_f32_0 / k_f32)), ((v_i32_1 as f32) - (-v_f32_1)))).atan(), max_over(e_f64_0.at(V2E6), V2E6))
-    }
-
-    #[field_operator]
-    pub fn op2(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f32_1;
-        let t1 = ((-v_f32_0) + (v_f32_0 - t0));
-        (v_f64_1 * v_f64_1).abs().sqrt()
+    pub fn op2(g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        g_f64_1
     }
 
     #[program]
-    pub fn fuzz_0000000001352515(e_f64_0: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
-        op1(e_f64_0, k_f32, v_f32_0, v_f32_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..6]);
-        op2(v_f32_0, v_f32_1, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_0000000001352515(e_f64_1: &Field<(Edge, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(v_f32_0, v_f32_1, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 4..4]);
+        op1(e_f64_1, k_f64, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..5]);
+        op2(g_f64_1).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1120,15 +1115,15 @@ pub mod fuzz_0000000001352517 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, s_f64_0: f64) -> Field<(Cell, K), f32> {
-        let t0 = (min_over(e_f64_0.at(C2E3), C2E3) + c_f64_1.at(K - 1));
-        let t1 = ((t0 + s_f64_0) - neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3));
-        ((c_f32_0 * (c_f32_0 / 0.125))).atan()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (min_over(e_f64_0.at(C2E3), C2E3) + c_f64_0.at(K + (c_i32_1 % 3)));
+        let t1 = (c_f64_1 * min_over(e_f64_1.at(C2E3), C2E3));
+        (select((c_i32_1 > c_i32_0), t0, (-c_f64_1)), e_f64_0.at(C2E3[0]).at(K - 2))
     }
 
     #[program]
-    pub fn fuzz_0000000001352517(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f32>) {
-        op0(c_f32_0, c_f64_0, c_f64_1, e_f64_0, s_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352517(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..5]);
     }
 }
 
@@ -1148,21 +1143,23 @@ pub mod fuzz_0000000001352518 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, s_f64_1: f64) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
         let t0 = scan0((c_f64_1.abs().sqrt() * scan1(e_f64_0, e_f64_0).at(C2E3[1])));
-        let t1 = (select(((c_i32_0 as f64) < (c_f64_1 * t0)), (((c_i32_0 as i64) + (c_i32_1 as i64)) as f64), (-c_f64_0.at(K + 2))) + c_f64_0);
-        (c_f64_1 + s_f64_1).at(K + 2)
+        let t1 = (select(((c_i32_0 as f64) < (c_f64_1 * t0)), (((c_i32_0 as i64) + (c_i32_1 as i64)) as f64), (-c_f64_0.at(K + (c_i32_0 % 3)))) + select((c_i32_0 != c_i32_1), c_f64_1, c_f64_0).at(K + (c_i32_0 % 3)).at(K + 1));
+        (min_over((max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) + k_f64).at(C2E3), C2E3) + select((c_f64_1 > (-c_f64_0)), t0, select((c_f64_1 > t0), (c_i32_0 as f64), (c_f64_1 + c_f64_1))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (g_f64_0 * (g_f64_1 / 0.25))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_0: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
+        let t0 = select((((g_f64_0 - g_f64_1) * g_f64_1.at(K + (g_i32_0 % 3))) <= (select((g_f64_1 < g_f64_1), g_f64_0, g_f64_0) + (g_f64_1 - g_f64_1))), (-g_f64_0), (select((g_f32_1 > g_f32_1), g_f64_0, (g_f64_0 - g_f64_0)) / ((g_f64_0 * g_f64_1) + g_f64_1)));
+        let t1 = (select((g_i32_1.at(I - 1) > (g_i32_0 + g_i32_1)), g_f64_1, (-(g_f64_0 * t0))) + (((g_f64_0 * t0) + s_f64_0) - concat_where(K < 5, (-g_f64_0), (t0 + t0))));
+        ((-(select((g_f64_1 != g_f64_1), (g_f64_1 - g_f64_0), (-t1)) - (concat_where(K < 1, g_f64_0, g_f64_0) * g_f64_0.at(K - 2)))), ((((g_f32_0 - g_f32_0) - (g_f32_1 + g_f32_1)) + (g_f32_0 - g_f32_0).abs().sqrt()) - ((-g_f32_1) * g_f32_1.abs().sqrt()).at(I + 1)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, s_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_0000000001352518(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..4]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_0).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 2..4]);
     }
 }
 
@@ -1172,20 +1169,22 @@ pub mod fuzz_0000000001352519 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = neighbor_sum(((c_f32_1 - c_f32_1) * max_over(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3)).at(E2C), E2C);
-        (((e_i32_1 + e_i32_0) as f64).at(K - 2)).sin()
+        select((e_f64_1 <= e_f64_0), ((e_i32_0 as i64) as f64), (e_f64_0 + e_f64_1)).at(K - 2)
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
-        e_f32_0
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, s_f64_0: f64, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((max_over(e_f64_0.at(V2E6), V2E6).at(K + (v_i32_0 % 3)) != neighbor_sum(e_f64_0.at(V2E6), V2E6)), ((neighbor_sum(e_f32_0.at(V2E6), V2E6) - v_f32_0) as f64), ((select((v_f32_0 > v_f32_1), v_f64_1, v_f64_1) * (v_f64_0 - v_f64_1)) + s_f64_0));
+        let t1 = (-v_f32_0);
+        (t0 * ((((v_i32_0 as i64) as f32) / select((t0 > v_f64_0), t1, t1)) as f64))
     }
 
     #[program]
-    pub fn fuzz_0000000001352519(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f32>) {
-        op0(c_f32_0, c_f32_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
-        op1(e_f32_0).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_0000000001352519(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f32_0, c_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 3..7]);
+        op1(e_f32_0, e_f64_0, s_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 3..4]);
     }
 }
 
@@ -1255,22 +1254,23 @@ pub mod fuzz_000000000135251c {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = e_f64_1.at(K - 2).at(C2E3[0]);
-        min_over(e_f64_1.at(C2E3), C2E3)
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f32> {
+        let t0 = (e_f64_1 * e_f64_0).at(K + (e_i32_1 % 3)).at(C2E3[0]);
+        c_f32_1
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> Field<(Edge, K), f32> {
-        let t0 = (((e_i32_1 as i64) as i32) - ((e_i32_0 * (e_i32_0 * 7)) * (select((e_f64_0 < e_f64_0), e_i32_1, e_i32_1) - (e_i32_0 + e_i32_1))));
-        concat_where(K < 4, (e_f32_1 - k_f32).at(K + 1).at(K + 2), (((e_f32_0 / e_f32_0) + (-e_f32_1)) + (c_f32_1 + c_f32_0).at(E2C[1])))
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        let t0 = c_f32_1.at(E2C[1]).abs().sqrt();
+        let t1 = ((e_i32_0 * (e_i32_0 * 7)) * (select((e_f64_0 < e_f64_0), e_i32_1, e_i32_1) - (e_i32_0 + e_i32_1)));
+        (concat_where(K < 4, concat_where(K < 6, e_f32_0, e_f32_1).at(K - 2), (-(t0 + e_f32_0)))).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135251c(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+    pub fn fuzz_000000000135251c(c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Edge, K), f32>) {
         op0(e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 3..6]);
-        op2(c_f32_0, c_f32_1, e_f32_0, e_f32_1, e_f64_0, e_i32_0, e_i32_1, k_f32).write_to(out2_0, domain![Edge: 0..11, K: 0..3]);
+        op1(c_f32_1, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Cell: 1..6, K: 3..4]);
+        op2(c_f32_1, e_f32_0, e_f32_1, e_f64_0, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -1428,29 +1428,29 @@ pub mod fuzz_0000000001352522 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = scan0(((e_f64_1 * e_f64_1) - (e_f64_1 * e_f64_1))).at(C2E3[1]);
         let t1 = scan1(((e_f64_1 - e_f64_0) / 0.125)).at(C2E3[2]);
-        (c_f64_1.at(E2C[1]).at(K + 1).at(C2E3[0]), (max_over((max_over(c_f64_1.at(E2C), E2C) / (e_f64_1 * e_f64_1)).at(C2E3), C2E3) - ((t1 + (-c_f64_0)) / s_f64_1)))
+        concat_where(K < 1, e_f64_0, (e_f64_0 * e_f64_1)).at(K - 2).at(C2E3[0])
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        concat_where(K < 6, (select((e_f64_0 > e_f64_0), e_f64_1.abs().sqrt(), (e_f64_0 + e_f64_0)) * (-min_over(c_f64_0.at(E2C), E2C))), e_f64_0)
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        (concat_where(K < 6, min_over(((-e_f64_0) - (e_f64_0 + e_f64_0)).at(V2E6), V2E6), v_f64_1), neighbor_sum(((concat_where(K < 3, e_f64_1, e_f64_1) + (e_f64_0 * e_f64_0)) * ((e_f64_1 - e_f64_1) + (e_f64_0 + e_f64_0))).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op2(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = ((v_i32_1 - (v_i32_1 * 2)) + v_i32_1);
-        let t1 = ((-(v_f32_0 - v_f32_1)) as f64);
-        (((v_i32_1.at(K - 1) as f64) - (-concat_where(K < 5, v_f64_1, t1)))).cos()
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = neighbor_sum(neighbor_sum((e_f64_1 - e_f64_0).at(C2E3), C2E3).at(E2C), E2C);
+        let t1 = neighbor_sum(c_f64_1.at(E2C), E2C).abs().sqrt().at(K + 1);
+        max_over(neighbor_sum((e_f64_0 - e_f64_1).at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_0000000001352522(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 1..6]);
-        op2(v_f32_0, v_f32_1, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..7]);
+    pub fn fuzz_0000000001352522(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 2..6]);
+        op1(e_f64_0, e_f64_1, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
+        op2(c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 1..5]);
     }
 }
 
@@ -1515,7 +1515,7 @@ pub mod fuzz_0000000001352524 {
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = select((select((e_i32_0 > e_i32_1), e_f32_1, e_f32_0) != e_f32_0), c_f64_1.at(E2C[1]), (e_f64_1 - scan0(c_f64_0).at(E2C[1])));
         let t1 = select(((t0 - k_f64) < scan1(c_f64_0).at(E2C[1])), concat_where(K < 4, (t0 * t0), (t0 * t0)), e_f64_0);
-        ((-e_f64_0), e_f64_1.at(K - 1))
+        ((-e_f64_0), (concat_where(K < 6, e_f64_1, e_f64_0) * (e_i32_1 as f64)).at(K - 1))
     }
 
     #[program]
@@ -1595,12 +1595,12 @@ pub mod fuzz_0000000001352527 {
     #[field_operator]
     pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = ((scan0((c_f64_1 + c_f64_0)) - scan1(select((e_i32_1 > e_i32_0), e_f64_0, e_f64_0), e_f64_1).at(C2E3[2])) + select(((c_f32_0 * c_f32_1) < c_f32_0), (e_i32_1 as f64).at(C2E3[0]), e_f64_1.at(C2E3[2])));
-        c_f64_0.at(K - 1)
+        concat_where(K < 3, (-(c_f64_1 - c_f64_1)), neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)).at(K + 2)
     }
 
     #[program]
     pub fn fuzz_0000000001352527(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 0..4]);
     }
 }
 
@@ -1678,22 +1678,29 @@ pub mod fuzz_000000000135252a {
         carry * 0.75 + x0 * x1
     }
 
-    #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((-(c_f32_0.abs().sqrt() * neighbor_sum(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3))) - c_f32_1);
-        let t1 = scan0(e_f64_1, e_f64_1).at(C2E3[0]);
-        c_f64_0.at(K - 1)
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        ((v_i32_1 - v_i32_0) + 7).at(K - 1)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((-(c_f32_0.abs().sqrt() * neighbor_sum(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3))) - c_f32_1);
+        let t1 = scan0(e_f64_1, e_f64_1).at(C2E3[0]);
+        c_f64_0.at(K + (c_i32_0 % 3))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, s_f64_0: f64) -> Field<(Edge, K), f64> {
+        let t0 = (scan1(c_f64_0, c_f64_1).at(E2C[0]) + s_f64_0);
+        let t1 = e_f32_1;
+        (-(e_f64_0 - e_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135252a(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), i32>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
-        op1(v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
+    pub fn fuzz_000000000135252a(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_i32_0, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..5]);
+        op1(c_f64_0, c_f64_1, e_f32_1, e_f64_0, s_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -1754,15 +1761,15 @@ pub mod fuzz_000000000135252d {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (max_over((c_f64_0 + c_f64_0).at(E2C), E2C).abs().sqrt() * e_f64_1.at(K + 1));
-        ((((((e_i32_1 as i64) as i32) + 2) * 3) as f64), e_f64_1)
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, s_f64_0: f64) -> Field<(Edge, K), f32> {
+        let t0 = (max_over((c_f64_0 + c_f64_0).at(E2C), E2C).abs().sqrt() * e_f64_0.at(K - 1));
+        (concat_where(K < 5, (e_f32_1 + e_f32_1), (-e_f32_1.at(K + (e_i32_0 % 3)))) + select(((e_f64_1 * e_f64_1) > (t0 / s_f64_0)), ((e_f32_0 + e_f32_0) - max_over(c_f32_0.at(E2C), E2C)), select((e_f64_1 != e_f64_1), e_f32_1.at(K + 2), e_f32_1)))
     }
 
     #[program]
-    pub fn fuzz_000000000135252d(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_000000000135252d(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f32>) {
         op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(c_f64_0, e_f64_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 0..6]);
+        op1(c_f32_0, c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, s_f64_0).write_to(out1_0, domain![Edge: 0..11, K: 2..5]);
     }
 }
 
@@ -1772,21 +1779,20 @@ pub mod fuzz_000000000135252e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = (((g_f64_0 * g_f64_0) * select((g_f64_0 > g_f64_1), g_f64_0, g_f64_1)) + ((g_f64_0 + g_f64_1) + (g_f64_0 - g_f64_1))).at(K + 2);
-        ((((g_i32_0 * g_i32_1) + 7) * 2) * ((((g_f64_1 + g_f64_0) * 1e19) as i32) / 2))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>, s_f64_0: f64) -> Field<(I, J, K), f64> {
+        let t0 = (((g_f64_0 * g_f64_1) + (g_f64_1 + g_f64_0)) - ((g_f64_1 + g_f64_1) + (g_f64_0 + g_f64_1))).at(K - 2);
+        (select((g_i32_1 > g_i32_0), g_f64_0, (g_f64_1 * s_f64_0)).abs().sqrt() + (((g_f64_0 + g_f64_1) - (t0 + g_f64_0)) * k_f64))
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
-        let t0 = (g_f64_0.at(J - 2) / concat_where(K < 4, g_f64_0, g_f64_1));
-        (((g_f32_1 - g_f32_0) - (g_i32_0 as f32))).tanh()
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6) * concat_where(K < 6, v_f64_0, v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135252e(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(I, J, K), f32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 0..4]);
-        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 2..5, K: 0..6]);
+    pub fn fuzz_000000000135252e(e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64, s_f64_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 3..6]);
+        op1(e_f64_0, v_f64_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
     }
 }
 
@@ -1795,38 +1801,37 @@ pub mod fuzz_000000000135252e {
 pub mod fuzz_000000000135252f {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0.max(x0)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, k_f64: Field<K, f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
         let t1 = max_over((((e_i32_0 as i64) as f64) * 0.25).at(V2E6), V2E6);
-        (v_f64_1.at(K + 2) - k_f64).at(K + 2)
+        (((v_f64_0.at(K + (v_i32_1 % 3)) / (v_f64_1 + v_f64_0)).at(K + (v_i32_1 % 3))).tanh(), neighbor_sum(scan0(e_f64_1, (e_i32_0.at(K + 1) as f64)).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
-        (scan0(concat_where(K < 3, (e_f64_0 * e_f64_0), (e_f64_0 - e_f64_0))).at(C2E3[1]), (select((concat_where(K < 2, c_f32_1, c_f32_0) <= c_f32_0), (c_i32_0 + select((c_f32_0 <= c_f32_1), c_i32_1, c_i32_1)), ((c_i32_0 / 7) * 7)) as f32))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f32> {
+        let t0 = (((c_i32_1 + c_i32_1) + (c_i32_0 - c_i32_1)) + 7);
+        let t1 = (((c_i32_1 as i64) as f32) / (c_i32_1.at(K - 1) as f32));
+        (-(t1 + concat_where(K < 6, c_f32_1, t1)))
     }
 
     #[field_operator]
-    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s_f32_1: f32) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
-        ((((g_f32_0 + s_f32_1) / (g_f32_0 - g_f32_0)).at(K - 2) - (g_f32_1 * (-g_f32_0)).at(J - 2)), scan1(select((g_f64_1 > g_f64_1), g_f64_0, select((g_f64_1 <= g_f64_1), g_f64_0, g_f64_0))))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (c_f64_0.at(K - 2) + k_f64);
+        let t1 = c_f64_0;
+        (c_f64_1, min_over(e_f64_1.at(C2E3), C2E3).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_000000000135252f(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s_f32_1: f32, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(I, J, K), f32>, out2_1: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, e_i32_0, k_f64, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..2]);
-        op1(c_f32_0, c_f32_1, c_i32_0, c_i32_1, e_f64_0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
-        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1, s_f32_1).write_to((out2_0, out2_1), domain![I: 1..5, J: 2..5, K: 3..7]);
+    pub fn fuzz_000000000135252f(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, v_f64_0, v_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 4..4]);
+        op1(c_f32_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 2..6]);
+        op2(c_f64_0, c_f64_1, e_f64_1, k_f64).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 3..6]);
     }
 }
 
@@ -1835,28 +1840,28 @@ pub mod fuzz_000000000135252f {
 pub mod fuzz_0000000001352530 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + (x0 - x1) * 0.5
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
-        let t0 = (((-c_f64_0) - c_f64_0) * ((c_f64_1 - c_f64_1) - s_f64_0)).at(K + 2);
-        let t1 = c_f64_0;
-        ((((-e_f32_1) + min_over(c_f32_1.at(E2C), E2C)) - max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3[0]), scan0(((e_f64_1 - s_f64_1) + e_f64_1.abs().sqrt()), e_f64_1).at(C2E3[1]))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (select((c_i32_0 != c_i32_1), (c_i32_1 as i64), ((c_i32_1 as i64) / 7)) as f64).at(K + (c_i32_0 % 3));
+        let t1 = (-select((select((c_f64_1 != t0), c_i32_0, c_i32_1) != (c_i32_0 * c_i32_1)), ((c_f64_0 / c_f64_1) - (c_f64_0 / 3.0)), c_f64_1.at(E2C[0]).at(C2E3[1])));
+        (concat_where(K < 4, scan0((select((e_f64_0 < e_f64_1), e_f64_1, e_f64_1) + (e_f64_0 * e_f64_1)), ((e_f64_0 + k_f64) - (e_f64_0 - e_f64_1))).at(C2E3[1]), min_over((e_f64_0.abs().sqrt() + (e_f64_0 - e_f64_1)).at(C2E3), C2E3))).atan()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (neighbor_sum(e_f64_0.at(V2E6), V2E6) + (select((v_i32_0 < v_i32_0), v_f64_1, v_f64_0) * (v_f64_0 - k_f64))).at(K + 1);
-        (v_f64_1, concat_where(K < 2, (-v_f64_0).at(K - 2), ((v_f64_1 / s_f64_1) + 1.5)).abs().sqrt())
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = ((g_f32_0 + g_f32_0) - g_f32_1);
+        ((((g_i32_1 as f64) * (g_i32_0 as f64))).exp(), ((g_i32_1 as f64) * (-g_f64_0)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352530(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s_f64_0: f64, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f32_1, c_f64_0, c_f64_1, e_f32_1, e_f64_1, s_f64_0, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..4]);
-        op1(e_f64_0, k_f64, s_f64_1, v_f64_0, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..6]);
+    pub fn fuzz_0000000001352530(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to(out0_0, domain![Cell: 0..7, K: 2..5]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_i32_0, g_i32_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -1892,21 +1897,27 @@ pub mod fuzz_0000000001352531 {
 pub mod fuzz_0000000001352532 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
-        let t0 = neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K + 1);
-        (c_i32_0, (concat_where(K < 1, c_f64_1, c_f64_1) + (c_f64_1 / t0)))
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, k_f32: Field<K, f32>) -> Field<(I, J, K), f32> {
-        (((g_f32_0 - g_f32_1) * k_f32) * 1.5)
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = c_f64_1.abs().sqrt().at(K + (c_i32_1 % 3));
+        ((t0).atan(), (concat_where(K < 1, c_f64_1, c_f64_1) + (c_f64_1 / t0)))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s_f32_0: f32) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = ((((c_f64_0.abs().sqrt() * 3000000000.0) as i64) + 3) as f64);
+        (select((e_f64_1 != (e_f64_0 - e_f64_0)), ((e_f32_1 * s_f32_0) as f64), select((c_i32_1 > c_i32_0), c_f64_0, c_f64_1).at(E2C[1])).at(C2E3[0]), ((c_f64_0 - scan0(concat_where(K < 2, e_f64_0, e_f64_0)).at(C2E3[1])) + ((c_f64_0 - t0) - k_f64)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352532(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
-        op0(c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..6]);
-        op1(g_f32_0, g_f32_1, k_f32).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352532(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s_f32_0: f32, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, c_i32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_1, e_f64_0, e_f64_1, k_f64, s_f32_0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1962,22 +1973,23 @@ pub mod fuzz_0000000001352535 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+    pub fn op1(s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = (v_f64_1 * s_f64_0);
         let t1 = v_f64_0;
-        ((min_over((e_f64_1 - e_f64_1).at(V2E6), V2E6).at(K + 2)).atan(), (v_f32_0 * v_f32_1.abs().sqrt()).abs().sqrt())
+        (((v_f64_1 - v_f64_1) * v_f64_0).at(K + 2)).tanh()
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>) -> Field<(Edge, K), f64> {
-        c_f64_0.at(E2C[1])
+    pub fn op2(v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = (v_i32_0.at(K - 1) * ((v_f64_1 * 8.0) as i32));
+        (v_f32_1).atan()
     }
 
     #[program]
-    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_0000000001352535(c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, s_f64_0: f64, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
         op0(c_f64_0, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
-        op1(e_f64_1, s_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..4]);
-        op2(c_f64_0).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+        op1(s_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..5]);
+        op2(v_f32_1, v_f64_1, v_i32_0).write_to(out2_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -2046,14 +2058,14 @@ pub mod fuzz_0000000001352538 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
-        ((e_f32_1.at(C2E3[1]) - c_f32_0.at(K - 1)) * (max_over(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3) - (c_f32_1 + 1.5)))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_i32_1: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        ((e_f32_1.at(C2E3[1]) - c_f32_1.at(K + 2)) * (c_f32_1.at(K + (c_i32_1 % 3)) + (c_f32_1 + 1.5)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352538(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
+    pub fn fuzz_0000000001352538(c_f32_1: &Field<(Cell, K), f32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
         op0(e_f32_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(c_f32_0, c_f32_1, e_f32_1).write_to(out1_0, domain![Cell: 1..6, K: 2..7]);
+        op1(c_f32_1, c_i32_1, e_f32_1).write_to(out1_0, domain![Cell: 1..6, K: 3..5]);
     }
 }
 
@@ -2115,15 +2127,15 @@ pub mod fuzz_000000000135253b {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
         let t0 = select(((-e_f32_0) < e_f32_0), (select((e_i32_0 != e_i32_0), e_i32_1, e_i32_0) - (e_i32_0 * e_i32_1)), ((e_i32_0 as i64) as i32));
-        let t1 = (((e_i32_1 * t0) as f64) * select((e_f64_0 > e_f64_1), e_f64_0.abs().sqrt(), e_f64_1.at(K - 2)));
-        ((e_i32_0 * (e_i32_0 - e_i32_0)) * 3)
+        let t1 = (((e_i32_1 * t0) as f64) * select((e_f64_0 > e_f64_1), e_f64_0.abs().sqrt(), e_f64_1.at(K + (e_i32_0 % 3))));
+        (((concat_where(K < 1, e_f32_0, e_f32_0) + e_f32_0) - select((e_i32_0 < e_i32_0), (e_f32_1 + e_f32_0), e_f32_0))).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135253b(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>) {
-        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
+    pub fn fuzz_000000000135253b(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 1..10, K: 3..5]);
     }
 }
 
@@ -2173,14 +2185,14 @@ pub mod fuzz_000000000135253e {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), ((neighbor_sum(e_f64_0.at(V2E6), V2E6).at(K - 1) * 3000000000.0) as i32), v_i32_0);
-        (v_f64_1 + neighbor_sum((-e_f64_0).at(V2E6), V2E6).abs().sqrt())
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select((((v_i32_0 - v_i32_1) * 7) > ((v_i32_0 * v_i32_0) / 3)), (((v_f32_0 as f64).at(K + (v_i32_1 % 3)) * 3000000000.0) as i32), (((v_f64_1 + v_f64_0.abs().sqrt()) * 3000000000.0) as i32));
+        ((v_f64_1 / (select((v_f64_1 != v_f64_0), ((v_i32_0 as i64) + (v_i32_0 as i64)), (t0 as i64)) as f64))).atan()
     }
 
     #[program]
-    pub fn fuzz_000000000135253e(e_f64_0: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+    pub fn fuzz_000000000135253e(v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(v_f32_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..4]);
     }
 }
 
@@ -2190,21 +2202,20 @@ pub mod fuzz_000000000135253f {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
-        (max_over(neighbor_sum((c_f32_0 * c_f32_0).at(E2C), E2C).at(C2E3), C2E3) * c_f32_0.at(K - 1))
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f32> {
+        (max_over(neighbor_sum((c_f32_0 * c_f32_0).at(E2C), E2C).at(C2E3), C2E3) * c_f32_1.at(K + (c_i32_0 % 3)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (select((v_f64_0 < v_f64_1), select((v_f32_0 != v_f32_1), (v_i32_1 as i64), (v_i32_0 as i64)), select((v_f64_0 != v_f64_1), (v_i32_1 as i64), (v_i32_1 as i64))) as i32);
-        let t1 = (select((v_f64_0 < v_f64_0), (v_i32_0 / 2), (v_i32_1 * t0)) * 7);
-        neighbor_sum(((e_f64_1 - e_f64_0) + (e_f64_0 * e_f64_1)).at(V2E6), V2E6)
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, w_c2e3_f32: Field<(Cell, C2E3), f32>, w_e2c_f32: Field<(Edge, E2C), f32>) -> Field<(Edge, K), f32> {
+        let t0 = ((-(-e_f32_1).at(K + 1)) - concat_where(K < 5, (e_f32_0 * e_f32_1), (e_f32_0 + e_f32_1)).abs().sqrt());
+        (concat_where(K < 6, (e_f32_0.abs().sqrt() * neighbor_sum((e_f32_0.at(C2E3) * w_c2e3_f32), C2E3).at(E2C[0])), (-(neighbor_sum((c_f32_0.at(E2C) * w_e2c_f32), E2C) * neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C))))).atan()
     }
 
     #[program]
-    pub fn fuzz_000000000135253f(c_f32_0: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f32_0).write_to(out0_0, domain![Cell: 0..7, K: 2..6]);
-        op1(e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+    pub fn fuzz_000000000135253f(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, w_c2e3_f32: &Field<(Cell, C2E3), f32>, w_e2c_f32: &Field<(Edge, E2C), f32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_0, c_f32_1, c_i32_0).write_to(out0_0, domain![Cell: 0..7, K: 3..5]);
+        op1(c_f32_0, e_f32_0, e_f32_1, w_c2e3_f32, w_e2c_f32).write_to(out1_0, domain![Edge: 0..11, K: 0..5]);
     }
 }
 
@@ -2223,10 +2234,10 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524fa", seed: 20260090, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fa::fuzz_00000000013524fa::compile(o)?)) },
     Case { name: "fuzz_00000000013524fb", seed: 20260091, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fb::fuzz_00000000013524fb::compile(o)?)) },
     Case { name: "fuzz_00000000013524fc", seed: 20260092, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fc::fuzz_00000000013524fc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524fd", seed: 20260093, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fd::fuzz_00000000013524fd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524fd", seed: 20260093, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fd::fuzz_00000000013524fd::compile(o)?)) },
     Case { name: "fuzz_00000000013524fe", seed: 20260094, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fe::fuzz_00000000013524fe::compile(o)?)) },
     Case { name: "fuzz_00000000013524ff", seed: 20260095, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ff::fuzz_00000000013524ff::compile(o)?)) },
-    Case { name: "fuzz_0000000001352500", seed: 20260096, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
+    Case { name: "fuzz_0000000001352500", seed: 20260096, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
     Case { name: "fuzz_0000000001352501", seed: 20260097, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352501::fuzz_0000000001352501::compile(o)?)) },
     Case { name: "fuzz_0000000001352502", seed: 20260098, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352502::fuzz_0000000001352502::compile(o)?)) },
     Case { name: "fuzz_0000000001352503", seed: 20260099, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352503::fuzz_0000000001352503::compile(o)?)) },
@@ -2235,32 +2246,32 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352506", seed: 20260102, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352506::fuzz_0000000001352506::compile(o)?)) },
     Case { name: "fuzz_0000000001352507", seed: 20260103, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352507::fuzz_0000000001352507::compile(o)?)) },
     Case { name: "fuzz_0000000001352508", seed: 20260104, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352508::fuzz_0000000001352508::compile(o)?)) },
-    Case { name: "fuzz_0000000001352509", seed: 20260105, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352509::fuzz_0000000001352509::compile(o)?)) },
+    Case { name: "fuzz_0000000001352509", seed: 20260105, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352509::fuzz_0000000001352509::compile(o)?)) },
     Case { name: "fuzz_000000000135250a", seed: 20260106, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250a::fuzz_000000000135250a::compile(o)?)) },
-    Case { name: "fuzz_000000000135250b", seed: 20260107, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250b::fuzz_000000000135250b::compile(o)?)) },
+    Case { name: "fuzz_000000000135250b", seed: 20260107, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250b::fuzz_000000000135250b::compile(o)?)) },
     Case { name: "fuzz_000000000135250c", seed: 20260108, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250c::fuzz_000000000135250c::compile(o)?)) },
     Case { name: "fuzz_000000000135250d", seed: 20260109, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250d::fuzz_000000000135250d::compile(o)?)) },
     Case { name: "fuzz_000000000135250e", seed: 20260110, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250e::fuzz_000000000135250e::compile(o)?)) },
-    Case { name: "fuzz_000000000135250f", seed: 20260111, math: false, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
+    Case { name: "fuzz_000000000135250f", seed: 20260111, math: true, compile: |o| Ok(Box::new(fuzz_000000000135250f::fuzz_000000000135250f::compile(o)?)) },
     Case { name: "fuzz_0000000001352510", seed: 20260112, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352510::fuzz_0000000001352510::compile(o)?)) },
     Case { name: "fuzz_0000000001352511", seed: 20260113, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352511::fuzz_0000000001352511::compile(o)?)) },
     Case { name: "fuzz_0000000001352512", seed: 20260114, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352512::fuzz_0000000001352512::compile(o)?)) },
     Case { name: "fuzz_0000000001352513", seed: 20260115, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352513::fuzz_0000000001352513::compile(o)?)) },
     Case { name: "fuzz_0000000001352514", seed: 20260116, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352514::fuzz_0000000001352514::compile(o)?)) },
-    Case { name: "fuzz_0000000001352515", seed: 20260117, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352515::fuzz_0000000001352515::compile(o)?)) },
+    Case { name: "fuzz_0000000001352515", seed: 20260117, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352515::fuzz_0000000001352515::compile(o)?)) },
     Case { name: "fuzz_0000000001352516", seed: 20260118, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352516::fuzz_0000000001352516::compile(o)?)) },
-    Case { name: "fuzz_0000000001352517", seed: 20260119, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352517::fuzz_0000000001352517::compile(o)?)) },
+    Case { name: "fuzz_0000000001352517", seed: 20260119, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352517::fuzz_0000000001352517::compile(o)?)) },
     Case { name: "fuzz_0000000001352518", seed: 20260120, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352518::fuzz_0000000001352518::compile(o)?)) },
-    Case { name: "fuzz_0000000001352519", seed: 20260121, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352519::fuzz_0000000001352519::compile(o)?)) },
+    Case { name: "fuzz_0000000001352519", seed: 20260121, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352519::fuzz_0000000001352519::compile(o)?)) },
     Case { name: "fuzz_000000000135251a", seed: 20260122, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
     Case { name: "fuzz_000000000135251b", seed: 20260123, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251b::fuzz_000000000135251b::compile(o)?)) },
-    Case { name: "fuzz_000000000135251c", seed: 20260124, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251c::fuzz_000000000135251c::compile(o)?)) },
+    Case { name: "fuzz_000000000135251c", seed: 20260124, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251c::fuzz_000000000135251c::compile(o)?)) },
     Case { name: "fuzz_000000000135251d", seed: 20260125, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
     Case { name: "fuzz_000000000135251e", seed: 20260126, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
     Case { name: "fuzz_000000000135251f", seed: 20260127, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
     Case { name: "fuzz_0000000001352520", seed: 20260128, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },
     Case { name: "fuzz_0000000001352521", seed: 20260129, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352521::fuzz_0000000001352521::compile(o)?)) },
-    Case { name: "fuzz_0000000001352522", seed: 20260130, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
+    Case { name: "fuzz_0000000001352522", seed: 20260130, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352522::fuzz_0000000001352522::compile(o)?)) },
     Case { name: "fuzz_0000000001352523", seed: 20260131, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352523::fuzz_0000000001352523::compile(o)?)) },
     Case { name: "fuzz_0000000001352524", seed: 20260132, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352524::fuzz_0000000001352524::compile(o)?)) },
     Case { name: "fuzz_0000000001352525", seed: 20260133, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352525::fuzz_0000000001352525::compile(o)?)) },
@@ -2272,11 +2283,11 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135252b", seed: 20260139, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252b::fuzz_000000000135252b::compile(o)?)) },
     Case { name: "fuzz_000000000135252c", seed: 20260140, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252c::fuzz_000000000135252c::compile(o)?)) },
     Case { name: "fuzz_000000000135252d", seed: 20260141, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252d::fuzz_000000000135252d::compile(o)?)) },
-    Case { name: "fuzz_000000000135252e", seed: 20260142, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252e::fuzz_000000000135252e::compile(o)?)) },
-    Case { name: "fuzz_000000000135252f", seed: 20260143, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252f::fuzz_000000000135252f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352530", seed: 20260144, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
+    Case { name: "fuzz_000000000135252e", seed: 20260142, math: false, compile: |o| Ok(Box::new(fuzz_000000000135252e::fuzz_000000000135252e::compile(o)?)) },
+    Case { name: "fuzz_000000000135252f", seed: 20260143, math: true, compile: |o| Ok(Box::new(fuzz_000000000135252f::fuzz_000000000135252f::compile(o)?)) },
+    Case { name: "fuzz_0000000001352530", seed: 20260144, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352530::fuzz_0000000001352530::compile(o)?)) },
     Case { name: "fuzz_0000000001352531", seed: 20260145, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352531::fuzz_0000000001352531::compile(o)?)) },
-    Case { name: "fuzz_0000000001352532", seed: 20260146, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352532::fuzz_0000000001352532::compile(o)?)) },
+    Case { name: "fuzz_0000000001352532", seed: 20260146, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352532::fuzz_0000000001352532::compile(o)?)) },
     Case { name: "fuzz_0000000001352533", seed: 20260147, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352533::fuzz_0000000001352533::compile(o)?)) },
     Case { name: "fuzz_0000000001352534", seed: 20260148, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352534::fuzz_0000000001352534::compile(o)?)) },
     Case { name: "fuzz_0000000001352535", seed: 20260149, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352535::fuzz_0000000001352535::compile(o)?)) },
@@ -2285,9 +2296,9 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352538", seed: 20260152, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352538::fuzz_0000000001352538::compile(o)?)) },
     Case { name: "fuzz_0000000001352539", seed: 20260153, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352539::fuzz_0000000001352539::compile(o)?)) },
     Case { name: "fuzz_000000000135253a", seed: 20260154, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253a::fuzz_000000000135253a::compile(o)?)) },
-    Case { name: "fuzz_000000000135253b", seed: 20260155, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
+    Case { name: "fuzz_000000000135253b", seed: 20260155, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253b::fuzz_000000000135253b::compile(o)?)) },
     Case { name: "fuzz_000000000135253c", seed: 20260156, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253c::fuzz_000000000135253c::compile(o)?)) },
     Case { name: "fuzz_000000000135253d", seed: 20260157, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253d::fuzz_000000000135253d::compile(o)?)) },
-    Case { name: "fuzz_000000000135253e", seed: 20260158, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253e::fuzz_000000000135253e::compile(o)?)) },
-    Case { name: "fuzz_000000000135253f", seed: 20260159, math: false, compile: |o| Ok(Box::new(fuzz_000000000135253f::fuzz_000000000135253f::compile(o)?)) },
+    Case { name: "fuzz_000000000135253e", seed: 20260158, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253e::fuzz_000000000135253e::compile(o)?)) },
+    Case { name: "fuzz_000000000135253f", seed: 20260159, math: true, compile: |o| Ok(Box::new(fuzz_000000000135253f::fuzz_000000000135253f::compile(o)?)) },
 ];

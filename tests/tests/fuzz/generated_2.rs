@@ -33,13 +33,13 @@ pub mod fuzz_0000000001352541 {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
-        (e_i32_1.at(K - 1), scan0((c_f64_1 - c_f64_1).at(K + 1)).at(E2C[0]))
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
+        (e_i32_1.at(K - 1), scan0((c_f64_1 + c_f64_0).at(K + 2)).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_0000000001352541(c_f64_1: &Field<(Cell, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..5]);
+    pub fn fuzz_0000000001352541(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..4]);
     }
 }
 
@@ -71,37 +71,38 @@ pub mod fuzz_0000000001352542 {
 pub mod fuzz_0000000001352543 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0 * x0
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
-        ((-((g_f32_1 * g_f32_0) - g_f32_0)) / (select((g_f64_1 > g_f64_0), (-g_f32_0), (g_f32_1 + g_f32_0)) + (g_f32_0 * g_f32_0).at(K - 1)))
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        (((-((g_f32_1 * g_f32_0) - g_f32_0)) / (select((g_f64_1 > g_f64_0), (-g_f32_0), (g_f32_1 + g_f32_0)) + g_f32_1.at(K - 2).at(K + 1))), (((g_f64_0.at(I - 2) + g_f64_0) - concat_where(K < 3, (-g_f64_0), (g_f64_0 * g_f64_0))) * (((g_f64_0 + g_f64_0) - (g_i32_1 as f64)) - ((g_f64_0 + g_f64_1) + (g_f64_1 / g_f64_1)))))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(scan0(((e_f64_1 * e_f64_1) - 0.5)).at(V2E6), V2E6);
-        neighbor_sum(scan1(e_f64_0).at(V2E6), V2E6)
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+        let t0 = e_i32_1;
+        let t1 = scan0(c_f64_0, ((c_f32_1 as f64) - (c_f64_0 - c_f64_1))).at(E2C[1]);
+        (-((e_f32_1 + e_f32_0) + e_f32_1.at(K + (t0 % 3))))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        c_f64_1
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (scan1((c_f64_1.at(E2C[1]) / (e_f64_0 + e_f64_0))) * ((e_f64_1 + e_f64_1).abs().sqrt() - min_over(c_f64_1.at(E2C), E2C)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352543(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out0_0, domain![I: 1..5, J: 0..5, K: 1..7]);
-        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..7]);
-        op2(c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
+    pub fn fuzz_0000000001352543(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 2..6, J: 0..5, K: 2..6]);
+        op1(c_f32_1, c_f64_0, c_f64_1, e_f32_0, e_f32_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 3..5]);
+        op2(c_f64_1, e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 1..10, K: 0..6]);
     }
 }
 
@@ -132,16 +133,21 @@ pub mod fuzz_0000000001352544 {
 pub mod fuzz_0000000001352545 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, s_f32_1: f32, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = select(((v_f64_1 * v_f64_1) < (v_f64_0 - v_f64_0)), v_f32_0.at(K + 2).at(K - 1), ((v_f32_0 / v_f32_0) / s_f32_1));
-        let t1 = (((v_f64_0 + v_f64_0) / v_f64_1) - ((-v_f64_0) + v_f64_0.at(K - 1)));
-        (-max_over(e_f64_0.at(K - 1).at(V2E6), V2E6))
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = select(((v_f64_1 * v_f64_1) < (v_f64_0 - v_f64_0)), (v_f32_0 + k_f32).at(K - 1), neighbor_sum(e_f32_1.at(V2E6), V2E6));
+        let t1 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
+        scan0(v_f64_0.at(K + (v_i32_0 % 3))).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_0000000001352545(e_f64_0: &Field<(Edge, K), f64>, s_f32_1: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, s_f32_1, v_f32_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 2..5]);
+    pub fn fuzz_0000000001352545(e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_1, e_f64_1, k_f32, v_f32_0, v_f64_0, v_f64_1, v_i32_0).write_to(out0_0, domain![Vertex: 0..5, K: 3..4]);
     }
 }
 
@@ -180,29 +186,25 @@ pub mod fuzz_0000000001352547 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
-        (v_f32_0.at(K + 1) - v_f32_1.abs().sqrt())
+    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        ((v_f32_0.at(K + (v_i32_0 % 3)) - concat_where(K < 3, v_f32_1, v_f32_0)), ((v_f64_1 / v_f64_1) - v_f64_0.abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
-        let t0 = v_f64_1;
-        let t1 = ((((v_f32_0 - v_f32_0) as f64) * (-v_f64_0).abs().sqrt()) + max_over(e_f64_0.at(V2E6), V2E6));
-        (((select((v_i32_1 > v_i32_1), v_i32_0, v_i32_1).at(K + 1) + ((v_i32_0 * v_i32_1) * ((v_f64_0 * 1e300) as i32))) as f32), (-(-(t0 - t0).abs().sqrt())))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6)).sin()
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = select(((c_f32_0 + c_f32_0) > select((c_i32_1 > c_i32_0), c_f32_1, c_f32_1)), ((c_f64_1 + k_f64) * c_f64_1.abs().sqrt()), (c_f64_1 / c_f64_0).at(K + 2));
-        let t1 = (concat_where(K < 1, c_f32_0, c_f32_0) - select((c_f32_1 > c_f32_1), c_f32_0, c_f32_0)).at(K + 1);
-        (neighbor_sum(neighbor_sum((c_f64_0 / k_f64).at(E2C), E2C).at(C2E3), C2E3)).tanh()
+    pub fn op2(g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
+        (g_i32_0 + 3)
     }
 
     #[program]
-    pub fn fuzz_0000000001352547(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f32_0, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
-        op1(e_f64_0, v_f32_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
-        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, k_f64).write_to(out2_0, domain![Cell: 0..7, K: 1..4]);
+    pub fn fuzz_0000000001352547(e_f64_1: &Field<(Edge, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
+        op0(v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 3..4]);
+        op1(e_f64_1, w_v2e6_f64).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
+        op2(g_i32_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -276,22 +278,23 @@ pub mod fuzz_000000000135254a {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = ((e_f64_0 * e_f64_0) - 0.5);
         let t1 = (t0 + e_f64_1);
-        (e_f64_0 * e_f64_1).at(K + 1)
+        (e_f64_1.at(K + (e_i32_1 % 3))).cos()
     }
 
     #[field_operator]
-    pub fn op2(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
-        ((c_i32_0 * 7) * 7).at(K + 1)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = c_i32_0;
+        ((c_f64_1 - 0.25), concat_where(K < 5, c_f64_0, c_f64_0).abs().sqrt())
     }
 
     #[program]
-    pub fn fuzz_000000000135254a(c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_000000000135254a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..5]);
-        op2(c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 1..5]);
+        op1(e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..4]);
+        op2(c_f64_0, c_f64_1, c_i32_0).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -336,28 +339,37 @@ pub mod fuzz_000000000135254b {
 pub mod fuzz_000000000135254c {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
+    }
+
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        (concat_where(K < 1, c_f64_0.abs().sqrt(), (c_f64_1 * c_f64_0)).at(K - 1) - select(((c_f64_1 - c_f64_0) > c_f64_1), c_f64_1, (c_f64_1 * 0.125)))
+        (select((c_f64_1 <= c_f64_1), (-c_f64_0), select((c_f64_1 > c_f64_0), c_f64_1, c_f64_1)).at(K - 2) - (c_f64_0 * (c_f64_0 + c_f64_0)).at(K - 2))
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64) -> Field<(Edge, K), f64> {
-        (((c_f64_1 - s_f64_0).at(E2C[0]) - s_f64_1) * neighbor_sum(neighbor_sum((e_f64_1 - e_f64_1).at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        let t0 = (scan0(e_f64_1, e_f64_0).at(C2E3[1]) * scan1(c_f64_1, c_f64_1));
+        (((c_f64_0 + 0.25).at(K + 1)).tanh(), ((-c_f32_0) * c_f32_1.abs().sqrt()))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (select((c_f64_1 != c_f64_1), ((c_i32_0 as i64) as i32), (c_i32_1 * c_i32_0)) * select((c_f64_0 > c_f64_0), (c_i32_1 / 7), c_i32_0.at(K + 1)));
-        let t1 = c_f64_1;
-        max_over(neighbor_sum((c_f64_0 * c_f64_1).at(E2C), E2C).at(C2E3), C2E3)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        ((c_f64_1 * c_f64_0).at(E2C[0]), (c_f64_1 + c_f64_1).at(E2C[0]))
     }
 
     #[program]
-    pub fn fuzz_000000000135254c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
-        op1(c_f64_1, e_f64_1, s_f64_0, s_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_000000000135254c(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 3..6]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..5]);
+        op2(c_f64_0, c_f64_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -374,7 +386,7 @@ pub mod fuzz_000000000135254d {
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = (neighbor_sum(scan0(e_f64_0).at(V2E6), V2E6) * v_f64_0);
-        (v_f64_0.at(K + 1) / (v_f64_1 + v_f64_1))
+        (v_f64_1.at(K + 2) / v_f64_0.at(K + 1))
     }
 
     #[program]
@@ -527,15 +539,25 @@ pub mod fuzz_0000000001352553 {
 pub mod fuzz_0000000001352554 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = (-max_over(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3));
-        ((-(c_f64_0 + s_f64_1)), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3))
+    pub fn op0(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = (-max_over(neighbor_sum(c_f64_1.at(K - 1).at(E2C), E2C).at(C2E3), C2E3));
+        ((scan0(select((c_i32_1 > c_i32_1), scan1(t0), e_f64_0.at(C2E3[0])))).tanh(), neighbor_sum(((e_f64_0 + e_f64_1).abs().sqrt().abs().sqrt().at(C2E3) * w_c2e3_f64), C2E3))
     }
 
     #[program]
-    pub fn fuzz_0000000001352554(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, s_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..7]);
+    pub fn fuzz_0000000001352554(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_1, c_i32_1, e_f64_0, e_f64_1, w_c2e3_f64).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..7]);
     }
 }
 
@@ -660,15 +682,15 @@ pub mod fuzz_000000000135255a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = c_f32_0;
-        let t1 = ((-c_f64_0) + c_f64_0.at(K + 1));
-        ((c_f64_0 + t1) * (c_f64_0 + c_f64_0))
+        let t1 = ((-c_f64_0) + c_f64_1.at(K - 1));
+        (t1).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135255a(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f32_0, c_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_000000000135255a(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, out0_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f64_0, c_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -854,8 +876,8 @@ pub mod fuzz_0000000001352561 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, k_f32: Field<K, f32>, s_f32_0: f32) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
-        (((c_f64_0 - ((c_i32_0 as i64) as f64)) + select(((c_i32_1 * 3) < c_i32_0.at(K + 1)), c_f64_1, c_f64_0)), ((e_f32_0 / s_f32_0).at(K - 1) + (c_f32_1 + k_f32).at(E2C[0])).at(C2E3[0]))
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+        (((c_f64_0 - ((c_i32_0 as i64) as f64)) + select(((c_i32_1 * 3) < c_i32_0.at(K + 1)), c_f64_1, c_f64_0)), ((e_f32_0 + e_f32_0).at(K + (e_i32_0 % 3)) + (c_f32_1 + k_f32).at(E2C[0])).at(C2E3[0]))
     }
 
     #[field_operator]
@@ -864,17 +886,17 @@ pub mod fuzz_0000000001352561 {
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
-        let t0 = c_f64_0.abs().sqrt().at(K - 2);
-        let t1 = select((c_f64_0 != c_f64_1), select((c_i32_0 < c_i32_0), c_f32_1, c_f32_1), (c_f32_0 * c_f32_1));
-        (concat_where(K < 2, (c_i32_1 as f32), max_over(e_f32_0.at(C2E3), C2E3))).sin()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f32> {
+        let t0 = (c_f64_0 * c_f64_0).at(K + 2);
+        let t1 = (c_i32_1 - c_i32_1).at(K + 1);
+        ((c_i32_1.at(K - 1) as f32)).sin()
     }
 
     #[program]
-    pub fn fuzz_0000000001352561(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, k_f32: &Field<K, f32>, s_f32_0: f32, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f32>) {
-        op0(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, k_f32, s_f32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..6]);
+    pub fn fuzz_0000000001352561(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_i32_0, k_f32).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..5]);
         op1(e_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
-        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0).write_to(out2_0, domain![Cell: 0..7, K: 3..7]);
+        op2(c_f64_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..5]);
     }
 }
 
@@ -884,29 +906,26 @@ pub mod fuzz_0000000001352562 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, s_f64_0: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f32> {
         let t0 = (c_i32_1 as f32);
-        ((-(-(c_f32_1.at(K + 2) + t0.abs().sqrt()))), (c_f64_1 + s_f64_0))
+        (-(-(c_f32_1.at(K - 2) + (t0 + c_f32_0))))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f32_0: f32) -> Field<(Edge, K), f32> {
-        let t0 = (((c_f32_1 * c_f32_1) as f64) * (-select((c_i32_0 != c_i32_1), c_f64_1, c_f64_0))).at(E2C[0]);
-        let t1 = (((((e_i32_0 as i64) as i32) * 7) - select((e_f64_0 != t0), (e_i32_0 + e_i32_0), (e_i32_0 - e_i32_0))) - ((e_i32_0.at(K - 1) * ((e_f32_1 * 8.0) as i32)) + ((e_i32_1 * e_i32_0) * e_i32_1)));
-        concat_where(K < 3, (max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C) + (e_f32_0 + e_f32_0).at(K - 2)), ((e_f32_1 + neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)) / s_f32_0))
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        ((v_f32_1.at(K + 2) + (v_f32_1 * v_f32_1)).at(K - 2) - (-select((v_i32_0 != v_i32_1), min_over(e_f32_0.at(V2E6), V2E6), select((v_f32_0 <= v_f32_1), v_f32_0, v_f32_1))))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
-        let t0 = ((((g_f64_0 * g_f64_1) + (g_f64_1 * g_f64_0)) * g_f64_1) - ((g_f64_1 - k_f64) * g_f64_1));
-        (-concat_where(K < 4, (g_f64_0 / g_f64_1).abs().sqrt(), ((-g_f64_0) + (t0 - g_f64_0))))
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        (((c_i32_0 * 2) + (c_i32_0 - c_i32_0)) / 3)
     }
 
     #[program]
-    pub fn fuzz_0000000001352562(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s_f32_0: f32, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f32_1, c_f64_1, c_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..4]);
-        op1(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_f32_1, e_f64_0, e_i32_0, e_i32_1, s_f32_0).write_to(out1_0, domain![Edge: 0..11, K: 2..6]);
-        op2(g_f64_0, g_f64_1, k_f64).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 1..7]);
+    pub fn fuzz_0000000001352562(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f32_0, c_f32_1, c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 2..7]);
+        op1(e_f32_0, v_f32_0, v_f32_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 3..6]);
+        op2(c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1024,9 +1043,9 @@ pub mod fuzz_0000000001352567 {
         carry * 0.75 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
@@ -1037,16 +1056,16 @@ pub mod fuzz_0000000001352567 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (scan0((c_f64_0 - c_f64_1).at(K + 2), scan1((e_f64_0 + e_f64_0)).at(C2E3[1])) + c_f64_0);
-        let t1 = (select((t0 <= c_f64_1), (c_f32_1 / c_f32_0), select((c_f64_0 < c_f64_0), c_f32_1, c_f32_0)).abs().sqrt() * (-(c_f32_0 + 0.5)).abs().sqrt());
-        (((c_f64_0 + (t0 + c_f64_1)) + ((e_i32_0 as i64) as f64).at(C2E3[0])) * (-neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(K - 2)))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
+        let t0 = (scan0(e_f64_1.at(C2E3[1]).at(K + 2), scan1((c_f64_0 + c_f64_0), c_f64_0)) + max_over(select((e_f64_1 <= e_f64_0), e_f64_1, e_f64_1).abs().sqrt().at(C2E3), C2E3));
+        let t1 = (select((select((t0 > c_f64_1), c_f64_0, c_f64_0) < (c_f64_1 * c_f64_1)), (c_f64_0.at(K + (c_i32_0 % 3)) - 1.5), (c_f64_1 + c_f64_0.at(K + 1))) - (e_f64_1.at(K - 2) / concat_where(K < 5, e_f64_0, e_f64_1)).at(C2E3[1]));
+        (select((c_f64_1 != c_f64_1), (c_f64_1 / c_f64_1), t1) / ((t0 / 0.125) / k_f64)).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_0000000001352567(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352567(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, e_i32_0, k_f32).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 2..5]);
-        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 3..4]);
     }
 }
 
@@ -1207,35 +1226,35 @@ pub mod fuzz_000000000135256f {
         carry * 0.75 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * 0.25 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
         let t0 = (v_f64_0 - neighbor_sum(scan0((-(e_f64_0 + e_f64_1)), (e_f64_0 + e_f64_0)).at(V2E6), V2E6));
         let t1 = min_over(select(((e_i32_1 + e_i32_1) <= select((e_i32_1 < e_i32_1), e_i32_1, e_i32_1)), e_f64_1, (-(e_f64_1 - e_f64_1))).at(V2E6), V2E6);
-        ((t1 * v_f64_1), (select((v_f32_0.at(K + 2) > v_f32_1), ((v_i32_0 as i64) as f32), ((v_f32_1 * v_f32_0) - (-v_f32_0))) + k_f32))
+        (((t1 * v_f64_1)).exp(), (select((v_f32_0.at(K + 2) > ((v_i32_1 as i64) as f32)), ((v_f32_0 * k_f32) + ((v_i32_0 as i64) as f32)), ((v_f32_1 * v_f32_1) * (v_f32_0 - k_f32))) + k_f32))
     }
 
     #[field_operator]
-    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        scan1(concat_where(K < 3, (v_f64_1 + v_f64_0), (v_f64_0 * v_f64_0)))
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = concat_where(K < 3, scan1(v_f64_0), (v_i32_1 as f64));
+        (t0 + v_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = select((c_f64_0 > c_f64_1), c_i32_0, c_i32_1);
-        let t1 = select((c_f64_0 < c_f64_0), ((t0 as i64) as i32), (c_i32_0 + t0));
-        c_f64_0
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = neighbor_sum(max_over((c_f64_0 + c_f64_0).at(E2C), E2C).at(C2E3), C2E3);
+        max_over(((e_f64_1 - e_f64_1) * (e_f64_1 * e_f64_1)).at(C2E3), C2E3)
     }
 
     #[program]
-    pub fn fuzz_000000000135256f(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_1, k_f32, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..5]);
-        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
-        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_000000000135256f(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1, k_f32, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..5]);
+        op1(v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
+        op2(c_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -1250,22 +1269,21 @@ pub mod fuzz_0000000001352570 {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
         let t0 = neighbor_sum(scan0(((e_f64_1 + e_f64_1) + (e_f64_1 - e_f64_1)), e_f64_0).at(V2E6), V2E6);
-        (concat_where(K < 3, (-v_f64_0.abs().sqrt()).at(K + 2), (((v_f64_1 + v_f64_0) * t0) - neighbor_sum((e_f64_1.at(K + 1).at(V2E6) * w_v2e6_f64), V2E6))), (((v_f32_1 - v_f32_1) + concat_where(K < 6, v_f32_1, v_f32_0)) - k_f32).abs().sqrt())
+        concat_where(K < 3, neighbor_sum(((e_f64_1 - e_f64_1).at(V2E6) * w_v2e6_f64), V2E6).at(K + (v_i32_1 % 3)), ((-(v_f64_0 + s_f64_1)) + v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        let t0 = ((select((c_f32_0 > c_f32_1), c_f64_1, c_f64_0) * select((c_f64_0 > c_f64_0), c_f64_1, c_f64_0)) * c_f64_1.abs().sqrt());
-        let t1 = ((select((t0 != c_f64_0), c_i32_0, c_i32_1) as f32) - ((c_i32_0 * 3) as f32));
-        (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(K - 1), t0)
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = select(((g_f64_1 - g_f64_1) <= concat_where(K < 6, g_f64_1, g_f64_0)), ((g_f64_0 / g_f64_1) / ((g_i32_1 as i64) as f64)), (select((g_f32_0 > g_f32_1), g_f64_1, g_f64_0) * select((g_f64_0 > g_f64_0), g_f64_1, g_f64_0)));
+        ((g_f64_1).atan(), ((t0 - g_f64_0.at(K + 2)) - (g_f64_0 * g_f64_1.at(K + 1))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352570(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f32, v_f32_0, v_f32_1, v_f64_0, v_f64_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..4]);
-        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..7]);
+    pub fn fuzz_0000000001352570(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f64).write_to(out0_0, domain![Vertex: 1..4, K: 3..5]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 0..4]);
     }
 }
 
@@ -1282,18 +1300,19 @@ pub mod fuzz_0000000001352571 {
     #[field_operator]
     pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, k_f64: Field<K, f64>, w_c2e3_f32: Field<(Cell, C2E3), f32>) -> Field<(Cell, K), f64> {
         let t0 = neighbor_sum((e_f32_0.at(C2E3) * w_c2e3_f32), C2E3);
-        (c_f64_1 - scan0((c_f64_0 / k_f64), c_f64_1.at(K - 1)).abs().sqrt())
+        (c_f64_1 - scan0((c_f64_0 / k_f64), c_f64_1.at(K - 2)).abs().sqrt())
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, s_f64_0: f64) -> Field<(I, J, K), f64> {
-        ((select((g_f64_1 < g_f64_0), g_f64_1, g_f64_0) * (g_f64_0 + s_f64_0)) - ((g_f64_1 - s_f64_0) - 0.5)).abs().sqrt()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, s_f32_0: f32) -> Field<(Cell, K), f64> {
+        let t0 = (((e_f32_0 * e_f32_0) + e_f32_0.at(K + (e_i32_0 % 3))) + ((e_f32_1 - s_f32_0) - 0.5)).at(C2E3[0]);
+        c_f64_0
     }
 
     #[program]
-    pub fn fuzz_0000000001352571(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f64: &Field<K, f64>, s_f64_0: f64, w_c2e3_f32: &Field<(Cell, C2E3), f32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_0000000001352571(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, s_f32_0: f32, w_c2e3_f32: &Field<(Cell, C2E3), f32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f32_0, k_f64, w_c2e3_f32).write_to(out0_0, domain![Cell: 1..6, K: 2..7]);
-        op1(g_f64_0, g_f64_1, s_f64_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op1(c_f64_0, e_f32_0, e_f32_1, e_i32_0, s_f32_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
     }
 }
 
@@ -1307,26 +1326,21 @@ pub mod fuzz_0000000001352572 {
         carry * -0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0 * x0
-    }
-
     #[field_operator]
     pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
         ((v_f64_1 - v_f64_0) * scan0(v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (concat_where(K < 6, (neighbor_sum(e_f32_1.at(V2E6), V2E6) * s_f32_0), (v_f32_0.at(K - 2) + 0.5)) as f64);
-        ((concat_where(K < 2, (((v_i32_0 as i64) as f64) - neighbor_sum(e_f64_1.at(V2E6), V2E6)), concat_where(K < 6, (t0 + t0), concat_where(K < 6, v_f64_1, t0))) / ((neighbor_sum(e_f64_1.at(V2E6), V2E6) * scan1(v_f64_1)) + 0.125)), t0)
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, s_f32_0: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_i32_0: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = (concat_where(K < 6, (neighbor_sum(e_f32_1.at(V2E6), V2E6) * s_f32_0), (v_f32_0.at(K + (v_i32_0 % 3)) + 0.5)) as f64);
+        (v_f32_1).cos()
     }
 
     #[program]
-    pub fn fuzz_0000000001352572(e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352572(e_f32_1: &Field<(Edge, K), f32>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f32>) {
         op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(e_f32_1, e_f64_1, s_f32_0, v_f32_0, v_f64_1, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 3..7]);
+        op1(e_f32_1, s_f32_0, v_f32_0, v_f32_1, v_i32_0).write_to(out1_0, domain![Vertex: 0..5, K: 2..5]);
     }
 }
 
@@ -1467,14 +1481,14 @@ pub mod fuzz_0000000001352578 {
     #[field_operator]
     pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
         let t0 = select((concat_where(K < 6, e_f64_1, e_f64_1).at(C2E3[1]) > scan1((c_f64_0 - c_f64_1))), ((select((c_f64_1 < c_f64_1), c_i32_1, c_i32_0) * (c_i32_0 * 2)) / 2), c_i32_0);
-        (-c_f32_1).at(K - 2)
+        c_f32_1.at(K + (t0 % 3))
     }
 
     #[program]
     pub fn fuzz_0000000001352578(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_1: f32, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f32>) {
         op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![I: 1..6, J: 0..3, K: 0..6]);
         op1(c_f32_0, e_f64_0, e_i32_0, e_i32_1, s_f32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
-        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
+        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 2..5]);
     }
 }
 
@@ -1488,26 +1502,32 @@ pub mod fuzz_0000000001352579 {
         carry * 0.25 + (x0 - x0) * 0.5
     }
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
+    }
+
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         ((((g_i32_0 as i64) as f64) - (g_f64_0 + g_f64_0)) + 3.0).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (scan0(neighbor_sum(e_f64_1.at(C2E3), C2E3)), (-c_f64_0).at(K - 1))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((scan0(neighbor_sum(e_f64_1.at(C2E3), C2E3))).exp(), (c_f64_1 * c_f64_1).at(K + (c_i32_0 % 3)))
     }
 
     #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
-        (concat_where(K < 3, (v_f32_1 - v_f32_0), neighbor_sum(e_f32_0.at(V2E6), V2E6)) - ((-v_f32_0) - v_f32_0.abs().sqrt()))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = select((((e_i32_1 as i64) as f64) > (e_f64_0 + e_f64_0)), concat_where(K < 4, scan1(e_f64_0, e_f64_0), (e_f64_0 + e_f64_1)), (concat_where(K < 6, e_f64_1, e_f64_0) * e_f64_0));
+        (select((neighbor_sum(c_f64_0.at(E2C), E2C) < t0), (-e_f64_0.abs().sqrt()), (-e_f64_1.at(K - 1)))).exp()
     }
 
     #[program]
-    pub fn fuzz_0000000001352579(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f32>) {
+    pub fn fuzz_0000000001352579(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(g_f64_0, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(c_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 1..6, K: 2..6]);
-        op2(e_f32_0, v_f32_0, v_f32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..7]);
+        op1(c_f64_1, c_i32_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..4]);
+        op2(c_f64_0, e_f64_0, e_f64_1, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 2..7]);
     }
 }
 
@@ -1517,13 +1537,13 @@ pub mod fuzz_000000000135257a {
     use super::*;
 
     #[field_operator]
-    pub fn op0(e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (((e_i32_1 / 7) * 7) as f64).at(K - 2)
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f32>) {
+        ((e_f64_1 * (e_f64_1.abs().sqrt() * ((e_i32_1 as i64) as f64))).at(K + (e_i32_1 % 3)), (c_f32_0.at(E2C[1]) * (c_i32_1.at(K + 1) as f32).at(E2C[0])))
     }
 
     #[program]
-    pub fn fuzz_000000000135257a(e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
+    pub fn fuzz_000000000135257a(c_f32_0: &Field<(Cell, K), f32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f32>) {
+        op0(c_f32_0, c_i32_1, e_f64_1, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 2..4]);
     }
 }
 
@@ -1575,15 +1595,15 @@ pub mod fuzz_000000000135257d {
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>) -> (Field<(Cell, K), f32>, Field<(Cell, K), f32>) {
-        ((((c_f32_0 + c_f32_1) * c_f32_1.abs().sqrt()).at(K - 1) - ((select((c_f32_1 > c_f32_1), c_f32_0, c_f32_1) + c_f32_0) - concat_where(K < 5, max_over(e_f32_0.at(C2E3), C2E3), (c_f32_1 * c_f32_1)))), (concat_where(K < 4, select((c_f64_1 != c_f64_1), (c_f32_1 + c_f32_1), min_over(e_f32_0.at(C2E3), C2E3)), concat_where(K < 6, neighbor_sum(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3), (c_f32_0 - c_f32_1))) / (-((c_f32_1 * c_f32_0) * c_f32_1))))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        ((neighbor_sum(e_f32_1.abs().sqrt().at(C2E3), C2E3).at(K + (c_i32_0 % 3)) - ((c_f32_1 + (c_f32_1 * c_f32_1)) + c_f32_0))).cos()
     }
 
     #[program]
-    pub fn fuzz_000000000135257d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f32>, out2_1: &mut Field<(Cell, K), f32>) {
+    pub fn fuzz_000000000135257d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
         op0(e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
         op1(e_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(c_f32_0, c_f32_1, c_f64_1, e_f32_0).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 2..6]);
+        op2(c_f32_0, c_f32_1, c_i32_0, e_f32_1).write_to(out2_0, domain![Cell: 0..7, K: 3..4]);
     }
 }
 
@@ -1640,18 +1660,18 @@ pub mod fuzz_0000000001352580 {
     pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_i32_0: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, k_f32: Field<K, f32>) -> Field<(Cell, K), f32> {
         let t0 = scan0(scan1((e_f64_0 + e_f64_0)).at(C2E3[0]));
         let t1 = ((((c_f32_0 + c_f32_1) - (c_f32_0 + 0.125)) - k_f32) - ((c_i32_0.at(K + 1) as f32) + ((c_f32_1 + k_f32) * (c_f32_1 * c_f32_0))));
-        (neighbor_sum(max_over(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C).at(K - 2).at(C2E3), C2E3) * (c_f32_0 - t1))
+        (neighbor_sum((e_f32_1 * e_f32_1).at(K - 1).at(C2E3), C2E3) * (c_f32_0 - t1))
     }
 
     #[field_operator]
     pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
-        (neighbor_sum(e_f64_0.at(V2E6), V2E6), (select((v_f64_1 < v_f64_0), (-v_f32_0), v_f32_1.at(K - 2)) - (select((v_i32_1 <= v_i32_1), v_f32_0, v_f32_1) - (-v_f32_1))))
+        (neighbor_sum(e_f64_0.at(V2E6), V2E6), (select((v_f64_1 < v_f64_0), (-v_f32_0), v_f32_0.at(K - 2)) - concat_where(K < 6, v_f32_1.at(K + (v_i32_1 % 3)), (v_f32_1 - v_f32_1))))
     }
 
     #[program]
     pub fn fuzz_0000000001352580(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_i32_0: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>) {
-        op0(c_f32_0, c_f32_1, c_i32_0, e_f32_1, e_f64_0, k_f32).write_to(out0_0, domain![Cell: 1..6, K: 3..6]);
-        op1(e_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..6]);
+        op0(c_f32_0, c_f32_1, c_i32_0, e_f32_1, e_f64_0, k_f32).write_to(out0_0, domain![Cell: 1..6, K: 2..6]);
+        op1(e_f64_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 2..4]);
     }
 }
 
@@ -1676,16 +1696,16 @@ pub mod fuzz_0000000001352581 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, k_f32: Field<K, f32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = ((((c_f64_0 * 8.0) as i32) * 7) + select((c_f64_1.abs().sqrt() != (-c_f64_1)), (c_i32_0 + ((c_f64_1 * 8.0) as i32)), (c_i32_0 + 3)));
-        ((select(((c_f64_1 / k_f64) != c_f64_1.at(K + 1)), c_f64_0, concat_where(K < 4, (c_f64_1 * c_f64_1), c_f64_0)).at(K + 1)).atan(), c_f64_0)
+        (((((c_f32_1 + k_f32) / k_f32) as f64).at(K + (c_i32_0 % 3))).tanh(), concat_where(K < 4, (c_f64_1 * c_f64_0), c_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352581(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_0000000001352581(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..7]);
         op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..7]);
-        op2(c_f64_0, c_f64_1, c_i32_0, k_f64).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 1..4]);
+        op2(c_f32_1, c_f64_0, c_f64_1, c_i32_0, k_f32).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 3..4]);
     }
 }
 
@@ -1728,14 +1748,14 @@ pub mod fuzz_0000000001352583 {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        (select(((c_i32_1 + c_i32_1) <= ((c_f64_0 * 8.0) as i32)), c_f64_0.at(K + 1), c_f64_1)).atan()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        select(((c_i32_1 + c_i32_1) <= ((c_f64_0 * 8.0) as i32)), (c_i32_0 as f64).at(K + 2), c_f64_1)
     }
 
     #[program]
     pub fn fuzz_0000000001352583(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f32_0, c_f32_1, c_f64_1, c_i32_0, c_i32_1, e_f32_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 1..6]);
-        op1(c_f64_0, c_f64_1, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
+        op1(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..4]);
     }
 }
 
@@ -1756,21 +1776,23 @@ pub mod fuzz_0000000001352584 {
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = (-((-e_f64_0).at(K + 2) - e_f64_0));
-        ((e_i32_1.at(K - 1) + e_i32_0.at(K - 1)) - ((e_f64_1 * 8.0) as i32).at(K + 1)).at(K - 1)
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (-((e_f64_0 * e_f64_0).at(K - 2) - neighbor_sum((c_f64_0 + c_f64_0).at(E2C), E2C)));
+        select((neighbor_sum(c_f32_1.at(E2C), E2C) != (e_f32_0 + 0.25)), (select((e_i32_0 != e_i32_1), e_f64_1, e_f64_0) + (e_i32_0 as f64)), (e_f64_1 - e_f64_0).at(K - 1)).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        select((v_i32_0.at(K - 1) != (((v_i32_0 as i64) as i32) + (v_i32_1 - v_i32_0))), (max_over(e_f64_0.abs().sqrt().at(V2E6), V2E6) / (v_f64_1 / s_f64_1)), (v_f64_0 + s_f64_1))
+    pub fn op2(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = neighbor_sum(e_f64_0.at(V2E6), V2E6);
+        let t1 = neighbor_sum(e_f32_1.at(V2E6), V2E6);
+        concat_where(K < 6, (-v_f64_0.at(K - 1)), min_over((e_f64_0 * e_f64_1).at(V2E6), V2E6))
     }
 
     #[program]
-    pub fn fuzz_0000000001352584(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352584(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, e_f64_0, e_f64_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..5]);
-        op2(e_f64_0, s_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..6]);
+        op1(c_f32_1, c_f64_0, e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 3..7]);
+        op2(e_f32_1, e_f64_0, e_f64_1, v_f64_0).write_to(out2_0, domain![Vertex: 1..4, K: 1..6]);
     }
 }
 
@@ -1873,25 +1895,25 @@ pub mod fuzz_0000000001352589 {
 
     #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0
+        carry * -0.5 + x0 * x1
     }
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s_f64_0: f64) -> Field<(I, J, K), f64> {
-        let t0 = ((g_f64_0.at(K - 1) + ((g_i32_0 as i64) as f64)) - (g_f64_1 + (g_f64_1 * g_f64_0)).abs().sqrt());
-        (((g_f64_0 - scan0(g_f64_1, g_f64_1)) - (g_f64_0 / s_f64_0)) + (-((g_f64_1 / g_f64_0) * g_f64_0.at(I + 1))))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (((g_f64_0 * g_f64_0).at(K + (g_i32_1 % 3)) + (g_f64_1.abs().sqrt() - g_f64_0.abs().sqrt())) - ((g_f64_0.abs().sqrt() * g_f64_0) + ((g_f64_1 - g_f64_1) - (g_f64_1 * g_f64_0))));
+        ((g_f64_1 + g_f64_1) + (g_f64_1 * (-g_f64_0))).at(I + 2)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
-        let t0 = ((e_f64_0.at(C2E3[1]) - (c_i32_0 as f64)) + neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).at(K + 1);
-        (((c_i32_1 / 7) * c_i32_1) + c_i32_0)
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        let t0 = (scan0((g_f64_1 + g_f64_1), (g_f64_0 - g_f64_1)) - ((g_f64_1 + g_f64_1) - (g_f64_0 - g_f64_0))).abs().sqrt();
+        ((g_f64_0 / 0.125), t0)
     }
 
     #[program]
-    pub fn fuzz_0000000001352589(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), i32>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, s_f64_0).write_to(out0_0, domain![I: 0..5, J: 0..5, K: 1..6]);
-        op1(c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_0000000001352589(g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_1).write_to(out0_0, domain![I: 0..4, J: 0..5, K: 2..5]);
+        op1(g_f64_0, g_f64_1).write_to((out1_0, out1_1), domain![I: 0..6, J: 0..5, K: 1..6]);
     }
 }
 
@@ -1900,21 +1922,27 @@ pub mod fuzz_0000000001352589 {
 pub mod fuzz_000000000135258a {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        (c_f64_0.at(K + 2), (e_f64_1 + e_f64_1).at(C2E3[0]).abs().sqrt())
+    #[scan_operator(axis = K, forward = false, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
     }
 
     #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = v_f64_1;
-        ((((v_i32_1 as i64) - (v_i32_0 as i64)) / 3) as f64)
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        ((-(c_f64_0 + c_f64_0)).at(K - 2), ((scan0(e_f64_0, e_f64_1).at(C2E3[2]) / e_f64_0.at(C2E3[2])) + (c_f64_1 * select((c_i32_0 != c_i32_0), c_f64_0, c_f64_1))))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (e_f64_1 * ((c_i32_1 as f64) / (c_f64_1 + c_f64_1)).at(E2C[0]));
+        let t1 = concat_where(K < 5, concat_where(K < 6, (-c_f64_0).at(E2C[1]), (c_f64_0 + c_f64_0).at(E2C[1])), e_f64_0);
+        e_f64_1
     }
 
     #[program]
-    pub fn fuzz_000000000135258a(c_f64_0: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..5]);
-        op1(v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_000000000135258a(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..6]);
+        op1(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -1974,33 +2002,29 @@ pub mod fuzz_000000000135258c {
 pub mod fuzz_000000000135258d {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0.max(x0)
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f32> {
         let t0 = ((((c_f64_1 * 1e300) as i32) - (c_i32_1 / 7)) * 7).at(K - 1);
-        let t1 = select((((c_f32_0 * c_f32_0) - c_f32_0.abs().sqrt()) > c_f32_0.at(K - 2)), (select((c_f64_1 > c_f64_0), c_f64_1, c_f64_1).abs().sqrt() + 0.25), concat_where(K < 2, (((t0 as i64) as i32) as f64), select((c_i32_0 <= t0), c_f64_0, neighbor_sum(e_f64_0.at(C2E3), C2E3))));
-        ((((c_i32_0 * 2) - select((c_f64_1 < c_f64_0), c_i32_0, c_i32_0)).at(K - 1) - (t0 - c_i32_0)), scan0(scan1(concat_where(K < 5, e_f64_1, e_f64_0), (e_f64_1 + 3.0)).at(C2E3[2])))
+        let t1 = select((((c_f32_0 * c_f32_0) - c_f32_0.abs().sqrt()) > c_f32_0.at(K + 2)), c_f64_0, scan0((e_f64_1.abs().sqrt() + (e_f64_0 + e_f64_0)), select((e_f64_0 != e_f64_0), select((e_i32_1 <= e_i32_0), e_f64_0, e_f64_0), e_f64_0)).at(C2E3[1]));
+        concat_where(K < 5, (neighbor_sum(neighbor_sum(c_f32_0.at(E2C), E2C).at(C2E3), C2E3) / (c_i32_0 as f32)), ((c_f32_0 - c_f32_0) + select((t1 > t1), c_f32_0, c_f32_1))).abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, k_f64: Field<K, f64>) -> Field<(Cell, K), f64> {
-        let t0 = ((((c_f32_1 * 8.0) as i32) + 2) - (c_i32_1 + c_i32_1).at(K - 1));
-        ((max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) - k_f64)).sin()
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_0 + g_f64_1) - concat_where(K < 1, g_f64_1, g_f64_0));
+        let t1 = (g_f32_1 / g_f32_0).abs().sqrt();
+        (-(g_f64_0 - g_f64_0))
     }
 
     #[program]
-    pub fn fuzz_000000000135258d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), i32>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f32_0, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 3..6]);
-        op1(c_f32_1, c_f64_0, c_i32_1, k_f64).write_to(out1_0, domain![Cell: 0..7, K: 2..6]);
+    pub fn fuzz_000000000135258d(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 1..5]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
     }
 }
 
@@ -2038,13 +2062,13 @@ pub mod fuzz_000000000135258f {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
-        (v_f32_1 - v_f32_0).at(K + 1)
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>) -> Field<(Vertex, K), f32> {
+        neighbor_sum(e_f32_1.at(V2E6), V2E6).at(K - 1)
     }
 
     #[program]
-    pub fn fuzz_000000000135258f(v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Vertex, K), f32>) {
-        op0(v_f32_0, v_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..5]);
+    pub fn fuzz_000000000135258f(e_f32_1: &Field<(Edge, K), f32>, out0_0: &mut Field<(Vertex, K), f32>) {
+        op0(e_f32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
     }
 }
 
@@ -2062,7 +2086,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352549", seed: 20260169, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352549::fuzz_0000000001352549::compile(o)?)) },
     Case { name: "fuzz_000000000135254a", seed: 20260170, math: true, compile: |o| Ok(Box::new(fuzz_000000000135254a::fuzz_000000000135254a::compile(o)?)) },
     Case { name: "fuzz_000000000135254b", seed: 20260171, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254b::fuzz_000000000135254b::compile(o)?)) },
-    Case { name: "fuzz_000000000135254c", seed: 20260172, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254c::fuzz_000000000135254c::compile(o)?)) },
+    Case { name: "fuzz_000000000135254c", seed: 20260172, math: true, compile: |o| Ok(Box::new(fuzz_000000000135254c::fuzz_000000000135254c::compile(o)?)) },
     Case { name: "fuzz_000000000135254d", seed: 20260173, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254d::fuzz_000000000135254d::compile(o)?)) },
     Case { name: "fuzz_000000000135254e", seed: 20260174, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254e::fuzz_000000000135254e::compile(o)?)) },
     Case { name: "fuzz_000000000135254f", seed: 20260175, math: false, compile: |o| Ok(Box::new(fuzz_000000000135254f::fuzz_000000000135254f::compile(o)?)) },
@@ -2070,13 +2094,13 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352551", seed: 20260177, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352551::fuzz_0000000001352551::compile(o)?)) },
     Case { name: "fuzz_0000000001352552", seed: 20260178, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352552::fuzz_0000000001352552::compile(o)?)) },
     Case { name: "fuzz_0000000001352553", seed: 20260179, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352553::fuzz_0000000001352553::compile(o)?)) },
-    Case { name: "fuzz_0000000001352554", seed: 20260180, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352554::fuzz_0000000001352554::compile(o)?)) },
+    Case { name: "fuzz_0000000001352554", seed: 20260180, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352554::fuzz_0000000001352554::compile(o)?)) },
     Case { name: "fuzz_0000000001352555", seed: 20260181, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352555::fuzz_0000000001352555::compile(o)?)) },
     Case { name: "fuzz_0000000001352556", seed: 20260182, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352556::fuzz_0000000001352556::compile(o)?)) },
     Case { name: "fuzz_0000000001352557", seed: 20260183, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352557::fuzz_0000000001352557::compile(o)?)) },
     Case { name: "fuzz_0000000001352558", seed: 20260184, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352558::fuzz_0000000001352558::compile(o)?)) },
     Case { name: "fuzz_0000000001352559", seed: 20260185, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352559::fuzz_0000000001352559::compile(o)?)) },
-    Case { name: "fuzz_000000000135255a", seed: 20260186, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255a::fuzz_000000000135255a::compile(o)?)) },
+    Case { name: "fuzz_000000000135255a", seed: 20260186, math: true, compile: |o| Ok(Box::new(fuzz_000000000135255a::fuzz_000000000135255a::compile(o)?)) },
     Case { name: "fuzz_000000000135255b", seed: 20260187, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255b::fuzz_000000000135255b::compile(o)?)) },
     Case { name: "fuzz_000000000135255c", seed: 20260188, math: false, compile: |o| Ok(Box::new(fuzz_000000000135255c::fuzz_000000000135255c::compile(o)?)) },
     Case { name: "fuzz_000000000135255d", seed: 20260189, math: true, compile: |o| Ok(Box::new(fuzz_000000000135255d::fuzz_000000000135255d::compile(o)?)) },
@@ -2097,17 +2121,17 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135256c", seed: 20260204, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256c::fuzz_000000000135256c::compile(o)?)) },
     Case { name: "fuzz_000000000135256d", seed: 20260205, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256d::fuzz_000000000135256d::compile(o)?)) },
     Case { name: "fuzz_000000000135256e", seed: 20260206, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256e::fuzz_000000000135256e::compile(o)?)) },
-    Case { name: "fuzz_000000000135256f", seed: 20260207, math: false, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
-    Case { name: "fuzz_0000000001352570", seed: 20260208, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352570::fuzz_0000000001352570::compile(o)?)) },
+    Case { name: "fuzz_000000000135256f", seed: 20260207, math: true, compile: |o| Ok(Box::new(fuzz_000000000135256f::fuzz_000000000135256f::compile(o)?)) },
+    Case { name: "fuzz_0000000001352570", seed: 20260208, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352570::fuzz_0000000001352570::compile(o)?)) },
     Case { name: "fuzz_0000000001352571", seed: 20260209, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352571::fuzz_0000000001352571::compile(o)?)) },
-    Case { name: "fuzz_0000000001352572", seed: 20260210, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352572::fuzz_0000000001352572::compile(o)?)) },
+    Case { name: "fuzz_0000000001352572", seed: 20260210, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352572::fuzz_0000000001352572::compile(o)?)) },
     Case { name: "fuzz_0000000001352573", seed: 20260211, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352573::fuzz_0000000001352573::compile(o)?)) },
     Case { name: "fuzz_0000000001352574", seed: 20260212, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352574::fuzz_0000000001352574::compile(o)?)) },
     Case { name: "fuzz_0000000001352575", seed: 20260213, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352575::fuzz_0000000001352575::compile(o)?)) },
     Case { name: "fuzz_0000000001352576", seed: 20260214, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352576::fuzz_0000000001352576::compile(o)?)) },
     Case { name: "fuzz_0000000001352577", seed: 20260215, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352577::fuzz_0000000001352577::compile(o)?)) },
     Case { name: "fuzz_0000000001352578", seed: 20260216, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352578::fuzz_0000000001352578::compile(o)?)) },
-    Case { name: "fuzz_0000000001352579", seed: 20260217, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352579::fuzz_0000000001352579::compile(o)?)) },
+    Case { name: "fuzz_0000000001352579", seed: 20260217, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352579::fuzz_0000000001352579::compile(o)?)) },
     Case { name: "fuzz_000000000135257a", seed: 20260218, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257a::fuzz_000000000135257a::compile(o)?)) },
     Case { name: "fuzz_000000000135257b", seed: 20260219, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257b::fuzz_000000000135257b::compile(o)?)) },
     Case { name: "fuzz_000000000135257c", seed: 20260220, math: false, compile: |o| Ok(Box::new(fuzz_000000000135257c::fuzz_000000000135257c::compile(o)?)) },
@@ -2117,7 +2141,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352580", seed: 20260224, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352580::fuzz_0000000001352580::compile(o)?)) },
     Case { name: "fuzz_0000000001352581", seed: 20260225, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352581::fuzz_0000000001352581::compile(o)?)) },
     Case { name: "fuzz_0000000001352582", seed: 20260226, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352582::fuzz_0000000001352582::compile(o)?)) },
-    Case { name: "fuzz_0000000001352583", seed: 20260227, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352583::fuzz_0000000001352583::compile(o)?)) },
+    Case { name: "fuzz_0000000001352583", seed: 20260227, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352583::fuzz_0000000001352583::compile(o)?)) },
     Case { name: "fuzz_0000000001352584", seed: 20260228, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352584::fuzz_0000000001352584::compile(o)?)) },
     Case { name: "fuzz_0000000001352585", seed: 20260229, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352585::fuzz_0000000001352585::compile(o)?)) },
     Case { name: "fuzz_0000000001352586", seed: 20260230, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352586::fuzz_0000000001352586::compile(o)?)) },
@@ -2127,7 +2151,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135258a", seed: 20260234, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258a::fuzz_000000000135258a::compile(o)?)) },
     Case { name: "fuzz_000000000135258b", seed: 20260235, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258b::fuzz_000000000135258b::compile(o)?)) },
     Case { name: "fuzz_000000000135258c", seed: 20260236, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258c::fuzz_000000000135258c::compile(o)?)) },
-    Case { name: "fuzz_000000000135258d", seed: 20260237, math: true, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
+    Case { name: "fuzz_000000000135258d", seed: 20260237, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258d::fuzz_000000000135258d::compile(o)?)) },
     Case { name: "fuzz_000000000135258e", seed: 20260238, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258e::fuzz_000000000135258e::compile(o)?)) },
     Case { name: "fuzz_000000000135258f", seed: 20260239, math: false, compile: |o| Ok(Box::new(fuzz_000000000135258f::fuzz_000000000135258f::compile(o)?)) },
 ];

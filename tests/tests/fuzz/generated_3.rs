@@ -4,21 +4,27 @@
 pub mod fuzz_0000000001352590 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        concat_where(K < 2, e_f64_0, e_f64_1).at(K - 1)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64) -> f64 {
+        carry * -0.5 + x0
     }
 
     #[field_operator]
-    pub fn op1(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, k_f32: Field<K, f32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
-        let t0 = ((g_f32_1 + g_f32_1) as f64).abs().sqrt();
-        ((((t0 * (g_f64_1 * g_f64_1)) + g_f64_0)).exp(), (-concat_where(K < 4, (g_f32_1 * k_f32), (g_f32_1 + g_f32_1))))
+    pub fn op0(e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (concat_where(K < 1, e_f64_1, e_f64_1).at(K + 2)).cos()
+    }
+
+    #[field_operator]
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f64_1 / c_f64_0) + (c_f64_1 - c_f64_0));
+        let t1 = t0;
+        (scan0(e_f64_1).at(C2E3[0]) - c_f64_1)
     }
 
     #[program]
-    pub fn fuzz_0000000001352590(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out1_1: &mut Field<(I, J, K), f32>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(g_f32_1, g_f64_0, g_f64_1, k_f32).write_to((out1_0, out1_1), domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_0000000001352590(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..5]);
+        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -98,22 +104,23 @@ pub mod fuzz_0000000001352593 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
-        let t0 = (-e_f32_0.at(K - 1));
-        let t1 = ((e_f32_1 - t0) + c_f32_0.at(E2C[0]));
-        ((((e_i32_1 as i64) as f32) * e_f32_1.at(K + 2))).tanh()
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_1: f64) -> Field<(Edge, K), f64> {
+        let t0 = (-e_f32_1.at(K + (e_i32_0 % 3)));
+        let t1 = ((concat_where(K < 4, e_f64_0, e_f64_1) * 1e19) as i32);
+        ((e_f64_0 - s_f64_1) + ((e_i32_1 as i64) as f64))
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
-        c_f32_0
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = select((c_f32_0 <= c_f32_1), (c_f64_1 / c_f64_1), (c_f64_1 + c_f64_1));
+        ((c_f32_1 + c_f32_1) as f64)
     }
 
     #[program]
-    pub fn fuzz_0000000001352593(c_f32_0: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f32>) {
+    pub fn fuzz_0000000001352593(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 0..6]);
-        op1(c_f32_0, e_f32_0, e_f32_1, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..5]);
-        op2(c_f32_0).write_to(out2_0, domain![Cell: 1..6, K: 0..6]);
+        op1(e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 3..4]);
+        op2(c_f32_0, c_f32_1, c_f64_1).write_to(out2_0, domain![Cell: 1..6, K: 0..7]);
     }
 }
 
@@ -177,17 +184,15 @@ pub mod fuzz_0000000001352595 {
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f32> {
-        let t0 = (c_f64_0.at(K + 2) * (c_i32_0.at(K - 1) as f64));
-        let t1 = t0;
-        (((c_f32_0 - c_f32_1) * (c_f32_1 - c_f32_1)) - c_f32_1.at(K - 1))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        max_over(neighbor_sum(e_f64_0.abs().sqrt().abs().sqrt().at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_0000000001352595(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
+    pub fn fuzz_0000000001352595(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f32_1, e_f64_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(e_f64_0, e_f64_1, v_f64_0, w_v2e6_f64).write_to(out1_0, domain![Vertex: 0..5, K: 3..7]);
-        op2(c_f32_0, c_f32_1, c_f64_0, c_i32_0).write_to(out2_0, domain![Cell: 1..6, K: 1..4]);
+        op1(e_f64_0, e_f64_1, v_f64_0, w_v2e6_f64).write_to(out1_0, domain![Vertex: 0..5, K: 2..7]);
+        op2(e_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -312,10 +317,10 @@ pub mod fuzz_0000000001352599 {
     }
 
     #[field_operator]
-    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f32> {
+    pub fn op0(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
         let t0 = (-g_f64_0);
         let t1 = g_f64_1;
-        (g_f32_0 * g_f32_1).at(K - 1)
+        (g_f32_1.at(K - 2), t0)
     }
 
     #[field_operator]
@@ -325,15 +330,15 @@ pub mod fuzz_0000000001352599 {
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        scan0(select((v_f64_0 > v_f64_0), v_f64_1, v_f64_0).at(K + 2))
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+        ((scan0(max_over(e_f64_0.at(V2E6), V2E6).at(K - 1))).exp(), (neighbor_sum(e_f64_1.at(V2E6), V2E6) + v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_0000000001352599(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f32>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Vertex, K), f64>) {
-        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 2..7]);
+    pub fn fuzz_0000000001352599(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
+        op0(g_f32_1, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 3..7]);
         op1(e_f32_0, e_f32_1, v_i32_0).write_to(out1_0, domain![Vertex: 1..4, K: 0..7]);
-        op2(v_f64_0, v_f64_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..4]);
+        op2(e_f64_0, e_f64_1, v_f64_0).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -375,6 +380,11 @@ pub mod fuzz_000000000135259b {
         carry * 0.75 + x0 * x1
     }
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + (x0 - x0) * 0.5
+    }
+
     #[field_operator]
     pub fn op0(c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
         let t0 = e_f32_1;
@@ -382,16 +392,16 @@ pub mod fuzz_000000000135259b {
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = e_f32_0.at(K + 2);
-        let t1 = (e_f64_0 + (e_f64_0 + (e_f64_1 * e_f64_0))).at(K - 1);
-        (scan0((e_f64_1.abs().sqrt() + e_f64_0), e_f64_0)).tanh()
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_i32_0 as f32).at(K - 2) - (e_f32_0 + (e_f32_1 * e_f32_0))).at(K + 2);
+        let t1 = scan0((e_f64_1.abs().sqrt() + (e_f64_0 + e_f64_0)), select((t0 < t0), e_f64_0.at(K + 2), concat_where(K < 3, e_f64_1, e_f64_1)));
+        scan1(((c_f64_0 + c_f64_0) + c_f64_0)).at(E2C[0])
     }
 
     #[program]
-    pub fn fuzz_000000000135259b(c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_000000000135259b(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Edge, K), f64>) {
         op0(c_i32_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(e_f32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..4]);
+        op1(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 0..4]);
     }
 }
 
@@ -402,31 +412,25 @@ pub mod fuzz_000000000135259c {
 
     #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan0(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = true, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
         let t0 = ((g_f64_0 + g_f64_1) * (g_f64_1 + g_f64_0));
-        ((g_f32_0.at(K - 2) * (-g_f32_1)), (select((g_f64_0 < g_f64_1), g_f64_0, g_f64_1) - scan0(g_f64_0)))
+        (((g_f32_0.at(K + 2) * (g_f32_0 + g_f32_0))).sin(), select((g_f64_0 < g_f64_1), (g_f64_0 - g_f64_0), scan0(g_f64_1)))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
-        let t0 = c_f64_1;
-        let t1 = select(((c_f64_1 + c_f64_1) <= select((c_f32_0 != c_f32_1), t0, c_f64_0)), scan1(max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), e_f64_0.at(C2E3[1])), ((c_i32_0 / 3) as f64));
-        concat_where(K < 5, (max_over(e_f32_1.at(C2E3), C2E3) - (c_f32_1 + c_f32_1)), max_over(e_f32_0.at(C2E3), C2E3))
+    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = select(((c_f64_0.abs().sqrt() + (-c_f64_0)) <= e_f64_0.at(C2E3[2])), (((c_i32_0 as f64) / e_f64_1.at(C2E3[2])) * select((c_f64_1 < c_f64_0), ((c_i32_0 as i64) as f64), concat_where(K < 6, c_f64_0, c_f64_1))), c_f64_0);
+        (max_over(((max_over(c_f64_0.at(E2C), E2C) / (e_f64_1 + e_f64_1)) - max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3), C2E3)).tanh()
     }
 
     #[program]
-    pub fn fuzz_000000000135259c(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
-        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 1..5, J: 0..5, K: 2..6]);
-        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, e_f32_0, e_f32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_000000000135259c(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, out0_0: &mut Field<(I, J, K), f32>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f32_0, g_f64_0, g_f64_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 0..5, K: 1..5]);
+        op1(c_f64_0, c_f64_1, c_i32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 1..6]);
     }
 }
 
@@ -511,22 +515,20 @@ pub mod fuzz_000000000135259f {
     }
 
     #[field_operator]
-    pub fn op1(e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>) -> Field<(Vertex, K), f32> {
-        (((-min_over(e_f32_1.at(V2E6), V2E6)) * v_f32_0.at(K + 1))).tanh()
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        ((-min_over(e_f32_1.at(V2E6), V2E6)) * ((v_i32_1 as i64) as f32).at(K + (v_i32_1 % 3)))
     }
 
     #[field_operator]
-    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = ((concat_where(K < 1, g_f32_0, g_f32_1).at(I + 1) + (g_f32_0.at(I + 2) + (-g_f32_0))) + g_f32_0);
-        let t1 = (g_f64_0 - concat_where(K < 1, ((g_f64_1 / g_f64_1) * g_f64_0), ((g_f64_0 - g_f64_0) + concat_where(K < 5, g_f64_0, g_f64_0))));
-        (((((t0 + g_f32_1) * 1e19) as i32) + select((g_f32_0 < g_f32_1), g_i32_0, ((t0 * 8.0) as i32))) / 3)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        (min_over(min_over((e_f64_0 + e_f64_0).at(C2E3), C2E3).at(E2C), E2C) / max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))
     }
 
     #[program]
-    pub fn fuzz_000000000135259f(c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f32_0: &Field<(Vertex, K), f32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(I, J, K), i32>) {
+    pub fn fuzz_000000000135259f(c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
-        op1(e_f32_1, v_f32_0).write_to(out1_0, domain![Vertex: 0..5, K: 1..6]);
-        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to(out2_0, domain![I: 1..3, J: 0..5, K: 1..6]);
+        op1(e_f32_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 3..4]);
+        op2(e_f64_0).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -541,14 +543,14 @@ pub mod fuzz_00000000013525a0 {
     }
 
     #[field_operator]
-    pub fn op1(v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        v_f64_1.at(K + 1)
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Vertex, K), f64> {
+        ((neighbor_sum(e_f64_1.at(V2E6), V2E6) - k_f64).at(K + 1)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013525a0(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 0..7, K: 0..7]);
-        op1(v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
+        op1(e_f64_1, k_f64).write_to(out1_0, domain![Vertex: 0..5, K: 0..5]);
     }
 }
 
@@ -580,16 +582,16 @@ pub mod fuzz_00000000013525a2 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), i32> {
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = max_over(neighbor_sum(((c_f32_0 + c_f32_0) - (-c_f32_0)).at(E2C), E2C).at(C2E3), C2E3);
-        let t1 = ((e_f64_0 - e_f64_1).at(K - 1) + (concat_where(K < 5, e_f64_0, e_f64_1) * max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))).at(C2E3[0]);
-        select(((c_i32_0.at(K + 1) as f32) > t0), (((c_i32_1 * c_i32_1) / 7) + (c_i32_0.at(K + 1) - ((c_f64_1 * 8.0) as i32))), ((c_f64_0 * 1e300) as i32))
+        let t1 = ((e_f64_1 * e_f64_0).at(K + (e_i32_0 % 3)) + (-concat_where(K < 5, e_f64_0, e_f64_1))).at(C2E3[0]);
+        (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a2(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), i32>) {
+    pub fn fuzz_00000000013525a2(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(c_f32_0, c_f32_1, c_i32_0, c_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..6]);
-        op1(c_f32_0, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 1..6, K: 2..6]);
+        op1(c_f32_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 3..5]);
     }
 }
 
@@ -598,22 +600,27 @@ pub mod fuzz_00000000013525a2 {
 pub mod fuzz_00000000013525a3 {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0.max(x1)
+    }
+
     #[field_operator]
     pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
         ((c_f64_0.abs().sqrt()).exp(), c_f32_1)
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Vertex, K), f64> {
         let t0 = neighbor_sum(((e_f64_0 - e_f64_0) + (e_f64_0 * e_f64_1)).at(V2E6), V2E6);
-        let t1 = min_over(e_f32_0.at(V2E6), V2E6).at(K + 1);
-        ((concat_where(K < 1, t0, concat_where(K < 5, (t0 + t0), t0))).atan(), min_over(concat_where(K < 5, (e_i32_0 as f64), e_f64_0.abs().sqrt()).at(V2E6), V2E6))
+        let t1 = min_over(e_f32_0.abs().sqrt().at(V2E6), V2E6).at(K - 2);
+        (((-min_over(e_f64_1.at(V2E6), V2E6)) * neighbor_sum(scan0((e_f64_1 + e_f64_0), concat_where(K < 5, e_f64_0, e_f64_0)).at(V2E6), V2E6))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a3(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013525a3(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(c_f32_1, c_f64_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..6]);
-        op1(e_f32_0, e_f64_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..5]);
+        op1(e_f32_0, e_f64_0, e_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 3..7]);
     }
 }
 
@@ -783,14 +790,14 @@ pub mod fuzz_00000000013525a9 {
 
     #[field_operator]
     pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = (max_over(e_f64_0.at(K - 2).at(V2E6), V2E6) - concat_where(K < 5, v_f64_1.abs().sqrt(), concat_where(K < 5, v_f64_0, v_f64_0))).at(K - 2);
+        let t0 = (min_over((-e_f64_0).at(V2E6), V2E6) + concat_where(K < 5, v_f64_1.abs().sqrt(), concat_where(K < 5, v_f64_0, v_f64_0))).at(K - 1);
         v_f64_0
     }
 
     #[program]
     pub fn fuzz_00000000013525a9(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), i32>, out1_0: &mut Field<(Vertex, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 2..7]);
-        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 4..7]);
+        op1(e_f64_0, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -799,21 +806,32 @@ pub mod fuzz_00000000013525a9 {
 pub mod fuzz_00000000013525aa {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, s_f64_1: f64, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
-        let t0 = (concat_where(K < 3, (v_f64_0 - v_f64_1), v_f64_0.at(K - 1)) * s_f64_1);
-        concat_where(K < 3, ((-v_f32_1) * min_over(e_f32_0.at(V2E6), V2E6)), (neighbor_sum(e_f32_1.at(V2E6), V2E6) * (-v_f32_1)))
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + (x0 - x1) * 0.5
+    }
+
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (((-v_f64_0) / neighbor_sum(e_f64_1.at(V2E6), V2E6)), (v_i32_0.at(K - 1) as f64))
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (concat_where(K < 3, (v_f64_0 - v_f64_1), v_f64_0.at(K + (v_i32_0 % 3))) * s_f64_1);
+        ((select((t0 < v_f64_1), v_i32_1, v_i32_0) as f64) + neighbor_sum(scan0((e_f64_1 * e_f64_0), concat_where(K < 1, e_f64_1, e_f64_0)).at(V2E6), V2E6))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f32> {
+        let t0 = concat_where(K < 2, concat_where(K < 1, (scan1(c_f64_0) * (c_f64_1 + 0.125)), (c_f64_1 - c_f64_0).abs().sqrt()), c_f64_1);
+        concat_where(K < 6, (c_f32_0 / c_f32_1), (e_f32_1 / e_f32_0).abs().sqrt().at(C2E3[2]))
     }
 
     #[program]
-    pub fn fuzz_00000000013525aa(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f32_0, e_f32_1, s_f64_1, v_f32_1, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
-        op1(e_f64_1, v_f64_0, v_i32_0).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..6]);
+    pub fn fuzz_00000000013525aa(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>) {
+        op0(e_f64_0, e_f64_1, s_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 3..4]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f32_0, e_f32_1).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -840,33 +858,37 @@ pub mod fuzz_00000000013525ac {
 
     #[scan_operator(axis = K, forward = true, init = -0.5)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0 * x1
+    }
+
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
         carry * 0.75 + x0
     }
 
     #[field_operator]
-    pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = e_f64_0;
-        let t1 = ((t0 * (-e_f64_0).at(K - 1)) - ((t0 - scan0(e_f64_1, t0)) - k_f64));
-        (select(((t1 * 3.0) > (e_f32_0 as f64)), ((c_f64_1.at(E2C[1]) * 1e19) as i32), (e_i32_1 / 2)) as f64)
+        let t1 = ((t0 * e_f64_1.at(K + (e_i32_0 % 3)).at(K - 2)) - scan0(scan1(min_over(c_f64_0.at(E2C), E2C), (e_i32_1 as f64)), (select((e_i32_1 <= e_i32_0), e_i32_0, e_i32_1) as f64)));
+        (select((((e_i32_1 as i64).at(K + 1) as f64) > (e_f64_0.abs().sqrt() / s_f64_0)), ((t1 * e_f64_0) + (select((e_f64_1 != t0), t1, e_f64_0) * (t0 - e_f64_1))), ((e_f64_1.at(K + (e_i32_1 % 3)) * e_f64_0) * s_f64_0)), (concat_where(K < 1, (c_f64_0 + c_f64_0), select((c_f64_0 > c_f64_0), c_f64_0, c_f64_0)) + select((c_f64_0 <= c_f64_1), e_f64_0.at(C2E3[1]), (c_f64_0 - c_f64_1))).at(E2C[1]))
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = ((e_i32_1.at(K + 1) / 2) * (select((e_f64_1 <= e_f64_1), e_i32_0, e_i32_1) + 7)).at(K - 1);
-        let t1 = e_f32_0;
-        (select(((t1 + e_f32_1) > e_f32_0), ((e_i32_1 - t0) - ((e_f64_0 * 8.0) as i32)), ((e_i32_0 / 7) - (e_i32_1 * 3))) - ((e_f64_0 * 8.0) as i32))
+    pub fn op1(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
+        neighbor_sum((((e_f64_0 + e_f64_0) * neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3) * w_c2e3_f64), C2E3).at(K + (c_i32_1 % 3))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((select((v_f64_0 <= v_f64_0), v_f64_1.at(K + 2), (v_f64_0 + v_f64_0)) * neighbor_sum(e_f64_0.at(V2E6), V2E6)), (-((v_f64_1 + v_f64_1) * max_over(e_f64_0.at(V2E6), V2E6))))
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, s_f64_0: f64) -> Field<(I, J, K), f32> {
+        let t0 = (-((g_f64_0 * s_f64_0) * (g_i32_1 as f64)));
+        (select((g_f32_1 <= g_f32_0), g_f32_1.abs().sqrt(), (g_f32_1 + g_f32_1)) + g_f32_1)
     }
 
     #[program]
-    pub fn fuzz_00000000013525ac(c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f64>) {
-        op0(c_f64_1, e_f32_0, e_f64_0, e_f64_1, e_i32_1, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 2..7]);
-        op2(e_f64_0, v_f64_0, v_f64_1).write_to((out2_0, out2_1), domain![Vertex: 0..5, K: 0..4]);
+    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f32>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 4..5]);
+        op1(c_i32_1, e_f64_0, e_f64_1, w_c2e3_f64).write_to(out1_0, domain![Cell: 0..7, K: 3..4]);
+        op2(g_f32_0, g_f32_1, g_f64_0, g_i32_1, s_f64_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
     }
 }
 
@@ -875,28 +897,33 @@ pub mod fuzz_00000000013525ac {
 pub mod fuzz_00000000013525ad {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0.max(x1)
+    }
+
     #[field_operator]
     pub fn op0(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         ((-max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))).exp()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        ((neighbor_sum(e_f64_1.at(V2E6), V2E6).at(K + 2) - (-v_f64_1))).tanh()
+    pub fn op1(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (v_f64_1.at(K - 2) - v_f64_0)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f64_0 - e_f64_1) - (e_f64_1 * e_f64_1)).at(K - 2);
-        let t1 = (((e_i32_0 as i64) as i32) as f64);
-        (neighbor_sum(neighbor_sum(e_f64_1.at(K + 1).at(C2E3), C2E3).at(E2C), E2C)).cos()
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        let t0 = select((c_f64_0 != c_f64_1), scan0(e_f64_0, e_f64_0).at(C2E3[2]), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)).abs().sqrt();
+        let t1 = ((c_i32_0 as i64) as i32);
+        ((neighbor_sum(neighbor_sum(c_f64_0.at(K - 2).at(E2C), E2C).at(C2E3), C2E3)).atan(), t0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525ad(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525ad(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
-        op1(e_f64_1, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
-        op2(e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 3..5]);
+        op1(v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 0..5, K: 3..7]);
+        op2(c_f64_0, c_f64_1, c_i32_0, e_f64_0).write_to((out2_0, out2_1), domain![Cell: 1..6, K: 2..7]);
     }
 }
 
@@ -905,33 +932,24 @@ pub mod fuzz_00000000013525ad {
 pub mod fuzz_00000000013525ae {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
-    #[scan_operator(axis = K, forward = false, init = 1.0)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * -0.5 + x0
-    }
-
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>, s_f64_1: f64) -> Field<(I, J, K), f64> {
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, k_f64: Field<K, f64>) -> Field<(I, J, K), f64> {
         let t0 = (g_i32_0 as f64);
-        let t1 = (((-g_f64_0.at(K + 2)) / k_f64) * scan0(concat_where(K < 3, (g_f64_1 * g_f64_0), (g_f64_0 + s_f64_1)), (select((g_f64_0 <= g_f64_1), t0, t0) + scan1(t0))));
-        g_f64_0.at(J + 2).abs().sqrt()
+        let t1 = (((-g_f64_1.at(K - 1)) / k_f64) * (-concat_where(K < 3, g_f64_0, g_f64_1).at(I - 2)));
+        g_f64_0
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Cell, K), f64> {
-        let t0 = (c_f32_0 * (((c_f32_1 * c_f32_0) * c_f32_1.at(K + 1)) - (-max_over(e_f32_1.at(C2E3), C2E3))));
-        c_f64_0
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = (e_f64_1 + e_f64_0).at(K + 2);
+        let t1 = (e_f32_0 - (e_f32_1 - e_f32_1));
+        e_f64_1.at(K + (e_i32_0 % 3)).abs().sqrt()
     }
 
     #[program]
-    pub fn fuzz_00000000013525ae(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, k_f64, s_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..3, K: 0..5]);
-        op1(c_f32_0, c_f32_1, c_f64_0, e_f32_1).write_to(out1_0, domain![Cell: 0..7, K: 0..5]);
+    pub fn fuzz_00000000013525ae(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, k_f64).write_to(out0_0, domain![I: 3..5, J: 0..5, K: 1..7]);
+        op1(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 3..5]);
     }
 }
 
@@ -941,14 +959,14 @@ pub mod fuzz_00000000013525af {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64) -> Field<(Cell, K), f64> {
-        let t0 = concat_where(K < 1, concat_where(K < 6, e_f64_1.at(C2E3[1]), c_f64_1.at(K - 1)), concat_where(K < 3, (c_f64_1 + c_f64_1), max_over(e_f64_0.at(C2E3), C2E3)));
-        ((t0 * (c_f64_0 / s_f64_1).at(K + 1))).cos()
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, s_f32_1: f32) -> (Field<(Cell, K), f32>, Field<(Cell, K), f32>) {
+        let t0 = concat_where(K < 1, concat_where(K < 6, e_f64_1.at(C2E3[1]), c_f64_1.at(K + (c_i32_1 % 3))), ((c_f64_0 - c_f64_0) + k_f64));
+        (((select((c_i32_1 > c_i32_1), c_f32_0, c_f32_1).abs().sqrt() - (((c_i32_0 as i64) as f32) / s_f32_1))).atan(), (min_over(e_f64_0.at(C2E3), C2E3) as f32))
     }
 
     #[program]
-    pub fn fuzz_00000000013525af(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, s_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
+    pub fn fuzz_00000000013525af(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s_f32_1: f32, out0_0: &mut Field<(Cell, K), f32>, out0_1: &mut Field<(Cell, K), f32>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, k_f64, s_f32_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..4]);
     }
 }
 
@@ -1063,16 +1081,16 @@ pub mod fuzz_00000000013525b3 {
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+    pub fn op2(c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = ((c_i32_1 * c_i32_0) - (c_i32_1 / 3));
-        (c_f64_1.at(K - 1)).cos()
+        (e_f64_0.at(C2E3[1]).at(K - 1)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013525b3(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525b3(c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, k_f32: &Field<K, f32>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
         op1(g_f32_0, g_f32_1, g_f64_0, k_f32).write_to(out1_0, domain![I: 0..5, J: 2..5, K: 1..7]);
-        op2(c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 2..7]);
+        op2(c_i32_0, c_i32_1, e_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 2..7]);
     }
 }
 
@@ -1090,13 +1108,13 @@ pub mod fuzz_00000000013525b4 {
     pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
         let t0 = neighbor_sum(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3);
         let t1 = c_f32_1;
-        ((-(c_f64_0.at(K - 1) / (t1 as f64)))).tanh()
+        (-(c_f64_0.at(K - 1) / (t0 - t0)))
     }
 
     #[program]
     pub fn fuzz_00000000013525b4(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
         op0(e_i32_0, k_f64).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
-        op1(c_f32_1, c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
+        op1(c_f32_1, c_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1121,22 +1139,20 @@ pub mod fuzz_00000000013525b5 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
-        ((select((scan0(c_f64_0) > scan1(e_f64_0, e_f64_1).at(C2E3[1])), ((c_f32_1 as f64) - (c_f64_1 - c_f64_1)), ((c_f32_1 as f64) - (c_f64_1 + c_f64_1))).abs().sqrt()).sin(), (c_f64_1 + ((c_f64_0 + c_f64_0) / s_f64_1)).at(K - 1))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+        (select((scan0(c_f64_0) > scan1(e_f64_0, e_f64_1).at(C2E3[1])), ((c_f32_1 as f64) - (c_f64_1 - c_f64_1)), ((c_f32_1 as f64) - (c_f64_1 + c_f64_1))).abs().sqrt(), (((c_f64_1 * 8.0) as i32) as f64).at(K + 2))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum(e_f64_1.at(V2E6), V2E6);
-        let t1 = ((v_i32_1 - v_i32_1) + 7);
-        neighbor_sum(e_f64_1.at(V2E6), V2E6)
+    pub fn op2(e_f64_1: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> Field<(Vertex, K), f64> {
+        ((-neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6)) + (v_f64_1.at(K + 2) + neighbor_sum(e_f64_1.at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b5(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_00000000013525b5(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_i32_1: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(I, J, K), i32>, out1_0: &mut Field<(Cell, K), f64>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(g_i32_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..7]);
-        op1(c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1, s_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..7]);
-        op2(e_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 0..6]);
+        op1(c_f32_1, c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 0..4]);
+        op2(e_f64_1, v_f64_1, w_v2e6_f64).write_to(out2_0, domain![Vertex: 1..4, K: 1..5]);
     }
 }
 
@@ -1153,21 +1169,21 @@ pub mod fuzz_00000000013525b6 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
-        (max_over(neighbor_sum((c_f32_1 * c_f32_1).at(E2C), E2C).at(C2E3), C2E3), c_f64_0.at(K + 1))
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, s_f64_0: f64) -> (Field<(Cell, K), f32>, Field<(Cell, K), f64>) {
+        (max_over(neighbor_sum((c_f32_1 * c_f32_1).at(E2C), E2C).at(C2E3), C2E3), (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3) / s_f64_0).at(K + (c_i32_1 % 3)))
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f32: Field<K, f32>) -> Field<(Edge, K), f32> {
-        let t0 = (concat_where(K < 5, (e_f32_0 * e_f32_0), e_f32_0.at(K - 2)).abs().sqrt() + ((e_f32_0 + e_f32_1).abs().sqrt() - k_f32));
-        (((e_f32_1.abs().sqrt() - (-t0)) / (c_f32_0 * c_f32_1).at(E2C[1])) - (select((e_i32_0 <= e_i32_1), ((e_i32_1 as i64) + (e_i32_1 as i64)), (e_i32_1 as i64).at(K - 1)) as f32))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = c_f64_0;
+        (((c_f64_1 * 8.0) as i32) - (c_i32_0 + c_i32_1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b6(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
+    pub fn fuzz_00000000013525b6(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>, out1_1: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), i32>) {
         op0(e_f32_1, e_f64_0, e_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..7]);
-        op1(c_f32_1, c_f64_0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 1..5]);
-        op2(c_f32_0, c_f32_1, e_f32_0, e_f32_1, e_i32_0, e_i32_1, k_f32).write_to(out2_0, domain![Edge: 1..10, K: 2..6]);
+        op1(c_f32_1, c_f64_0, c_i32_1, s_f64_0).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 2..5]);
+        op2(c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1177,22 +1193,23 @@ pub mod fuzz_00000000013525b7 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_1: f64) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+    pub fn op0(g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
         let t0 = g_i32_0;
         let t1 = g_i32_1.at(I - 1).at(I - 1).at(I - 1);
-        (((-g_f64_1) * concat_where(K < 6, g_f64_0, g_f64_0)).at(K + 1).at(J - 1), ((-((g_f64_1 - g_f64_1) - (g_f64_0 * g_f64_0))) - (select((g_f64_0 < g_f64_1), g_f64_1, g_f64_1).abs().sqrt() + ((g_f64_1 - g_f64_0) / s_f64_1))))
+        (((g_f32_1 - g_f32_1) as f64).at(K - 1).at(J - 1)).cos()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        ((select((e_i32_0 <= e_i32_0), ((e_i32_0 as i64) / 3), ((e_i32_0 as i64) / 7)) as f64) - e_f64_1)
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f32: Field<K, f32>) -> Field<(I, J, K), f64> {
+        let t0 = ((-(g_i32_0 as f32)) + ((g_f32_1 * g_f32_1) - (g_f32_1 - g_f32_1)).abs().sqrt());
+        let t1 = concat_where(K < 4, ((t0.abs().sqrt() * ((g_i32_0 as i64) as f32)) - g_f32_1), (((t0 / g_f32_0) * (g_f32_0 * k_f32)) * (g_f32_1 + g_f32_0).at(K + (g_i32_1 % 3))));
+        (((g_f32_1 + g_f32_0).at(I - 2) as f64) / ((g_f64_0 - g_f64_0) + select((g_f32_0 <= g_f32_0), (g_f64_1 - g_f64_1), (g_f64_0 + g_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b7(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_1).write_to((out0_0, out0_1), domain![I: 4..5, J: 1..5, K: 0..5]);
-        op1(e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013525b7(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f32: &Field<K, f32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+        op0(g_f32_1, g_i32_0, g_i32_1).write_to(out0_0, domain![I: 3..6, J: 1..5, K: 1..6]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f32).write_to(out1_0, domain![I: 2..6, J: 0..5, K: 3..4]);
     }
 }
 
@@ -1239,31 +1256,37 @@ pub mod fuzz_00000000013525ba {
         carry * 0.75 + x0
     }
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + (x0 - x1) * 0.5
+    }
+
     #[field_operator]
     pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
         let t0 = (((c_i32_0 as i64) + (c_i32_1 as i64)) as f64);
         let t1 = c_f64_0;
-        (scan0((e_f64_1 - e_f64_1), concat_where(K < 3, e_f64_0, e_f64_0)).at(C2E3[2]), (c_f32_1.at(K + 2) / select((c_i32_1 > c_i32_0), c_f32_1, c_f32_0)))
+        ((scan0((e_f64_1 - e_f64_1), concat_where(K < 3, e_f64_0, e_f64_0)).at(C2E3[2])).cos(), (c_f32_1.at(K - 2) / (c_f32_1 - c_f32_0)))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64, s_f64_1: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = (((e_f32_1 * (e_f32_1 * e_f32_1)) * (c_f32_1.at(E2C[1]) + (e_f32_0 * e_f32_1))) + (((c_i32_1 as i64) as f32).at(E2C[1]) - (e_f32_0.at(K - 2) * (e_f32_0 + e_f32_0))));
-        let t1 = e_f64_0;
-        (concat_where(K < 3, (select((e_i32_1 < e_i32_1), t1, e_f64_1) / s_f64_1), (select((t0 != e_f32_0), e_f64_1, e_f64_1) * (e_f64_0 + e_f64_1))).abs().sqrt(), (((t1 - e_f64_1) - concat_where(K < 4, e_f64_1, e_f64_1)).abs().sqrt() * s_f64_0))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = max_over(((e_f64_0 * e_f64_1) * (e_f64_1 * e_f64_1)).at(V2E6), V2E6);
+        let t1 = ((-neighbor_sum(scan1(e_f64_1, e_f64_1).at(V2E6), V2E6)) - min_over(e_f64_0.at(K + 2).at(V2E6), V2E6));
+        (select((v_f64_0 > t1), select((v_f64_1 != v_f64_1), (v_i32_1 as i64), (v_i32_1 as i64)), (v_i32_1 as i64).at(K - 1)) as i32)
     }
 
     #[field_operator]
-    pub fn op2(g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = select((g_i32_1 <= g_i32_1), g_i32_0, ((g_f32_1 * 8.0) as i32));
-        ((t0 / 2) as f64)
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), i32> {
+        let t0 = c_i32_1;
+        let t1 = c_f64_1;
+        c_i32_0
     }
 
     #[program]
-    pub fn fuzz_00000000013525ba(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, s_f64_1: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 0..4]);
-        op1(c_f32_1, c_i32_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_1, s_f64_0, s_f64_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..6]);
-        op2(g_f32_1, g_i32_0, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 1..6]);
+    pub fn fuzz_00000000013525ba(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Vertex, K), i32>, out2_0: &mut Field<(Cell, K), i32>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_i32_0, c_i32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..7]);
+        op1(e_f64_0, e_f64_1, v_f64_0, v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 2..4]);
+        op2(c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -1323,21 +1346,21 @@ pub mod fuzz_00000000013525bd {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
         let t0 = (c_i32_1.at(K + 1) / 2);
         let t1 = scan0((e_f64_1 - e_f64_1)).at(C2E3[0]);
-        scan1(c_f64_0.at(K + 1))
+        (scan1(c_f64_0.at(K + (c_i32_0 % 3))), (c_f32_1 - (c_f32_0 - c_f32_0)))
     }
 
     #[field_operator]
-    pub fn op1(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        (select((e_i32_0 < e_i32_1), e_i32_0, e_i32_1) as f64)
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        select((e_f32_1 <= e_f32_1), (e_f64_0 - e_f64_0), select((e_f64_1 < e_f64_0), e_f64_0, e_f64_1)).at(C2E3[1])
     }
 
     #[program]
-    pub fn fuzz_00000000013525bd(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_i32_1, e_f64_1).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
-        op1(e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_00000000013525bd(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f32_0, c_f32_1, c_f64_0, c_i32_0, c_i32_1, e_f64_1).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..5]);
+        op1(e_f32_1, e_f64_0, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -1353,15 +1376,15 @@ pub mod fuzz_00000000013525be {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (((-c_f32_1) - c_f32_1).at(K - 2) + (c_f32_1 - (-neighbor_sum(neighbor_sum(c_f32_1.at(E2C), E2C).at(C2E3), C2E3))));
-        c_f64_1
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = (c_f32_0.at(K - 2).at(K + (c_i32_1 % 3)) + c_f32_0);
+        (((select((c_f64_1 < c_f64_0), c_i32_1, ((c_f64_0 * 8.0) as i32)) + ((c_i32_1 + 3) * c_i32_0.at(K + 1))) * ((((c_i32_0 as i64) - (c_i32_1 as i64)) as i32) / 3)), max_over(max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_00000000013525be(c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525be(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), i32>, out1_1: &mut Field<(Cell, K), f64>) {
         op0(e_f32_0, s_f32_0, v_f32_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(c_f32_1, c_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 3..6]);
+        op1(c_f32_0, c_f64_0, c_f64_1, c_i32_0, c_i32_1).write_to((out1_0, out1_1), domain![Cell: 0..7, K: 4..6]);
     }
 }
 
@@ -1423,30 +1446,29 @@ pub mod fuzz_00000000013525c1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (v_f32_0.at(K - 1) * (v_f32_1 - v_f32_1));
-        (concat_where(K < 1, (v_f64_0 * v_f64_1), (v_i32_1 as f64)), v_f64_1)
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f32_0.at(K - 1) * neighbor_sum(e_f32_1.at(V2E6), V2E6));
+        v_f64_0
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f32> {
-        let t0 = (select((c_f64_1 < c_f64_1), (c_f64_1 + c_f64_1), c_f64_1.at(K + 1)) * e_f64_0.at(C2E3[2]));
-        let t1 = c_i32_0;
-        (-(c_f32_1 / c_f32_0).abs().sqrt())
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (select((g_f64_0 != g_f64_1), g_i32_1, g_i32_0) / 7);
+        g_f64_0
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        let t0 = (-((-c_f64_1) + (-c_f64_1)));
-        let t1 = (((c_f32_1 * 0.5) * 3.0) + select((c_i32_0 > c_i32_0), (c_f32_1 - c_f32_1), concat_where(K < 1, c_f32_1, c_f32_0)));
-        (c_f64_0).cos()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
+        let t0 = max_over(e_f64_0.at(V2E6), V2E6).at(K - 2);
+        let t1 = ((v_i32_1 * 7) + select((v_f64_0 != v_f64_1), v_i32_0, v_i32_0));
+        (select((v_f64_1 != v_f64_0), v_i32_1, v_i32_1) - v_i32_1.at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c1(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Cell, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..6]);
-        op1(c_f32_0, c_f32_1, c_f64_1, c_i32_0, e_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 0..6]);
-        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
+    pub fn fuzz_00000000013525c1(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Vertex, K), i32>) {
+        op0(e_f32_1, v_f32_0, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 2..6]);
     }
 }
 
@@ -1455,36 +1477,31 @@ pub mod fuzz_00000000013525c1 {
 pub mod fuzz_00000000013525c2 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + (x0 - x1) * 0.5
+    #[field_operator]
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = ((v_f32_1 as f64) * (v_f64_1 + v_f64_1)).at(K + 1);
+        let t1 = min_over((e_f64_0.at(K + 1) - (-e_f64_1)).at(V2E6), V2E6);
+        ((select((v_f64_1 != t0), v_f64_1, v_f64_1) + (v_f64_1 / 3.0)).abs().sqrt(), (v_f32_0 - max_over(e_f32_0.at(K - 2).at(V2E6), V2E6)))
     }
 
     #[field_operator]
-    pub fn op0(e_f32_1: Field<(Edge, K), f32>, v_f64_0: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
-        let t0 = neighbor_sum((e_f32_1 as f64).at(V2E6), V2E6).at(K + 1);
-        let t1 = min_over(((-e_f32_1) - (e_f32_1 + e_f32_1)).at(V2E6), V2E6);
-        v_f64_0
+    pub fn op1(s_f64_1: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_1;
+        ((v_f64_1 * s_f64_1) + concat_where(K < 1, v_f64_0, v_f64_1))
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        let t0 = scan0((-g_f64_1), (g_f64_0 * g_f64_0));
-        let t1 = g_f32_0;
-        t0
-    }
-
-    #[field_operator]
-    pub fn op2(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>) -> Field<(Edge, K), f32> {
-        let t0 = e_f32_0;
-        (e_f32_1 + (neighbor_sum(min_over(e_f32_0.at(C2E3), C2E3).at(E2C), E2C) * (-(e_f32_1 + t0))))
+    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f64_1 * g_f64_1) - (g_f64_1 - g_f64_0));
+        let t1 = (g_f32_0 * g_f32_1).at(K + (g_i32_1 % 3));
+        (-(t0 + t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c2(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f32>) {
-        op0(e_f32_1, v_f64_0).write_to(out0_0, domain![Vertex: 0..5, K: 1..6]);
-        op1(g_f32_0, g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..6]);
-        op2(e_f32_0, e_f32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013525c2(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, v_f32_0, v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 3..5]);
+        op1(s_f64_1, v_f64_0, v_f64_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..6]);
+        op2(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 3..4]);
     }
 }
 
@@ -1505,7 +1522,7 @@ pub mod fuzz_00000000013525c3 {
 
     #[field_operator]
     pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f32> {
-        let t0 = (max_over(neighbor_sum(c_f32_1.at(K - 2).at(E2C), E2C).at(C2E3), C2E3) + (select((c_i32_0 != c_i32_1), c_f32_0, c_f32_1) - c_f32_1).at(K + 2));
+        let t0 = (neighbor_sum(neighbor_sum(c_f32_1.at(K - 2).at(E2C), E2C).at(C2E3), C2E3) + ((select((c_f64_0 != c_f64_1), c_i32_1, c_i32_1) as i64) as f32));
         let t1 = select((((c_i32_1 - c_i32_0) + (c_i32_0 - c_i32_0)) <= c_i32_0.at(K + 1).at(K + 1)), scan0(scan1((e_f64_1 + e_f64_0)).at(C2E3[1])), select((max_over(e_f64_1.at(C2E3), C2E3) > (c_f64_1 - c_f64_0)), (-(c_f64_1 + c_f64_0)), (c_f64_1 * c_f64_1).abs().sqrt()));
         (concat_where(K < 5, (t0 - c_f32_0), (c_f32_1 - 0.5)).abs().sqrt() / (min_over(c_f32_1.at(E2C), E2C) - select((e_i32_1 < e_i32_0), e_f32_1, e_f32_1)).at(C2E3[1]))
     }
@@ -1561,23 +1578,32 @@ pub mod fuzz_00000000013525c5 {
 pub mod fuzz_00000000013525c6 {
     use super::*;
 
-    #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = select(((-select((e_f64_0 <= e_f64_1), e_f64_0, e_f64_0)) != (e_f64_0 - e_f64_1).at(K - 2)), (e_f64_1 / ((e_f64_1 + 1.5) + (e_f64_0 * e_f64_1))), concat_where(K < 2, e_f64_0, neighbor_sum(c_f64_0.at(K + 1).at(E2C), E2C)));
-        (select((e_f64_1 <= e_f64_1), min_over(c_f64_0.at(E2C), E2C), e_f64_0) - (c_f64_1 - c_f64_0).at(E2C[0])).at(K - 2)
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.75 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.75 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, s_f64_1: f64) -> Field<(Edge, K), f64> {
-        let t0 = ((e_i32_1 as f64) / e_f64_0);
-        let t1 = ((e_f64_1 - e_f64_1) - (e_f64_0 * s_f64_1));
-        e_f64_0.at(K - 2).abs().sqrt()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f32>) {
+        let t0 = select(((-select((e_f64_0 <= e_f64_1), e_f64_0, e_f64_0)) != (e_f64_1 * e_f64_0).at(K + (e_i32_0 % 3))), (-e_f64_1), ((select((e_f64_1 <= e_f64_0), e_f64_1, e_f64_1) + 1.5) + e_f64_0));
+        ((max_over(neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C).at(K - 1) + (scan0(c_f64_0, (c_f64_0 * c_f64_0)).at(E2C[1]) * concat_where(K < 6, concat_where(K < 6, e_f64_1, t0), max_over(c_f64_0.at(E2C), E2C)))), ((e_i32_1 + (e_i32_1 - e_i32_1)).at(K - 1) as f32))
+    }
+
+    #[field_operator]
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = select(((c_i32_1 * c_i32_0).at(K - 1) != select((c_f32_1 <= c_f32_1), c_i32_0.at(K + 1), ((c_f32_1 * 3000000000.0) as i32))), c_f64_1, (((c_i32_0 * c_i32_0) as i64) as f64));
+        (((max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) + t0) * scan1(e_f64_0.at(C2E3[2]))) + (c_f64_0 / (max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3) - c_f64_1.at(K - 1))))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c6(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 1..10, K: 2..5]);
-        op1(e_f64_0, e_f64_1, e_i32_1, s_f64_1).write_to(out1_0, domain![Edge: 1..10, K: 2..6]);
+    pub fn fuzz_00000000013525c6(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 3..5]);
+        op1(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 1..6, K: 2..5]);
     }
 }
 
@@ -1627,22 +1653,22 @@ pub mod fuzz_00000000013525c8 {
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_0: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f32> {
         let t0 = ((-(g_f32_0 * g_f32_1)) / 0.5).abs().sqrt();
-        (((g_f32_1.at(K + 1).abs().sqrt() - 0.5) * (((g_i32_0 / 2) as f32) * (g_f32_1 - g_f32_1).abs().sqrt()))).sin()
+        ((g_f32_1.at(K + (g_i32_1 % 3)).abs().sqrt() - 0.5) * (((t0 + t0) * (g_f32_0 / g_f32_0)) + g_f32_1))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f32>) {
-        let t0 = ((g_f64_0 - g_f64_1) + (g_f64_0 / g_f64_0));
-        ((scan0(g_f64_0, t0) - t0.abs().sqrt()), (select((g_i32_0 <= g_i32_0), g_i32_0, g_i32_0) as f32))
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = (v_f64_0 / v_f64_0).at(K + (v_i32_1 % 3));
+        ((scan0(v_f64_0, t0) - t0.abs().sqrt()), (select((v_i32_0 <= v_i32_0), v_i32_0, v_i32_0) as f32))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c8(e_f32_1: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f32>) {
+    pub fn fuzz_00000000013525c8(e_f32_1: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f32>) {
         op0(e_f32_1, v_f32_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
-        op1(g_f32_0, g_f32_1, g_i32_0).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op2(g_f64_0, g_f64_1, g_i32_0).write_to((out2_0, out2_1), domain![I: 1..5, J: 0..5, K: 0..7]);
+        op1(g_f32_0, g_f32_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 2..5]);
+        op2(v_f64_0, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 2..5]);
     }
 }
 
@@ -1709,24 +1735,24 @@ pub mod fuzz_00000000013525cb {
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f32>) {
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, s_f32_1: f32) -> (Field<(Edge, K), f32>, Field<(Edge, K), f32>) {
         let t0 = (e_f32_1.abs().sqrt() as f64);
         let t1 = max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C[1]);
-        (((-(e_f32_1 * e_f32_1)).abs().sqrt()).sin(), (((e_i32_1 as i64) as f32).at(K + 2) * (-(e_f32_1 + e_f32_0))))
+        ((-(e_f32_1 * e_f32_1)).abs().sqrt(), ((e_f32_1 + s_f32_1).at(K + 2) * ((e_f32_0 / e_f32_1) + e_f32_0)))
     }
 
     #[field_operator]
-    pub fn op2(e_f32_1: Field<(Edge, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = e_f32_1;
-        let t1 = e_i32_1;
-        e_i32_0.at(K - 1).at(K - 1)
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_1;
+        let t1 = c_i32_0.at(K - 1).at(K - 1);
+        ((c_f64_1 + c_f64_1) / max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3))
     }
 
     #[program]
-    pub fn fuzz_00000000013525cb(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f32>, out1_1: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Edge, K), i32>) {
+    pub fn fuzz_00000000013525cb(c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, s_f32_1: f32, out0_0: &mut Field<(Cell, K), i32>, out1_0: &mut Field<(Edge, K), f32>, out1_1: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_i32_1).write_to(out0_0, domain![Cell: 0..7, K: 0..5]);
-        op1(c_f64_1, e_f32_0, e_f32_1, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..5]);
-        op2(e_f32_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..7]);
+        op1(c_f64_1, e_f32_0, e_f32_1, s_f32_1).write_to((out1_0, out1_1), domain![Edge: 1..10, K: 1..4]);
+        op2(c_f64_1, c_i32_0, c_i32_1).write_to(out2_0, domain![Cell: 0..7, K: 3..6]);
     }
 }
 
@@ -1861,16 +1887,16 @@ pub mod fuzz_00000000013525d0 {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = e_f64_0;
-        ((e_i32_1 - e_i32_0) as f64).at(K + 2)
+        (concat_where(K < 1, e_f64_1, e_f64_1).at(K - 2).at(K + (e_i32_0 % 3))).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525d0(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525d0(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
         op1(e_f64_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
-        op2(e_f64_0, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 0..5]);
+        op2(e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 4..6]);
     }
 }
 
@@ -1880,14 +1906,14 @@ pub mod fuzz_00000000013525d1 {
     use super::*;
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
         let t0 = (((c_i32_0 as i64).at(K - 1) * 7) as i32);
-        (c_f64_1, (select((c_f64_0 < c_f64_0), c_f64_1, c_f64_0) * neighbor_sum((e_f64_0.at(C2E3) * w_c2e3_f64), C2E3)).at(K - 1))
+        (c_f64_1, c_f64_0.at(K + 2))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
-        op0(c_f64_0, c_f64_1, c_i32_0, e_f64_0, w_c2e3_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 2..6]);
+    pub fn fuzz_00000000013525d1(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 1..4]);
     }
 }
 
@@ -1967,20 +1993,20 @@ pub mod fuzz_00000000013525d4 {
     pub fn op1(v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = v_i32_1;
         let t1 = v_f64_1;
-        (v_f64_1.abs().sqrt() - v_f64_1.at(K + 2))
+        (v_f64_1.abs().sqrt() - v_f64_1.at(K - 2))
     }
 
     #[field_operator]
-    pub fn op2(g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), i32> {
-        let t0 = g_f64_1;
-        (((g_i32_1 + g_i32_1) - ((g_i32_1 as i64) as i32)) / 3)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = ((e_i32_0 - e_i32_0) - e_i32_0);
+        (max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3).at(E2C[1])).atan()
     }
 
     #[program]
-    pub fn fuzz_00000000013525d4(g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), i32>) {
+    pub fn fuzz_00000000013525d4(c_f64_0: &Field<(Cell, K), f64>, e_i32_0: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
-        op1(v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..5]);
-        op2(g_f64_1, g_i32_1).write_to(out2_0, domain![I: 1..5, J: 0..5, K: 0..6]);
+        op1(v_f64_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 2..7]);
+        op2(c_f64_0, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -2067,9 +2093,14 @@ pub mod fuzz_00000000013525d7 {
 pub mod fuzz_00000000013525d8 {
     use super::*;
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0.max(x1)
+        carry * 0.5 + x0.max(x1)
+    }
+
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
@@ -2079,23 +2110,24 @@ pub mod fuzz_00000000013525d8 {
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f32> {
         let t0 = neighbor_sum(neighbor_sum((-(-e_f32_0)).at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = (-max_over(neighbor_sum(e_f64_1.at(K - 1).at(C2E3), C2E3).at(E2C), E2C));
-        (scan0(neighbor_sum(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C), (e_f64_1 * e_f64_1).abs().sqrt()) - ((select((e_i32_0 != e_i32_1), (e_i32_0 as i64), (e_i32_0 as i64)) as i32) as f64))
+        let t1 = (-neighbor_sum(neighbor_sum(e_f64_1.at(K + 1).at(C2E3), C2E3).at(E2C), E2C));
+        max_over(neighbor_sum((e_f32_0 * e_f32_1).abs().sqrt().at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, s_f32_1: f32) -> Field<(Cell, K), f64> {
-        let t0 = (((c_i32_1 as f32) * (c_f32_0 + c_f32_1)) - s_f32_1);
-        c_f64_0
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Cell, K), i32>, Field<(Cell, K), f64>) {
+        let t0 = ((scan0((e_f32_0 as f64), e_f64_0.abs().sqrt()).at(C2E3[1]) + select((c_f64_1 < c_f64_0), c_f64_1, c_f64_1).abs().sqrt()) * (scan1(e_f64_1).at(C2E3[1]) + (((c_i32_1 as i64) as f64) + select((c_f64_1 != c_f64_1), c_f64_0, c_f64_0))));
+        let t1 = c_f64_0.at(K - 1);
+        (select((select((c_f64_1 < t1), ((c_i32_1 as i64) as f64), (t0 * c_f64_1)) != (min_over(e_f64_1.at(C2E3), C2E3) - t1)), select(((c_i32_1 as f64) < (-c_f64_1)), select((c_f32_0 != c_f32_0), (c_i32_0 - c_i32_0), ((c_i32_0 as i64) as i32)), ((c_i32_1 - c_i32_1) * (c_i32_0 + c_i32_1))), (((c_i32_0 - c_i32_1) * (c_i32_0 - c_i32_0)) - (c_i32_0 * c_i32_0.at(K - 1)))), c_f64_0)
     }
 
     #[program]
-    pub fn fuzz_00000000013525d8(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f32_1: f32, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+    pub fn fuzz_00000000013525d8(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Edge, K), f32>, out2_0: &mut Field<(Cell, K), i32>, out2_1: &mut Field<(Cell, K), f64>) {
         op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 2..6]);
-        op1(e_f32_0, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 1..10, K: 1..7]);
-        op2(c_f32_0, c_f32_1, c_f64_0, c_i32_1, s_f32_1).write_to(out2_0, domain![Cell: 1..6, K: 0..7]);
+        op1(e_f32_0, e_f32_1, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
+        op2(c_f32_0, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Cell: 0..7, K: 2..6]);
     }
 }
 
@@ -2176,28 +2208,31 @@ pub mod fuzz_00000000013525dc {
     }
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, s_f32_1: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
         let t0 = (((min_over(e_f32_0.at(V2E6), V2E6) - (v_f32_1 * v_f32_0)) * (-(v_f32_0 - v_f32_0))) / s_f32_0);
         let t1 = neighbor_sum(scan0(((e_f64_1 * e_f64_1) + (e_f64_0 - e_f64_1))).at(V2E6), V2E6);
-        ((((v_f64_1 * 8.0) as i32) * (((v_f64_1 * 8.0) as i32) / 3)), select((scan1((v_f64_0 * v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6)) <= ((t1 * v_f64_1) * (v_f64_1 * 0.125))), ((neighbor_sum(e_f32_0.at(V2E6), V2E6) / neighbor_sum((e_f32_1.at(V2E6) * w_v2e6_f32), V2E6)) + 1.5), (((v_i32_1 * v_i32_1) as f32) * (v_f32_0.at(K - 1) * (t0 * s_f32_1)))))
+        ((((v_f64_1 * 8.0) as i32) * (((v_f64_1 * 8.0) as i32) / 3)), select((scan1((v_f64_0 * v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6)) <= ((t1 * v_f64_1) * (v_f64_1 * 0.125))), ((neighbor_sum(e_f32_0.at(V2E6), V2E6) / neighbor_sum((e_f32_1.at(V2E6) * w_v2e6_f32), V2E6)) + 1.5), (((v_i32_1 * v_i32_1) as f32) * (v_f32_0.at(K + 2) * (v_i32_1 as f32)))))
     }
 
     #[field_operator]
-    pub fn op1(c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        ((((-c_f32_1) as f64) / c_f64_1) * concat_where(K < 1, (max_over(e_f64_0.at(C2E3), C2E3) + c_f64_1), select((c_i32_0 <= c_i32_1), neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3), (c_f64_0 * c_f64_1))))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
+        let t0 = ((((g_f32_0 as f64) / (g_f64_1 * g_f64_1)) * (g_f64_0 + g_f64_1).at(K + (g_i32_1 % 3))) * ((g_i32_1 as i64) as f64).at(K - 1));
+        let t1 = (t0 - (((g_i32_1 * g_i32_1) / 3) as f64));
+        ((g_f32_0 - (g_f32_1 + g_f32_1)), g_f64_1.abs().sqrt().abs().sqrt().at(I - 1))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = e_f64_0;
-        (e_i32_1 + 3)
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = (-((c_f32_0 + c_f32_0) + concat_where(K < 1, c_f32_0, c_f32_1)));
+        let t1 = c_f64_1;
+        ((((c_f64_0 / t1) + (c_f64_0 / c_f64_1)) + (t1 * 1.5))).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013525dc(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, s_f32_0: f32, s_f32_1: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
-        op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, s_f32_0, s_f32_1, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f32).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..6]);
-        op1(c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
-        op2(e_f64_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013525dc(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, s_f32_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f32).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..4]);
+        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..6, J: 0..5, K: 3..5]);
+        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -2206,29 +2241,34 @@ pub mod fuzz_00000000013525dc {
 pub mod fuzz_00000000013525dd {
     use super::*;
 
+    #[scan_operator(axis = K, forward = true, init = 1.0)]
+    pub fn scan0(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * -0.5 + x0 * x1
+    }
+
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = v_f64_1;
-        (concat_where(K < 3, select((v_f64_0 != t0), (v_f64_1 / 0.125), t0), max_over(e_f64_0.at(V2E6), V2E6)), min_over(e_f64_0.at(K - 2).at(V2E6), V2E6))
+        (concat_where(K < 3, select((v_f64_0 != t0), (v_f64_1 / 0.125), t0), max_over(e_f64_0.at(V2E6), V2E6)), min_over(concat_where(K < 3, e_f64_0, e_f64_1).at(K + (e_i32_1 % 3)).at(V2E6), V2E6))
     }
 
     #[field_operator]
-    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = ((e_f32_1 * e_f32_1) + (e_f32_1 + e_f32_1)).at(K - 1);
-        e_f64_0
+    pub fn op1(c_f32_1: Field<(Cell, K), f32>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        concat_where(K < 2, (c_f32_1.at(E2C[1]) as f64), (select((e_i32_0 > e_i32_0), e_i32_0, e_i32_1) as f64))
     }
 
     #[field_operator]
-    pub fn op2(e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
-        let t0 = ((e_i32_1.at(K - 1).at(K + 1) + 2) + 3);
-        (((e_i32_1 + 7) * select((e_i32_1 != e_i32_1), e_i32_0, e_i32_1)) / 7).at(K - 1)
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+        let t0 = (-scan0(e_f64_1, e_f64_0));
+        let t1 = max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K + 2);
+        t1
     }
 
     #[program]
-    pub fn fuzz_00000000013525dd(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), i32>) {
-        op0(e_f64_0, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..7]);
-        op1(e_f32_1, e_f64_0).write_to(out1_0, domain![Edge: 1..10, K: 2..7]);
-        op2(e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 1..10, K: 1..7]);
+    pub fn fuzz_00000000013525dd(c_f32_1: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..4]);
+        op1(c_f32_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 1..5]);
     }
 }
 
@@ -2304,22 +2344,22 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352590", seed: 20260240, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352590::fuzz_0000000001352590::compile(o)?)) },
     Case { name: "fuzz_0000000001352591", seed: 20260241, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352591::fuzz_0000000001352591::compile(o)?)) },
     Case { name: "fuzz_0000000001352592", seed: 20260242, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352592::fuzz_0000000001352592::compile(o)?)) },
-    Case { name: "fuzz_0000000001352593", seed: 20260243, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352593::fuzz_0000000001352593::compile(o)?)) },
+    Case { name: "fuzz_0000000001352593", seed: 20260243, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352593::fuzz_0000000001352593::compile(o)?)) },
     Case { name: "fuzz_0000000001352594", seed: 20260244, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352594::fuzz_0000000001352594::compile(o)?)) },
     Case { name: "fuzz_0000000001352595", seed: 20260245, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352595::fuzz_0000000001352595::compile(o)?)) },
     Case { name: "fuzz_0000000001352596", seed: 20260246, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352596::fuzz_0000000001352596::compile(o)?)) },
     Case { name: "fuzz_0000000001352597", seed: 20260247, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
     Case { name: "fuzz_0000000001352598", seed: 20260248, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352598::fuzz_0000000001352598::compile(o)?)) },
-    Case { name: "fuzz_0000000001352599", seed: 20260249, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
+    Case { name: "fuzz_0000000001352599", seed: 20260249, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
     Case { name: "fuzz_000000000135259a", seed: 20260250, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259a::fuzz_000000000135259a::compile(o)?)) },
-    Case { name: "fuzz_000000000135259b", seed: 20260251, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259b::fuzz_000000000135259b::compile(o)?)) },
-    Case { name: "fuzz_000000000135259c", seed: 20260252, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259c::fuzz_000000000135259c::compile(o)?)) },
+    Case { name: "fuzz_000000000135259b", seed: 20260251, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259b::fuzz_000000000135259b::compile(o)?)) },
+    Case { name: "fuzz_000000000135259c", seed: 20260252, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259c::fuzz_000000000135259c::compile(o)?)) },
     Case { name: "fuzz_000000000135259d", seed: 20260253, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259d::fuzz_000000000135259d::compile(o)?)) },
     Case { name: "fuzz_000000000135259e", seed: 20260254, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259e::fuzz_000000000135259e::compile(o)?)) },
-    Case { name: "fuzz_000000000135259f", seed: 20260255, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259f::fuzz_000000000135259f::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a0", seed: 20260256, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a0::fuzz_00000000013525a0::compile(o)?)) },
+    Case { name: "fuzz_000000000135259f", seed: 20260255, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259f::fuzz_000000000135259f::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a0", seed: 20260256, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a0::fuzz_00000000013525a0::compile(o)?)) },
     Case { name: "fuzz_00000000013525a1", seed: 20260257, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a1::fuzz_00000000013525a1::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a2", seed: 20260258, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a2::fuzz_00000000013525a2::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a2", seed: 20260258, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a2::fuzz_00000000013525a2::compile(o)?)) },
     Case { name: "fuzz_00000000013525a3", seed: 20260259, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a3::fuzz_00000000013525a3::compile(o)?)) },
     Case { name: "fuzz_00000000013525a4", seed: 20260260, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a4::fuzz_00000000013525a4::compile(o)?)) },
     Case { name: "fuzz_00000000013525a5", seed: 20260261, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a5::fuzz_00000000013525a5::compile(o)?)) },
@@ -2337,39 +2377,39 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525b1", seed: 20260273, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b1::fuzz_00000000013525b1::compile(o)?)) },
     Case { name: "fuzz_00000000013525b2", seed: 20260274, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b2::fuzz_00000000013525b2::compile(o)?)) },
     Case { name: "fuzz_00000000013525b3", seed: 20260275, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b3::fuzz_00000000013525b3::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b4", seed: 20260276, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b4::fuzz_00000000013525b4::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b5", seed: 20260277, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b5::fuzz_00000000013525b5::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b4", seed: 20260276, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b4::fuzz_00000000013525b4::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b5", seed: 20260277, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b5::fuzz_00000000013525b5::compile(o)?)) },
     Case { name: "fuzz_00000000013525b6", seed: 20260278, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b6::fuzz_00000000013525b6::compile(o)?)) },
-    Case { name: "fuzz_00000000013525b7", seed: 20260279, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b7::fuzz_00000000013525b7::compile(o)?)) },
+    Case { name: "fuzz_00000000013525b7", seed: 20260279, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525b7::fuzz_00000000013525b7::compile(o)?)) },
     Case { name: "fuzz_00000000013525b8", seed: 20260280, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b8::fuzz_00000000013525b8::compile(o)?)) },
     Case { name: "fuzz_00000000013525b9", seed: 20260281, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525b9::fuzz_00000000013525b9::compile(o)?)) },
-    Case { name: "fuzz_00000000013525ba", seed: 20260282, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ba::fuzz_00000000013525ba::compile(o)?)) },
+    Case { name: "fuzz_00000000013525ba", seed: 20260282, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ba::fuzz_00000000013525ba::compile(o)?)) },
     Case { name: "fuzz_00000000013525bb", seed: 20260283, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bb::fuzz_00000000013525bb::compile(o)?)) },
     Case { name: "fuzz_00000000013525bc", seed: 20260284, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525bc::fuzz_00000000013525bc::compile(o)?)) },
     Case { name: "fuzz_00000000013525bd", seed: 20260285, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bd::fuzz_00000000013525bd::compile(o)?)) },
     Case { name: "fuzz_00000000013525be", seed: 20260286, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525be::fuzz_00000000013525be::compile(o)?)) },
     Case { name: "fuzz_00000000013525bf", seed: 20260287, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525bf::fuzz_00000000013525bf::compile(o)?)) },
     Case { name: "fuzz_00000000013525c0", seed: 20260288, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c0::fuzz_00000000013525c0::compile(o)?)) },
-    Case { name: "fuzz_00000000013525c1", seed: 20260289, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c1::fuzz_00000000013525c1::compile(o)?)) },
+    Case { name: "fuzz_00000000013525c1", seed: 20260289, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c1::fuzz_00000000013525c1::compile(o)?)) },
     Case { name: "fuzz_00000000013525c2", seed: 20260290, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c2::fuzz_00000000013525c2::compile(o)?)) },
     Case { name: "fuzz_00000000013525c3", seed: 20260291, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c3::fuzz_00000000013525c3::compile(o)?)) },
     Case { name: "fuzz_00000000013525c4", seed: 20260292, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c4::fuzz_00000000013525c4::compile(o)?)) },
     Case { name: "fuzz_00000000013525c5", seed: 20260293, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c5::fuzz_00000000013525c5::compile(o)?)) },
     Case { name: "fuzz_00000000013525c6", seed: 20260294, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c6::fuzz_00000000013525c6::compile(o)?)) },
     Case { name: "fuzz_00000000013525c7", seed: 20260295, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c7::fuzz_00000000013525c7::compile(o)?)) },
-    Case { name: "fuzz_00000000013525c8", seed: 20260296, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525c8::fuzz_00000000013525c8::compile(o)?)) },
+    Case { name: "fuzz_00000000013525c8", seed: 20260296, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c8::fuzz_00000000013525c8::compile(o)?)) },
     Case { name: "fuzz_00000000013525c9", seed: 20260297, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525c9::fuzz_00000000013525c9::compile(o)?)) },
     Case { name: "fuzz_00000000013525ca", seed: 20260298, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ca::fuzz_00000000013525ca::compile(o)?)) },
-    Case { name: "fuzz_00000000013525cb", seed: 20260299, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525cb::fuzz_00000000013525cb::compile(o)?)) },
+    Case { name: "fuzz_00000000013525cb", seed: 20260299, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cb::fuzz_00000000013525cb::compile(o)?)) },
     Case { name: "fuzz_00000000013525cc", seed: 20260300, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cc::fuzz_00000000013525cc::compile(o)?)) },
     Case { name: "fuzz_00000000013525cd", seed: 20260301, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cd::fuzz_00000000013525cd::compile(o)?)) },
     Case { name: "fuzz_00000000013525ce", seed: 20260302, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ce::fuzz_00000000013525ce::compile(o)?)) },
     Case { name: "fuzz_00000000013525cf", seed: 20260303, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525cf::fuzz_00000000013525cf::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d0", seed: 20260304, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d0::fuzz_00000000013525d0::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d0", seed: 20260304, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d0::fuzz_00000000013525d0::compile(o)?)) },
     Case { name: "fuzz_00000000013525d1", seed: 20260305, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d1::fuzz_00000000013525d1::compile(o)?)) },
     Case { name: "fuzz_00000000013525d2", seed: 20260306, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d2::fuzz_00000000013525d2::compile(o)?)) },
     Case { name: "fuzz_00000000013525d3", seed: 20260307, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d3::fuzz_00000000013525d3::compile(o)?)) },
-    Case { name: "fuzz_00000000013525d4", seed: 20260308, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d4::fuzz_00000000013525d4::compile(o)?)) },
+    Case { name: "fuzz_00000000013525d4", seed: 20260308, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d4::fuzz_00000000013525d4::compile(o)?)) },
     Case { name: "fuzz_00000000013525d5", seed: 20260309, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d5::fuzz_00000000013525d5::compile(o)?)) },
     Case { name: "fuzz_00000000013525d6", seed: 20260310, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525d6::fuzz_00000000013525d6::compile(o)?)) },
     Case { name: "fuzz_00000000013525d7", seed: 20260311, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d7::fuzz_00000000013525d7::compile(o)?)) },
@@ -2377,7 +2417,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013525d9", seed: 20260313, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525d9::fuzz_00000000013525d9::compile(o)?)) },
     Case { name: "fuzz_00000000013525da", seed: 20260314, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525da::fuzz_00000000013525da::compile(o)?)) },
     Case { name: "fuzz_00000000013525db", seed: 20260315, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525db::fuzz_00000000013525db::compile(o)?)) },
-    Case { name: "fuzz_00000000013525dc", seed: 20260316, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525dc::fuzz_00000000013525dc::compile(o)?)) },
+    Case { name: "fuzz_00000000013525dc", seed: 20260316, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525dc::fuzz_00000000013525dc::compile(o)?)) },
     Case { name: "fuzz_00000000013525dd", seed: 20260317, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525dd::fuzz_00000000013525dd::compile(o)?)) },
     Case { name: "fuzz_00000000013525de", seed: 20260318, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525de::fuzz_00000000013525de::compile(o)?)) },
     Case { name: "fuzz_00000000013525df", seed: 20260319, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525df::fuzz_00000000013525df::compile(o)?)) },
