@@ -343,6 +343,93 @@ fn index_sums_that_leave_i64_are_errors() {
     });
 }
 
+#[field_operator]
+fn at_dynamic_level(a: Field<(I, K), f64>, off: Field<(I, K), i32>) -> Field<(I, K), f64> {
+    a.at(K + off)
+}
+#[program]
+fn at_dynamic_level_prog(
+    a: &Field<(I, K), f64>,
+    off: &Field<(I, K), i32>,
+    out: &mut Field<(I, K), f64>,
+) {
+    at_dynamic_level(a, off).write_to(out);
+}
+
+#[field_operator]
+fn at_dynamic_level_if(
+    a: Field<(I, K), f64>,
+    off: Field<(I, K), i32>,
+    take: bool,
+) -> Field<(I, K), f64> {
+    if take {
+        a.at(K + off)
+    } else {
+        a
+    }
+}
+#[program]
+fn at_dynamic_level_if_prog(
+    a: &Field<(I, K), f64>,
+    off: &Field<(I, K), i32>,
+    out: &mut Field<(I, K), f64>,
+    take: bool,
+) {
+    at_dynamic_level_if(a, off, take).write_to(out);
+}
+
+/// Reads at a level that depends on the level (`K + off`, GT4Py's `as_offset`) leaving the
+/// field, at two points: an error naming the lesser point on every backend, in a branch and
+/// not (the CPU kernels read such a column as a slice of all its levels, the level clamped
+/// into it; valgrind runs this test in CI). The kernels name the argument and the level read,
+/// the embedded backend the undefined value written.
+#[test]
+fn reads_at_a_dynamic_level_outside_the_field_are_errors() {
+    let mut rng = rng(1207);
+    let (ni, nk) = (NI as i64, NK as i64);
+    let a: Field<(I, K), f64> = random_field(&mut rng, &[0..ni, 0..nk]);
+    let mut off: Field<(I, K), i32> =
+        Field::filled(&[0..ni, 0..nk], 0, Layout::LastContiguous).expect("a field");
+    off.set(&[3, 1], -50).expect("inside");
+    off.set(&[2, 5], 100).expect("inside");
+    for_each_backend(|backend| {
+        let unguarded = at_dynamic_level_prog::compile(&backend.options())?;
+        let mut out = poisoned(&[0..ni, 0..nk]);
+        let result = unguarded.call(at_dynamic_level_prog::Args {
+            a: &a,
+            off: &off,
+            out: &mut out,
+        });
+        let kernels =
+            "argument `a` is read at K index 105 (from point I 2, K 5), outside its domain 0..9";
+        let embedded = "is undefined at point I 2, K 5";
+        let wording = if backend.backend == Backend::Embedded {
+            embedded
+        } else {
+            kernels
+        };
+        expect_error(result, &[wording]);
+        let guarded = at_dynamic_level_if_prog::compile(&backend.options())?;
+        let mut out = poisoned(&[0..ni, 0..nk]);
+        let taken = guarded.call(at_dynamic_level_if_prog::Args {
+            a: &a,
+            off: &off,
+            out: &mut out,
+            take: true,
+        });
+        expect_error(taken, &[embedded, "output `out`"]);
+        let mut out = poisoned(&[0..ni, 0..nk]);
+        guarded.call(at_dynamic_level_if_prog::Args {
+            a: &a,
+            off: &off,
+            out: &mut out,
+            take: false,
+        })?;
+        expect_field("not taken", &out, &[0..ni, 0..nk], |p| at(&a, p));
+        Ok(())
+    });
+}
+
 /// A field whose end would pass `i64::MAX`, or a range with more points than an index
 /// counts, cannot be built: every backend may then compute a field's end without overflow.
 #[test]
