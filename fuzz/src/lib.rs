@@ -232,8 +232,9 @@ pub enum Kind {
     Reduce(Reduce, Offset, Box<Expr>, bool),
     /// `x.at(K + d)`, `x.at(I + d)`, `x.at(J + d)`.
     Shift(char, i64, Box<Expr>),
-    /// `x.at(K + (n % 3))`: a level that depends on the level (GT4Py's `as_offset`), `n` an
-    /// `i32` value at the point, so the level read is within 2 of the point's.
+    /// `x.at(K + (n % DYNAMIC_SHIFT_MODULUS))`: a level that depends on the level (GT4Py's
+    /// `as_offset`), `n` an `i32` value at the point, so the level read is within
+    /// `DYNAMIC_SHIFT_MODULUS - 1` of the point's.
     DynamicShift(Box<Expr>, Box<Expr>),
     /// `concat_where(K < level, a, b)`.
     Concat(i64, Box<Expr>, Box<Expr>),
@@ -286,6 +287,9 @@ pub struct Program {
     pub ops: Vec<FieldOp>,
     pub scans: Vec<ScanOp>,
 }
+
+/// The modulus of a dynamic shift's level offset: `K + (n % 3)` reads within 2 levels.
+const DYNAMIC_SHIFT_MODULUS: i64 = 3;
 
 /// How far an expression reads from its point, per Cartesian dimension (lowest, highest).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -1033,8 +1037,12 @@ fn render(e: &Expr, used: &mut BTreeSet<(String, String)>, lets: &[Reach]) -> (S
         Kind::DynamicShift(level, a) => {
             let (level, rl) = r(level, used);
             let (a, mut ra) = r(a, used);
-            ra.k = (ra.k.0 - 2, ra.k.1 + 2);
-            (format!("{a}.at(K + ({level} % 3))"), ra.union(rl))
+            let reach = DYNAMIC_SHIFT_MODULUS - 1;
+            ra.k = (ra.k.0 - reach, ra.k.1 + reach);
+            (
+                format!("{a}.at(K + ({level} % {DYNAMIC_SHIFT_MODULUS}))"),
+                ra.union(rl),
+            )
         }
         Kind::Concat(level, a, b) => {
             let (a, ra) = r(a, used);

@@ -103,6 +103,8 @@ impl StageEmitter<'_> {
             }
             slices.push(col);
         }
+        // Each field's stride and extent once, however many of its columns are read.
+        let mut conditioned = std::collections::BTreeSet::new();
         for dynamic in &self.dynamic_columns {
             let field = dynamic.field;
             let (o, n, s) = (
@@ -111,8 +113,10 @@ impl StageEmitter<'_> {
                 format_ident!("{}_s", prefix(field)),
             );
             let kd = dynamic.vertical;
-            // A clamped read needs a level to clamp to.
-            unit_conds.push(quote!(#s[#kd] == 1 && #n[#kd] > 0));
+            if conditioned.insert(field) {
+                // A clamped read needs a level to clamp to.
+                unit_conds.push(quote!(#s[#kd] == 1 && #n[#kd] > 0));
+            }
             let (slice, first, base) = (&dynamic.slice, &dynamic.first, &dynamic.base);
             let ty = rust_type(dynamic.dtype);
             params.push(quote!(#slice: &[#ty]));
@@ -125,7 +129,7 @@ impl StageEmitter<'_> {
             args.push(quote!(#o[#kd]));
         }
         let mut body = Vec::new();
-        let mut reports_undefined = false;
+        let mut reports_again = false;
         for statement in &self.level {
             match &statement.fast {
                 FastForm::Same => body.push(statement.code.clone()),
@@ -142,12 +146,12 @@ impl StageEmitter<'_> {
                     }
                 }
                 FastForm::UndefinedWrite(cond) => {
-                    body.push(quote!(undefined_written |= #cond;));
-                    reports_undefined = true;
+                    body.push(quote!(report_again |= #cond;));
+                    reports_again = true;
                 }
                 FastForm::DynamicRead { code, reports } => {
                     body.push(code.clone());
-                    reports_undefined |= *reports;
+                    reports_again |= *reports;
                 }
             }
         }
@@ -197,7 +201,7 @@ impl StageEmitter<'_> {
                 .chain(body.iter().cloned())
                 .chain(stores.iter().cloned()),
         );
-        let (function, run) = if !reports_undefined {
+        let (function, run) = if !reports_again {
             (
                 quote! {
                     // A function of its own: its slice arguments tell the compiler that the
@@ -224,11 +228,11 @@ impl StageEmitter<'_> {
                     #[inline(always)]
                     fn #func(n: usize, k0: i64, #(#params),*) -> bool {
                         #(#reslice)*
-                        let mut undefined_written = false;
+                        let mut report_again = false;
                         for lev in 0..n {
                             #level_body
                         }
-                        undefined_written
+                        report_again
                     }
                 },
                 quote! {

@@ -310,7 +310,7 @@ impl StageEmitter<'_> {
                         fast: FastForm::DynamicRead {
                             code: quote! {
                                 #fast_read
-                                undefined_written |= #out;
+                                report_again |= #out;
                             },
                             reports: true,
                         },
