@@ -62,6 +62,21 @@ use crate::types::{DimKind, ScalarType, Type};
 
 use builder::StageBuilder;
 
+/// Makes `stage`, a temporary's stage, run over every row of its horizontal dimension, the
+/// `to` dimension of `offset` (instead of a reader's reach through it).
+fn cover_every_row(stage: &mut Stage, offset: String) {
+    // Appended last, the literal keeps the arena in topological order.
+    let zero = stage.nodes.len() as NodeId;
+    stage.nodes.push(Node::Literal {
+        value: crate::fieldview::Literal::Int(0),
+        dtype: ScalarType::I64,
+    });
+    if let Some(range) = stage.domain.first_mut() {
+        range.start = Bound::Node(zero);
+        range.end = Bound::TargetSize { offset };
+    }
+}
+
 /// Why a program could not be lowered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LowerError {
@@ -139,6 +154,27 @@ enum Binding<'a> {
 struct Env<'a> {
     params: Vec<Binding<'a>>,
     vars: BTreeMap<u32, Binding<'a>>,
+}
+
+impl<'a> Env<'a> {
+    /// `env` with `let var = value` bound (written in `regions`), for the `let`'s body.
+    fn with_let(
+        env: &Rc<Env<'a>>,
+        var: u32,
+        value: &'a Expr,
+        regions: Vec<Region<'a>>,
+    ) -> Rc<Env<'a>> {
+        let mut inner = (**env).clone();
+        inner.vars.insert(
+            var,
+            Binding::Expr {
+                expr: value,
+                env: env.clone(),
+                regions,
+            },
+        );
+        Rc::new(inner)
+    }
 }
 
 /// A `concat_where` branch an expression is written in: `cond` holds (or not) there.
@@ -665,18 +701,11 @@ impl<'p> Lowering<'p> {
                 })?;
                 self.lower_binding(binding, ctx)?
             }
-            K::Let { var, value, body } => {
-                let mut inner = (**env).clone();
-                inner.vars.insert(
-                    *var,
-                    Binding::Expr {
-                        expr: value,
-                        env: env.clone(),
-                        regions: ctx.regions.clone(),
-                    },
-                );
-                self.lower(body, &Rc::new(inner), ctx)?
-            }
+            K::Let { var, value, body } => self.lower(
+                body,
+                &Env::with_let(env, *var, value, ctx.regions.clone()),
+                ctx,
+            )?,
             K::Literal(l) => Value::Node(self.b.add(Node::Literal {
                 value: *l,
                 dtype: Self::dtype_of(e)?,
@@ -1110,18 +1139,8 @@ impl<'p> Lowering<'p> {
         let Some(reached) = bounded_by.take() else {
             return;
         };
-        let Some(stage) = self.pre_stages.get_mut(*stage_index) else {
-            return;
-        };
-        // Appended last, the literal keeps the arena in topological order.
-        let zero = stage.nodes.len() as NodeId;
-        stage.nodes.push(Node::Literal {
-            value: crate::fieldview::Literal::Int(0),
-            dtype: ScalarType::I64,
-        });
-        if let Some(range) = stage.domain.first_mut() {
-            range.start = Bound::Node(zero);
-            range.end = Bound::TargetSize { offset: reached };
+        if let Some(stage) = self.pre_stages.get_mut(*stage_index) {
+            cover_every_row(stage, reached);
         }
     }
 
@@ -1490,18 +1509,12 @@ impl<'p> Lowering<'p> {
             K::NeighborShift { arg, .. } => 1u32.saturating_add(self.gathers(arg, env, depth + 1)),
             K::Param(i) => through(env.params.get(*i as usize)),
             K::Var(v) => through(env.vars.get(v)),
-            K::Let { var, value, body } => {
-                let mut inner = (**env).clone();
-                inner.vars.insert(
-                    *var,
-                    Binding::Expr {
-                        expr: value,
-                        env: env.clone(),
-                        regions: Vec::new(),
-                    },
-                );
-                self.gathers(body, &Rc::new(inner), depth + 1)
-            }
+            K::Let { var, value, body } => self.gathers(
+                body,
+                &Env::with_let(env, *var, value, Vec::new()),
+                depth + 1,
+            ),
+            K::TupleGet { arg, index } => self.element_gathers(arg, env, depth + 1, *index),
             K::Call { callee, args } => {
                 // The operator's own gathers (its parameters' counted with the arguments).
                 let mut in_body = 0u32;
@@ -1521,6 +1534,50 @@ impl<'p> Lowering<'p> {
                 e.for_each_child(|c| sum = sum.saturating_add(self.gathers(c, env, depth + 1)));
                 sum
             }
+        }
+    }
+
+    /// How much element `index` of the tuple `e` gathers: that element's own gathers where the
+    /// tuple is written out (through variables, `let` and branches), else the whole tuple's.
+    /// A destructured `let (a, b) = (x as f64, gradient(y))` must not make `a`, a plain read,
+    /// count `b`'s reduction: `a` read through a neighbour would be copied into a temporary.
+    fn element_gathers(&self, e: &'p Expr, env: &Rc<Env<'p>>, depth: u32, index: u32) -> u32 {
+        use ExprKind as K;
+        if depth > 256 {
+            return 0;
+        }
+        let through = |b: Option<&Binding<'p>>| match b {
+            Some(Binding::Expr { expr, env, .. }) => {
+                self.element_gathers(expr, env, depth + 1, index)
+            }
+            _ => 0,
+        };
+        match &e.kind {
+            K::Tuple(items) => items
+                .get(index as usize)
+                .map_or(0, |item| self.gathers(item, env, depth + 1)),
+            K::Param(i) => through(env.params.get(*i as usize)),
+            K::Var(v) => through(env.vars.get(v)),
+            K::Let { var, value, body } => self.element_gathers(
+                body,
+                &Env::with_let(env, *var, value, Vec::new()),
+                depth + 1,
+                index,
+            ),
+            K::ConcatWhere {
+                if_true, if_false, ..
+            } => self
+                .element_gathers(if_true, env, depth + 1, index)
+                .saturating_add(self.element_gathers(if_false, env, depth + 1, index)),
+            K::Select {
+                cond,
+                if_true,
+                if_false,
+            } => self
+                .gathers(cond, env, depth + 1)
+                .saturating_add(self.element_gathers(if_true, env, depth + 1, index))
+                .saturating_add(self.element_gathers(if_false, env, depth + 1, index)),
+            _ => self.gathers(e, env, depth),
         }
     }
 

@@ -89,9 +89,9 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "compute_advection_in_horizontal_momentum_stage2",
         "compute_advection_in_predictor_vertical_momentum_stage0",
         "compute_advection_in_corrector_vertical_momentum_stage1",
-        "compute_rho_theta_pgrad_and_update_vn_stage9",
-        "compute_rho_theta_pgrad_and_update_vn_stage10",
-        "compute_rho_theta_pgrad_and_update_vn_stage11",
+        "compute_rho_theta_pgrad_and_update_vn_stage1",
+        "compute_rho_theta_pgrad_and_update_vn_stage2",
+        "compute_rho_theta_pgrad_and_update_vn_stage3",
         "apply_divergence_damping_and_update_vn_stage0",
         // Its flux limiter's `select` reads guarded (twelfth session): over the threshold.
         "hdiff_stage0",

@@ -181,6 +181,29 @@ impl StageBuilder {
         this.finish(domain, outputs)
     }
 
+    /// One stage computing what `first` and `second` compute, over `first`'s domain (which
+    /// must be `second`'s), storing both stages' outputs; equal nodes made one. Neither may
+    /// scan.
+    pub fn fuse(first: Stage, second: Stage) -> Stage {
+        let shift: Vec<u32> = (0..second.nodes.len() as u32)
+            .map(|n| n + first.nodes.len() as u32)
+            .collect();
+        let mut nodes = first.nodes;
+        nodes.extend(second.nodes.into_iter().map(|n| remap(n, &shift)));
+        let mut outputs = first.outputs;
+        outputs.extend(second.outputs.into_iter().map(|o| Output {
+            value: shift[o.value as usize],
+            ..o
+        }));
+        let source = StageBuilder {
+            nodes,
+            ..StageBuilder::default()
+        };
+        let (this, domain, outputs) =
+            source.rebuild(&HashMap::new(), &[], &[], first.domain, outputs);
+        this.finish(domain, outputs)
+    }
+
     /// Merges the carry components that hold the same value at every level. A scan's result
     /// used in several places of a stage (in branches, under different regions) is lowered once
     /// per use, each use with carry components of its own: ICON4Py's vertically implicit solver

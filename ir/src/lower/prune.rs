@@ -14,13 +14,82 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::stage::{Node, Source, Stage, StageProgram, Temporary};
+use super::builder::{remap_bound, Interner, StageBuilder};
+use super::cover_every_row;
+use crate::fieldview::Literal;
+use crate::stage::{Bound, Node, Source, Stage, StageProgram, StageRange, Temporary};
 
 /// `program` without the stages nobody needs (see the module doc).
 pub(super) fn prune(program: &mut StageProgram) {
+    drop_unread_stages(program);
     share_equal_stages(program);
     drop_unread_stages(program);
+    fuse_sibling_stages(program);
     renumber_temporaries(program);
+}
+
+/// Fuses each temporaries-only stage into the one before it where both run over the same
+/// domain, neither scans and it reads none of that stage's temporaries: one pass over the
+/// domain then reads their shared inputs (a table row, the columns both gather) once.
+/// ICON4Py's Green-Gauss gradients of ρ and θ_v (four sums over `C2E2CO` of two fields) were
+/// four passes over the cells.
+fn fuse_sibling_stages(program: &mut StageProgram) {
+    let mut kept: Vec<Stage> = Vec::with_capacity(program.stages.len());
+    for stage in std::mem::take(&mut program.stages) {
+        let fusable = kept.last().is_some_and(|last| {
+            let (Some(theirs), Some(_)) = (temporaries_only(last), temporaries_only(&stage))
+            else {
+                return false;
+            };
+            let masks = theirs
+                .iter()
+                .filter_map(|&t| program.temporaries.get(t as usize)?.mask);
+            let written: BTreeSet<u32> = theirs.iter().copied().chain(masks).collect();
+            let rows = same_domain(last, &stage, 0)
+                || (same_domain(last, &stage, 1)
+                    && rows_offset(last).is_some()
+                    && rows_offset(last) == rows_offset(&stage));
+            last.scan.is_none()
+                && stage.scan.is_none()
+                && rows
+                && !stage.nodes.iter().any(|n| {
+                    matches!(n, Node::Load { source: Source::Temporary(t), .. } if written.contains(t))
+                })
+        });
+        match kept.pop() {
+            Some(mut last) if fusable => {
+                // Over other rows of the same dimension (readers' reaches of other domains):
+                // every row, as where equal values are shared.
+                let mut stage = stage;
+                if !same_domain(&last, &stage, 0) {
+                    for s in [&mut last, &mut stage] {
+                        if let Some(offset) = rows_offset(s).filter(|_| !covers_every_row(s)) {
+                            cover_every_row(s, offset);
+                        }
+                    }
+                }
+                kept.push(StageBuilder::fuse(last, stage))
+            }
+            last => {
+                kept.extend(last);
+                kept.push(stage);
+            }
+        }
+    }
+    program.stages = kept;
+}
+
+/// Whether two stages run over the same domain, but for its first `skip` ranges: the same
+/// ranges, their bounds the same expressions of the program's parameters.
+fn same_domain(a: &Stage, b: &Stage, skip: usize) -> bool {
+    let mut interner = Interner::default();
+    let (x, y) = (interner.ids(&a.nodes, |c| c), interner.ids(&b.nodes, |c| c));
+    a.domain.len() == b.domain.len()
+        && a.domain.iter().zip(&b.domain).skip(skip).all(|(r, s)| {
+            r.dim == s.dim
+                && remap_bound(r.start.clone(), &x) == remap_bound(s.start.clone(), &y)
+                && remap_bound(r.end.clone(), &x) == remap_bound(s.end.clone(), &y)
+        })
 }
 
 /// Whether `later` computes what `earlier` does into temporaries of the same types: the same
@@ -43,6 +112,49 @@ pub(super) fn same_computation(earlier: &Stage, later: &Stage, temporaries: &[Te
                 && a.local == b.local
                 && layout(a.target).is_some()
                 && layout(a.target) == layout(b.target)
+        })
+}
+
+/// Whether `later` stores what `earlier` stores, into temporaries of the same types, over the
+/// same vertical range, whatever horizontal rows each covers: the same values computed by
+/// stages built for readers of different domains (each output domain of a call lowers the
+/// call value again). Neither may scan: a scan's values depend on where its range starts.
+pub(super) fn same_values(earlier: &Stage, later: &Stage, temporaries: &[Temporary]) -> bool {
+    if earlier.scan.is_some()
+        || later.scan.is_some()
+        || earlier.outputs.len() != later.outputs.len()
+        || earlier.domain.len() != later.domain.len()
+    {
+        return false;
+    }
+    let layout = |target: Source| match target {
+        Source::Temporary(t) => temporaries
+            .get(t as usize)
+            .map(|t| (&t.dims, t.dtype, t.mask.is_some())),
+        Source::Param(_) => None,
+    };
+    let mut interner = Interner::default();
+    let (a, b) = (
+        interner.ids(&earlier.nodes, |c| c),
+        interner.ids(&later.nodes, |c| c),
+    );
+    let canonical = |range: &StageRange, ids: &[u32]| {
+        (
+            remap_bound(range.start.clone(), ids),
+            remap_bound(range.end.clone(), ids),
+        )
+    };
+    earlier
+        .domain
+        .iter()
+        .zip(&later.domain)
+        .skip(1)
+        .all(|(x, y)| x.dim == y.dim && canonical(x, &a) == canonical(y, &b))
+        && earlier.outputs.iter().zip(&later.outputs).all(|(x, y)| {
+            a[x.value as usize] == b[y.value as usize]
+                && x.local == y.local
+                && layout(x.target).is_some()
+                && layout(x.target) == layout(y.target)
         })
 }
 
@@ -73,6 +185,33 @@ fn rename_reads(stage: &mut Stage, rename: &HashMap<u32, u32>) {
     }
 }
 
+/// The offset through whose `to` dimension a temporary's stage runs, where its rows are a
+/// reader's reach through it or all of them (the two forms [`cover_every_row`] widens
+/// between); `None` for any other range.
+fn rows_offset(stage: &Stage) -> Option<String> {
+    let range = stage.domain.first()?;
+    match (&range.start, &range.end) {
+        (Bound::Reach { offset: a, .. }, Bound::Reach { offset: b, .. }) if a == b => {
+            Some(a.clone())
+        }
+        (Bound::Node(_), Bound::TargetSize { offset }) if covers_every_row(stage) => {
+            Some(offset.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Whether `stage` runs over every row of its horizontal dimension: `0..target_size`.
+fn covers_every_row(stage: &Stage) -> bool {
+    stage.domain.first().is_some_and(|range| {
+        matches!(range.end, Bound::TargetSize { .. })
+            && matches!(range.start, Bound::Node(n) if matches!(
+                stage.nodes.get(n as usize),
+                Some(Node::Literal { value: Literal::Int(0), .. })
+            ))
+    })
+}
+
 /// Drops each temporaries-only stage equal to an earlier kept one (the same domain, nodes,
 /// scan and stored values, into temporaries of the same types) and makes its readers read the
 /// earlier stage's temporaries. Stages are visited in order, so a stage that becomes equal to
@@ -83,10 +222,24 @@ fn share_equal_stages(program: &mut StageProgram) {
     for mut stage in std::mem::take(&mut program.stages) {
         rename_reads(&mut stage, &rename);
         let written = temporaries_only(&stage);
+        let temporaries = &program.temporaries;
         let earlier = written.as_ref().and_then(|_| {
             kept.iter()
-                .find(|k| same_computation(k, &stage, &program.temporaries))
+                .find(|k| same_computation(k, &stage, temporaries))
                 .and_then(temporaries_only)
+                .or_else(|| {
+                    // The same values over other rows: the earlier stage covers every row.
+                    let k = kept.iter_mut().find(|k| {
+                        temporaries_only(k).is_some()
+                            && same_values(k, &stage, temporaries)
+                            && rows_offset(k).is_some()
+                            && rows_offset(&stage).is_some()
+                    })?;
+                    if let Some(offset) = rows_offset(k).filter(|_| !covers_every_row(k)) {
+                        cover_every_row(k, offset);
+                    }
+                    temporaries_only(k)
+                })
         });
         match (written, earlier) {
             (Some(written), Some(theirs)) => rename.extend(written.into_iter().zip(theirs)),

@@ -5,8 +5,8 @@ use super::*;
 use crate::build::{
     self, add, bundle, call, cartesian_shift, concat_where, field_operator, field_target, float,
     index_cmp, int, let_, literal, literal_domain, mul, neighbor_shift, offset, operator_param,
-    param, positional_params, program_param, reduce, scan_operator, sub, tuple, var, whole_field,
-    write,
+    param, positional_params, program_param, reduce, scan_operator, sub, tuple, tuple_get, var,
+    whole_field, write,
 };
 use crate::fieldview::{Literal, Operator, ProgramCall, ReduceOp, Role};
 use crate::stage::{Node, Slot, Step};
@@ -821,4 +821,159 @@ fn a_scan_read_shifted_and_at_the_point_is_carried_once() {
         .collect();
     assert!(paths.iter().any(|p| p.is_empty()), "{reader:#?}");
     assert!(paths.iter().any(|p| !p.is_empty()), "{reader:#?}");
+}
+
+/// `Σ_E2C v@E2C` of a value `v` of the cells.
+fn edge_sum_of(cell_value: Expr) -> Expr {
+    reduce(
+        ReduceOp::Sum,
+        "E2C",
+        neighbor_shift(
+            cell_value,
+            "E2C",
+            None,
+            Type::field(&["Edge", "E2C", "K"], F),
+        ),
+    )
+}
+
+fn temporary_stages(lowered: &StageProgram) -> Vec<&Stage> {
+    lowered
+        .stages
+        .iter()
+        .filter(|s| {
+            s.outputs
+                .iter()
+                .all(|o| matches!(o.target, Source::Temporary(_)))
+        })
+        .collect()
+}
+
+/// `let (a, g) = (c, Σ_C2E x@C2E)` read through `E2C`: `a` is a plain read of `c`, recomputed
+/// at each neighbour; only the gather `g` is a temporary. Counting a tuple element's gathers
+/// with the whole tuple's made `a` a temporary too: a copy of `c` written and read back
+/// (ICON4Py's upwind ρ and θ_v at edges destructure such a tuple).
+#[test]
+fn a_plain_read_destructured_beside_a_gather_is_not_a_temporary() {
+    let pair = tuple(vec![param(1, ck()), cell_gather()]);
+    let pair_ty = pair.ty.clone();
+    let value = let_(
+        0,
+        pair,
+        add(
+            edge_sum_of(tuple_get(var(0, pair_ty.clone()), 0)),
+            edge_sum_of(tuple_get(var(0, pair_ty), 1)),
+        ),
+    );
+    let prog = program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("out", ek(), Role::Out),
+        ],
+        vec![write(value, whole_field(2))],
+        vec![],
+    );
+    let lowered = lower(&prog).unwrap();
+    assert_masked_temporary(&lowered);
+    let reader = &lowered.stages[1];
+    assert!(reader.nodes.iter().any(|n| matches!(
+        n,
+        Node::Load {
+            source: Source::Param(1),
+            path,
+            ..
+        } if matches!(path.steps.as_slice(), [Step::Neighbor { .. }])
+    )));
+}
+
+/// Two outputs over different edges reading the same gather through `E2C`: each domain's
+/// lowering builds the gather's stage over the cells its edges reach. The values are the same,
+/// so one stage over every cell serves both (it computed them twice, reading their inputs
+/// twice).
+#[test]
+fn a_temporary_built_for_two_domains_is_computed_once_over_every_row() {
+    let value = Expr {
+        ty: Type::Tuple(vec![ek(), ek()]),
+        ..tuple(vec![
+            edge_sum_of(cell_gather()),
+            mul(edge_sum_of(cell_gather()), float(2.0)),
+        ])
+    };
+    let target = Target::Tuple(vec![
+        field_target(2, literal_domain(&[("Edge", 0, 3), ("K", 0, 4)])),
+        field_target(3, literal_domain(&[("Edge", 2, 6), ("K", 0, 4)])),
+    ]);
+    let prog = program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("o1", ek(), Role::Out),
+            ("o2", ek(), Role::Out),
+        ],
+        vec![write(value, target)],
+        vec![],
+    );
+    let lowered = lower(&prog).unwrap();
+    let temporaries = temporary_stages(&lowered);
+    assert_eq!(temporaries.len(), 1, "{:#?}", lowered.stages);
+    assert_eq!(lowered.stages.len(), 3, "{:#?}", lowered.stages);
+    assert_eq!(lowered.temporaries.len(), 2, "the gather and its mask");
+    let rows = &temporaries[0].domain[0];
+    assert!(
+        matches!(&rows.end, Bound::TargetSize { offset } if offset == "E2C"),
+        "{rows:?}"
+    );
+    assert!(matches!(
+        rows.start,
+        Bound::Node(n) if temporaries[0].nodes[n as usize] == Node::Literal { value: Literal::Int(0), dtype: ScalarType::I64 }
+    ));
+}
+
+/// Two gathers of the cells (of `x` and of `2x`) read through `E2C` by one output: two
+/// temporaries over the same cells and levels, which one stage computes in one pass (the
+/// Green-Gauss gradients of ICON4Py's ρ and θ_v were four passes over the cells).
+#[test]
+fn temporaries_over_the_same_domain_are_computed_in_one_stage() {
+    let sparse_c = Type::field(&["Cell", "C2E", "K"], F);
+    let doubled_gather = reduce(
+        ReduceOp::Sum,
+        "C2E",
+        neighbor_shift(mul(param(0, ek()), float(2.0)), "C2E", None, sparse_c),
+    );
+    let value = add(edge_sum_of(cell_gather()), edge_sum_of(doubled_gather));
+    let prog = program(
+        vec![
+            ("x", ek(), Role::In),
+            ("c", ck(), Role::In),
+            ("out", ek(), Role::Out),
+        ],
+        vec![write(value, whole_field(2))],
+        vec![],
+    );
+    let lowered = lower(&prog).unwrap();
+    assert_eq!(lowered.stages.len(), 2, "{:#?}", lowered.stages);
+    assert_eq!(lowered.temporaries.len(), 4, "two gathers and their masks");
+    let targets: Vec<Source> = lowered.stages[0].outputs.iter().map(|o| o.target).collect();
+    assert_eq!(
+        targets,
+        (0..4).map(Source::Temporary).collect::<Vec<_>>(),
+        "{:#?}",
+        lowered.stages
+    );
+    // One read of the table row's `x` per slot for both sums.
+    let reads_of_x = lowered.stages[0]
+        .nodes
+        .iter()
+        .filter(|n| {
+            matches!(
+                n,
+                Node::Load {
+                    source: Source::Param(0),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(reads_of_x, 1, "{:#?}", lowered.stages[0]);
 }
