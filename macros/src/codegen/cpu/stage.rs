@@ -11,6 +11,7 @@
 mod checks;
 mod domain;
 mod fast_path;
+mod interleave;
 mod load;
 mod nest;
 mod scope;
@@ -32,6 +33,12 @@ use crate::codegen::stage_walk::{
     prefix, Bind, Division, PointNames, Section, Spelling, StageWalk, TableEntry,
 };
 use load::LoadKind;
+
+/// How many columns a scan walks side by side ([`interleave::COLUMNS`]).
+#[cfg(test)]
+pub fn interleave_width() -> usize {
+    interleave::COLUMNS
+}
 
 /// The stage as an expression: evaluating it computes the stage's bounds and makes its checks
 /// (returning the error of a failed one from the program's function), and its value is the
@@ -61,6 +68,10 @@ struct StageEmitter<'a> {
     /// Some statement of the vertical loop may report an error (and leave the point) other
     /// than an undefined write, which the fast path detects without leaving its loop.
     level_can_fail: bool,
+    /// Some statement of the vertical loop leaves the point on a failure after which the
+    /// level's code must not run on (a read outside a field): every exit but an undefined
+    /// write's, whose value is computed whatever it is.
+    level_must_stop: bool,
     /// Column reads, which the fast path turns into slice reads.
     columns: Vec<ColumnRead>,
     /// Reads at a level that depends on the level, which the fast path reads from a slice of
@@ -149,6 +160,7 @@ impl<'a> StageEmitter<'a> {
             column: Vec::new(),
             level: Vec::new(),
             level_can_fail: false,
+            level_must_stop: false,
             columns: Vec::new(),
             dynamic_columns: Vec::new(),
             level_inputs: BTreeMap::new(),
@@ -181,11 +193,14 @@ impl<'a> StageEmitter<'a> {
     /// As [`Self::fail`], for a failure the fast path detects without leaving its loop (it
     /// notes the failure and the general loop, run again, reports it).
     fn exit_with(
-        &self,
+        &mut self,
         section: Section,
         failure: &Failure,
         values: &[TokenStream],
     ) -> TokenStream {
+        if section == Section::Level {
+            self.level_must_stop = true;
+        }
         let point = self.walk.point(section);
         let error = failure::error(failure, values, &point);
         let key = failure::point_key(&point);

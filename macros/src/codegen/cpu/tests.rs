@@ -233,3 +233,31 @@ fn integer_statics_tested_for_equality_get_a_copy_per_literal() {
     assert!(two.contains(&grg_x), "{two}");
     assert!(!other.contains(&grg_x), "{other}");
 }
+
+/// ICON4Py's `solve_tridiagonal_matrix_for_w_forward_sweep` (its `IR_JSON`): a forward scan
+/// whose levels divide by a value of the level before. Its columns are walked in groups side
+/// by side (one level loop for the group, each column's values renamed apart), its undefined
+/// writes recorded once per column; the points no group takes walk one column at a time.
+#[test]
+fn a_scan_walks_groups_of_columns_side_by_side() {
+    let code = emitted(include_str!(
+        "solve_tridiagonal_matrix_for_w_forward_sweep.json"
+    ));
+    let width = super::stage::interleave_width();
+    assert!(
+        code.contains(&format!("while first + {width}usize <= hi")),
+        "{code}"
+    );
+    let group = &code[code.find("while first").expect("a group loop")..];
+    let group = &group[..group.find("'points").expect("the one-column loop")];
+    assert_eq!(group.matches("for k in").count(), 1, "{group}");
+    for w in 0..width {
+        assert!(
+            group.contains(&format!("let mut failed_c{w} = false")),
+            "{group}"
+        );
+        assert!(group.contains(&format!("failed_c{w} = true")), "{group}");
+    }
+    assert!(!group.contains("continue"), "{group}");
+    assert!(code.contains("'points : for p in first .. hi"), "{code}");
+}

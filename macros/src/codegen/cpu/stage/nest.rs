@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 use gt4rs_ir::stage::Source;
 
 use super::fast_path::FastParts;
+use super::interleave::{interleaved_columns, MAX_NODES};
 use super::scope::one_scope;
 use super::{ident, StageEmitter};
 use crate::codegen::cpu::rust_type;
@@ -92,6 +93,15 @@ impl StageEmitter<'_> {
                 .chain(std::iter::once(level_loop)),
         );
         let err_label = quote!('points);
+        // A scan walks groups of columns side by side where its point body allows it.
+        let groups = self
+            .walk
+            .stage
+            .scan
+            .as_ref()
+            .filter(|_| self.walk.vertical.is_some() && self.walk.stage.nodes.len() <= MAX_NODES)
+            .and_then(|_| interleaved_columns(&point_body, !self.level_must_stop))
+            .unwrap_or_else(|| quote!(let first = lo;));
         // The prologue and the checks run where this block is, before any stage's loop (so a
         // call that a check refuses writes nothing); the loop is the closure it evaluates to,
         // which keeps this stage's names apart from the other stages'.
@@ -116,7 +126,8 @@ impl StageEmitter<'_> {
                         let body = move |lo: usize, hi: usize, level_lo: usize, level_hi: usize| {
                             #tile_levels
                             #(#decode_tile)*
-                            #err_label: for p in lo..hi {
+                            #groups
+                            #err_label: for p in first..hi {
                                 #point_body
                             }
                         };
