@@ -28,7 +28,7 @@ pub const COLUMNS: usize = 4;
 /// own work already overlaps the chain, and four copies of it keep more values live than the
 /// registers hold: ICON4Py's fused solver steps (a forward scan of some 180 nodes reading 44
 /// columns) took 126–155 → 160–187 ms at R2B5 side by side, while the forward sweep alone (49
-/// nodes) gained 12–14 % (docs/performance.md).
+/// nodes) gained 12–17 % (docs/performance.md).
 pub const MAX_NODES: usize = 64;
 
 /// The loop over a tile's points `lo..hi` in groups of [`COLUMNS`] columns, leaving the first
@@ -48,9 +48,10 @@ pub fn interleaved_columns(
     let odometer = prelude
         .windows(2)
         .any(|w| matches!((&w[0], &w[1]), (TokenTree::Punct(a), TokenTree::Punct(b)) if a.as_char() == '+' && b.as_char() == '='));
-    let prelude = left_for_one_column(prelude.iter().cloned().collect());
-    if exits_early(&prelude.clone().into_iter().collect::<Vec<_>>()) || (prelude_exits && odometer)
-    {
+    let prelude: Vec<TokenTree> = left_for_one_column(prelude.iter().cloned().collect())
+        .into_iter()
+        .collect();
+    if exits_early(&prelude) || (prelude_exits && odometer) {
         return None;
     }
     // `for k in <range> { <body> }`, nothing after it.
@@ -65,7 +66,6 @@ pub fn interleaved_columns(
     if !is_ident(level_loop.get(1)?, "k") || !is_ident(level_loop.get(2)?, "in") {
         return None;
     }
-    let prelude: Vec<TokenTree> = prelude.into_iter().collect();
     let mut names = declared_names(&prelude)?;
     let body_tokens: Vec<TokenTree> = body.clone().into_iter().collect();
     names.extend(hoisted_names(&body_tokens));
