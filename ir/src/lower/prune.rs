@@ -17,7 +17,8 @@ use std::collections::{BTreeSet, HashMap};
 use super::builder::{remap_bound, Interner, StageBuilder};
 use super::cover_every_row;
 use crate::fieldview::Literal;
-use crate::stage::{Bound, Node, Source, Stage, StageProgram, StageRange, Temporary};
+use crate::stage::{Bound, Node, Source, Stage, StageProgram, Temporary};
+use crate::types::ScalarType;
 
 /// `program` without the stages nobody needs (see the module doc).
 pub(super) fn prune(program: &mut StageProgram) {
@@ -62,11 +63,8 @@ fn fuse_sibling_stages(program: &mut StageProgram) {
                 // every row, as where equal values are shared.
                 let mut stage = stage;
                 if !same_domain(&last, &stage, 0) {
-                    for s in [&mut last, &mut stage] {
-                        if let Some(offset) = rows_offset(s).filter(|_| !covers_every_row(s)) {
-                            cover_every_row(s, offset);
-                        }
-                    }
+                    widen_to_every_row(&mut last);
+                    widen_to_every_row(&mut stage);
                 }
                 kept.push(StageBuilder::fuse(last, stage))
             }
@@ -97,12 +95,7 @@ fn same_domain(a: &Stage, b: &Stage, skip: usize) -> bool {
 /// The lowering asks it of each temporary's stage it builds (`same_stage`), and the prune of
 /// each stage of the lowered program.
 pub(super) fn same_computation(earlier: &Stage, later: &Stage, temporaries: &[Temporary]) -> bool {
-    let layout = |target: Source| match target {
-        Source::Temporary(t) => temporaries
-            .get(t as usize)
-            .map(|t| (&t.dims, t.dtype, t.mask.is_some())),
-        Source::Param(_) => None,
-    };
+    let layout = |target| temporary_layout(temporaries, target);
     earlier.domain == later.domain
         && earlier.nodes == later.nodes
         && earlier.scan == later.scan
@@ -119,37 +112,20 @@ pub(super) fn same_computation(earlier: &Stage, later: &Stage, temporaries: &[Te
 /// same vertical range, whatever horizontal rows each covers: the same values computed by
 /// stages built for readers of different domains (each output domain of a call lowers the
 /// call value again). Neither may scan: a scan's values depend on where its range starts.
-pub(super) fn same_values(earlier: &Stage, later: &Stage, temporaries: &[Temporary]) -> bool {
+fn same_values(earlier: &Stage, later: &Stage, temporaries: &[Temporary]) -> bool {
     if earlier.scan.is_some()
         || later.scan.is_some()
         || earlier.outputs.len() != later.outputs.len()
-        || earlier.domain.len() != later.domain.len()
     {
         return false;
     }
-    let layout = |target: Source| match target {
-        Source::Temporary(t) => temporaries
-            .get(t as usize)
-            .map(|t| (&t.dims, t.dtype, t.mask.is_some())),
-        Source::Param(_) => None,
-    };
+    let layout = |target| temporary_layout(temporaries, target);
     let mut interner = Interner::default();
     let (a, b) = (
         interner.ids(&earlier.nodes, |c| c),
         interner.ids(&later.nodes, |c| c),
     );
-    let canonical = |range: &StageRange, ids: &[u32]| {
-        (
-            remap_bound(range.start.clone(), ids),
-            remap_bound(range.end.clone(), ids),
-        )
-    };
-    earlier
-        .domain
-        .iter()
-        .zip(&later.domain)
-        .skip(1)
-        .all(|(x, y)| x.dim == y.dim && canonical(x, &a) == canonical(y, &b))
+    same_domain(earlier, later, 1)
         && earlier.outputs.iter().zip(&later.outputs).all(|(x, y)| {
             a[x.value as usize] == b[y.value as usize]
                 && x.local == y.local
@@ -201,6 +177,27 @@ fn rows_offset(stage: &Stage) -> Option<String> {
     }
 }
 
+/// Makes a temporary's stage over a reader's reach (see [`rows_offset`]) run over every row.
+fn widen_to_every_row(stage: &mut Stage) {
+    if let Some(offset) = rows_offset(stage).filter(|_| !covers_every_row(stage)) {
+        cover_every_row(stage, offset);
+    }
+}
+
+/// Where a stage stores into temporary `target`: its dimensions, type and whether it has a
+/// mask; `None` for a program parameter.
+fn temporary_layout(
+    temporaries: &[Temporary],
+    target: Source,
+) -> Option<(&Vec<String>, ScalarType, bool)> {
+    match target {
+        Source::Temporary(t) => temporaries
+            .get(t as usize)
+            .map(|t| (&t.dims, t.dtype, t.mask.is_some())),
+        Source::Param(_) => None,
+    }
+}
+
 /// Whether `stage` runs over every row of its horizontal dimension: `0..target_size`.
 fn covers_every_row(stage: &Stage) -> bool {
     stage.domain.first().is_some_and(|range| {
@@ -235,9 +232,7 @@ fn share_equal_stages(program: &mut StageProgram) {
                             && rows_offset(k).is_some()
                             && rows_offset(&stage).is_some()
                     })?;
-                    if let Some(offset) = rows_offset(k).filter(|_| !covers_every_row(k)) {
-                        cover_every_row(k, offset);
-                    }
+                    widen_to_every_row(k);
                     temporaries_only(k)
                 })
         });
