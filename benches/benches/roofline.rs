@@ -13,7 +13,8 @@
 //! after one warm-up call, its arguments converted once (`DynProgram::call_dynamic_timed`).
 //!
 //! `cargo bench -p gt4rs-benches --bench roofline [-- --grids r2b4,r2b5 --calls 20
-//!  --precision double,mixed --programs NAME,… --no-step]`
+//!  --precision double,mixed --programs NAME,… --no-step --stages]`; `--stages` also prints how
+//! the all-threads calls' time splits over each program's stages (`gt4rs::profiling::stages`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -42,6 +43,8 @@ struct Settings {
     precisions: Vec<&'static str>,
     programs: Option<Vec<String>>,
     step: bool,
+    /// Also time each program's stages (with all threads) and print them per grid.
+    stages: bool,
 }
 
 fn settings() -> Result<Settings, String> {
@@ -51,6 +54,7 @@ fn settings() -> Result<Settings, String> {
         precisions: vec!["double", "mixed"],
         programs: None,
         step: true,
+        stages: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -86,6 +90,7 @@ fn settings() -> Result<Settings, String> {
                 )
             }
             "--no-step" => s.step = false,
+            "--stages" => s.stages = true,
             // `cargo bench` passes `--bench` to every target.
             "--bench" => {}
             other => return Err(format!("unknown argument `{other}`")),
@@ -276,7 +281,9 @@ fn programs_on(
                 if precision == "double" {
                     bytes_of.entry(entry.name).or_insert(bytes);
                 }
+                gt4rs::profiling::stages::enable(settings.stages);
                 let all = time_program(entry, &options, &call, settings.calls);
+                gt4rs::profiling::stages::enable(false);
                 let one = machine
                     .one_thread
                     .install(|| time_program(entry, &options, &call, settings.calls));
@@ -438,6 +445,13 @@ fn main() {
         if let Err(e) = result {
             eprintln!("roofline: {e}");
             std::process::exit(1)
+        }
+        if settings.stages {
+            println!(
+                "\nStages of the calls above with all threads (each call's warm-up included):\n{}",
+                gt4rs::profiling::stages::table()
+            );
+            gt4rs::profiling::stages::reset();
         }
     }
 }

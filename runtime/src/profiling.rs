@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::error::Error;
 
+pub mod stages;
+
 /// Durations of one program's calls of one phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stats {

@@ -42,12 +42,12 @@ pub fn emit(
         emit_specialised(program, &statics, ty).or_else(|_| {
             lowered
                 .map_err(str::to_string)
-                .and_then(|l| emit_body(program, l, None))
+                .and_then(|l| emit_body(program, l, None, ""))
         })
     } else {
         lowered
             .map_err(str::to_string)
-            .and_then(|l| emit_body(program, l, None))
+            .and_then(|l| emit_body(program, l, None, ""))
     };
     match emitted {
         Ok((scratch, body)) => quote! {
@@ -199,7 +199,20 @@ fn emit_specialised(
             .collect();
         let fixed = program.with_scalar_values(&values);
         let lowered = lower(&fixed).map_err(|e| e.message)?;
-        let (scratch, body) = emit_body(&fixed, &lowered, Some(variant))?;
+        // The copy's name in the stage times: its static arguments' values.
+        let label = statics
+            .iter()
+            .zip(combination)
+            .map(|(s, &c)| match s.cases[c].0 {
+                Literal::Bool(b) => format!("{}={b}", s.name),
+                Literal::Int(i) if !s.cases[c].1.to_string().starts_with('_') => {
+                    format!("{}={i}", s.name)
+                }
+                _ => format!("{}=other", s.name),
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let (scratch, body) = emit_body(&fixed, &lowered, Some(variant), &label)?;
         let (field, ty) = (
             format_ident!("v{}", variant),
             format_ident!("CpuScratchV{}", variant),
@@ -247,6 +260,7 @@ fn emit_body(
     program: &Program,
     lowered: &StageProgram,
     variant: Option<usize>,
+    label: &str,
 ) -> Result<(TokenStream, TokenStream), String> {
     let used_offsets: Vec<String> = program
         .used_offsets()
@@ -346,8 +360,20 @@ fn emit_body(
         stages.push(quote!(let #run = #code;));
         let before: BTreeSet<&str> = written[..index].iter().flatten().copied().collect();
         let (before, failing) = (before.into_iter(), written[index].iter());
+        let writes = if written[index].is_empty() {
+            "temporaries".to_string()
+        } else {
+            written[index]
+                .iter()
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let stage_index = index as u32;
         runs.push(quote! {
+            let started = ::gt4rs::profiling::stages::start();
             #run().map_err(|e| ::gt4rs::__private::cpu::stopped_after_writing(e, &[#(#before),*], &[#(#failing),*]))?;
+            ::gt4rs::profiling::stages::finish(started, ::core::module_path!(), NAME, #label, #stage_index, #writes);
         });
     }
     let scratch_ty = match variant {
