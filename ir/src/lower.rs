@@ -47,6 +47,7 @@
 
 mod builder;
 mod prune;
+mod read_back;
 mod scan_reuse;
 
 use std::cell::RefCell;
@@ -298,10 +299,12 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
         let mut own_stages = Vec::new();
         let mut copies = HashMap::new();
         let mut written_by_earlier_groups = Vec::new();
+        let mut earlier: Vec<TargetLeaf> = Vec::new();
         for group in groups {
             let call_targets = CallTargets {
                 written: &written,
                 written_by_earlier_groups: &written_by_earlier_groups,
+                earlier: &earlier,
                 locals: &call_locals,
             };
             let (pre, stage) = lower_group(
@@ -321,8 +324,9 @@ pub fn lower(program: &Program) -> Result<StageProgram, LowerError> {
                 ),
             })?;
             stages.extend(pre);
-            own_stages.push(stage);
+            own_stages.extend(stage);
             written_by_earlier_groups.extend(group.iter().map(|t| t.1));
+            earlier.extend(group.iter().map(|&t| t.clone()));
         }
         stages.extend(own_stages);
     }
@@ -399,6 +403,8 @@ struct CallTargets<'c> {
     written: &'c [u32],
     /// Those the call's earlier groups write.
     written_by_earlier_groups: &'c [u32],
+    /// The earlier groups' targets: the tuple element, the field and its domain.
+    earlier: &'c [TargetLeaf<'c>],
     /// The local dimensions of the call's sparse outputs.
     locals: &'c [String],
 }
@@ -411,7 +417,7 @@ fn lower_group(
     value: &Expr,
     group: &[&TargetLeaf],
     call_targets: &CallTargets<'_>,
-) -> Result<(Vec<Stage>, Stage), LowerError> {
+) -> Result<(Vec<Stage>, Vec<Stage>), LowerError> {
     let env = Rc::new(Env {
         params: (0..program.params.len() as u32)
             .map(Binding::ProgramParam)
@@ -548,9 +554,16 @@ fn lower_group(
             });
         }
     }
+    let read_backs = match (&local, values.first()) {
+        (None, Some(value)) => {
+            lowering.read_backs(value, &field, &domain, call_targets.earlier, &env)?
+        }
+        _ => Vec::new(),
+    };
     *temporaries = std::mem::take(&mut lowering.temporaries);
     *copies = std::mem::take(&mut lowering.copies);
-    Ok((lowering.pre_stages, lowering.b.finish(domain, outputs)))
+    let own = read_back::variants(lowering.b, domain, outputs, &read_backs);
+    Ok((lowering.pre_stages, own))
 }
 
 /// One range of the stage being lowered, for the temporaries it reads.

@@ -91,7 +91,11 @@ fn only_large_level_bodies_recompute_their_column_work_per_level() {
         "compute_advection_in_corrector_vertical_momentum_stage1",
         "compute_rho_theta_pgrad_and_update_vn_stage1",
         "compute_rho_theta_pgrad_and_update_vn_stage2",
-        "compute_rho_theta_pgrad_and_update_vn_stage3",
+        // The vn update computing θ_v or the pressure gradient again (one of its read-back
+        // stages loads both and is small).
+        "compute_rho_theta_pgrad_and_update_vn_stage4",
+        "compute_rho_theta_pgrad_and_update_vn_stage5",
+        "compute_rho_theta_pgrad_and_update_vn_stage6",
         "apply_divergence_damping_and_update_vn_stage0",
         // Its flux limiter's `select` reads guarded (twelfth session): over the threshold.
         "hdiff_stage0",

@@ -86,6 +86,22 @@ impl StageBuilder {
         matches!(&self.scan, Some(s) if s.axis != axis || s.forward != forward)
     }
 
+    /// Node `n` of the arena.
+    pub fn node(&self, n: NodeId) -> &Node {
+        &self.nodes[n as usize]
+    }
+
+    /// The stage as built so far, unfinished (every node kept), for
+    /// [`StageBuilder::substitute`] to finish.
+    pub fn snapshot(&self, domain: Vec<StageRange>, outputs: Vec<Output>) -> Stage {
+        Stage {
+            domain,
+            nodes: self.nodes.clone(),
+            outputs,
+            scan: self.scan.clone(),
+        }
+    }
+
     pub fn has_scan(&self) -> bool {
         self.scan.is_some()
     }
@@ -520,7 +536,7 @@ fn remap_path(p: AccessPath, map: &[u32]) -> AccessPath {
     }
 }
 
-fn remap(node: Node, map: &[u32]) -> Node {
+pub(super) fn remap(node: Node, map: &[u32]) -> Node {
     let m = |n: NodeId| map[n as usize];
     match node {
         Node::Load {

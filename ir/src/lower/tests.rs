@@ -977,3 +977,59 @@ fn temporaries_over_the_same_domain_are_computed_in_one_stage() {
         .count();
     assert_eq!(reads_of_x, 1, "{:#?}", lowered.stages[0]);
 }
+
+/// An output using a value an earlier output of the call stores gets a stage per case: one
+/// loading the stored value, over its domain where the earlier output's covers it (an empty
+/// domain elsewhere), and one computing it again, over its domain where it does not.
+#[test]
+fn a_value_an_earlier_output_stores_is_loaded_where_its_domain_covers() {
+    let rows = |s: u32| {
+        let i = Type::Scalar(ScalarType::I32);
+        vec![
+            crate::build::range("Cell", param(s, i.clone()), param(s + 1, i)),
+            crate::build::range("K", int(0), int(4)),
+        ]
+    };
+    let a = || param(0, ck());
+    let stored = mul(
+        add(cartesian_shift(a(), "K", 1), a()),
+        cartesian_shift(a(), "K", 2),
+    );
+    let value = tuple(vec![stored.clone(), mul(stored, param(1, ck()))]);
+    let target = Target::Tuple(vec![field_target(2, rows(4)), field_target(3, rows(6))]);
+    let i = Type::Scalar(ScalarType::I32);
+    let prog = program(
+        vec![
+            ("a", ck(), Role::In),
+            ("b", ck(), Role::In),
+            ("o1", ck(), Role::Out),
+            ("o2", ck(), Role::Out),
+            ("s1", i.clone(), Role::In),
+            ("e1", i.clone(), Role::In),
+            ("s2", i.clone(), Role::In),
+            ("e2", i, Role::In),
+        ],
+        vec![write(value, target)],
+        vec![],
+    );
+    let lowered = lower(&prog).unwrap();
+    assert_eq!(lowered.stages.len(), 3, "{:#?}", lowered.stages);
+    let reads_o1 = |s: &Stage| {
+        s.nodes.iter().any(
+            |n| matches!(n, Node::Load { source: Source::Param(2), path, .. } if path.is_empty()),
+        )
+    };
+    let shifted_reads = |s: &Stage| loads(s).iter().filter(|p| !p.is_empty()).count();
+    let (loading, computing) = (&lowered.stages[1], &lowered.stages[2]);
+    assert!(reads_o1(loading), "{loading:#?}");
+    assert_eq!(shifted_reads(loading), 0, "{loading:#?}");
+    assert!(!reads_o1(computing), "{computing:#?}");
+    assert_eq!(shifted_reads(computing), 2, "{computing:#?}");
+    // Each runs where the other does not: its rows end where they start unless it is its case.
+    for s in [loading, computing] {
+        let Bound::Node(end) = s.domain[0].end else {
+            panic!("{s:#?}")
+        };
+        assert!(matches!(s.node(end), Node::Select { .. }), "{s:#?}");
+    }
+}
