@@ -91,6 +91,11 @@ impl StageBuilder {
         &self.nodes[n as usize]
     }
 
+    /// The arena's nodes, children before parents.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
     /// The stage as built so far, unfinished (every node kept), for
     /// [`StageBuilder::substitute`] to finish.
     pub fn snapshot(&self, domain: Vec<StageRange>, outputs: Vec<Output>) -> Stage {
@@ -536,7 +541,7 @@ fn remap_path(p: AccessPath, map: &[u32]) -> AccessPath {
     }
 }
 
-pub(super) fn remap(node: Node, map: &[u32]) -> Node {
+fn remap(node: Node, map: &[u32]) -> Node {
     let m = |n: NodeId| map[n as usize];
     match node {
         Node::Load {

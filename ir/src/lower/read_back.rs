@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::builder::{remap, StageBuilder};
+use super::builder::{Interner, StageBuilder};
 use super::{field_dims, Env, LowerError, Lowering, TargetLeaf, Value};
 use crate::fieldview::{BinaryOp, Literal, UnaryOp};
 use crate::stage::{AccessPath, Bound, Node, NodeId, Output, Source, Stage, StageRange};
@@ -225,11 +225,10 @@ pub(super) fn variants(
 /// guarded load reads what the unguarded one reads wherever the latter has a value, and the
 /// element is read back only where its own stage computed it everywhere.
 fn same_computations(b: &StageBuilder, node: NodeId) -> Vec<NodeId> {
-    let nodes = b.snapshot(Vec::new(), Vec::new()).nodes;
-    let mut ids: HashMap<String, u32> = HashMap::new();
-    let mut canon: Vec<u32> = Vec::with_capacity(nodes.len());
-    for n in nodes {
-        let n = match remap(n, &canon) {
+    let unguarded: Vec<Node> = b
+        .nodes()
+        .iter()
+        .map(|n| match n.clone() {
             Node::Load {
                 source,
                 path,
@@ -244,10 +243,9 @@ fn same_computations(b: &StageBuilder, node: NodeId) -> Vec<NodeId> {
                 guarded: false,
             },
             other => other,
-        };
-        let next = ids.len() as u32;
-        canon.push(*ids.entry(format!("{n:?}")).or_insert(next));
-    }
+        })
+        .collect();
+    let canon = Interner::default().ids(&unguarded, |c| c);
     let own = canon[node as usize];
     (0..canon.len() as NodeId)
         .filter(|&n| canon[n as usize] == own)
