@@ -78,10 +78,32 @@ impl AccessPath {
         }
     }
 
-    /// This path followed by one more `step`.
+    /// This path followed by one more `step`. A Cartesian step right after one along the same
+    /// dimension joins it (`K - 1` then `K + 1` reads the point itself), so one point read
+    /// through differently nested shifts is one path, and the lowering's hash-consing makes
+    /// it one node: positions are sums of shifts, what lies between does not matter.
     pub fn then(&self, step: Step) -> AccessPath {
         let mut steps = self.steps.clone();
-        steps.push(step);
+        match (steps.last_mut(), step) {
+            (
+                Some(Step::Cartesian { dim, offset }),
+                Step::Cartesian {
+                    dim: next,
+                    offset: by,
+                },
+            ) if *dim == next => match offset.checked_add(by) {
+                Some(0) => {
+                    steps.pop();
+                }
+                Some(sum) => *offset = sum,
+                None => steps.push(Step::Cartesian {
+                    dim: next,
+                    offset: by,
+                }),
+            },
+            (_, Step::Cartesian { offset: 0, .. }) => {}
+            (_, step) => steps.push(step),
+        }
         AccessPath { steps }
     }
     /// Whether the path reads the stage's own point.

@@ -61,11 +61,13 @@ const REGISTER_BUDGET: u32 = 128;
 /// is open (docs/cuda.md). Any other kernel over the budget fails the test.
 const OVER_BUDGET: &[(&str, u32, u64, u64)] = &[
     // The fused solver steps' forward sweeps (ninth session; +4 and +2 registers since NVRTC
-    // compiles with `--fmad=false`, twelfth session) and their updates of ρ, θ_v and the Exner
-    // function, map stages since the twelfth session (255 registers and 88 B of spills before).
+    // compiles with `--fmad=false`, twelfth session; the predictor's +2 since a shift and its
+    // inverse join, 15 nodes fewer, eighteenth session) and their updates of ρ, θ_v and the
+    // Exner function, map stages since the twelfth session (255 registers and 88 B of spills
+    // before).
     (
         "vertically_implicit_solver_at_predictor_step_stage2",
-        224,
+        226,
         0,
         0,
     ),

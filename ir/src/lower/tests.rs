@@ -108,7 +108,35 @@ fn shifts_of_computed_values_are_pushed_into_every_leaf() {
     let paths = loads(stage);
     assert_eq!(paths.len(), 2);
     assert_eq!(paths[0].steps, vec![shift(-1)]);
-    assert_eq!(paths[1].steps, vec![shift(-1), shift(1)]);
+    // `K - 1` then `K + 1`: the point itself.
+    assert!(paths[1].steps.is_empty(), "{:?}", paths[1]);
+}
+
+#[test]
+fn one_point_read_through_shifts_that_cancel_is_one_node() {
+    // a + (a shifted by K + 1, then by K - 1) + (a shifted by K - 1, then by K + 2): `a` and
+    // `a` at K + 1, one load each.
+    let a = || param(0, ck());
+    let value = add(
+        add(a(), cartesian_shift(cartesian_shift(a(), "K", 1), "K", -1)),
+        cartesian_shift(cartesian_shift(a(), "K", -1), "K", 2),
+    );
+    let prog = program(
+        vec![("a", ck(), Role::In), ("out", ck(), Role::Out)],
+        vec![write(value, whole_field(1))],
+        vec![],
+    );
+    let stage = &lower(&prog).unwrap().stages[0];
+    let paths = loads(stage);
+    assert_eq!(paths.len(), 2, "{:#?}", stage.nodes);
+    assert!(paths[0].steps.is_empty());
+    assert_eq!(
+        paths[1].steps,
+        vec![Step::Cartesian {
+            dim: "K".into(),
+            offset: 1
+        }]
+    );
 }
 
 #[test]

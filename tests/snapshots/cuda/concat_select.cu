@@ -160,14 +160,14 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) concat_select_sta
         const double v9 = 5e-1;
         const bool v10_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v10_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const bool v10_p1_out = gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), -1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), -1LL) >= p.f0_o1 + p.f0_n1;
-        const long long v10_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), -1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v10_p1_out = k < p.f0_o1 || k >= p.f0_o1 + p.f0_n1;
+        const long long v10_p1 = gt4rs_clamp(k, p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
         const bool v10_undef = (v10_p0_out | v10_p1_out);
         const double v10 = p.f0[(v10_p0 - p.f0_o0) * p.f0_s0 + (v10_p1 - p.f0_o1) * p.f0_s1];
         const bool v11_p0_out = i0 < p.f0_o0 || i0 >= p.f0_o0 + p.f0_n0;
         const long long v11_p0 = gt4rs_clamp(i0, p.f0_o0, p.f0_o0 + p.f0_n0 - 1);
-        const bool v11_p1_out = gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), 1LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), 1LL) >= p.f0_o1 + p.f0_n1;
-        const long long v11_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(gt4rs_add((gt4rs_i64)(k), 1LL)), 1LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
+        const bool v11_p1_out = gt4rs_add((gt4rs_i64)(k), 2LL) < p.f0_o1 || gt4rs_add((gt4rs_i64)(k), 2LL) >= p.f0_o1 + p.f0_n1;
+        const long long v11_p1 = gt4rs_clamp(gt4rs_add((gt4rs_i64)(k), 2LL), p.f0_o1, p.f0_o1 + p.f0_n1 - 1);
         const bool v11_undef = (v11_p0_out | v11_p1_out);
         const double v11 = p.f0[(v11_p0 - p.f0_o0) * p.f0_s0 + (v11_p1 - p.f0_o1) * p.f0_s1];
         const double v12 = (v10 + v11);

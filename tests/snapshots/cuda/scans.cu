@@ -149,7 +149,7 @@ extern "C" __global__ void __launch_bounds__(GT4RS_BLOCK_SIZE) scans_stage1(cons
         const double v3 = c1;
         const bool v3_undef = c1_undef;
         const long long v4_p0 = i0;
-        const long long v4_p1 = gt4rs_add((gt4rs_i64)(k), 0LL);
+        const long long v4_p1 = k;
         const double v4 = p.f0[(v4_p0 - p.f0_o0) * p.f0_s0 + (v4_p1 - p.f0_o1) * p.f0_s1];
         const double v5 = (v2 + v4);
         const bool v5_undef = v2_undef;
