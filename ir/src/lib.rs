@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod carried;
 pub mod failure;
 pub mod fieldview;
 pub mod kernel;

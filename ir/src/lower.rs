@@ -61,6 +61,7 @@ use crate::stage::{
 };
 use crate::types::{DimKind, ScalarType, Type};
 
+pub(crate) use builder::Interner;
 use builder::StageBuilder;
 
 /// Makes `stage`, a temporary's stage, run over every row of its horizontal dimension, the

@@ -461,7 +461,7 @@ impl StageBuilder {
 /// Ids of nodes, equal across every arena interned with one interner where the nodes compute
 /// the same thing: a node's `Debug` spelling with its operands replaced by their ids.
 #[derive(Default)]
-pub(super) struct Interner {
+pub(crate) struct Interner {
     ids: HashMap<String, u32>,
 }
 

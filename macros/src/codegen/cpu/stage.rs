@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
+use gt4rs_ir::carried::carried_shifts;
 use gt4rs_ir::failure::Failure;
 use gt4rs_ir::fieldview::{BinaryOp, MathFun, Program, UnaryOp};
 use gt4rs_ir::stage::{NodeId, Source, Stage, StageProgram};
@@ -51,10 +52,35 @@ pub(super) fn emit(
     stage: &Stage,
 ) -> Result<TokenStream, String> {
     let walk = StageWalk::new(program, lowered, used_offsets, index, stage)?;
-    let mut e = StageEmitter::new(walk)?;
-    e.emit_all()?;
-    e.report_undefined_writes()?;
-    e.loop_nest()
+    // A scan whose levels compute values the level before computed at its own point carries
+    // them: its first level runs one copy of the stage, the levels after it another.
+    let split = carried_shifts(stage, |n| walk.sections[n as usize] == Section::Level);
+    let Some(split) = split else {
+        let mut e = StageEmitter::new(walk)?;
+        e.emit_all()?;
+        e.report_undefined_writes()?;
+        return e.loop_nest(None);
+    };
+    let mut first = StageEmitter::new(StageWalk::new(
+        program,
+        lowered,
+        used_offsets,
+        index,
+        &split.first,
+    )?)?;
+    first.emit_all()?;
+    first.report_undefined_writes()?;
+    let mut rest = StageEmitter::new(StageWalk::new(
+        program,
+        lowered,
+        used_offsets,
+        index,
+        &split.rest,
+    )?)?;
+    rest.needs = Some(split.rest_needs.clone());
+    rest.emit_all()?;
+    rest.report_undefined_writes()?;
+    first.loop_nest(Some(&mut rest))
 }
 
 struct StageEmitter<'a> {
@@ -85,6 +111,8 @@ struct StageEmitter<'a> {
     level_flags: BTreeMap<String, bool>,
     level_names: HashSet<String>,
     read_fields: BTreeSet<Source>,
+    /// Per node, whether it is computed; `None`: every node is (see `gt4rs_ir::carried`).
+    needs: Option<Vec<bool>>,
 }
 
 /// A statement of the vertical loop: `code` in the general loop, `fast` in the fast path's.
@@ -167,6 +195,7 @@ impl<'a> StageEmitter<'a> {
             level_flags: BTreeMap::new(),
             level_names: HashSet::new(),
             read_fields,
+            needs: None,
         })
     }
 
@@ -224,6 +253,12 @@ impl<'a> Spelling<'a> for StageEmitter<'a> {
     fn name(&self, name: &str) -> TokenStream {
         let i = ident(name);
         quote!(#i)
+    }
+
+    fn needed(&self, id: NodeId) -> bool {
+        self.needs
+            .as_ref()
+            .is_none_or(|needs| needs.get(id as usize).copied().unwrap_or(true))
     }
 
     /// Also records what the vertical loop reads from outside it (the fast path passes it in).

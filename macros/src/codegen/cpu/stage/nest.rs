@@ -55,7 +55,14 @@ struct Carries {
 
 impl StageEmitter<'_> {
     /// The stage's whole code, once every instance is emitted into its section.
-    pub(super) fn loop_nest(&mut self) -> Result<TokenStream, String> {
+    ///
+    /// With `rest`, the stage is a scan whose first level this emitter's stage runs and whose
+    /// other levels `rest`'s runs (`gt4rs_ir::carried`): the same nodes but the carried ones,
+    /// so this stage's prologue and column values serve both.
+    pub(super) fn loop_nest(
+        &mut self,
+        rest: Option<&mut StageEmitter<'_>>,
+    ) -> Result<TokenStream, String> {
         let outputs = self.outputs()?;
         let mut prologue = self.bounds(&outputs)?;
         prologue.extend(self.temporaries(&outputs));
@@ -63,8 +70,29 @@ impl StageEmitter<'_> {
         let shape = self.loop_shape();
         let stores = self.stores(&outputs, &shape)?;
         let carries = self.scan_carries();
-        let level_loop =
-            self.level_loop(&outputs, &shape, stores.at_level, stores.fast, carries)?;
+        let (mut nodes, mut level_must_stop) = (self.walk.stage.nodes.len(), self.level_must_stop);
+        let rest_levels = match rest {
+            Some(rest) => {
+                let stores = rest.stores(&outputs, &shape)?;
+                let Carries { update, .. } = rest.scan_carries();
+                let level = rest.level.iter().map(|l| l.code.clone());
+                nodes = rest
+                    .needs
+                    .as_ref()
+                    .map_or(nodes, |n| n.iter().filter(|x| **x).count());
+                level_must_stop = rest.level_must_stop;
+                Some(one_scope(level.chain(stores.at_level).chain(update)))
+            }
+            None => None,
+        };
+        let level_loop = self.level_loop(
+            &outputs,
+            &shape,
+            stores.at_level,
+            stores.fast,
+            carries,
+            rest_levels,
+        )?;
         let uniform = &self.uniform;
         let column = &self.column;
         let used_fields: Vec<syn::Ident> = {
@@ -99,8 +127,8 @@ impl StageEmitter<'_> {
             .stage
             .scan
             .as_ref()
-            .filter(|_| self.walk.vertical.is_some() && self.walk.stage.nodes.len() <= MAX_NODES)
-            .and_then(|_| interleaved_columns(&point_body, !self.level_must_stop))
+            .filter(|_| self.walk.vertical.is_some() && nodes <= MAX_NODES)
+            .and_then(|_| interleaved_columns(&point_body, !level_must_stop))
             .unwrap_or_else(|| quote!(let first = lo;));
         // The prologue and the checks run where this block is, before any stage's loop (so a
         // call that a check refuses writes nothing); the loop is the closure it evaluates to,
@@ -378,6 +406,7 @@ impl StageEmitter<'_> {
         stores: Vec<TokenStream>,
         fast: FastParts,
         carries: Carries,
+        rest_levels: Option<TokenStream>,
     ) -> Result<TokenStream, String> {
         let level: Vec<TokenStream> = self.level.iter().map(|l| l.code.clone()).collect();
         let (klo, khi) = (&shape.klo, &shape.khi);
@@ -392,10 +421,34 @@ impl StageEmitter<'_> {
                 };
                 let Carries { init, update } = carries;
                 let body = one_scope(level.into_iter().chain(stores).chain(update));
-                quote! {
-                    #(#init)*
-                    for k in #range {
-                        #body
+                match rest_levels {
+                    None => quote! {
+                        #(#init)*
+                        for k in #range {
+                            #body
+                        }
+                    },
+                    // The first level before the loop (a column's values, for the columns
+                    // walked side by side: its failures leave the group), the others in it.
+                    Some(rest) => {
+                        let (first, others) = if scan.forward {
+                            (quote!(#klo), quote!(#klo.saturating_add(1)..#khi))
+                        } else {
+                            (
+                                quote!(#khi - 1),
+                                quote!((#klo..#khi.saturating_sub(1)).rev()),
+                            )
+                        };
+                        quote! {
+                            #(#init)*
+                            if #klo < #khi {
+                                let k: i64 = #first;
+                                #body
+                            }
+                            for k in #others {
+                                #rest
+                            }
+                        }
                     }
                 }
             }
