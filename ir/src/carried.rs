@@ -173,14 +173,26 @@ fn zero(dtype: ScalarType) -> Literal {
 /// ordered shifts compares equal.
 fn moved(nodes: &[Node], axis: &str, by: i64) -> Vec<Node> {
     let path = |p: &AccessPath| {
-        let mut total = by;
+        let mut total = Some(by);
         let mut steps: Vec<Step> = Vec::with_capacity(p.steps.len() + 1);
         for s in &p.steps {
             match s {
-                Step::Cartesian { dim, offset } if dim == axis => total += offset,
+                Step::Cartesian { dim, offset } if dim == axis => {
+                    total = total.and_then(|t| t.checked_add(*offset));
+                }
                 other => steps.push(other.clone()),
             }
         }
+        // Shifts past i64: the path as it is, moved, in a form no summed path has (two steps
+        // along `axis`), so it equals nothing.
+        let Some(total) = total else {
+            let mut steps = p.steps.clone();
+            steps.push(Step::Cartesian {
+                dim: axis.to_string(),
+                offset: by,
+            });
+            return AccessPath { steps };
+        };
         if total != 0 {
             steps.push(Step::Cartesian {
                 dim: axis.to_string(),
@@ -189,46 +201,7 @@ fn moved(nodes: &[Node], axis: &str, by: i64) -> Vec<Node> {
         }
         AccessPath { steps }
     };
-    nodes
-        .iter()
-        .map(|node| match node {
-            Node::Load {
-                source,
-                path: p,
-                local,
-                dtype,
-                guarded,
-            } => Node::Load {
-                source: *source,
-                path: path(p),
-                local: *local,
-                dtype: *dtype,
-                guarded: *guarded,
-            },
-            Node::Index { dim, path: p } => Node::Index {
-                dim: dim.clone(),
-                path: path(p),
-            },
-            Node::Reduce {
-                op,
-                offset,
-                center,
-                var,
-                body,
-                value,
-                dtype,
-            } => Node::Reduce {
-                op: *op,
-                offset: offset.clone(),
-                center: path(center),
-                var: *var,
-                body: body.clone(),
-                value: *value,
-                dtype: *dtype,
-            },
-            other => other.clone(),
-        })
-        .collect()
+    nodes.iter().map(|node| node.with_paths(path)).collect()
 }
 
 #[cfg(test)]

@@ -315,6 +315,18 @@ impl Node {
         }
     }
 
+    /// This node with its access paths (a load's, an index's, a reduction's centre) made by
+    /// `f` from its own.
+    pub fn with_paths(&self, f: impl Fn(&AccessPath) -> AccessPath) -> Node {
+        let mut node = self.clone();
+        match &mut node {
+            Node::Load { path, .. } | Node::Index { path, .. } => *path = f(path),
+            Node::Reduce { center, .. } => *center = f(center),
+            _ => {}
+        }
+        node
+    }
+
     /// The reduction variables named directly by this node's slots.
     pub fn slot_vars(&self) -> Vec<u32> {
         let mut vars = Vec::new();

@@ -143,7 +143,9 @@ fn left_for_one_column(tokens: TokenStream) -> TokenStream {
 /// The level loop's body with each undefined write's exit, `if c { err.record(…); continue
 /// 'points; }`, made `if !failed && (c) { err.record(…); failed = true; }`: the column goes on
 /// (its values are computed whatever they are, and the call fails), but records only its first
-/// failure in scan order, the one the one-column loop stops at.
+/// failure in scan order, the one the one-column loop stops at. Blocks are walked too (a scan
+/// carrying values of the level before has its first level's statements in one branch and the
+/// others' in another).
 fn recorded_once(body: TokenStream, failed: &Ident) -> TokenStream {
     let tokens: Vec<TokenTree> = body.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
@@ -178,7 +180,14 @@ fn recorded_once(body: TokenStream, failed: &Ident) -> TokenStream {
                 }
             }
         }
-        out.push(tokens[i].clone());
+        out.push(match &tokens[i] {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                let mut inner = Group::new(g.delimiter(), recorded_once(g.stream(), failed));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            other => other.clone(),
+        });
         i += 1;
     }
     out.into_iter().collect()
@@ -353,6 +362,23 @@ mod tests {
             "{code}"
         );
         assert!(code.contains("failed_c1 = true ;"), "{code}");
+        // In the branches of a scan's first level and the others too.
+        let branches: TokenStream = "let (c0,): (f64,); c0 = init; \
+             for k in klo..khi { if k == klo { let (v1,): (f64,); v1 = c0 + 1.0; \
+             if v1_undef { err.record(&[i0, k], || made()); continue 'points; } c0 = v1; } \
+             else { let (v1,): (f64,); v1 = c0 * 2.0; \
+             if v1_undef { err.record(&[i0, k], || made()); continue 'points; } c0 = v1; } }"
+            .parse()
+            .expect("test code");
+        let code = interleaved_columns(&branches, true)
+            .expect("interleaves")
+            .to_string();
+        assert!(!code.contains("continue"), "{code}");
+        assert_eq!(
+            code.matches("if ! failed_c2 && (v1_undef)").count(),
+            2,
+            "{code}"
+        );
         // Not where the level's exits include one that must stop the column.
         assert!(interleaved_columns(&body, false).is_none());
     }

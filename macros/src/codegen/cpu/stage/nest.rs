@@ -80,7 +80,7 @@ impl StageEmitter<'_> {
                     .needs
                     .as_ref()
                     .map_or(nodes, |n| n.iter().filter(|x| **x).count());
-                level_must_stop = rest.level_must_stop;
+                level_must_stop |= rest.level_must_stop;
                 Some(one_scope(level.chain(stores.at_level).chain(update)))
             }
             None => None,
@@ -428,25 +428,24 @@ impl StageEmitter<'_> {
                             #body
                         }
                     },
-                    // The first level before the loop (a column's values, for the columns
-                    // walked side by side: its failures leave the group), the others in it.
+                    // The first level in scan order computes everything, the others take the
+                    // values of the level before from the carry. One loop: a group of columns
+                    // walked side by side records an undefined write at the first level as at
+                    // any other, and a column's first level is never run twice.
                     Some(rest) => {
-                        let (first, others) = if scan.forward {
-                            (quote!(#klo), quote!(#klo.saturating_add(1)..#khi))
+                        let first = if scan.forward {
+                            quote!(#klo)
                         } else {
-                            (
-                                quote!(#khi - 1),
-                                quote!((#klo..#khi.saturating_sub(1)).rev()),
-                            )
+                            quote!(#khi.wrapping_sub(1))
                         };
                         quote! {
                             #(#init)*
-                            if #klo < #khi {
-                                let k: i64 = #first;
-                                #body
-                            }
-                            for k in #others {
-                                #rest
+                            for k in #range {
+                                if k == #first {
+                                    #body
+                                } else {
+                                    #rest
+                                }
                             }
                         }
                     }
