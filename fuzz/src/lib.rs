@@ -487,12 +487,26 @@ impl Gen<'_> {
                 12 if !plain && !self.no_scan && dt == Dt::F64 && self.scans.len() < 2 => {
                     let args = 1 + self.rng.below(2) as usize;
                     let n = self.scan_op(args);
-                    Kind::Scan(
-                        n,
-                        (0..args)
-                            .map(|_| self.expr(home, dt, d.min(2), plain))
-                            .collect(),
-                    )
+                    // Half of the two-argument scans read one value at the level and at the
+                    // level before or after it, as ICON's forward sweep does: what the CPU
+                    // loop nest carries from level to level (`gt4rs_ir::carried`).
+                    if args == 2 && self.rng.chance(50) {
+                        let value = self.shifted(home, dt, d.min(2), plain);
+                        let by = *self.rng.pick(&[-1, 1]);
+                        let shifted = Expr {
+                            home,
+                            dt,
+                            kind: Kind::Shift('K', by, b(value.clone())),
+                        };
+                        Kind::Scan(n, vec![value, shifted])
+                    } else {
+                        Kind::Scan(
+                            n,
+                            (0..args)
+                                .map(|_| self.expr(home, dt, d.min(2), plain))
+                                .collect(),
+                        )
+                    }
                 }
                 _ => Kind::Bin(
                     *self.rng.pick(&['+', '-', '*']),

@@ -93,29 +93,30 @@ pub mod fuzz_00000000013524f2 {
     }
 
     #[field_operator]
-    pub fn op0(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_1: f32, s_f64_0: f64) -> (Field<(Cell, K), f64>, Field<(Cell, K), f32>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64) -> Field<(Cell, K), f64> {
         let t0 = c_f64_0;
         let t1 = (scan0(((e_f64_0 * e_f64_1) / (-e_f64_0))).at(C2E3[2]) - c_f64_0);
-        ((scan1(c_f64_1, (t0 * t0)).abs().sqrt() - (t1 / s_f64_0)), (-((e_f32_1.at(C2E3[2]) - concat_where(K < 4, c_f32_1, c_f32_0)) - (c_f32_0 / s_f32_1))))
+        (scan1((c_f64_0 * c_f64_0), (c_f64_0 * c_f64_0).at(K + 1)).abs().sqrt() - ((t1 / s_f64_0) + t1))
     }
 
     #[field_operator]
-    pub fn op1(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
-        let t0 = (concat_where(K < 4, g_f64_0, ((g_f64_1 * g_f64_0) + g_f64_1.at(J - 1))) * (g_f64_0 + (g_f64_1 - select((g_f32_1 <= g_f32_1), g_f64_0, g_f64_0))));
-        let t1 = concat_where(K < 6, (t0 + g_f64_1.abs().sqrt()), g_f64_0).abs().sqrt();
-        (-(select((g_f64_1 < t1), ((g_i32_1 as i64) as i32), select((t0 != g_f64_0), g_i32_0, g_i32_1)) as f64))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = ((-e_f64_1) * c_f64_1.at(E2C[1]));
+        let t1 = ((e_f32_0 * 1e30) as i32);
+        (((e_i32_0 as i64) as f64).abs().sqrt(), (e_f64_1.at(K - 1) / c_f64_1.at(E2C[1])))
     }
 
     #[field_operator]
-    pub fn op2(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        (concat_where(K < 4, e_f64_0, ((-e_f64_1) / concat_where(K < 6, (e_f64_1 * e_f64_1), c_f64_1.at(E2C[1])))), select(((select((e_f64_1 < e_f64_0), e_f64_1, e_f64_1) * (e_f64_1 * e_f64_0)) != (c_f64_1 - c_f64_0).at(E2C[0])), neighbor_sum(neighbor_sum(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3).at(E2C), E2C), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
+        let t0 = select((e_i32_0 != (e_i32_1 - e_i32_1).at(K + 1)), (e_f64_1 + c_f64_1.at(E2C[1])), ((-(e_i32_0 as f64)) + e_f64_1));
+        neighbor_sum(neighbor_sum((e_f64_1 - e_f64_1).at(K - 2).at(C2E3), C2E3).at(E2C), E2C)
     }
 
     #[program]
-    pub fn fuzz_00000000013524f2(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f32_1: f32, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f32>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
-        op0(c_f32_0, c_f32_1, c_f64_0, c_f64_1, e_f32_1, e_f64_0, e_f64_1, s_f32_1, s_f64_0).write_to((out0_0, out0_1), domain![Cell: 1..6, K: 0..7]);
-        op1(g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 1..5, K: 0..6]);
-        op2(c_f64_0, c_f64_1, e_f64_0, e_f64_1).write_to((out2_0, out2_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524f2(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, s_f64_0).write_to(out0_0, domain![Cell: 0..7, K: 1..5]);
+        op1(c_f64_1, e_f32_0, e_f64_1, e_i32_0).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 2..7]);
+        op2(c_f64_1, e_f64_1, e_i32_0, e_i32_1).write_to(out2_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -189,27 +190,25 @@ pub mod fuzz_00000000013524f6 {
         carry * 0.5 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * -0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + (x0 - x0) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        ((g_f64_1 * ((g_f64_0 + g_f64_0) + ((-g_f64_1) * (g_i32_1 as f64)))), select((g_f64_0 <= scan0((g_f64_1 * g_f64_1), select((g_f32_0 != g_f32_1), g_f64_1, g_f64_0))), scan1((g_f64_0 * g_f64_1), (g_f64_1 + g_f64_1)).abs().sqrt(), ((g_f64_0 * g_f64_1) * g_f64_1.at(K + 2)).at(J - 1)))
+    pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
+        ((g_f64_1 * ((g_f64_0 + g_f64_0) + ((-g_f64_1) * (g_i32_1 as f64)))), select((g_f64_0 <= scan0(concat_where(K < 4, g_f64_1, g_f64_1), concat_where(K < 4, g_f64_1, g_f64_1).at(K - 1))), (g_f64_1 - (select((g_i32_0 != g_i32_1), (g_i32_1 as i64), (g_i32_1 as i64)) as f64)), ((g_f64_1 + g_f64_1.at(J - 1)) - g_f64_1)))
     }
 
     #[field_operator]
-    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f32>) {
-        let t0 = e_i32_1;
-        let t1 = ((e_i32_1 - e_i32_0) + select((e_i32_0 != t0), t0, t0));
-        (concat_where(K < 4, e_f64_0, e_f64_0), (-neighbor_sum(neighbor_sum(e_f32_1.at(C2E3), C2E3).at(E2C), E2C)))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        (scan1(e_f64_1).at(C2E3[2])).tanh()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f6(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out1_1: &mut Field<(Edge, K), f32>) {
-        op0(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 1..5, K: 1..5]);
-        op1(e_f32_1, e_f64_0, e_i32_0, e_i32_1).write_to((out1_0, out1_1), domain![Edge: 0..11, K: 1..6]);
+    pub fn fuzz_00000000013524f6(e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out0_1: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>) {
+        op0(g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out0_0, out0_1), domain![I: 0..6, J: 1..5, K: 1..7]);
+        op1(e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
     }
 }
 
@@ -224,29 +223,30 @@ pub mod fuzz_00000000013524f7 {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = select((v_f64_1 > v_f64_0), select((v_f64_0 <= v_f64_1), v_i32_1, v_i32_1), (v_i32_1 - v_i32_1));
         let t1 = v_f64_1.abs().sqrt();
-        (concat_where(K < 6, (v_f64_0 + v_f64_1), scan0(v_f64_1, t1)), neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6))
+        concat_where(K < 6, (v_f64_0 + v_f64_1), scan0(t1, v_f64_0))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = (v_i32_1 as f64).abs().sqrt();
-        ((v_f64_0 * neighbor_sum(e_f64_0.at(V2E6), V2E6))).atan()
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = (g_f64_1 as f32);
+        let t1 = ((g_i32_1 as f64) / ((g_f64_0 + g_f64_0) + (g_f64_0 * g_f64_0)));
+        g_f64_0
     }
 
     #[field_operator]
-    pub fn op2(c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = c_i32_1;
-        ((c_f64_1 - c_f64_1) / min_over(e_f64_1.at(C2E3), C2E3))
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, w_e2c_f64: Field<(Edge, E2C), f64>) -> Field<(Edge, K), f64> {
+        let t0 = ((neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) - (-(e_f32_0 as f64))) / (neighbor_sum(((c_f64_0 * k_f64).at(E2C) * w_e2c_f64), E2C) + k_f64));
+        (neighbor_sum(neighbor_sum(((e_f64_1 - e_f64_0) * (-e_f64_1)).at(C2E3), C2E3).at(E2C), E2C)).cos()
     }
 
     #[program]
-    pub fn fuzz_00000000013524f7(c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f64_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..7]);
-        op1(e_f64_0, v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 0..6]);
-        op2(c_f64_1, c_i32_1, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013524f7(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(v_f64_0, v_f64_1, v_i32_1).write_to(out0_0, domain![Vertex: 1..4, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op2(c_f64_0, e_f32_0, e_f64_0, e_f64_1, k_f64, w_e2c_f64).write_to(out2_0, domain![Edge: 0..11, K: 0..7]);
     }
 }
 
@@ -277,33 +277,35 @@ pub mod fuzz_00000000013524f9 {
         carry * 0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0
+        carry * 0.5 + x0
     }
 
     #[field_operator]
-    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
-        let t0 = ((select((e_f32_1 != e_f32_1), scan0(e_f64_0, e_f64_0), (e_f64_1 - e_f64_0)) * 3000000000.0) as i32);
-        ((max_over(neighbor_sum((e_f64_0 * e_f64_0).at(C2E3), C2E3).at(E2C), E2C)).cos(), neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).abs().sqrt())
+    pub fn op0(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>) -> Field<(Edge, K), f32> {
+        let t0 = ((select((e_f32_1 != e_f32_1), scan0(e_f64_0, e_f64_0), scan1(e_f64_1, e_f64_1.at(K - 1))) * 3000000000.0) as i32);
+        (e_f32_1 * k_f32)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        (neighbor_sum(e_f64_1.at(V2E6), V2E6), scan1((v_f64_0.at(K - 1) - concat_where(K < 3, v_f64_0, v_f64_1)), ((-v_f64_1) - s_f64_0)))
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), i32> {
+        let t0 = (((c_f32_1 - c_f32_0) as f64) - (e_f64_1.at(C2E3[1]) - (c_f64_1 * c_f64_0)));
+        let t1 = (neighbor_sum((e_f64_1.at(C2E3) * w_c2e3_f64), C2E3).at(K - 1) - max_over(c_f64_0.at(E2C), E2C).at(C2E3[1]));
+        (select((c_f64_0 < t1), (c_i32_0 - c_i32_1), (c_i32_1 / 7)) + ((c_i32_1 + c_i32_1) - select((c_f64_0 <= c_f64_1), c_i32_1, c_i32_0)))
     }
 
     #[field_operator]
-    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f64>, Field<(I, J, K), f64>) {
-        let t0 = select((((-g_f64_1) + (g_f64_1 * g_f64_0)) < ((-g_f64_0) - (-g_f64_1))), (((g_i32_1 / 3) / 3) + ((g_i32_1 + g_i32_1) + (g_i32_0 + g_i32_1))), (((g_i32_1 / 2) * 7) * g_i32_0));
-        (g_f64_1, select(((g_i32_0.at(I + 1) * ((g_f32_0 * 1e19) as i32)) <= (g_i32_0.at(I - 1) * (t0 * g_i32_1))), ((t0 * t0) as f64), (g_f64_1 + (g_f64_1.abs().sqrt() + (g_f64_1 * g_f64_0)))))
+    pub fn op2(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        let t0 = (e_f32_1 * (c_f32_1.at(E2C[0]) * e_f32_0));
+        ((e_f64_1).atan(), select(((e_i32_0 * e_i32_1) <= ((e_i32_0 as i64) as i32)), select((t0 <= t0), (e_f64_0 * e_f64_0), (e_f64_0 * e_f64_0)), concat_where(K < 1, e_f64_0, e_f64_1).at(K + (e_i32_0 % 3))))
     }
 
     #[program]
-    pub fn fuzz_00000000013524f9(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(I, J, K), f64>, out2_1: &mut Field<(I, J, K), f64>) {
-        op0(e_f32_1, e_f64_0, e_f64_1).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
-        op1(e_f64_1, s_f64_0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 2..6]);
-        op2(g_f32_0, g_f64_0, g_f64_1, g_i32_0, g_i32_1).write_to((out2_0, out2_1), domain![I: 2..4, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013524f9(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f32: &Field<K, f32>, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Cell, K), i32>, out2_0: &mut Field<(Edge, K), f64>, out2_1: &mut Field<(Edge, K), f64>) {
+        op0(e_f32_1, e_f64_0, e_f64_1, k_f32).write_to(out0_0, domain![Edge: 0..11, K: 1..6]);
+        op1(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_1, w_c2e3_f64).write_to(out1_0, domain![Cell: 0..7, K: 1..6]);
+        op2(c_f32_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out2_0, out2_1), domain![Edge: 1..10, K: 2..5]);
     }
 }
 
@@ -389,27 +391,31 @@ pub mod fuzz_00000000013524fd {
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> (Field<(Cell, K), f64>, Field<(Cell, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Cell, K), f64> {
         let t0 = scan0(((-e_f64_1) - e_f64_0)).at(C2E3[1]);
-        let t1 = select((c_f64_1 < c_f64_1.at(K + 1)), scan1((((c_f64_1 * 8.0) as i32) as f64), max_over((-e_f64_0).at(C2E3), C2E3)), ((-max_over(neighbor_sum(c_f64_0.at(E2C), E2C).at(C2E3), C2E3)) * (e_f64_1 + e_f64_1).at(C2E3[2])));
-        ((select((((t1 + c_f64_0) / (c_f64_0 * c_f64_1)) < max_over(neighbor_sum(c_f64_1.at(E2C), E2C).at(C2E3), C2E3)), (((c_i32_1 as i64) / 2).at(K + 1) as f64), c_f64_0)).atan(), (neighbor_sum((-e_f64_0).at(K - 2).at(C2E3), C2E3) / k_f64))
+        let t1 = select((c_f64_1 < c_f64_1.at(K + 1)), scan1(((c_f64_0 + c_f64_0) - ((c_i32_0 as i64) as f64)), ((c_f64_0 + c_f64_0) - ((c_i32_0 as i64) as f64)).at(K + 1)), (-(select((c_f64_1 != c_f64_1), c_i32_1, c_i32_0) as f64)));
+        min_over((select((e_f64_1 < e_f64_1), e_f64_0.abs().sqrt(), (e_i32_1 as f64)) + (c_f64_1.at(E2C[1]) - 0.125)).at(C2E3), C2E3)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>) -> Field<(Cell, K), f64> {
-        select((c_i32_0 <= c_i32_0), (c_f64_1 + c_f64_1), c_f64_1.abs().sqrt())
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), i32> {
+        let t0 = select((((e_f32_1 * 3.0) - min_over(c_f32_0.at(E2C), E2C)) <= (-e_f32_0).abs().sqrt()), max_over((-c_f64_0).at(E2C), E2C), select((e_f64_0 < (e_f64_1 - e_f64_1)), ((e_f64_0 + e_f64_1) - (e_f64_0 + e_f64_1)), neighbor_sum(concat_where(K < 2, c_f64_1, c_f64_1).at(E2C), E2C)));
+        let t1 = select((e_f64_0 <= (((e_i32_0 as i64) - (e_i32_1 as i64)) as f64)), e_f64_0, (c_f64_1.at(E2C[1]).at(K - 1) * select((t0 < e_f64_1), (e_f64_1 + t0), (e_f64_1 / e_f64_0))));
+        e_i32_0
     }
 
     #[field_operator]
-    pub fn op2(c_f32_1: Field<(Cell, K), f32>) -> Field<(Cell, K), f32> {
-        c_f32_1
+    pub fn op2(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (select((v_f64_0 > v_f64_0), v_f32_1, v_f32_0) + (v_f32_0 - v_f32_0));
+        let t1 = v_f64_0;
+        (t1.abs().sqrt() * select((v_i32_1 < v_i32_1), t1, v_f64_0))
     }
 
     #[program]
-    pub fn fuzz_00000000013524fd(c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, out0_0: &mut Field<(Cell, K), f64>, out0_1: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Cell, K), f32>) {
-        op0(c_f64_0, c_f64_1, c_i32_1, e_f64_0, e_f64_1, k_f64).write_to((out0_0, out0_1), domain![Cell: 0..7, K: 3..6]);
-        op1(c_f64_1, c_i32_0).write_to(out1_0, domain![Cell: 0..7, K: 1..7]);
-        op2(c_f32_1).write_to(out2_0, domain![Cell: 0..7, K: 1..6]);
+    pub fn fuzz_00000000013524fd(c_f32_0: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Cell, K), f64>, out1_0: &mut Field<(Edge, K), i32>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Cell: 1..6, K: 1..5]);
+        op1(c_f32_0, c_f64_0, c_f64_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
+        op2(v_f32_0, v_f32_1, v_f64_0, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 1..6]);
     }
 }
 
@@ -448,16 +454,16 @@ pub mod fuzz_00000000013524ff {
     }
 
     #[field_operator]
-    pub fn op1(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C);
-        let t1 = ((t0 / e_f64_0) - scan0(e_f64_0, e_f64_1));
-        select((t1 != t0), ((e_i32_1 as i64) as f32), (e_f32_0 + e_f32_0))
+        let t1 = ((t0 / e_f64_0) - scan0(e_f64_1, t0));
+        (t0).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013524ff(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_1: &Field<(Edge, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f32>) {
+    pub fn fuzz_00000000013524ff(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
         op0(e_f32_0, e_f64_0, v_f32_0, v_f32_1, v_f64_0, v_i32_0, v_i32_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f32_0, e_f64_0, e_f64_1, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
+        op1(e_f64_0, e_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -1284,19 +1290,14 @@ pub mod fuzz_000000000135251d {
         carry * -0.5 + x0
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (scan0(scan1(e_f64_0), e_f64_1)).atan()
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_e2c_f64: Field<(Edge, E2C), f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+        (scan0(e_f64_1.at(K + 1), e_f64_0), neighbor_sum(((c_f64_0 * c_f64_0).at(E2C) * w_e2c_f64), E2C))
     }
 
     #[program]
-    pub fn fuzz_000000000135251d(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_000000000135251d(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, w_e2c_f64: &Field<(Edge, E2C), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f64_0, e_f64_1, w_e2c_f64).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..6]);
     }
 }
 
@@ -1311,10 +1312,10 @@ pub mod fuzz_000000000135251e {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f32: Field<K, f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
         let t0 = (-(v_f32_1 - v_f32_1.abs().sqrt()));
         let t1 = min_over(((e_f64_0 * (-e_f64_1)) * e_f64_0).at(V2E6), V2E6);
-        (t1, scan0(((v_f32_1 / k_f32) as f64), v_f64_1))
+        (t1, scan0((-(v_f64_1 / k_f64)), v_f64_1))
     }
 
     #[field_operator]
@@ -1323,8 +1324,8 @@ pub mod fuzz_000000000135251e {
     }
 
     #[program]
-    pub fn fuzz_000000000135251e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f32: &Field<K, f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
-        op0(e_f64_0, e_f64_1, k_f32, v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
+    pub fn fuzz_000000000135251e(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>) {
+        op0(e_f64_0, e_f64_1, k_f64, v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
         op1(e_f64_0, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
     }
 }
@@ -2103,21 +2104,22 @@ pub mod fuzz_000000000135253a {
     }
 
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f64: Field<(Vertex, V2E6), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f64>) {
         let t0 = scan0((-(v_f64_1 - v_f64_1)));
         let t1 = neighbor_sum(((e_f64_0 - e_f64_1).abs().sqrt() * select((e_f64_0 > e_f64_1), (e_f64_0 - 3.0), (e_f64_1 + s_f64_0))).at(V2E6), V2E6);
-        ((v_i32_0 + 2), (concat_where(K < 4, (((v_i32_0 as i64) / 7) as f64), scan1(concat_where(K < 3, t0, v_f64_0), concat_where(K < 3, v_f64_1, v_f64_0))) + (((v_i32_1 as i64) as f64) + (neighbor_sum((e_f64_1.at(V2E6) * w_v2e6_f64), V2E6) * max_over(e_f64_0.at(V2E6), V2E6)))))
+        ((v_i32_0 + 2), (concat_where(K < 4, (((v_i32_0 as i64) / 7) as f64), scan1((v_f64_0 * v_f64_0), (v_f64_0 * v_f64_0).at(K - 1))) + concat_where(K < 3, (v_f64_0 + min_over(e_f64_0.at(V2E6), V2E6)), concat_where(K < 4, (v_i32_0 as f64), concat_where(K < 6, t1, t1)))))
     }
 
     #[field_operator]
-    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        (((g_f64_1 * g_f64_1) - (g_f64_1 + g_f64_0)) * select((g_f64_1 <= g_f64_1), (g_f64_1 + g_f64_0), (g_f64_1 - g_f64_0)))
+    pub fn op1(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_1: f64) -> Field<(Edge, K), f64> {
+        let t0 = (-e_f64_1).at(C2E3[2]).at(E2C[1]);
+        ((c_f64_1.at(E2C[1]) / 1.5) / s_f64_1)
     }
 
     #[program]
-    pub fn fuzz_000000000135253a(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f64: &Field<(Vertex, V2E6), f64>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
-        op0(e_f64_0, e_f64_1, s_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1, w_v2e6_f64).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 1..7]);
-        op1(g_f64_0, g_f64_1).write_to(out1_0, domain![I: 1..5, J: 0..5, K: 0..7]);
+    pub fn fuzz_000000000135253a(c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, s_f64_0: f64, s_f64_1: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
+        op0(e_f64_0, e_f64_1, s_f64_0, v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 2..7]);
+        op1(c_f64_1, e_f64_1, s_f64_1).write_to(out1_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -2227,16 +2229,16 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_00000000013524f3", seed: 20260083, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f3::fuzz_00000000013524f3::compile(o)?)) },
     Case { name: "fuzz_00000000013524f4", seed: 20260084, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f4::fuzz_00000000013524f4::compile(o)?)) },
     Case { name: "fuzz_00000000013524f5", seed: 20260085, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f5::fuzz_00000000013524f5::compile(o)?)) },
-    Case { name: "fuzz_00000000013524f6", seed: 20260086, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f6::fuzz_00000000013524f6::compile(o)?)) },
+    Case { name: "fuzz_00000000013524f6", seed: 20260086, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f6::fuzz_00000000013524f6::compile(o)?)) },
     Case { name: "fuzz_00000000013524f7", seed: 20260087, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f7::fuzz_00000000013524f7::compile(o)?)) },
     Case { name: "fuzz_00000000013524f8", seed: 20260088, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524f8::fuzz_00000000013524f8::compile(o)?)) },
     Case { name: "fuzz_00000000013524f9", seed: 20260089, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524f9::fuzz_00000000013524f9::compile(o)?)) },
     Case { name: "fuzz_00000000013524fa", seed: 20260090, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fa::fuzz_00000000013524fa::compile(o)?)) },
     Case { name: "fuzz_00000000013524fb", seed: 20260091, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fb::fuzz_00000000013524fb::compile(o)?)) },
     Case { name: "fuzz_00000000013524fc", seed: 20260092, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fc::fuzz_00000000013524fc::compile(o)?)) },
-    Case { name: "fuzz_00000000013524fd", seed: 20260093, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524fd::fuzz_00000000013524fd::compile(o)?)) },
+    Case { name: "fuzz_00000000013524fd", seed: 20260093, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fd::fuzz_00000000013524fd::compile(o)?)) },
     Case { name: "fuzz_00000000013524fe", seed: 20260094, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524fe::fuzz_00000000013524fe::compile(o)?)) },
-    Case { name: "fuzz_00000000013524ff", seed: 20260095, math: false, compile: |o| Ok(Box::new(fuzz_00000000013524ff::fuzz_00000000013524ff::compile(o)?)) },
+    Case { name: "fuzz_00000000013524ff", seed: 20260095, math: true, compile: |o| Ok(Box::new(fuzz_00000000013524ff::fuzz_00000000013524ff::compile(o)?)) },
     Case { name: "fuzz_0000000001352500", seed: 20260096, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352500::fuzz_0000000001352500::compile(o)?)) },
     Case { name: "fuzz_0000000001352501", seed: 20260097, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352501::fuzz_0000000001352501::compile(o)?)) },
     Case { name: "fuzz_0000000001352502", seed: 20260098, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352502::fuzz_0000000001352502::compile(o)?)) },
@@ -2266,7 +2268,7 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_000000000135251a", seed: 20260122, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251a::fuzz_000000000135251a::compile(o)?)) },
     Case { name: "fuzz_000000000135251b", seed: 20260123, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251b::fuzz_000000000135251b::compile(o)?)) },
     Case { name: "fuzz_000000000135251c", seed: 20260124, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251c::fuzz_000000000135251c::compile(o)?)) },
-    Case { name: "fuzz_000000000135251d", seed: 20260125, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
+    Case { name: "fuzz_000000000135251d", seed: 20260125, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251d::fuzz_000000000135251d::compile(o)?)) },
     Case { name: "fuzz_000000000135251e", seed: 20260126, math: true, compile: |o| Ok(Box::new(fuzz_000000000135251e::fuzz_000000000135251e::compile(o)?)) },
     Case { name: "fuzz_000000000135251f", seed: 20260127, math: false, compile: |o| Ok(Box::new(fuzz_000000000135251f::fuzz_000000000135251f::compile(o)?)) },
     Case { name: "fuzz_0000000001352520", seed: 20260128, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352520::fuzz_0000000001352520::compile(o)?)) },

@@ -134,25 +134,27 @@ pub mod fuzz_0000000001352594 {
         carry * -0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = false, init = 0.0)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.5 + x0.max(x1)
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        ((scan0(v_f64_1, v_f64_1) + v_f64_1).abs().sqrt().abs().sqrt(), concat_where(K < 6, concat_where(K < 6, scan1(v_f64_0, v_f64_1), (-(-v_f64_1))), (v_f64_1 - ((v_i32_0 / 7) as f64))))
+    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+        (scan0(v_f64_1, v_f64_0) + scan1(v_f64_1)).abs().sqrt().abs().sqrt()
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        e_f64_0
+    pub fn op1(e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+        let t0 = ((-v_f32_1) / (v_f32_0 - v_f32_1));
+        let t1 = v_f64_1.abs().sqrt().abs().sqrt();
+        (min_over((e_f64_0 + e_f64_0).at(V2E6), V2E6), (concat_where(K < 1, t0, v_f32_0) - neighbor_sum(e_f32_1.at(V2E6), V2E6)))
     }
 
     #[program]
-    pub fn fuzz_0000000001352594(e_f64_0: &Field<(Edge, K), f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>) {
-        op0(v_f64_0, v_f64_1, v_i32_0).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..6]);
-        op1(e_f64_0).write_to(out1_0, domain![Edge: 1..10, K: 0..6]);
+    pub fn fuzz_0000000001352594(e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f32>) {
+        op0(v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 1..4, K: 0..6]);
+        op1(e_f32_1, e_f64_0, v_f32_0, v_f32_1, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 1..4, K: 1..7]);
     }
 }
 
@@ -239,9 +241,9 @@ pub mod fuzz_0000000001352597 {
         carry * -0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + x0 * x0
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.5 + x0 * x1
     }
 
     #[field_operator]
@@ -251,16 +253,16 @@ pub mod fuzz_0000000001352597 {
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, s_f64_1: f64) -> Field<(I, J, K), f64> {
+    pub fn op1(g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, s_f64_1: f64) -> Field<(I, J, K), f32> {
         let t0 = (((-g_f64_1.at(J - 2)) * ((g_f64_1 * g_f64_0) - 0.5)) * ((g_f64_1 - g_f64_0) - select((g_f32_1 > g_f32_1), g_f64_0, g_f64_0)).at(J + 1));
-        let t1 = scan0((((g_f32_1 * 8.0) as i32) as f64), scan1(t0));
-        (concat_where(K < 1, ((-(g_i32_0 as f64)) * s_f64_1), (((g_f32_1 + g_f32_0) * (g_f32_0 - g_f32_0)) as f64))).sin()
+        let t1 = scan0(concat_where(K < 5, g_f64_0, t0), (scan1(g_f64_1, t0) / s_f64_1));
+        (-((g_i32_0 - g_i32_1).at(I - 1) as f32))
     }
 
     #[program]
-    pub fn fuzz_0000000001352597(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>) {
+    pub fn fuzz_0000000001352597(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, s_f64_1: f64, out0_0: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f32>) {
         op0(c_f64_0, e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 1..7]);
-        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_0, s_f64_1).write_to(out1_0, domain![I: 0..6, J: 2..4, K: 1..7]);
+        op1(g_f32_1, g_f64_0, g_f64_1, g_i32_0, g_i32_1, s_f64_1).write_to(out1_0, domain![I: 2..5, J: 2..4, K: 1..7]);
     }
 }
 
@@ -276,7 +278,7 @@ pub mod fuzz_0000000001352598 {
 
     #[scan_operator(axis = K, forward = true, init = 1.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0 * x0
+        carry * 0.25 + x0.max(x0)
     }
 
     #[field_operator]
@@ -286,23 +288,23 @@ pub mod fuzz_0000000001352598 {
     }
 
     #[field_operator]
-    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_1: f32) -> Field<(Edge, K), f64> {
+    pub fn op1(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_1: f32) -> Field<(Edge, K), f64> {
         let t0 = ((-max_over((c_f32_0 * c_f32_1).at(E2C), E2C)) - s_f32_1);
-        scan0(select((e_f64_1 > e_f64_1), (e_f64_1 + e_f64_1), (e_f64_0 / e_f64_1)), (e_f32_0 as f64))
+        scan0((e_f64_1.at(K + 1) + 0.5), (select((e_f64_1 <= e_f64_0), e_f64_0, e_f64_0) - max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)))
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
-        let t0 = select(((v_f64_1 * (v_f64_0 - v_f64_0)) < neighbor_sum(scan1(e_f64_0).at(V2E6), V2E6)), (v_i32_1 - (v_i32_1 + 2)).at(K - 1), select(((v_f64_1 * v_f64_1) <= (v_f64_1 * v_f64_1)), (select((v_f64_0 < v_f64_0), v_i32_1, v_i32_0) * v_i32_1), (v_i32_0.at(K - 1) / 2)));
-        let t1 = ((v_f64_0 * 8.0) as i32);
-        (-v_f64_1)
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, c_i32_0: Field<(Cell, K), i32>, c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64) -> Field<(Cell, K), f64> {
+        let t0 = c_i32_0;
+        let t1 = ((((t0 - c_i32_1) + 7) / 3) - (((c_f32_0 * 8.0) as i32) + select((c_f32_0 != c_f32_0), select((c_f32_0 > c_f32_1), t0, t0), t0)));
+        (scan1(((e_f64_0 + e_f64_0) * (e_f32_0 as f64))).at(C2E3[0]) * select((e_f32_1.at(C2E3[1]) != e_f32_0.at(C2E3[1])), e_f64_1.at(C2E3[0]).at(K + 1), ((c_f64_0 + s_f64_0) * (c_f64_0 * c_f64_1))))
     }
 
     #[program]
-    pub fn fuzz_0000000001352598(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f32_1: f32, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+    pub fn fuzz_0000000001352598(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_0: &Field<(Cell, K), i32>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f32_1: f32, s_f64_0: f64, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(g_f64_0, g_f64_1, s_f64_0).write_to(out0_0, domain![I: 2..6, J: 0..5, K: 1..7]);
-        op1(c_f32_0, c_f32_1, e_f32_0, e_f64_0, e_f64_1, s_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(e_f64_0, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 1..7]);
+        op1(c_f32_0, c_f32_1, e_f64_0, e_f64_1, s_f32_1).write_to(out1_0, domain![Edge: 0..11, K: 0..5]);
+        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1, c_i32_0, c_i32_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, s_f64_0).write_to(out2_0, domain![Cell: 1..6, K: 0..5]);
     }
 }
 
@@ -380,11 +382,6 @@ pub mod fuzz_000000000135259b {
         carry * 0.75 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
     pub fn op0(c_i32_1: Field<(Cell, K), i32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_1: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
         let t0 = e_f32_1;
@@ -394,14 +391,14 @@ pub mod fuzz_000000000135259b {
     #[field_operator]
     pub fn op1(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
         let t0 = ((e_i32_0 as f32).at(K - 2) - (e_f32_0 + (e_f32_1 * e_f32_0))).at(K + 2);
-        let t1 = scan0((e_f64_1.abs().sqrt() + (e_f64_0 + e_f64_0)), select((t0 < t0), e_f64_0.at(K + 2), concat_where(K < 3, e_f64_1, e_f64_1)));
-        scan1(((c_f64_0 + c_f64_0) + c_f64_0)).at(E2C[0])
+        let t1 = scan0(select((e_f64_1 > e_f64_0), c_f64_0.at(E2C[0]), e_f64_0), select((e_f64_1 > e_f64_0), c_f64_0.at(E2C[0]), e_f64_0).at(K - 1));
+        (e_f64_0).atan()
     }
 
     #[program]
     pub fn fuzz_000000000135259b(c_f64_0: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out1_0: &mut Field<(Edge, K), f64>) {
         op0(c_i32_1, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_1).write_to(out0_0, domain![Edge: 0..11, K: 0..6]);
-        op1(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 1..10, K: 0..4]);
+        op1(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to(out1_0, domain![Edge: 0..11, K: 2..4]);
     }
 }
 
@@ -475,21 +472,16 @@ pub mod fuzz_000000000135259e {
         carry * 0.75 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + (x0 - x0) * 0.5
-    }
-
     #[field_operator]
-    pub fn op0(c_f32_1: Field<(Cell, K), f32>, c_f64_1: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
+    pub fn op0(c_f32_1: Field<(Cell, K), f32>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
         let t0 = ((e_f32_1 - e_f32_0) - (-e_f32_1));
         let t1 = (-c_f32_1).at(E2C[0]);
-        (scan0(scan1(c_f64_1).at(E2C[0]), e_f64_0.abs().sqrt())).atan()
+        scan0(e_f64_0, e_f64_0.at(K - 1))
     }
 
     #[program]
-    pub fn fuzz_000000000135259e(c_f32_1: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
-        op0(c_f32_1, c_f64_1, e_f32_0, e_f32_1, e_f64_0).write_to(out0_0, domain![Edge: 0..11, K: 0..7]);
+    pub fn fuzz_000000000135259e(c_f32_1: &Field<(Cell, K), f32>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, out0_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f32_1, e_f32_0, e_f32_1, e_f64_0).write_to(out0_0, domain![Edge: 1..10, K: 2..7]);
     }
 }
 
@@ -511,24 +503,26 @@ pub mod fuzz_000000000135259f {
     #[field_operator]
     pub fn op0(c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, k_f64: Field<K, f64>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
         let t0 = (((scan0(c_f64_1).at(E2C[1]) + (e_f64_0 * e_f64_1)) * ((-e_f64_1) + (e_f64_1 + e_f64_1))) * k_f64);
-        ((((e_i32_0 + e_i32_1).at(K - 1) as f64) / (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) + ((-e_f64_0) + concat_where(K < 4, e_f64_1, e_f64_1)))), scan1((-(e_f64_0 * e_f64_0)), concat_where(K < 6, (e_f64_1 - e_f64_0), e_f64_1.abs().sqrt())))
+        (((((e_i32_0 + e_i32_1).at(K - 1) as f64) / (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) + ((-e_f64_0) + concat_where(K < 4, e_f64_1, e_f64_1))))).atan(), scan1((((e_i32_0 as i64) as f64) + concat_where(K < 6, e_f64_1, t0)), concat_where(K < 5, e_f64_1.abs().sqrt(), (t0 + e_f64_0))))
     }
 
     #[field_operator]
-    pub fn op1(e_f32_1: Field<(Edge, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
-        ((-min_over(e_f32_1.at(V2E6), V2E6)) * ((v_i32_1 as i64) as f32).at(K + (v_i32_1 % 3)))
+    pub fn op1(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_0: Field<(I, J, K), i32>, g_i32_1: Field<(I, J, K), i32>, k_f64: Field<K, f64>, s_f64_1: f64) -> Field<(I, J, K), i32> {
+        let t0 = (((g_i32_1 as i64).at(I - 1) as f64).at(I + 1) + (concat_where(K < 4, concat_where(K < 5, g_f64_0, g_f64_1), (g_f64_0 - g_f64_1)) / ((g_f64_1 + g_f64_0) + (g_f64_0 + s_f64_1))));
+        select(((concat_where(K < 1, g_f64_1, t0) * t0) > ((g_f64_0 * g_f64_0) + k_f64)), g_i32_0.at(I - 1), g_i32_0)
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        (min_over(min_over((e_f64_0 + e_f64_0).at(C2E3), C2E3).at(E2C), E2C) / max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))
+    pub fn op2(c_f32_0: Field<(Cell, K), f32>, e_f64_0: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        let t0 = ((c_f32_0 * 8.0) as i32);
+        e_f64_0.at(C2E3[2])
     }
 
     #[program]
-    pub fn fuzz_000000000135259f(c_f64_1: &Field<(Cell, K), f64>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_000000000135259f(c_f32_0: &Field<(Cell, K), f32>, c_f64_1: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_0: &Field<(I, J, K), i32>, g_i32_1: &Field<(I, J, K), i32>, k_f64: &Field<K, f64>, s_f64_1: f64, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), i32>, out2_0: &mut Field<(Cell, K), f64>) {
         op0(c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, k_f64).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
-        op1(e_f32_1, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 3..4]);
-        op2(e_f64_0).write_to(out2_0, domain![Edge: 1..10, K: 1..6]);
+        op1(g_f64_0, g_f64_1, g_i32_0, g_i32_1, k_f64, s_f64_1).write_to(out1_0, domain![I: 1..6, J: 0..5, K: 0..7]);
+        op2(c_f32_0, e_f64_0).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
     }
 }
 
@@ -650,28 +644,28 @@ pub mod fuzz_00000000013525a5 {
         carry * 0.75 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.25 + x0 * x1
+    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    pub fn scan1(carry: f64, x0: f64) -> f64 {
+        carry * 0.25 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), i32> {
-        let t0 = (scan0(v_f64_0, v_f64_1) + (v_f64_1 * v_f64_0));
-        select((t0 < t0), v_i32_0, v_i32_1)
+    pub fn op0(v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
+        let t0 = (scan0(v_f64_1, v_f64_1.at(K + 1)) + (v_f64_1 / 1.5));
+        (((t0 * 8.0) as i32), v_f32_1)
     }
 
     #[field_operator]
-    pub fn op1(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
-        let t0 = neighbor_sum(scan1(((e_f64_1 * e_f64_1) + concat_where(K < 2, e_f64_0, e_f64_0)), concat_where(K < 2, concat_where(K < 6, e_f64_0, e_f64_1), ((e_i32_1 as i64) as f64))).at(V2E6), V2E6);
-        let t1 = (v_i32_1 as f64);
-        (min_over(((e_f64_1 * e_f64_1) as f32).at(V2E6), V2E6) - neighbor_sum(((e_i32_0 as i64) as f32).at(V2E6), V2E6))
+    pub fn op1(e_f64_0: Field<(Edge, K), f64>, v_f32_0: Field<(Vertex, K), f32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f32> {
+        let t0 = neighbor_sum(scan1((-e_f64_0.at(K + 2))).at(V2E6), V2E6);
+        let t1 = v_i32_1;
+        (v_f32_0).exp()
     }
 
     #[program]
-    pub fn fuzz_00000000013525a5(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out1_0: &mut Field<(Vertex, K), f32>) {
-        op0(v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out0_0, domain![Vertex: 0..5, K: 1..7]);
-        op1(e_f64_0, e_f64_1, e_i32_0, e_i32_1, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 1..7]);
+    pub fn fuzz_00000000013525a5(e_f64_0: &Field<(Edge, K), f64>, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f32>) {
+        op0(v_f32_1, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 0..5]);
+        op1(e_f64_0, v_f32_0, v_i32_1).write_to(out1_0, domain![Vertex: 1..4, K: 0..4]);
     }
 }
 
@@ -861,34 +855,34 @@ pub mod fuzz_00000000013525ac {
         carry * 0.25 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
     pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
-        carry * 0.75 + x0
+        carry * 0.75 + (x0 - x1) * 0.5
     }
 
     #[field_operator]
-    pub fn op0(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>, s_f64_0: f64) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
         let t0 = e_f64_0;
-        let t1 = ((t0 * e_f64_1.at(K + (e_i32_0 % 3)).at(K - 2)) - scan0(scan1(min_over(c_f64_0.at(E2C), E2C), (e_i32_1 as f64)), (select((e_i32_1 <= e_i32_0), e_i32_0, e_i32_1) as f64)));
-        (select((((e_i32_1 as i64).at(K + 1) as f64) > (e_f64_0.abs().sqrt() / s_f64_0)), ((t1 * e_f64_0) + (select((e_f64_1 != t0), t1, e_f64_0) * (t0 - e_f64_1))), ((e_f64_1.at(K + (e_i32_1 % 3)) * e_f64_0) * s_f64_0)), (concat_where(K < 1, (c_f64_0 + c_f64_0), select((c_f64_0 > c_f64_0), c_f64_0, c_f64_0)) + select((c_f64_0 <= c_f64_1), e_f64_0.at(C2E3[1]), (c_f64_0 - c_f64_1))).at(E2C[1]))
+        let t1 = ((t0 * e_f64_1.at(K + (e_i32_0 % 3)).at(K - 2)) - scan0(concat_where(K < 2, (e_f64_1 - t0), (t0 - e_f64_1)), scan1(t0, e_f64_1.abs().sqrt())));
+        ((((e_i32_0 as i64).at(K + 1).at(K + 1) as f32)).exp(), (((t1 * e_f64_0) + (select((e_f64_1 != t0), t1, e_f64_0) * (t0 - e_f64_1))) + ((e_f64_1.at(K + (e_i32_1 % 3)) * e_f64_0) * s_f64_0)))
     }
 
     #[field_operator]
-    pub fn op1(c_i32_1: Field<(Cell, K), i32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, w_c2e3_f64: Field<(Cell, C2E3), f64>) -> Field<(Cell, K), f64> {
-        neighbor_sum((((e_f64_0 + e_f64_0) * neighbor_sum(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C)).at(C2E3) * w_c2e3_f64), C2E3).at(K + (c_i32_1 % 3))
+    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = v_f64_0.at(K + (v_i32_0 % 3)).at(K + (v_i32_1 % 3));
+        (max_over(e_f64_1.at(V2E6), V2E6) - (v_f64_1 * v_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>, s_f64_0: f64) -> Field<(I, J, K), f32> {
-        let t0 = (-((g_f64_0 * s_f64_0) * (g_i32_1 as f64)));
-        (select((g_f32_1 <= g_f32_0), g_f32_1.abs().sqrt(), (g_f32_1 + g_f32_1)) + g_f32_1)
+    pub fn op2(c_f64_0: Field<(Cell, K), f64>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
+        ((select((e_f64_0 <= e_f64_0), e_f64_1, e_f64_0) * neighbor_sum(c_f64_0.at(E2C), E2C)).at(C2E3[0])).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, c_i32_1: &Field<(Cell, K), i32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f64_0: f64, w_c2e3_f64: &Field<(Cell, C2E3), f64>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(I, J, K), f32>) {
-        op0(c_f64_0, c_f64_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 4..5]);
-        op1(c_i32_1, e_f64_0, e_f64_1, w_c2e3_f64).write_to(out1_0, domain![Cell: 0..7, K: 3..4]);
-        op2(g_f32_0, g_f32_1, g_f64_0, g_i32_1, s_f64_0).write_to(out2_0, domain![I: 0..6, J: 0..5, K: 0..7]);
+    pub fn fuzz_00000000013525ac(c_f64_0: &Field<(Cell, K), f64>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, s_f64_0: f64, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
+        op0(e_f64_0, e_f64_1, e_i32_0, e_i32_1, s_f64_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 4..5]);
+        op1(e_f64_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 4..4]);
+        op2(c_f64_0, e_f64_0, e_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 0..6]);
     }
 }
 
@@ -980,21 +974,16 @@ pub mod fuzz_00000000013525b0 {
         carry * -0.5 + x0 * x1
     }
 
-    #[scan_operator(axis = K, forward = true, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.25 + x0.max(x0)
-    }
-
     #[field_operator]
-    pub fn op0(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f64>, Field<(Edge, K), f64>) {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f32> {
         let t0 = (select((e_f64_0 != e_f64_1), (e_i32_0 / 2), (e_i32_0 * 3)) / 2);
-        let t1 = scan0(e_f64_1, (e_f64_1 + e_f64_1));
-        (e_f64_0, scan1((-max_over(neighbor_sum(e_f64_0.at(C2E3), C2E3).at(E2C), E2C))))
+        let t1 = scan0(e_f64_0, e_f64_0.at(K + 1));
+        select((e_f64_0 > e_f64_1), e_f32_0.at(K - 2), (-max_over(neighbor_sum(e_f32_0.at(C2E3), C2E3).at(E2C), E2C)))
     }
 
     #[program]
-    pub fn fuzz_00000000013525b0(e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f64>, out0_1: &mut Field<(Edge, K), f64>) {
-        op0(e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
+    pub fn fuzz_00000000013525b0(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, out0_0: &mut Field<(Edge, K), f32>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, e_i32_0).write_to(out0_0, domain![Edge: 0..11, K: 2..6]);
     }
 }
 
@@ -1646,6 +1635,11 @@ pub mod fuzz_00000000013525c8 {
         carry * 0.5 + (x0 - x1) * 0.5
     }
 
+    #[scan_operator(axis = K, forward = false, init = -0.5)]
+    pub fn scan1(carry: f64, x0: f64, x1: f64) -> f64 {
+        carry * 0.25 + x0
+    }
+
     #[field_operator]
     pub fn op0(e_f32_1: Field<(Edge, K), f32>, v_f32_0: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f32> {
         let t0 = (v_f64_1 - v_f64_1).abs().sqrt();
@@ -1659,16 +1653,16 @@ pub mod fuzz_00000000013525c8 {
     }
 
     #[field_operator]
-    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
+    pub fn op2(v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
         let t0 = (v_f64_0 / v_f64_0).at(K + (v_i32_1 % 3));
-        ((scan0(v_f64_0, t0) - t0.abs().sqrt()), (select((v_i32_0 <= v_i32_0), v_i32_0, v_i32_0) as f32))
+        (scan0(v_f64_0, t0) - scan1(v_f64_1, t0))
     }
 
     #[program]
-    pub fn fuzz_00000000013525c8(e_f32_1: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f32>) {
+    pub fn fuzz_00000000013525c8(e_f32_1: &Field<(Edge, K), f32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_i32_1: &Field<(I, J, K), i32>, v_f32_0: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f32>, out2_0: &mut Field<(Vertex, K), f64>) {
         op0(e_f32_1, v_f32_0, v_f64_0, v_f64_1).write_to(out0_0, domain![Vertex: 0..5, K: 0..6]);
         op1(g_f32_0, g_f32_1, g_i32_1).write_to(out1_0, domain![I: 0..6, J: 0..5, K: 2..5]);
-        op2(v_f64_0, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 2..5]);
+        op2(v_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 0..5, K: 2..5]);
     }
 }
 
@@ -1868,35 +1862,35 @@ pub mod fuzz_00000000013525d0 {
         carry * -0.5 + (x0 - x1) * 0.5
     }
 
-    #[scan_operator(axis = K, forward = true, init = 0.0)]
+    #[scan_operator(axis = K, forward = false, init = 0.0)]
     pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.75 + (x0 - x0) * 0.5
+        carry * 0.5 + x0 * x0
     }
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> (Field<(Edge, K), f32>, Field<(Edge, K), f64>) {
+    pub fn op0(c_f64_0: Field<(Cell, K), f64>, e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>, e_i32_1: Field<(Edge, K), i32>) -> (Field<(Edge, K), i32>, Field<(Edge, K), f64>) {
         let t0 = (((e_f64_1 * e_f64_0) + e_f64_0.abs().sqrt()).abs().sqrt() + (e_f64_1 - 0.125));
-        let t1 = (concat_where(K < 3, (e_i32_0 as f64), concat_where(K < 5, e_f64_0, e_f64_0)) / scan0(scan1(t0), (e_f32_1 as f64))).abs().sqrt();
-        ((e_f32_0 + ((-select((e_f32_1 > e_f32_1), t1, t0)) as f32)), e_f64_0)
+        let t1 = (concat_where(K < 3, (e_i32_0 as f64), concat_where(K < 5, e_f64_0, e_f64_0)) / scan0((e_f32_0 as f64), scan1(t0))).abs().sqrt();
+        ((e_i32_0 + ((select((e_f32_1 > e_f32_1), c_f64_0.at(E2C[0]), e_f64_0) * 1e300) as i32)), (((-(e_f64_1 + e_f64_0)) - (select((e_i32_1 != e_i32_1), e_i32_0, e_i32_1) as f64)) + (((e_i32_1 as i64) - ((e_i32_0 as i64) + (e_i32_0 as i64))) as f64)))
     }
 
     #[field_operator]
-    pub fn op1(e_f64_1: Field<(Edge, K), f64>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f64>) {
-        let t0 = (concat_where(K < 2, v_f64_0, v_f64_0) + (v_f64_1 / v_f64_0));
-        (select((v_f64_0 <= t0), v_f64_1, v_f64_1.abs().sqrt()), neighbor_sum(e_f64_1.at(V2E6), V2E6))
+    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> Field<(I, J, K), f64> {
+        let t0 = ((g_f32_1 + g_f32_1) - g_f32_0);
+        let t1 = g_f64_1.at(K + 2).at(J - 1);
+        ((((g_i32_1 as i64) / 3) as f64)).tanh()
     }
 
     #[field_operator]
     pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, e_i32_0: Field<(Edge, K), i32>) -> Field<(Edge, K), f64> {
-        let t0 = e_f64_0;
-        (concat_where(K < 1, e_f64_1, e_f64_1).at(K - 2).at(K + (e_i32_0 % 3))).atan()
+        concat_where(K < 4, (((e_f64_0 + e_f64_0) - e_f64_1) + ((e_i32_0 as f64) - (e_f64_1 - e_f64_0))), concat_where(K < 5, ((e_f64_1 * e_f64_0) * ((e_i32_0 as i64) as f64)), (-e_f64_1.abs().sqrt())))
     }
 
     #[program]
-    pub fn fuzz_00000000013525d0(e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Edge, K), f32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(Vertex, K), f64>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
-        op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0).write_to((out0_0, out0_1), domain![Edge: 1..10, K: 1..7]);
-        op1(e_f64_1, v_f64_0, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 0..7]);
-        op2(e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 4..6]);
+    pub fn fuzz_00000000013525d0(c_f64_0: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, out0_0: &mut Field<(Edge, K), i32>, out0_1: &mut Field<(Edge, K), f64>, out1_0: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(c_f64_0, e_f32_0, e_f32_1, e_f64_0, e_f64_1, e_i32_0, e_i32_1).write_to((out0_0, out0_1), domain![Edge: 0..11, K: 1..7]);
+        op1(g_f32_0, g_f32_1, g_f64_1, g_i32_1).write_to(out1_0, domain![I: 1..5, J: 1..5, K: 1..4]);
+        op2(e_f64_0, e_f64_1, e_i32_0).write_to(out2_0, domain![Edge: 0..11, K: 1..6]);
     }
 }
 
@@ -2208,31 +2202,30 @@ pub mod fuzz_00000000013525dc {
     }
 
     #[field_operator]
-    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f32_1: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>, w_v2e6_f32: Field<(Vertex, V2E6), f32>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
+    pub fn op0(e_f32_0: Field<(Edge, K), f32>, e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f32_0: f32, v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), i32>, Field<(Vertex, K), f32>) {
         let t0 = (((min_over(e_f32_0.at(V2E6), V2E6) - (v_f32_1 * v_f32_0)) * (-(v_f32_0 - v_f32_0))) / s_f32_0);
         let t1 = neighbor_sum(scan0(((e_f64_1 * e_f64_1) + (e_f64_0 - e_f64_1))).at(V2E6), V2E6);
-        ((((v_f64_1 * 8.0) as i32) * (((v_f64_1 * 8.0) as i32) / 3)), select((scan1((v_f64_0 * v_f64_1), neighbor_sum(e_f64_1.at(V2E6), V2E6)) <= ((t1 * v_f64_1) * (v_f64_1 * 0.125))), ((neighbor_sum(e_f32_0.at(V2E6), V2E6) / neighbor_sum((e_f32_1.at(V2E6) * w_v2e6_f32), V2E6)) + 1.5), (((v_i32_1 * v_i32_1) as f32) * (v_f32_0.at(K + 2) * (v_i32_1 as f32)))))
+        ((((v_f64_1 * 8.0) as i32) * (((v_f64_1 * 8.0) as i32) / 3)), select((scan1((v_f64_0 / v_f64_1), (v_f64_0 / v_f64_1).at(K + 1)) <= neighbor_sum(e_f64_1.at(V2E6), V2E6)), (((-v_f32_1) * (v_f32_1 * 0.125)) * ((v_f32_1 / v_f32_0) + 1.5)), ((t1 + v_f64_0) as f32)))
     }
 
     #[field_operator]
-    pub fn op1(g_f32_0: Field<(I, J, K), f32>, g_f32_1: Field<(I, J, K), f32>, g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>, g_i32_1: Field<(I, J, K), i32>) -> (Field<(I, J, K), f32>, Field<(I, J, K), f64>) {
-        let t0 = ((((g_f32_0 as f64) / (g_f64_1 * g_f64_1)) * (g_f64_0 + g_f64_1).at(K + (g_i32_1 % 3))) * ((g_i32_1 as i64) as f64).at(K - 1));
-        let t1 = (t0 - (((g_i32_1 * g_i32_1) / 3) as f64));
-        ((g_f32_0 - (g_f32_1 + g_f32_1)), g_f64_1.abs().sqrt().abs().sqrt().at(I - 1))
+    pub fn op1(k_f64: Field<K, f64>, v_f64_0: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (-(v_i32_1 as f64).at(K - 1));
+        let t1 = t0;
+        ((((t0 / v_f64_0) * (t1 * v_f64_0)) - k_f64)).exp()
     }
 
     #[field_operator]
-    pub fn op2(c_f32_0: Field<(Cell, K), f32>, c_f32_1: Field<(Cell, K), f32>, c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = (-((c_f32_0 + c_f32_0) + concat_where(K < 1, c_f32_0, c_f32_1)));
-        let t1 = c_f64_1;
-        ((((c_f64_0 / t1) + (c_f64_0 / c_f64_1)) + (t1 * 1.5))).exp()
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_1: Field<(Vertex, K), i32>) -> Field<(Vertex, K), f64> {
+        let t0 = (v_f64_1 - min_over(e_f64_0.at(V2E6), V2E6)).at(K + 2);
+        ((((v_i32_1 * v_i32_1) / 3) as f64)).sin()
     }
 
     #[program]
-    pub fn fuzz_00000000013525dc(c_f32_0: &Field<(Cell, K), f32>, c_f32_1: &Field<(Cell, K), f32>, c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f32_0: &Field<(Edge, K), f32>, e_f32_1: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f32_0: &Field<(I, J, K), f32>, g_f32_1: &Field<(I, J, K), f32>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, g_i32_1: &Field<(I, J, K), i32>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, w_v2e6_f32: &Field<(Vertex, V2E6), f32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(I, J, K), f32>, out1_1: &mut Field<(I, J, K), f64>, out2_0: &mut Field<(Cell, K), f64>) {
-        op0(e_f32_0, e_f32_1, e_f64_0, e_f64_1, s_f32_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1, v_i32_1, w_v2e6_f32).write_to((out0_0, out0_1), domain![Vertex: 1..4, K: 1..4]);
-        op1(g_f32_0, g_f32_1, g_f64_0, g_f64_1, g_i32_1).write_to((out1_0, out1_1), domain![I: 1..6, J: 0..5, K: 3..5]);
-        op2(c_f32_0, c_f32_1, c_f64_0, c_f64_1).write_to(out2_0, domain![Cell: 0..7, K: 1..7]);
+    pub fn fuzz_00000000013525dc(e_f32_0: &Field<(Edge, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, k_f64: &Field<K, f64>, s_f32_0: f32, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(Vertex, K), i32>, out0_1: &mut Field<(Vertex, K), f32>, out1_0: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Vertex, K), f64>) {
+        op0(e_f32_0, e_f64_0, e_f64_1, s_f32_0, v_f32_0, v_f32_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 0..5]);
+        op1(k_f64, v_f64_0, v_i32_1).write_to(out1_0, domain![Vertex: 0..5, K: 2..6]);
+        op2(e_f64_0, v_f64_1, v_i32_1).write_to(out2_0, domain![Vertex: 1..4, K: 0..5]);
     }
 }
 
@@ -2258,17 +2251,17 @@ pub mod fuzz_00000000013525dd {
     }
 
     #[field_operator]
-    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Edge, K), f64> {
-        let t0 = (-scan0(e_f64_1, e_f64_0));
-        let t1 = max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C).at(K + 2);
-        t1
+    pub fn op2(e_f64_0: Field<(Edge, K), f64>, e_f64_1: Field<(Edge, K), f64>, k_f64: Field<K, f64>) -> Field<(Edge, K), f64> {
+        let t0 = (-scan0(e_f64_0, e_f64_0.at(K + 1)));
+        let t1 = (max_over(neighbor_sum(e_f64_1.at(C2E3), C2E3).at(E2C), E2C) + t0.abs().sqrt());
+        ((e_f64_1 + k_f64) - (e_f64_1 + t1))
     }
 
     #[program]
-    pub fn fuzz_00000000013525dd(c_f32_1: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+    pub fn fuzz_00000000013525dd(c_f32_1: &Field<(Cell, K), f32>, e_f64_0: &Field<(Edge, K), f64>, e_f64_1: &Field<(Edge, K), f64>, e_i32_0: &Field<(Edge, K), i32>, e_i32_1: &Field<(Edge, K), i32>, k_f64: &Field<K, f64>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(Vertex, K), f64>, out0_1: &mut Field<(Vertex, K), f64>, out1_0: &mut Field<(Edge, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
         op0(e_f64_0, e_f64_1, e_i32_1, v_f64_0, v_f64_1).write_to((out0_0, out0_1), domain![Vertex: 0..5, K: 3..4]);
         op1(c_f32_1, e_i32_0, e_i32_1).write_to(out1_0, domain![Edge: 0..11, K: 1..6]);
-        op2(e_f64_0, e_f64_1).write_to(out2_0, domain![Edge: 0..11, K: 1..5]);
+        op2(e_f64_0, e_f64_1, k_f64).write_to(out2_0, domain![Edge: 0..11, K: 0..6]);
     }
 }
 
@@ -2308,34 +2301,27 @@ pub mod fuzz_00000000013525df {
         carry * 0.75 + x0.max(x1)
     }
 
-    #[scan_operator(axis = K, forward = false, init = -0.5)]
-    pub fn scan1(carry: f64, x0: f64) -> f64 {
-        carry * 0.5 + x0
-    }
-
     #[field_operator]
     pub fn op0(g_f64_0: Field<(I, J, K), f64>, g_f64_1: Field<(I, J, K), f64>) -> Field<(I, J, K), f64> {
-        scan0((g_f64_1 - g_f64_1), (g_f64_1 + g_f64_0))
+        scan0((g_f64_1 + g_f64_0), g_f64_0)
     }
 
     #[field_operator]
-    pub fn op1(c_f64_0: Field<(Cell, K), f64>, c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>) -> Field<(Cell, K), f64> {
-        let t0 = neighbor_sum(neighbor_sum(concat_where(K < 6, c_f64_0, c_f64_1).at(E2C), E2C).at(C2E3), C2E3);
-        (scan1((e_f64_1 - e_f64_1)).at(C2E3[2]) * concat_where(K < 6, min_over(e_f64_1.at(C2E3), C2E3), (c_f64_1 - c_f64_0)))
+    pub fn op1(v_f32_0: Field<(Vertex, K), f32>, v_f32_1: Field<(Vertex, K), f32>, v_f64_1: Field<(Vertex, K), f64>) -> (Field<(Vertex, K), f32>, Field<(Vertex, K), f64>) {
+        (((concat_where(K < 6, v_f32_0, v_f32_1) + (v_f32_1 - v_f32_1)) / v_f32_1), ((v_f64_1.abs().sqrt() * (v_f64_1 - 3.0)) + v_f64_1))
     }
 
     #[field_operator]
-    pub fn op2(s_f32_1: f32, v_f32_1: Field<(Vertex, K), f32>, v_f64_0: Field<(Vertex, K), f64>, v_f64_1: Field<(Vertex, K), f64>, v_i32_0: Field<(Vertex, K), i32>, v_i32_1: Field<(Vertex, K), i32>) -> (Field<(Vertex, K), f64>, Field<(Vertex, K), f32>) {
-        let t0 = select((v_f32_1 <= v_f32_1), (v_i32_0 + v_i32_1), v_i32_1);
-        let t1 = (-((v_i32_0 as i64) as f32));
-        (select((v_i32_1 < v_i32_0), (v_i32_0 as f64), (v_f64_0 + v_f64_1)), (v_f32_1 * s_f32_1))
+    pub fn op2(c_f64_1: Field<(Cell, K), f64>, e_f64_1: Field<(Edge, K), f64>, s_f64_0: f64) -> Field<(Edge, K), f64> {
+        let t0 = (c_f64_1.at(E2C[0]) * s_f64_0);
+        e_f64_1
     }
 
     #[program]
-    pub fn fuzz_00000000013525df(c_f64_0: &Field<(Cell, K), f64>, c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f32_1: f32, v_f32_1: &Field<(Vertex, K), f32>, v_f64_0: &Field<(Vertex, K), f64>, v_f64_1: &Field<(Vertex, K), f64>, v_i32_0: &Field<(Vertex, K), i32>, v_i32_1: &Field<(Vertex, K), i32>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Cell, K), f64>, out2_0: &mut Field<(Vertex, K), f64>, out2_1: &mut Field<(Vertex, K), f32>) {
-        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 1..6]);
-        op1(c_f64_0, c_f64_1, e_f64_1).write_to(out1_0, domain![Cell: 0..7, K: 0..7]);
-        op2(s_f32_1, v_f32_1, v_f64_0, v_f64_1, v_i32_0, v_i32_1).write_to((out2_0, out2_1), domain![Vertex: 1..4, K: 0..7]);
+    pub fn fuzz_00000000013525df(c_f64_1: &Field<(Cell, K), f64>, e_f64_1: &Field<(Edge, K), f64>, g_f64_0: &Field<(I, J, K), f64>, g_f64_1: &Field<(I, J, K), f64>, s_f64_0: f64, v_f32_0: &Field<(Vertex, K), f32>, v_f32_1: &Field<(Vertex, K), f32>, v_f64_1: &Field<(Vertex, K), f64>, out0_0: &mut Field<(I, J, K), f64>, out1_0: &mut Field<(Vertex, K), f32>, out1_1: &mut Field<(Vertex, K), f64>, out2_0: &mut Field<(Edge, K), f64>) {
+        op0(g_f64_0, g_f64_1).write_to(out0_0, domain![I: 0..6, J: 0..5, K: 0..6]);
+        op1(v_f32_0, v_f32_1, v_f64_1).write_to((out1_0, out1_1), domain![Vertex: 0..5, K: 1..6]);
+        op2(c_f64_1, e_f64_1, s_f64_0).write_to(out2_0, domain![Edge: 0..11, K: 1..7]);
     }
 }
 
@@ -2348,28 +2334,28 @@ pub const CASES: &[Case] = &[
     Case { name: "fuzz_0000000001352594", seed: 20260244, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352594::fuzz_0000000001352594::compile(o)?)) },
     Case { name: "fuzz_0000000001352595", seed: 20260245, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352595::fuzz_0000000001352595::compile(o)?)) },
     Case { name: "fuzz_0000000001352596", seed: 20260246, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352596::fuzz_0000000001352596::compile(o)?)) },
-    Case { name: "fuzz_0000000001352597", seed: 20260247, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
+    Case { name: "fuzz_0000000001352597", seed: 20260247, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352597::fuzz_0000000001352597::compile(o)?)) },
     Case { name: "fuzz_0000000001352598", seed: 20260248, math: false, compile: |o| Ok(Box::new(fuzz_0000000001352598::fuzz_0000000001352598::compile(o)?)) },
     Case { name: "fuzz_0000000001352599", seed: 20260249, math: true, compile: |o| Ok(Box::new(fuzz_0000000001352599::fuzz_0000000001352599::compile(o)?)) },
     Case { name: "fuzz_000000000135259a", seed: 20260250, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259a::fuzz_000000000135259a::compile(o)?)) },
-    Case { name: "fuzz_000000000135259b", seed: 20260251, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259b::fuzz_000000000135259b::compile(o)?)) },
+    Case { name: "fuzz_000000000135259b", seed: 20260251, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259b::fuzz_000000000135259b::compile(o)?)) },
     Case { name: "fuzz_000000000135259c", seed: 20260252, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259c::fuzz_000000000135259c::compile(o)?)) },
     Case { name: "fuzz_000000000135259d", seed: 20260253, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259d::fuzz_000000000135259d::compile(o)?)) },
-    Case { name: "fuzz_000000000135259e", seed: 20260254, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259e::fuzz_000000000135259e::compile(o)?)) },
-    Case { name: "fuzz_000000000135259f", seed: 20260255, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259f::fuzz_000000000135259f::compile(o)?)) },
+    Case { name: "fuzz_000000000135259e", seed: 20260254, math: false, compile: |o| Ok(Box::new(fuzz_000000000135259e::fuzz_000000000135259e::compile(o)?)) },
+    Case { name: "fuzz_000000000135259f", seed: 20260255, math: true, compile: |o| Ok(Box::new(fuzz_000000000135259f::fuzz_000000000135259f::compile(o)?)) },
     Case { name: "fuzz_00000000013525a0", seed: 20260256, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a0::fuzz_00000000013525a0::compile(o)?)) },
     Case { name: "fuzz_00000000013525a1", seed: 20260257, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a1::fuzz_00000000013525a1::compile(o)?)) },
     Case { name: "fuzz_00000000013525a2", seed: 20260258, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a2::fuzz_00000000013525a2::compile(o)?)) },
     Case { name: "fuzz_00000000013525a3", seed: 20260259, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a3::fuzz_00000000013525a3::compile(o)?)) },
     Case { name: "fuzz_00000000013525a4", seed: 20260260, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a4::fuzz_00000000013525a4::compile(o)?)) },
-    Case { name: "fuzz_00000000013525a5", seed: 20260261, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a5::fuzz_00000000013525a5::compile(o)?)) },
+    Case { name: "fuzz_00000000013525a5", seed: 20260261, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a5::fuzz_00000000013525a5::compile(o)?)) },
     Case { name: "fuzz_00000000013525a6", seed: 20260262, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a6::fuzz_00000000013525a6::compile(o)?)) },
     Case { name: "fuzz_00000000013525a7", seed: 20260263, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a7::fuzz_00000000013525a7::compile(o)?)) },
     Case { name: "fuzz_00000000013525a8", seed: 20260264, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525a8::fuzz_00000000013525a8::compile(o)?)) },
     Case { name: "fuzz_00000000013525a9", seed: 20260265, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525a9::fuzz_00000000013525a9::compile(o)?)) },
     Case { name: "fuzz_00000000013525aa", seed: 20260266, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525aa::fuzz_00000000013525aa::compile(o)?)) },
     Case { name: "fuzz_00000000013525ab", seed: 20260267, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ab::fuzz_00000000013525ab::compile(o)?)) },
-    Case { name: "fuzz_00000000013525ac", seed: 20260268, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ac::fuzz_00000000013525ac::compile(o)?)) },
+    Case { name: "fuzz_00000000013525ac", seed: 20260268, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ac::fuzz_00000000013525ac::compile(o)?)) },
     Case { name: "fuzz_00000000013525ad", seed: 20260269, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525ad::fuzz_00000000013525ad::compile(o)?)) },
     Case { name: "fuzz_00000000013525ae", seed: 20260270, math: false, compile: |o| Ok(Box::new(fuzz_00000000013525ae::fuzz_00000000013525ae::compile(o)?)) },
     Case { name: "fuzz_00000000013525af", seed: 20260271, math: true, compile: |o| Ok(Box::new(fuzz_00000000013525af::fuzz_00000000013525af::compile(o)?)) },
