@@ -54,33 +54,23 @@ pub(super) fn emit(
     let walk = StageWalk::new(program, lowered, used_offsets, index, stage)?;
     // A scan whose levels compute values the level before computed at its own point carries
     // them: its first level runs one copy of the stage, the levels after it another.
-    let split = carried_shifts(stage, |n| walk.sections[n as usize] == Section::Level);
-    let Some(split) = split else {
-        let mut e = StageEmitter::new(walk)?;
-        e.emit_all()?;
-        e.report_undefined_writes()?;
-        return e.loop_nest(None);
+    let Some(split) = carried_shifts(stage, |n| walk.sections[n as usize] == Section::Level) else {
+        return emitted(walk, None)?.loop_nest(None);
     };
-    let mut first = StageEmitter::new(StageWalk::new(
-        program,
-        lowered,
-        used_offsets,
-        index,
-        &split.first,
-    )?)?;
-    first.emit_all()?;
-    first.report_undefined_writes()?;
-    let mut rest = StageEmitter::new(StageWalk::new(
-        program,
-        lowered,
-        used_offsets,
-        index,
-        &split.rest,
-    )?)?;
-    rest.needs = Some(split.rest_needs.clone());
-    rest.emit_all()?;
-    rest.report_undefined_writes()?;
+    let walk_of = |stage| StageWalk::new(program, lowered, used_offsets, index, stage);
+    let mut first = emitted(walk_of(&split.first)?, None)?;
+    let mut rest = emitted(walk_of(&split.rest)?, Some(split.rest_needs))?;
     first.loop_nest(Some(&mut rest))
+}
+
+/// Every instance of `walk`'s stage emitted into its section (only the nodes `needs` marks,
+/// where given), and its undefined writes reported.
+fn emitted(walk: StageWalk<'_>, needs: Option<Vec<bool>>) -> Result<StageEmitter<'_>, String> {
+    let mut e = StageEmitter::new(walk)?;
+    e.needs = needs;
+    e.emit_all()?;
+    e.report_undefined_writes()?;
+    Ok(e)
 }
 
 struct StageEmitter<'a> {
