@@ -253,7 +253,11 @@ fn programs_on(
     machine: &Machine,
 ) -> Result<BTreeMap<&'static str, usize>, String> {
     let connectivities = calls::connectivities(grid).map_err(|e| e.to_string())?;
-    let options = Options::new(Backend::Cpu).with_connectivities(connectivities);
+    // An options file (`GT4RS_CONFIG`) may tune the CPU kernels, e.g. `cpu.stage_group_chunk`.
+    let options = Options::new(Backend::Cpu)
+        .with_config_from_env()
+        .map_err(|e| e.to_string())?
+        .with_connectivities(connectivities);
     let mut bytes_of = BTreeMap::new();
     for (precision, registry) in [("double", ALL), ("mixed", MIXED)] {
         if !settings.precisions.contains(&precision) {

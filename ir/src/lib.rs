@@ -23,6 +23,7 @@ pub mod lower;
 pub mod scalar;
 pub mod stack;
 pub mod stage;
+pub mod tile_groups;
 pub mod types;
 
 pub use scalar::ScalarValue;

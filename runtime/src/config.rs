@@ -9,6 +9,7 @@
 //! backend = "cpu"
 //! cpu.parallel_threshold = 4096
 //! cpu.k_block = 16                            # split columns into blocks of 16 levels
+//! cpu.stage_group_chunk = 0                   # no stages run tile by tile together
 //! [program.apply_diffusion_to_vn.arch.sm_90]  # one program on one architecture
 //! cuda.k_block = 4
 //! ```
@@ -74,6 +75,8 @@ pub struct Settings {
     pub cpu_chunk: Option<usize>,
     /// `cpu.k_block`: see [`CpuOptions::k_block`].
     pub cpu_k_block: Option<usize>,
+    /// `cpu.stage_group_chunk`: see [`CpuOptions::stage_group_chunk`].
+    pub cpu_stage_group_chunk: Option<usize>,
     /// `cuda.block_size`: see [`CudaOptions::block_size`].
     pub cuda_block_size: Option<u32>,
     /// `cuda.k_block`: see [`CudaOptions::k_block`].
@@ -92,6 +95,7 @@ pub const KEYS: &[&str] = &[
     "cpu.parallel_threshold",
     "cpu.chunk",
     "cpu.k_block",
+    "cpu.stage_group_chunk",
     "cuda.block_size",
     "cuda.k_block",
     "cuda.max_registers",
@@ -371,6 +375,7 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             "cpu.parallel_threshold" => s.cpu_parallel_threshold = Some(int(v)? as usize),
             "cpu.chunk" => s.cpu_chunk = Some(int(v)?.max(1) as usize),
             "cpu.k_block" => s.cpu_k_block = Some(int(v)? as usize),
+            "cpu.stage_group_chunk" => s.cpu_stage_group_chunk = Some(int(v)? as usize),
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
@@ -452,6 +457,11 @@ pub fn resolve(
         k_block: num("cpu.k_block", cpu_default.k_block as u64, &|s| {
             s.cpu_k_block.map(|v| v as u64)
         }) as usize,
+        stage_group_chunk: num(
+            "cpu.stage_group_chunk",
+            cpu_default.stage_group_chunk as u64,
+            &|s| s.cpu_stage_group_chunk.map(|v| v as u64),
+        ) as usize,
     };
     let cuda = CudaOptions {
         block_size: num("cuda.block_size", cuda_default.block_size as u64, &|s| {
@@ -509,6 +519,7 @@ mod tests {
         backend = "embedded"
         cpu.parallel_threshold = 7
         cpu.k_block = 16
+        cpu.stage_group_chunk = 0
         [program.q]
         backend = "cuda"
         [program.q.arch.sm_90]
@@ -527,6 +538,7 @@ mod tests {
         assert_eq!(p.cpu.parallel_threshold, 7);
         assert_eq!(p.cpu.chunk, 100);
         assert_eq!(p.cpu.k_block, 16);
+        assert_eq!(p.cpu.stage_group_chunk, 0, "stages one after the other");
         let explicit = Settings {
             cpu_chunk: Some(5),
             ..Settings::default()
@@ -549,6 +561,10 @@ mod tests {
         let other = resolve("r", &Settings::default(), None, None, None);
         assert_eq!(other.backend, Backend::Cpu);
         assert_eq!(other.cpu.k_block, 0, "whole columns unless asked");
+        assert_eq!(
+            other.cpu.stage_group_chunk,
+            CpuOptions::default().stage_group_chunk
+        );
         assert!(other.sources.iter().all(|(_, _, s)| *s == Source::BuiltIn));
     }
 

@@ -67,6 +67,11 @@ pub struct CpuOptions {
     /// every thread busy; stages that carry a value from level to level (scans) always walk
     /// whole columns.
     pub k_block: usize,
+    /// Horizontal points per tile where consecutive stages of a program run tile by tile
+    /// together (`gt4rs_ir::tile_groups`: every stage of the group over a tile before the next
+    /// tile, so what a stage reads of another's fields and inputs is still in cache); `0`: each
+    /// stage over its whole domain before the next.
+    pub stage_group_chunk: usize,
 }
 
 impl Default for CpuOptions {
@@ -75,6 +80,7 @@ impl Default for CpuOptions {
             parallel_threshold: 32 * 1024,
             chunk: 256,
             k_block: 0,
+            stage_group_chunk: 256,
         }
     }
 }
@@ -210,6 +216,7 @@ impl Options {
         self.settings.cpu_parallel_threshold = Some(cpu.parallel_threshold);
         self.settings.cpu_chunk = Some(cpu.chunk);
         self.settings.cpu_k_block = Some(cpu.k_block);
+        self.settings.cpu_stage_group_chunk = Some(cpu.stage_group_chunk);
         self
     }
     /// Fixes static argument `name` of `program` to `value` at `compile()` (one variant).

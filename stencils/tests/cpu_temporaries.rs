@@ -217,11 +217,13 @@ fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
             parallel_threshold: usize::MAX,
             chunk: 64,
             k_block: 0,
+            stage_group_chunk: 64,
         },
         CpuOptions {
             parallel_threshold: 0,
             chunk: 7,
             k_block: 2,
+            stage_group_chunk: 5,
         },
     ] {
         let mut actual = poisoned(&grid);
@@ -247,6 +249,7 @@ fn a_repeated_call_allocates_nothing() {
         parallel_threshold: usize::MAX,
         chunk: 64,
         k_block: 0,
+        stage_group_chunk: 64,
     };
     let program = compile(&grid, Backend::Cpu, serial);
     let mut first = poisoned(&grid);

@@ -57,8 +57,9 @@ pub const NK: usize = 9;
 
 /// One configuration a case runs on: a backend, and its tuning. The CPU backend runs three
 /// times: with its defaults (small cases stay on the calling thread), with every stage split
-/// into tiny parallel chunks, and with columns split into blocks of levels (`k_block`), so the
-/// rayon path, chunk borders and level-block borders are tested on small meshes too. The CUDA
+/// into tiny parallel chunks (and stages that may share tiles run tile by tile together, in
+/// tiles cut elsewhere), and with columns split into blocks of levels (`k_block`), so the
+/// rayon path, chunk and tile borders and level-block borders are tested on small meshes too. The CUDA
 /// kernels run emulated on the host (where g++ exists) with level blocks of 3, so a column's
 /// last block is partial, and on a device where one is present.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,11 +102,12 @@ impl TestBackend {
     pub fn name(self) -> String {
         match (self.cpu, self.cuda) {
             (Some(cpu), _) => format!(
-                "{} (parallel threshold {}, chunk {}, k block {})",
+                "{} (parallel threshold {}, chunk {}, k block {}, stage group chunk {})",
                 self.short_name(),
                 cpu.parallel_threshold,
                 cpu.chunk,
-                cpu.k_block
+                cpu.k_block,
+                cpu.stage_group_chunk
             ),
             (_, Some(cuda)) => format!(
                 "{} (block size {}, k block {})",
@@ -125,12 +127,16 @@ pub fn available_backends() -> Vec<TestBackend> {
         parallel_threshold: 0,
         chunk: 2,
         k_block: 0,
+        // Tiles of stages run together cut elsewhere than single stages' chunks.
+        stage_group_chunk: 3,
     };
     // One horizontal tile, so every column is split into one block of levels per thread.
     let split_columns = gt4rs::CpuOptions {
         parallel_threshold: 0,
         chunk: 1 << 30,
         k_block: 1,
+        // Split columns: stages of a group run one after the other.
+        stage_group_chunk: 1 << 30,
     };
     let plain = |backend| TestBackend {
         backend,

@@ -42,6 +42,7 @@ fn options(parallel: bool, conns: Connectivities) -> Options {
             parallel_threshold: if parallel { 0 } else { usize::MAX },
             chunk: 7,
             k_block: 0,
+            stage_group_chunk: 5,
         })
 }
 

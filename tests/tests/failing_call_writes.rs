@@ -118,3 +118,67 @@ fn a_call_failing_while_computing_writes_nothing_or_says_what_it_wrote() {
         Ok(())
     });
 }
+
+#[field_operator]
+fn halved(vertex_f: Field<(Vertex, K), f64>) -> Field<(Vertex, K), f64> {
+    vertex_f * 0.5
+}
+
+/// Two calls over vertices, whose stages the CPU kernels run tile by tile together
+/// (`gt4rs_ir::tile_groups`): the first cannot fail, the second fails as above.
+#[program]
+fn halved_then_second_edge(
+    vertex_f: &Field<(Vertex, K), f64>,
+    edge_f: &Field<(Edge, K), f64>,
+    first: &mut Field<(Vertex, K), f64>,
+    second: &mut Field<(Vertex, K), f64>,
+    take: bool,
+) {
+    halved(vertex_f).write_to(first);
+    second_edge_if(edge_f, take).write_to(second);
+}
+
+/// A failure in a stage run tile by tile with another: the CPU kernels name the outputs of
+/// both as possibly written in part (tiles of the first may have run, or not, when the second
+/// failed); the other backends leave both as they were.
+#[test]
+fn a_call_failing_in_stages_run_together_names_each_of_their_outputs() {
+    let mesh = SkipValueMesh::new();
+    let mut rng = rng(1803);
+    let (ne, nv, nk) = (mesh.n_edges as i64, mesh.n_vertices as i64, NK as i64);
+    let edge_f: Field<(Edge, K), f64> = random_field(&mut rng, &[0..ne, 0..nk]);
+    let vertex_f: Field<(Vertex, K), f64> = random_field(&mut rng, &[0..nv, 0..nk]);
+    for_each_backend(|backend| {
+        let prog = halved_then_second_edge::compile(&backend.options_with(mesh.connectivities()))?;
+        let mut first = poisoned(&[0..nv, 0..nk]);
+        let mut second = poisoned(&[0..nv, 0..nk]);
+        let (first_before, second_before) = (first.clone(), second.clone());
+        let failed = prog.call(halved_then_second_edge::Args {
+            vertex_f: &vertex_f,
+            edge_f: &edge_f,
+            first: &mut first,
+            second: &mut second,
+            take: true,
+        });
+        if backend.backend == Backend::Cpu {
+            expect_error(
+                failed,
+                &[
+                    "is undefined at point Vertex 3",
+                    "it had written any part of `first`, `second` over the domains of the \
+                     failing stage and of the stages run tile by tile with it",
+                    "every other output is as it was",
+                ],
+            );
+        } else {
+            let message = failed.err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                message.contains("is undefined at point Vertex 3"),
+                "unexpected outcome: {message:?}"
+            );
+            assert!(same_bits(&first, &first_before), "`first` was written");
+            assert!(same_bits(&second, &second_before), "`second` was written");
+        }
+        Ok(())
+    });
+}

@@ -71,24 +71,39 @@ fn per_program_backends_from_code_and_file() -> Result<(), Error> {
 #[test]
 fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
     let file = Config::parse(
-        "[default]\ncpu.parallel_threshold = 0\n[program.double_a]\ncpu.chunk = 3\ncpu.k_block = 4\n",
+        "[default]\ncpu.parallel_threshold = 0\n[program.double_a]\ncpu.chunk = 3\ncpu.k_block = 4\n\
+         cpu.stage_group_chunk = 6\n",
         std::path::Path::new("test.toml"),
     )?;
     let options = Options::new(Backend::Cpu).with_config(file);
     let a = double_a::compile(&options)?;
     let b = double_b::compile(&options)?;
     let (ta, tb) = (a.cpu_options(), b.cpu_options());
-    assert_eq!((ta.parallel_threshold, ta.chunk, ta.k_block), (0, 3, 4));
+    assert_eq!(
+        (
+            ta.parallel_threshold,
+            ta.chunk,
+            ta.k_block,
+            ta.stage_group_chunk
+        ),
+        (0, 3, 4, 6)
+    );
     let default = CpuOptions::default();
     assert_eq!(
-        (tb.parallel_threshold, tb.chunk, tb.k_block),
-        (0, default.chunk, default.k_block)
+        (
+            tb.parallel_threshold,
+            tb.chunk,
+            tb.k_block,
+            tb.stage_group_chunk
+        ),
+        (0, default.chunk, default.k_block, default.stage_group_chunk)
     );
     // Explicit options in code win over the file.
     let explicit = CpuOptions {
         parallel_threshold: 5,
         chunk: 2,
         k_block: 8,
+        stage_group_chunk: 9,
     };
     assert_eq!(
         double_a::compile(&options.clone().with_cpu(explicit))?.cpu_options(),

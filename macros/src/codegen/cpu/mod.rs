@@ -21,6 +21,7 @@ use quote::{format_ident, quote};
 use gt4rs_ir::fieldview::{Literal, Program, Role};
 use gt4rs_ir::lower::lower;
 use gt4rs_ir::stage::{Source, StageProgram};
+use gt4rs_ir::tile_groups::tile_groups;
 use gt4rs_ir::{ScalarType, Type};
 
 use crate::codegen::program::ArgsInfo;
@@ -352,28 +353,65 @@ fn emit_body(
     // Every stage's prologue and checks first, then the stages' loops in order: a call whose
     // checks fail writes nothing, and one that fails inside a loop says what it wrote.
     let mut stages = Vec::new();
-    let mut runs = Vec::new();
     let written = written_params(program, lowered);
     for (index, s) in lowered.stages.iter().enumerate() {
         let code = stage::emit(program, lowered, &used_offsets, index, s)?;
-        let run = format_ident!("run_stage{}", index);
-        stages.push(quote!(let #run = #code;));
-        let before: BTreeSet<&str> = written[..index].iter().flatten().copied().collect();
-        let (before, failing) = (before.into_iter(), written[index].iter());
-        let writes = if written[index].is_empty() {
+        let (tiles, err) = (
+            format_ident!("stage{}", index),
+            format_ident!("stage{}_err", index),
+        );
+        stages.push(quote! {
+            let #err = ::gt4rs::__private::cpu::ErrorSlot::new();
+            let #tiles = {
+                let err = &#err;
+                #code
+            };
+        });
+    }
+    // Consecutive stages that may share tiles run tile by tile together (where the call's
+    // domains and `CpuOptions::stage_group_chunk` allow it); a failure in one of them may
+    // leave any of the group's outputs partly written.
+    let mut runs = Vec::new();
+    for group in tile_groups(lowered) {
+        let before: BTreeSet<&str> = written[..group.start].iter().flatten().copied().collect();
+        let failing: BTreeSet<&str> = written[group.clone()].iter().flatten().copied().collect();
+        let (before, failing) = (before.into_iter(), failing.iter());
+        let writes = if failing.len() == 0 {
             "temporaries".to_string()
         } else {
-            written[index]
-                .iter()
-                .copied()
-                .collect::<Vec<_>>()
-                .join(", ")
+            failing.clone().copied().collect::<Vec<_>>().join(", ")
         };
-        let stage_index = index as u32;
+        let tiles: Vec<syn::Ident> = group.clone().map(|i| format_ident!("stage{}", i)).collect();
+        let errs = group.clone().map(|i| format_ident!("stage{}_err", i));
+        let (run, writes) = if let [alone] = tiles.as_slice() {
+            (quote!(#alone.run(&self.cpu);), writes)
+        } else {
+            (
+                quote! {
+                    ::gt4rs::__private::cpu::for_tiles_of_stages(
+                        &[#(#tiles.in_group()),*],
+                        &self.cpu,
+                    );
+                },
+                format!(
+                    "stages {}-{} in tiles: {writes}",
+                    group.start,
+                    group.end - 1
+                ),
+            )
+        };
+        let first = group.start as u32;
+        let together = group.len() > 1;
+        let stopped = quote! {
+            |e| ::gt4rs::__private::cpu::stopped_after_writing(e, &[#(#before),*], &[#(#failing),*], #together)
+        };
         runs.push(quote! {
             let started = ::gt4rs::profiling::stages::start();
-            #run().map_err(|e| ::gt4rs::__private::cpu::stopped_after_writing(e, &[#(#before),*], &[#(#failing),*]))?;
-            ::gt4rs::profiling::stages::finish(started, ::core::module_path!(), NAME, #label, #stage_index, #writes);
+            #run
+            #(
+                #errs.take().map_err(#stopped)?;
+            )*
+            ::gt4rs::profiling::stages::finish(started, ::core::module_path!(), NAME, #label, #first, #writes);
         });
     }
     let scratch_ty = match variant {

@@ -6,6 +6,10 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+mod stage_groups;
+
+pub use stage_groups::{for_tiles_of_stages, GroupStage, StageTiles};
+
 use crate::error::Error;
 use crate::options::CpuOptions;
 
@@ -82,11 +86,17 @@ pub const WROTE_IN_PLACE: &str = " (the cpu kernels write in place: ";
 
 /// `error`, from a stage's loop, with what the call had written when it stopped: the outputs
 /// of the stages before (`before`, written over their domains) and some points of the failing
-/// stage's (`failing`). A failure inside a loop cannot be found before the loop runs, and the
-/// kernels write in place; every check that can run before the first write does.
+/// stage's (`failing`; with `together`, the outputs of every stage of the failing one's group,
+/// which ran tile by tile together). A failure inside a loop cannot be found before the loop
+/// runs, and the kernels write in place; every check that can run before the first write does.
 #[cold]
 #[inline(never)]
-pub fn stopped_after_writing(error: Error, before: &[&str], failing: &[&str]) -> Error {
+pub fn stopped_after_writing(
+    error: Error,
+    before: &[&str],
+    failing: &[&str],
+    together: bool,
+) -> Error {
     let quoted = |names: &[&str]| {
         names
             .iter()
@@ -102,10 +112,18 @@ pub fn stopped_after_writing(error: Error, before: &[&str], failing: &[&str]) ->
         ));
     }
     if !failing.is_empty() {
-        written.push(format!(
-            "any part of {} over the failing stage's domain",
-            quoted(failing)
-        ));
+        written.push(if together {
+            format!(
+                "any part of {} over the domains of the failing stage and of the stages run \
+                 tile by tile with it",
+                quoted(failing)
+            )
+        } else {
+            format!(
+                "any part of {} over the failing stage's domain",
+                quoted(failing)
+            )
+        });
     }
     if written.is_empty() {
         return error;
@@ -351,6 +369,7 @@ mod tests {
                 parallel_threshold: threshold,
                 chunk: 7,
                 k_block,
+                stage_group_chunk: 0,
             };
             pool.install(|| {
                 for_tiles(n_outer, levels, split_levels, &options, |lo, hi, k0, k1| {

@@ -95,13 +95,6 @@ impl StageEmitter<'_> {
         )?;
         let uniform = &self.uniform;
         let column = &self.column;
-        let used_fields: Vec<syn::Ident> = {
-            let mut set = self.read_fields.clone();
-            set.extend(outputs.iter().map(|(p, _)| *p));
-            set.into_iter()
-                .map(|p| format_ident!("{}", prefix(p)))
-                .collect()
-        };
         let LoopShape {
             n_outer,
             nk,
@@ -130,9 +123,18 @@ impl StageEmitter<'_> {
             .filter(|_| self.walk.vertical.is_some() && nodes <= MAX_NODES)
             .and_then(|_| interleaved_columns(&point_body, !level_must_stop))
             .unwrap_or_else(|| quote!(let first = lo;));
+        // The stage's first horizontal index, where tiles of a group of stages align.
+        let start = match self.walk.outer.as_slice() {
+            [(j, _)] => {
+                let lo = format_ident!("d{}_lo", j);
+                quote!(#lo)
+            }
+            _ => quote!(0i64),
+        };
         // The prologue and the checks run where this block is, before any stage's loop (so a
-        // call that a check refuses writes nothing); the loop is the closure it evaluates to,
-        // which keeps this stage's names apart from the other stages'.
+        // call that a check refuses writes nothing); the loop is the body of the `StageTiles`
+        // it evaluates to, which keeps this stage's names apart from the other stages'. `err`
+        // is the stage's error slot, bound around this block.
         Ok(quote! {
             {
                 #(#uniform)*
@@ -143,25 +145,20 @@ impl StageEmitter<'_> {
                 if active {
                     #(#checks)*
                 }
-                move || -> ::core::result::Result<(), ::gt4rs::Error> {
-                    if !active {
-                        return Ok(());
-                    }
-                    let err_slot = ::gt4rs::__private::cpu::ErrorSlot::new();
-                    {
-                        let err = &err_slot;
-                        #( let #used_fields = #used_fields; )*
-                        let body = move |lo: usize, hi: usize, level_lo: usize, level_hi: usize| {
-                            #tile_levels
-                            #(#decode_tile)*
-                            #groups
-                            #err_label: for p in first..hi {
-                                #point_body
-                            }
-                        };
-                        ::gt4rs::__private::cpu::for_tiles(n_outer, nk, #split_levels, &self.cpu, body);
-                    }
-                    err_slot.take()
+                ::gt4rs::__private::cpu::StageTiles {
+                    active,
+                    start: #start,
+                    n_outer,
+                    levels: nk,
+                    split_levels: #split_levels,
+                    body: move |lo: usize, hi: usize, level_lo: usize, level_hi: usize| {
+                        #tile_levels
+                        #(#decode_tile)*
+                        #groups
+                        #err_label: for p in first..hi {
+                            #point_body
+                        }
+                    },
                 }
             }
         })
