@@ -84,6 +84,38 @@ fn risen_prog(
     risen(a, b).write_to(out, domain![I: 0..8, K: k_start..k_end]);
 }
 
+/// Eight terms of shifted and scaled inputs: enough nodes that the sweep of it walks one column
+/// at a time, its first level run before the loop over the others.
+#[field_operator]
+fn wide(a: Field<(I, K), f64>, b: Field<(I, K), f64>) -> Field<(I, K), f64> {
+    term(a, b)
+        + term(b, a)
+        + term(a * 0.5, b)
+        + term(b * 0.5, a)
+        + term(a, b * 2.0)
+        + term(b, a * 2.0)
+        + term(a + b, b)
+        + term(a - b, a)
+}
+
+#[field_operator]
+fn swept_wide(a: Field<(I, K), f64>, b: Field<(I, K), f64>) -> Field<(I, K), f64> {
+    let t = wide(a, b);
+    let (c, g) = sweep(t, t.at(K - 1), a);
+    c - g
+}
+
+#[program]
+fn swept_wide_prog(
+    a: &Field<(I, K), f64>,
+    b: &Field<(I, K), f64>,
+    out: &mut Field<(I, K), f64>,
+    k_start: i32,
+    k_end: i32,
+) {
+    swept_wide(a, b).write_to(out, domain![I: 0..8, K: k_start..k_end]);
+}
+
 const NI: i64 = 9;
 const NK: i64 = 11;
 
@@ -243,6 +275,56 @@ fn the_first_levels_read_outside_the_field_is_an_error() {
             "argument `a` is read at K -1..3 (shift -1), outside its domain 0..11"
         };
         expect_error(result, &[needle]);
+        Ok(())
+    });
+}
+
+/// The term of `term_at` over values `x` and `y` at `(i, k)` and `(i + 1, k)`.
+fn term_of(x: impl Fn(i64, i64) -> f64, y: impl Fn(i64, i64) -> f64, i: i64, k: i64) -> f64 {
+    (x(i, k) * y(i + 1, k) + x(i + 1, k)).abs().sqrt() + y(i, k)
+}
+
+fn wide_at(a: &F, b: &F, i: i64, k: i64) -> f64 {
+    let a = |i, k| at(a, &[i, k]);
+    let b = |i, k| at(b, &[i, k]);
+    term_of(a, b, i, k)
+        + term_of(b, a, i, k)
+        + term_of(|i, k| a(i, k) * 0.5, b, i, k)
+        + term_of(|i, k| b(i, k) * 0.5, a, i, k)
+        + term_of(a, |i, k| b(i, k) * 2.0, i, k)
+        + term_of(b, |i, k| a(i, k) * 2.0, i, k)
+        + term_of(|i, k| a(i, k) + b(i, k), b, i, k)
+        + term_of(|i, k| a(i, k) - b(i, k), a, i, k)
+}
+
+/// A sweep too large to walk columns side by side: its first level runs before the loop.
+#[test]
+fn a_large_forward_scan_reading_the_level_above() {
+    let (a, b) = inputs(1805);
+    for_each_backend(|backend| {
+        let prog = swept_wide_prog::compile(&backend.options())?;
+        for (k_start, k_end) in [(1, NK), (1, 2), (4, 9)] {
+            let mut out = poisoned(&[0..NI, 0..NK]);
+            prog.call(swept_wide_prog::Args {
+                a: &a,
+                b: &b,
+                out: &mut out,
+                k_start: k_start as i32,
+                k_end: k_end as i32,
+            })?;
+            expect_field("out", &out, &[0..8, k_start..k_end], |p| {
+                let i = p[0];
+                let column = sweep_column(
+                    k_start..k_end,
+                    |k| wide_at(&a, &b, i, k),
+                    |k| wide_at(&a, &b, i, k - 1),
+                    |k| at(&a, &[i, k]),
+                    |_| None,
+                );
+                let (c, g) = column[p[1] as usize];
+                c - g
+            });
+        }
         Ok(())
     });
 }
