@@ -32,15 +32,20 @@ pub struct StageTiles<F> {
 }
 
 impl<F: Fn(usize, usize, usize, usize) + Sync> StageTiles<F> {
-    /// Runs the stage alone over its whole domain.
-    pub fn run(&self, options: &CpuOptions) {
+    /// Runs the stage alone over its whole domain. Its body is moved into the tile loop, as a
+    /// stage's closure was before stages could share tiles: through a reference, a one-point
+    /// call took 2-4 ns longer (`--bench call_overhead`, docs/performance.md).
+    pub fn run(self, options: &CpuOptions)
+    where
+        F: Send,
+    {
         if self.active {
             for_tiles(
                 self.n_outer,
                 self.levels,
                 self.split_levels,
                 options,
-                &self.body,
+                self.body,
             );
         }
     }
@@ -257,7 +262,8 @@ mod tests {
         ];
         let group: Vec<GroupStage<'_>> = stages.iter().map(StageTiles::in_group).collect();
         for_tiles_of_stages(&group, &CpuOptions::default());
-        stages[0].run(&CpuOptions::default());
+        let [alone, _] = stages;
+        alone.run(&CpuOptions::default());
         assert_eq!(ran.load(Ordering::Relaxed), 0);
     }
 }
