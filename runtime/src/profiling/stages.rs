@@ -68,9 +68,11 @@ pub struct StageTime {
     /// Its static arguments' values for this copy of the loops (`is_iau_active=true`), empty
     /// for a program without static arguments.
     pub variant: &'static str,
-    /// The stage's position in the program's lowered stages.
+    /// The stage's position in the program's lowered stages; for stages run tile by tile
+    /// together (`gt4rs_ir::tile_groups`), timed as one, the first's.
     pub stage: u32,
-    /// The arguments the stage writes, or `temporaries`.
+    /// The arguments the stage writes, or `temporaries`; for stages run tile by tile together,
+    /// `stages A-B in tiles: ` and what they write.
     pub writes: &'static str,
     /// Its durations.
     pub stats: Stats,
