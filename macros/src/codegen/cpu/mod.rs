@@ -375,12 +375,12 @@ fn emit_body(
     for group in tile_groups(lowered) {
         let before: BTreeSet<&str> = written[..group.start].iter().flatten().copied().collect();
         let failing: BTreeSet<&str> = written[group.clone()].iter().flatten().copied().collect();
-        let (before, failing) = (before.into_iter(), failing.iter());
-        let writes = if failing.len() == 0 {
+        let writes = if failing.is_empty() {
             "temporaries".to_string()
         } else {
-            failing.clone().copied().collect::<Vec<_>>().join(", ")
+            failing.iter().copied().collect::<Vec<_>>().join(", ")
         };
+        let (before, failing) = (before.into_iter(), failing.into_iter());
         let tiles: Vec<syn::Ident> = group.clone().map(|i| format_ident!("stage{}", i)).collect();
         let errs = group.clone().map(|i| format_ident!("stage{}_err", i));
         let (run, writes) = if let [alone] = tiles.as_slice() {
