@@ -290,3 +290,47 @@ fn calls_on_several_threads_at_once_agree() {
         }
     });
 }
+
+#[field_operator]
+fn _doubled(theta_v: Field<(Cell, K), f64>) -> Field<(Cell, K), f64> {
+    theta_v * 2.0
+}
+
+/// Two calls over cells whose stages run tile by tile together (`gt4rs_ir::tile_groups`).
+#[program]
+fn doubled_twice(
+    theta_v: &Field<(Cell, K), f64>,
+    a: &mut Field<(Cell, K), f64>,
+    b: &mut Field<(Cell, K), f64>,
+) {
+    _doubled(theta_v).write_to(a);
+    _doubled(a).write_to(b);
+}
+
+#[test]
+fn a_repeated_call_of_stages_run_together_allocates_nothing() {
+    let serial = CpuOptions {
+        parallel_threshold: usize::MAX,
+        chunk: 64,
+        k_block: 0,
+        stage_group_chunk: 64,
+    };
+    let program =
+        doubled_twice::compile(&Options::new(Backend::Cpu).with_cpu(serial)).expect("compiles");
+    let domain = [0..10, 0..NLEV];
+    let field = |v: f64| Field::filled(&domain, v, gt4rs::Layout::default()).expect("valid");
+    let theta_v: Field<(Cell, K), f64> = field(1.5);
+    let (mut a, mut b) = (field(f64::NAN), field(f64::NAN));
+    let mut call = || {
+        program
+            .call(doubled_twice::Args {
+                theta_v: &theta_v,
+                a: &mut a,
+                b: &mut b,
+            })
+            .expect("runs")
+    };
+    call();
+    assert_eq!(allocations_of(&mut call), 0, "a repeated call allocates");
+    assert!(b.as_array().iter().all(|&v| v == 6.0));
+}

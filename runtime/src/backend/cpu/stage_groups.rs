@@ -101,7 +101,8 @@ impl GroupStage<'_> {
 /// has too few points to run in parallel or few enough that [`for_tiles`] splits its columns
 /// into blocks of levels.
 pub fn for_tiles_of_stages(stages: &[GroupStage<'_>], options: &CpuOptions) {
-    let active: Vec<&GroupStage<'_>> = stages.iter().filter(|s| s.active).collect();
+    // Filtered where used, not collected: a call allocates nothing.
+    let active = || stages.iter().filter(|s| s.active);
     let chunk = options.stage_group_chunk;
     let threads = rayon::current_num_threads();
     let runs_otherwise = |s: &&GroupStage<'_>| {
@@ -110,15 +111,15 @@ pub fn for_tiles_of_stages(stages: &[GroupStage<'_>], options: &CpuOptions) {
                 && options.k_block > 0
                 && s.n_outer.div_ceil(options.chunk.max(1)) < threads)
     };
-    if chunk == 0 || active.len() < 2 || active.iter().any(runs_otherwise) {
-        for s in active {
+    if chunk == 0 || active().nth(1).is_none() || active().any(|s| runs_otherwise(&s)) {
+        for s in active() {
             s.alone(options);
         }
         return;
     }
     let (Some(first), Some(end)) = (
-        active.iter().map(|s| s.start).min(),
-        active.iter().map(|s| s.end()).max(),
+        active().map(|s| s.start).min(),
+        active().map(|s| s.end()).max(),
     ) else {
         return;
     };
@@ -126,7 +127,7 @@ pub fn for_tiles_of_stages(stages: &[GroupStage<'_>], options: &CpuOptions) {
     (0..span.div_ceil(chunk)).into_par_iter().for_each(|tile| {
         let lo = first.saturating_add((tile * chunk) as i64);
         let hi = lo.saturating_add(chunk as i64).min(end);
-        for s in &active {
+        for s in active() {
             let (from, to) = (lo.max(s.start), hi.min(s.end()));
             if from < to {
                 (s.body)(
