@@ -13,8 +13,10 @@
 //! after one warm-up call, its arguments converted once (`DynProgram::call_dynamic_timed`).
 //!
 //! `cargo bench -p gt4rs-benches --bench roofline [-- --grids r2b4,r2b5 --calls 20
-//!  --precision double,mixed --programs NAME,… --no-step --stages]`; `--stages` also prints how
-//! the all-threads calls' time splits over each program's stages (`gt4rs::profiling::stages`).
+//!  --precision double,mixed --programs NAME,… --no-step --step-only --stages]`; `--stages` also
+//! prints how the all-threads calls' time splits over each program's stages
+//! (`gt4rs::profiling::stages`); `--step-only` times the diffusion step alone (at R2B4, the
+//! grid it runs on), counting its programs' bytes without timing them.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -43,6 +45,8 @@ struct Settings {
     precisions: Vec<&'static str>,
     programs: Option<Vec<String>>,
     step: bool,
+    /// Time only the step: the programs' bytes are counted, their calls not timed.
+    step_only: bool,
     /// Also time each program's stages (with all threads) and print them per grid.
     stages: bool,
 }
@@ -54,6 +58,7 @@ fn settings() -> Result<Settings, String> {
         precisions: vec!["double", "mixed"],
         programs: None,
         step: true,
+        step_only: false,
         stages: false,
     };
     let mut args = std::env::args().skip(1);
@@ -90,11 +95,19 @@ fn settings() -> Result<Settings, String> {
                 )
             }
             "--no-step" => s.step = false,
+            "--step-only" => s.step_only = true,
             "--stages" => s.stages = true,
             // `cargo bench` passes `--bench` to every target.
             "--bench" => {}
             other => return Err(format!("unknown argument `{other}`")),
         }
+    }
+    if s.step_only && (!s.step || s.programs.is_some()) {
+        return Err("--step-only does not go with --no-step or --programs".to_string());
+    }
+    if s.step_only {
+        // The step runs in double precision on R2B4.
+        (s.grids, s.precisions) = (vec![(2, 4)], vec!["double"]);
     }
     if s.calls == 0 {
         return Err("--calls must be at least 1".to_string());
@@ -285,6 +298,9 @@ fn programs_on(
                 if precision == "double" {
                     bytes_of.entry(entry.name).or_insert(bytes);
                 }
+                if settings.step_only {
+                    continue;
+                }
                 gt4rs::profiling::stages::enable(settings.stages);
                 let all = time_program(entry, &options, &call, settings.calls);
                 gt4rs::profiling::stages::enable(false);
@@ -310,8 +326,8 @@ fn programs_on(
 }
 
 /// One diffusion step of the main job (mountains) with every thread and with one, over the sum
-/// of the bytes of the programs it calls (the truly horizontal θ diffusion's scaled to the box
-/// of cells and levels it runs over).
+/// of the bytes of the programs it calls (the truly horizontal θ diffusion's scaled to the
+/// spans of cells and levels it runs over).
 fn step_on(
     grid: &Grid,
     bytes_of: &BTreeMap<&'static str, usize>,
@@ -344,9 +360,8 @@ fn step_on(
             .run(DTIME, &mut state, &mut diagnostic)
             .map_err(|e| e.to_string())?;
         let mut bytes = 0;
-        let ((c0, c1), (k0, k1)) = granule.zdiffusion_box();
-        let box_fraction =
-            (f64::from(c1 - c0) * f64::from(k1 - k0)) / (grid.num_cells as f64 * LEVELS as f64);
+        let steep_points: usize = granule.zdiffusion_spans().iter().map(|s| s.points()).sum();
+        let steep_fraction = steep_points as f64 / (grid.num_cells * LEVELS) as f64;
         for (name, calls) in call_counts(&granule) {
             let calls = calls - before.get(&name).copied().unwrap_or(0);
             if calls == 0 {
@@ -362,7 +377,7 @@ fn step_on(
                 return Err(format!("the step calls `{name}`, which has no byte count"));
             };
             let b = if name == "truly_horizontal_diffusion_nabla_of_theta_over_steep_points" {
-                (b as f64 * box_fraction) as usize
+                (b as f64 * steep_fraction) as usize
             } else {
                 b
             };

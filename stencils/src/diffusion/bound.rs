@@ -27,8 +27,6 @@ gt4rs::bind! {
         horizontal_start, horizontal_end, vertical_start, vertical_end);
     pub mod nabla2_of_theta = crate::icon::dsl::diffusion::calculate_nabla2_of_theta(
         horizontal_start, horizontal_end, vertical_start, vertical_end);
-    pub mod zdiffusion = crate::icon::dsl::diffusion::truly_horizontal_diffusion_nabla_of_theta_over_steep_points(
-        horizontal_start, horizontal_end, vertical_start, vertical_end);
     pub mod update_theta_and_exner = crate::icon::dsl::diffusion::update_theta_and_exner(
         rd_o_cvd, horizontal_start, horizontal_end, vertical_start, vertical_end);
 }

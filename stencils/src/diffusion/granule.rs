@@ -17,8 +17,10 @@ use super::state::{
     k_field, zeros, zeros_in, CellParams, DiagnosticState, DiagnosticViews, EdgeParams,
     InterpolationState, MetricState, PrognosticState, PrognosticViews,
 };
+use super::steep_spans::{steep_spans, SteepSpan};
 use super::vertical::{rd_o_cvd, VerticalGrid};
 use crate::icon::dims::{Cell, Edge, Vertex, C2E, C2E2C, C2E2CO, E2C, E2C2V, K, V2E};
+use crate::icon::dsl::diffusion as diffusion_dsl;
 use crate::icon::dsl::diffusion_utils as utils;
 
 /// ICON's threshold of the temperature deviation from the neighbours (K) that enables extra
@@ -129,7 +131,9 @@ struct Programs {
     nabla2_for_theta: bound::nabla2_for_theta::Compiled,
     nabla2_for_z: bound::nabla2_for_z::Compiled,
     nabla2_of_theta: bound::nabla2_of_theta::Compiled,
-    zdiffusion: bound::zdiffusion::Compiled,
+    /// Called once per span of steep columns, with the span's domain.
+    zdiffusion:
+        diffusion_dsl::truly_horizontal_diffusion_nabla_of_theta_over_steep_points::Compiled,
     update_theta_and_exner: bound::update_theta_and_exner::Compiled,
 }
 
@@ -142,34 +146,6 @@ struct Constants {
     /// ICON's 1-based, inclusive damping-layer bound.
     nrdmax: i32,
     nlev: i32,
-    /// Cells and levels of the z-diffusion program: the box around the steep points.
-    zdiffusion_cells: (i32, i32),
-    zdiffusion_levels: (i32, i32),
-}
-
-/// The smallest box of cells in `cells` and of levels that holds every point where the
-/// z-diffusion adds something: `zd_diffcoef != 0` (and every steep point of `mask_hdiff`).
-/// Outside it the program would add 0; ICON loops over its list of steep points only. Empty
-/// where there is none.
-fn zdiffusion_box(metric: &MetricState, cells: (i32, i32)) -> ((i32, i32), (i32, i32)) {
-    let empty = ((cells.0, cells.0), (0, 0));
-    let Some(zd) = &metric.zdiffusion else {
-        return empty;
-    };
-    let (mut c_min, mut c_max, mut k_min, mut k_max) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
-    let (mask, diffcoef) = (zd.mask_hdiff.as_array(), zd.zd_diffcoef.as_array());
-    for (index, &coef) in diffcoef.indexed_iter() {
-        let (c, k) = (index[0] as i32, index[1] as i32);
-        let acts = coef != 0.0 || mask.get(index.clone()).copied().unwrap_or(false);
-        if acts && (cells.0..cells.1).contains(&c) {
-            (c_min, c_max) = (c_min.min(c), c_max.max(c));
-            (k_min, k_max) = (k_min.min(k), k_max.max(k));
-        }
-    }
-    if c_min > c_max {
-        return empty;
-    }
-    ((c_min, c_max + 1), (k_min, k_max + 1))
 }
 
 impl Programs {
@@ -301,13 +277,7 @@ impl Programs {
             zdiffusion: compile!(
                 profiler,
                 o,
-                bound::zdiffusion,
-                bound::zdiffusion::Bound {
-                    horizontal_start: constants.zdiffusion_cells.0,
-                    horizontal_end: constants.zdiffusion_cells.1,
-                    vertical_start: constants.zdiffusion_levels.0,
-                    vertical_end: constants.zdiffusion_levels.1,
-                }
+                diffusion_dsl::truly_horizontal_diffusion_nabla_of_theta_over_steep_points
             ),
             update_theta_and_exner: compile!(
                 profiler,
@@ -381,6 +351,8 @@ pub struct Diffusion {
     bounds: Bounds,
     interpolation: InterpolationState,
     metric: MetricState,
+    /// Where the truly horizontal θ diffusion runs.
+    zdiffusion_spans: Vec<SteepSpan>,
     edge: EdgeParams,
     cell: CellParams,
     programs: Programs,
@@ -605,8 +577,8 @@ impl Diffusion {
         )?;
 
         let bounds = Bounds::of(&grid.zones, config.limited_area)?;
-        let (zdiffusion_cells, zdiffusion_levels) =
-            zdiffusion_box(&metric, (bounds.cell_start_nudging, bounds.cell_end_local));
+        let zdiffusion_spans =
+            steep_spans(&metric, (bounds.cell_start_nudging, bounds.cell_end_local));
         let constants = Constants {
             nudgezone_diff,
             fac_bdydiff_v,
@@ -615,8 +587,6 @@ impl Diffusion {
             // ICON's nrdmax counts from 1 and includes its bound.
             nrdmax: nrdmax as i32 + 1,
             nlev: nlev_i32,
-            zdiffusion_cells,
-            zdiffusion_levels,
         };
         // The static arguments are fixed by the configuration: a call with another value is
         // an error, and the CUDA backend compiles the value into the kernel.
@@ -642,6 +612,7 @@ impl Diffusion {
             nlev,
             interpolation,
             metric,
+            zdiffusion_spans,
             edge,
             cell,
             programs,
@@ -715,11 +686,10 @@ impl Diffusion {
     pub fn metric(&self) -> &MetricState {
         &self.metric
     }
-    /// The cells and levels the truly horizontal θ diffusion runs over (the box around the
-    /// steep points; empty ranges where there is none).
-    pub fn zdiffusion_box(&self) -> ((i32, i32), (i32, i32)) {
-        let cells = (self.bounds.cell_start_nudging, self.bounds.cell_end_local);
-        zdiffusion_box(&self.metric, cells)
+    /// The runs of cells and their levels the truly horizontal θ diffusion runs over, one call
+    /// each (none where no point is steep).
+    pub fn zdiffusion_spans(&self) -> &[SteepSpan] {
+        &self.zdiffusion_spans
     }
 
     /// Whether the truly horizontal θ diffusion runs: configured and the terrain has steep
@@ -1079,18 +1049,26 @@ impl Diffusion {
 
             // 13. Truly horizontal diffusion over steep points.
             if let (true, Some(zd)) = (self.config.apply_zdiffusion_t, &self.metric.zdiffusion) {
+                use diffusion_dsl::truly_horizontal_diffusion_nabla_of_theta_over_steep_points as zdiffusion;
+                // ICON's loop over the steep points: one call per span, timed as one.
                 step_call!(
                     self,
                     step,
-                    bound::zdiffusion::NAME,
-                    self.programs.zdiffusion.call_views(bound::zdiffusion::Views {
-                        zd_vertoffset: zd.zd_vertoffset.view(),
-                        zd_diffcoef: zd.zd_diffcoef.view(),
-                        geofac_n2s_c: self.interpolation.geofac_n2s_c.view(),
-                        geofac_n2s_nbh: self.interpolation.geofac_n2s_nbh.view(),
-                        vcoef: zd.zd_intcoef.view(),
-                        theta_v: prognostic.theta_v.as_ref(),
-                        z_temp: self.z_temp.view_mut(),
+                    zdiffusion::NAME,
+                    self.zdiffusion_spans.iter().try_for_each(|span| {
+                        self.programs.zdiffusion.call_views(zdiffusion::Views {
+                            zd_vertoffset: zd.zd_vertoffset.view(),
+                            zd_diffcoef: zd.zd_diffcoef.view(),
+                            geofac_n2s_c: self.interpolation.geofac_n2s_c.view(),
+                            geofac_n2s_nbh: self.interpolation.geofac_n2s_nbh.view(),
+                            vcoef: zd.zd_intcoef.view(),
+                            theta_v: prognostic.theta_v.as_ref(),
+                            z_temp: self.z_temp.view_mut(),
+                            horizontal_start: span.cells.0,
+                            horizontal_end: span.cells.1,
+                            vertical_start: span.levels.0,
+                            vertical_end: span.levels.1,
+                        })
                     }),
                     ["z_temp" => self.z_temp.view()]
                 );
@@ -1149,6 +1127,63 @@ mod tests {
         );
         let message = result.err().expect("a short vct_a").to_string();
         assert!(message.contains("half levels"), "{message}");
+    }
+
+    /// The truly horizontal θ diffusion over its spans of steep columns gives the steps one
+    /// call over every cell and level gives (elsewhere it adds 0): fails where a span misses a
+    /// steep point.
+    #[test]
+    fn steps_over_the_steep_spans_equal_steps_over_every_cell() {
+        use crate::diffusion::initial::{diffusion_over, jet_state_over, JetSpec};
+        use crate::diffusion::terrain::{Terrain, TerrainKind};
+        let grid = IcosahedralGrid::generate(2, 4).expect("R2B4 generates");
+        let vertical = VerticalGrid::default_for(65).expect("65 levels");
+        let terrain = Terrain::of_kind(TerrainKind::Mountains, &grid, &vertical).expect("terrain");
+        let granule = || {
+            let options = RunOptions::new(Backend::Cpu).expect("options");
+            diffusion_over(
+                &grid,
+                &vertical,
+                &terrain,
+                DiffusionConfig::default(),
+                options,
+            )
+            .expect("a granule")
+        };
+        let ((mut spans, mut spans_diagnostic), (mut whole, mut whole_diagnostic)) =
+            (granule(), granule());
+        let every_point = SteepSpan {
+            cells: (whole.bounds.cell_start_nudging, whole.bounds.cell_end_local),
+            levels: (0, whole.nlev as i32),
+        };
+        let spanned: usize = spans.zdiffusion_spans().iter().map(SteepSpan::points).sum();
+        assert!(
+            spans.zdiffusion_spans().len() > 1 && spanned * 20 < every_point.points(),
+            "the mountains' steep columns make several small spans: {:?}",
+            spans.zdiffusion_spans()
+        );
+        whole.zdiffusion_spans = vec![every_point];
+        let state =
+            jet_state_over(&grid, &vertical, &terrain, &JetSpec::default()).expect("a state");
+        let (mut over_spans, mut over_all) = (state.clone(), state);
+        spans
+            .initial_run(300.0, &mut over_spans, &mut spans_diagnostic)
+            .expect("runs");
+        whole
+            .initial_run(300.0, &mut over_all, &mut whole_diagnostic)
+            .expect("runs");
+        for _ in 0..2 {
+            spans
+                .run(300.0, &mut over_spans, &mut spans_diagnostic)
+                .expect("runs");
+            whole
+                .run(300.0, &mut over_all, &mut whole_diagnostic)
+                .expect("runs");
+        }
+        assert!(
+            over_spans == over_all,
+            "the steps over the steep spans differ from those over every cell"
+        );
     }
 
     /// A bound program compiled with `limited_area` fixed rejects a call with the other value

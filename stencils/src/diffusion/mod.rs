@@ -13,6 +13,7 @@ mod job_ranks;
 pub mod metrics;
 pub mod plot;
 pub mod state;
+pub mod steep_spans;
 pub mod terrain;
 pub mod vertical;
 
