@@ -10,6 +10,7 @@
 //! cpu.parallel_threshold = 4096
 //! cpu.k_block = 16                            # split columns into blocks of 16 levels
 //! cpu.stage_group_chunk = 0                   # no stages run tile by tile together
+//! cpu.wide_vectors = false                    # never the AVX2 copy of the kernels
 //! [program.apply_diffusion_to_vn.arch.sm_90]  # one program on one architecture
 //! cuda.k_block = 4
 //! ```
@@ -77,6 +78,8 @@ pub struct Settings {
     pub cpu_k_block: Option<usize>,
     /// `cpu.stage_group_chunk`: see [`CpuOptions::stage_group_chunk`].
     pub cpu_stage_group_chunk: Option<usize>,
+    /// `cpu.wide_vectors`: see [`CpuOptions::wide_vectors`].
+    pub cpu_wide_vectors: Option<bool>,
     /// `cuda.block_size`: see [`CudaOptions::block_size`].
     pub cuda_block_size: Option<u32>,
     /// `cuda.k_block`: see [`CudaOptions::k_block`].
@@ -96,6 +99,7 @@ pub const KEYS: &[&str] = &[
     "cpu.chunk",
     "cpu.k_block",
     "cpu.stage_group_chunk",
+    "cpu.wide_vectors",
     "cuda.block_size",
     "cuda.k_block",
     "cuda.max_registers",
@@ -376,6 +380,7 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             "cpu.chunk" => s.cpu_chunk = Some(int(v)?.max(1) as usize),
             "cpu.k_block" => s.cpu_k_block = Some(int(v)? as usize),
             "cpu.stage_group_chunk" => s.cpu_stage_group_chunk = Some(int(v)? as usize),
+            "cpu.wide_vectors" => s.cpu_wide_vectors = Some(boolean(v)?),
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
@@ -462,6 +467,7 @@ pub fn resolve(
             cpu_default.stage_group_chunk as u64,
             &|s| s.cpu_stage_group_chunk.map(|v| v as u64),
         ) as usize,
+        wide_vectors: cpu_default.wide_vectors,
     };
     let cuda = CudaOptions {
         block_size: num("cuda.block_size", cuda_default.block_size as u64, &|s| {
@@ -495,6 +501,12 @@ pub fn resolve(
             &|s| s.cuda_hoist_column_work,
         ),
         ..cuda
+    };
+    let cpu = CpuOptions {
+        wide_vectors: flag("cpu.wide_vectors", cpu_default.wide_vectors, &|s| {
+            s.cpu_wide_vectors
+        }),
+        ..cpu
     };
     ProgramOptions {
         program: program.to_string(),

@@ -72,6 +72,12 @@ pub struct CpuOptions {
     /// tile, so what a stage reads of another's fields and inputs is still in cache); `0`: each
     /// stage over its whole domain before the next.
     pub stage_group_chunk: usize,
+    /// On x86-64, run the copy of the kernels compiled for AVX2 and FMA where the CPU has
+    /// them (detected at run time), else the copy for the build's target; `false`: always the
+    /// latter. The copies give the same results bit for bit (neither multiplies and adds in
+    /// one rounding: Rust fuses no multiply-add the code does not ask for). No effect where
+    /// the build's target has AVX2 already, or on other architectures.
+    pub wide_vectors: bool,
 }
 
 impl Default for CpuOptions {
@@ -81,6 +87,7 @@ impl Default for CpuOptions {
             chunk: 256,
             k_block: 0,
             stage_group_chunk: 256,
+            wide_vectors: true,
         }
     }
 }
@@ -217,6 +224,7 @@ impl Options {
         self.settings.cpu_chunk = Some(cpu.chunk);
         self.settings.cpu_k_block = Some(cpu.k_block);
         self.settings.cpu_stage_group_chunk = Some(cpu.stage_group_chunk);
+        self.settings.cpu_wide_vectors = Some(cpu.wide_vectors);
         self
     }
     /// Fixes static argument `name` of `program` to `value` at `compile()` (one variant).

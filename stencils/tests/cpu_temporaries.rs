@@ -218,12 +218,14 @@ fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
             chunk: 64,
             k_block: 0,
             stage_group_chunk: 64,
+            wide_vectors: true,
         },
         CpuOptions {
             parallel_threshold: 0,
             chunk: 7,
             k_block: 2,
             stage_group_chunk: 5,
+            wide_vectors: false,
         },
     ] {
         let mut actual = poisoned(&grid);
@@ -250,6 +252,7 @@ fn a_repeated_call_allocates_nothing() {
         chunk: 64,
         k_block: 0,
         stage_group_chunk: 64,
+        wide_vectors: true,
     };
     let program = compile(&grid, Backend::Cpu, serial);
     let mut first = poisoned(&grid);
@@ -314,6 +317,7 @@ fn a_repeated_call_of_stages_run_together_allocates_nothing() {
         chunk: 64,
         k_block: 0,
         stage_group_chunk: 64,
+        wide_vectors: true,
     };
     let program =
         doubled_twice::compile(&Options::new(Backend::Cpu).with_cpu(serial)).expect("compiles");

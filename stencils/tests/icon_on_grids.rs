@@ -15,12 +15,13 @@
 //! numbers (in [-1, 1) unless ICON's ranges are needed, `gt4rs_stencils::icon::calls::Draw`); pure outputs are
 //! poisoned with NaN before the run, and whole arrays are compared, so values outside the
 //! domain must survive. Both backends and the references agree bit for bit today; the bound is
-//! `RTOL`.
+//! `RTOL`. The CPU kernels run in both their copies (`CpuOptions::wide_vectors`), which must
+//! agree bit for bit.
 
 mod support;
 
 use gt4rs::grid::{GridDim, Zone, TABLE_WIDTHS};
-use gt4rs::{Backend, Connectivities, Options};
+use gt4rs::{Backend, Connectivities, CpuOptions, Options};
 use gt4rs_stencils::icon::reference::{self, PROGRAMS};
 use gt4rs_stencils::programs;
 use ndarray::ArrayD;
@@ -118,8 +119,20 @@ fn check_program(program: &str, g: &TestGrid, conns: &Connectivities, seed: u64)
             "{program} on {} (variant {variant}): the reference writes nothing",
             g.label
         );
-        for backend in [Backend::Embedded, Backend::Cpu] {
-            let options = Options::new(backend).with_connectivities(conns.clone());
+        // The CPU kernels run twice: their AVX2 copy where this CPU has it (the default), and
+        // the copy for the build's target, which must agree with it bit for bit.
+        let mut wide_outputs = None;
+        for (backend, wide_vectors) in [
+            (Backend::Embedded, true),
+            (Backend::Cpu, true),
+            (Backend::Cpu, false),
+        ] {
+            let options = Options::new(backend)
+                .with_connectivities(conns.clone())
+                .with_cpu(CpuOptions {
+                    wide_vectors,
+                    ..CpuOptions::default()
+                });
             let compiled = (entry.compile)(&options).unwrap_or_else(|e| panic!("{program}: {e}"));
             let outcome = run_dynamic(&*compiled, &call, &written);
             if backend == Backend::Cpu && g.keeps_boundary_skips() {
@@ -143,6 +156,21 @@ fn check_program(program: &str, g: &TestGrid, conns: &Connectivities, seed: u64)
             }
             let outputs =
                 outcome.unwrap_or_else(|e| panic!("{program} on {} ({backend:?}): {e}", g.label));
+            if backend == Backend::Cpu {
+                match &wide_outputs {
+                    None => wide_outputs = Some(outputs.clone()),
+                    Some(wide) => {
+                        for name in &written {
+                            assert!(
+                                bit_equal(&outputs[name], &wide[name]),
+                                "{program} on {} (variant {variant}): `{name}` differs between the \
+                                 CPU kernels' copy for the build's target and their AVX2 copy",
+                                g.label
+                            );
+                        }
+                    }
+                }
+            }
             for name in &written {
                 let got = &outputs[name];
                 let err = max_rel_err(got, float_param(&expected, name));

@@ -102,12 +102,17 @@ impl TestBackend {
     pub fn name(self) -> String {
         match (self.cpu, self.cuda) {
             (Some(cpu), _) => format!(
-                "{} (parallel threshold {}, chunk {}, k block {}, stage group chunk {})",
+                "{} (parallel threshold {}, chunk {}, k block {}, stage group chunk {}{})",
                 self.short_name(),
                 cpu.parallel_threshold,
                 cpu.chunk,
                 cpu.k_block,
-                cpu.stage_group_chunk
+                cpu.stage_group_chunk,
+                if cpu.wide_vectors {
+                    ""
+                } else {
+                    ", the build target's vectors"
+                }
             ),
             (_, Some(cuda)) => format!(
                 "{} (block size {}, k block {})",
@@ -129,6 +134,9 @@ pub fn available_backends() -> Vec<TestBackend> {
         k_block: 0,
         // Tiles of stages run together cut elsewhere than single stages' chunks.
         stage_group_chunk: 3,
+        // The kernels' copy for the build's target (the default runs the AVX2 copy where the
+        // CPU has it).
+        wide_vectors: false,
     };
     // One horizontal tile, so every column is split into one block of levels per thread.
     let split_columns = gt4rs::CpuOptions {
@@ -137,6 +145,7 @@ pub fn available_backends() -> Vec<TestBackend> {
         k_block: 1,
         // Split columns: stages of a group run one after the other.
         stage_group_chunk: 1 << 30,
+        wide_vectors: true,
     };
     let plain = |backend| TestBackend {
         backend,

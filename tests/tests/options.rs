@@ -72,7 +72,7 @@ fn per_program_backends_from_code_and_file() -> Result<(), Error> {
 fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
     let file = Config::parse(
         "[default]\ncpu.parallel_threshold = 0\n[program.double_a]\ncpu.chunk = 3\ncpu.k_block = 4\n\
-         cpu.stage_group_chunk = 6\n",
+         cpu.stage_group_chunk = 6\ncpu.wide_vectors = false\n",
         std::path::Path::new("test.toml"),
     )?;
     let options = Options::new(Backend::Cpu).with_config(file);
@@ -84,9 +84,10 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
             ta.parallel_threshold,
             ta.chunk,
             ta.k_block,
-            ta.stage_group_chunk
+            ta.stage_group_chunk,
+            ta.wide_vectors
         ),
-        (0, 3, 4, 6)
+        (0, 3, 4, 6, false)
     );
     let default = CpuOptions::default();
     assert_eq!(
@@ -94,9 +95,16 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
             tb.parallel_threshold,
             tb.chunk,
             tb.k_block,
-            tb.stage_group_chunk
+            tb.stage_group_chunk,
+            tb.wide_vectors
         ),
-        (0, default.chunk, default.k_block, default.stage_group_chunk)
+        (
+            0,
+            default.chunk,
+            default.k_block,
+            default.stage_group_chunk,
+            true
+        )
     );
     // Explicit options in code win over the file.
     let explicit = CpuOptions {
@@ -104,6 +112,7 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
         chunk: 2,
         k_block: 8,
         stage_group_chunk: 9,
+        wide_vectors: false,
     };
     assert_eq!(
         double_a::compile(&options.clone().with_cpu(explicit))?.cpu_options(),

@@ -27,7 +27,8 @@ use crate::icon::dsl::diffusion_utils as utils;
 /// diffusion against runaway cooling in cold pools.
 const THRESH_TDIFF: f64 = -5.0;
 
-/// How the granule runs: backend, debug checks and whether the profiler keeps a trace.
+/// How the granule runs: backend, debug checks and whether the profiler keeps a trace. Its
+/// programs' other options come from the file `GT4RS_CONFIG` names, if set.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunOptions {
     pub backend: Backend,
@@ -498,8 +499,11 @@ impl Diffusion {
             )));
         }
         let profiler = Profiler::new(options.trace);
-        let compile_options =
-            Options::new(options.backend).with_connectivities(grid.connectivities.clone());
+        // An options file (`GT4RS_CONFIG`) tunes the programs as it would any program's; the
+        // backend stays the one asked for.
+        let compile_options = Options::new(options.backend)
+            .with_config_from_env()?
+            .with_connectivities(grid.connectivities.clone());
         let o = &compile_options;
         let substeps = config.substeps();
         let nudgezone_diff = 0.04 / (params.scaled_nudge_max_coeff + f64::EPSILON);

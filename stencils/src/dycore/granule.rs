@@ -520,7 +520,11 @@ impl SolveNonhydro {
         }
         let params = NonHydrostaticParams::new(&config);
         let profiler = Profiler::new(options.trace);
-        let compile_options = Options::new(options.backend).with_connectivities(connectivities);
+        // An options file (`GT4RS_CONFIG`) tunes the programs as it would any program's; the
+        // backend stays the one asked for.
+        let compile_options = Options::new(options.backend)
+            .with_config_from_env()?
+            .with_connectivities(connectivities);
         let domains = Domains::of(zones)?;
         let programs = Programs::compile(
             &profiler,

@@ -172,6 +172,65 @@ fn reads_at_a_dynamic_level_take_the_fast_path() {
     assert!(general.contains("ReadOutside"), "{general}");
 }
 
+/// The body of `fn name` in `code`: from its first brace to the one that closes it.
+fn function_body<'a>(code: &'a str, name: &str) -> &'a str {
+    let start = code
+        .find(&format!("fn {name} ("))
+        .unwrap_or_else(|| panic!("no {name}: {code}"));
+    let rest = &code[start..];
+    let open = rest.find('{').expect("a body");
+    let mut depth = 0usize;
+    for (i, c) in rest[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &rest[open..=open + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    rest
+}
+
+/// Each kernel is compiled twice on x86-64: for the build's target and with AVX2 and FMA,
+/// the same loops, the second run where the options and the CPU allow.
+#[test]
+fn kernels_have_a_copy_for_wide_vectors() {
+    for json in [
+        include_str!("laplacian.json"),
+        include_str!("apply_diffusion_to_theta_and_exner.json"),
+    ] {
+        let code = emitted(json);
+        let names: Vec<&str> = if code.contains("fn run_cpu_v0 (") {
+            vec!["run_cpu_v0", "run_cpu_v1"]
+        } else {
+            vec!["run_cpu"]
+        };
+        for name in names {
+            let dispatch = function_body(&code, name);
+            assert!(
+                dispatch.contains("self . cpu . wide_vectors && :: gt4rs :: __private :: cpu :: has_avx2_and_fma ()"),
+                "{dispatch}"
+            );
+            let (portable, wide) = (
+                function_body(&code, &format!("{name}_portable")),
+                function_body(&code, &format!("{name}_wide")),
+            );
+            assert!(portable.contains("for k in"), "{portable}");
+            assert_eq!(portable, wide);
+            let attributes = &code[..code.find(&format!("fn {name}_wide (")).expect("wide")];
+            let attributes = &attributes[attributes.rfind("fn ").expect("a function before")..];
+            assert!(
+                attributes.contains("target_feature (enable = \"avx2,fma\")"),
+                "{attributes}"
+            );
+        }
+    }
+}
+
 /// ICON's `apply_diffusion_to_w_and_compute_horizontal_gradients_for_turbulence` (its
 /// `IR_JSON`): ∇²w sums over `C2E2CO`, whose slots are present or not per column. The fast path
 /// has a second call of its level function with every slot present and nothing undefined
@@ -186,8 +245,9 @@ fn neighbour_sums_get_a_level_loop_with_every_slot_present() {
         .map(|(at, _)| &code[at..])
         .filter(|rest| !rest.starts_with("stage0_levels (n :"))
         .collect();
-    // Two per copy of the program (`type_shear` is 2 or not, below).
-    assert_eq!(calls.len(), 4, "{code}");
+    // Two per copy of the program (`type_shear` is 2 or not, below), in each of its
+    // compilations (for the build's target and with AVX2).
+    assert_eq!(calls.len(), 8, "{code}");
     let argument_list = |call: &str| call[..call.find("} ;").unwrap_or(call.len())].to_string();
     for pair in calls.chunks(2) {
         let (usual, general) = (argument_list(pair[0]), argument_list(pair[1]));

@@ -13,6 +13,14 @@ pub use stage_groups::{for_tiles_of_stages, GroupStage, StageTiles};
 use crate::error::Error;
 use crate::options::CpuOptions;
 
+/// Whether this CPU has AVX2 and FMA, which the kernels' wide copy is compiled for (the
+/// standard library caches the detection: a load and a test after the first call).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn has_avx2_and_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
 /// A field buffer pointer that a kernel's blocks share across threads.
 #[derive(Clone, Copy, Debug)]
 pub struct Ptr<T>(*mut T);
@@ -370,6 +378,7 @@ mod tests {
                 chunk: 7,
                 k_block,
                 stage_group_chunk: 0,
+                wide_vectors: true,
             };
             pool.install(|| {
                 for_tiles(n_outer, levels, split_levels, &options, |lo, hi, k0, k1| {
