@@ -101,9 +101,10 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
     );
     let wide_target = quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]);
     quote! {
-        // Kept out of `call`: inlined there, its large frame and pre-loop checks made a 1-point
-        // call about 25 ns slower (`--bench call_overhead`, docs/performance.md).
-        #[inline(never)]
+        // Only the choice is inlined into `call`; the loops are kept out of it: inlined there,
+        // their large frame and pre-loop checks made a 1-point call about 25 ns slower
+        // (`--bench call_overhead`, docs/performance.md).
+        #[inline(always)]
         fn #name(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
             #wide_target
             if self.cpu.wide_vectors && ::gt4rs::__private::cpu::has_avx2_and_fma() {
