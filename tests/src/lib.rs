@@ -135,7 +135,8 @@ pub fn available_backends() -> Vec<TestBackend> {
         // Tiles of stages run together cut elsewhere than single stages' chunks.
         stage_group_chunk: 3,
         // The kernels' copy for the build's target (the default runs the AVX2 copy where the
-        // CPU has it).
+        // CPU has it). This crate's own programs have that copy only (`build.rs`); the
+        // library's, which its tests call too, have both.
         wide_vectors: false,
     };
     // One horizontal tile, so every column is split into one block of levels per thread.

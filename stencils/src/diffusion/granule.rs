@@ -1169,21 +1169,21 @@ mod tests {
         whole.zdiffusion_spans = vec![every_point];
         let state =
             jet_state_over(&grid, &vertical, &terrain, &JetSpec::default()).expect("a state");
-        let (mut over_spans, mut over_all) = (state.clone(), state);
-        spans
-            .initial_run(300.0, &mut over_spans, &mut spans_diagnostic)
-            .expect("runs");
-        whole
-            .initial_run(300.0, &mut over_all, &mut whole_diagnostic)
-            .expect("runs");
-        for _ in 0..2 {
-            spans
-                .run(300.0, &mut over_spans, &mut spans_diagnostic)
+        // The initial step and two regular ones.
+        let steps = |granule: &mut Diffusion, diagnostic: &mut DiagnosticState| {
+            let mut prognostic = state.clone();
+            granule
+                .initial_run(300.0, &mut prognostic, diagnostic)
                 .expect("runs");
-            whole
-                .run(300.0, &mut over_all, &mut whole_diagnostic)
-                .expect("runs");
-        }
+            for _ in 0..2 {
+                granule
+                    .run(300.0, &mut prognostic, diagnostic)
+                    .expect("runs");
+            }
+            prognostic
+        };
+        let over_spans = steps(&mut spans, &mut spans_diagnostic);
+        let over_all = steps(&mut whole, &mut whole_diagnostic);
         assert!(
             over_spans == over_all,
             "the steps over the steep spans differ from those over every cell"

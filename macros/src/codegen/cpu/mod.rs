@@ -94,12 +94,39 @@ pub fn emit(
 /// 20 %, docs/performance.md). Closures defined in the wide copy (each stage's body over a
 /// tile) inherit its target features; the column loops and operations they call are
 /// `#[inline(always)]`, so they compile with them too.
+///
+/// A crate whose programs only test the semantics may build one copy: its build script sets
+/// `cargo:rustc-env=GT4RS_KERNEL_COPIES=portable` (`gt4rs-tests` does; the second copy nearly
+/// doubles a crate's build time).
 fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -> TokenStream {
+    // `fn function` running the loops, after `attributes`.
+    let loops = |function: &syn::Ident, attributes: TokenStream| {
+        quote! {
+            #attributes
+            #[inline(never)]
+            #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
+            fn #function(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+                let mut args = args;
+                #body
+                Ok(())
+            }
+        }
+    };
+    if std::env::var_os("GT4RS_KERNEL_COPIES").is_some_and(|copies| copies == "portable") {
+        // Kept out of `call`: inlined there, its large frame and pre-loop checks made a 1-point
+        // call about 25 ns slower (`--bench call_overhead`, docs/performance.md).
+        return loops(name, quote!());
+    }
     let (portable, wide) = (
         format_ident!("{}_portable", name),
         format_ident!("{}_wide", name),
     );
     let wide_target = quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]);
+    let portable_loops = loops(&portable, quote!());
+    let wide_loops = loops(
+        &wide,
+        quote!(#wide_target #[target_feature(enable = "avx2,fma")]),
+    );
     quote! {
         // Only the choice is inlined into `call`; the loops are kept out of it: inlined there,
         // their large frame and pre-loop checks made a 1-point call about 25 ns slower
@@ -113,22 +140,8 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
             }
             self.#portable(args)
         }
-        #[inline(never)]
-        #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
-        fn #portable(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-            let mut args = args;
-            #body
-            Ok(())
-        }
-        #wide_target
-        #[target_feature(enable = "avx2,fma")]
-        #[inline(never)]
-        #[allow(unused_variables, unused_mut, unused_unsafe, unused_parens, unused_labels, clippy::all)]
-        fn #wide(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-            let mut args = args;
-            #body
-            Ok(())
-        }
+        #portable_loops
+        #wide_loops
     }
 }
 
