@@ -242,18 +242,23 @@ fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
     }
 }
 
-#[test]
-fn a_repeated_call_allocates_nothing() {
-    let grid = limited_area_grid();
-    let inputs = random_inputs(&grid, 11);
-    // On the calling thread only: rayon's task queue is no part of the program.
-    let serial = CpuOptions {
+/// Options that run every stage on the calling thread only: rayon's task queue, which
+/// allocates, is no part of the program.
+fn serial_options() -> CpuOptions {
+    CpuOptions {
         parallel_threshold: usize::MAX,
         chunk: 64,
         k_block: 0,
         stage_group_chunk: 64,
         wide_vectors: true,
-    };
+    }
+}
+
+#[test]
+fn a_repeated_call_allocates_nothing() {
+    let grid = limited_area_grid();
+    let inputs = random_inputs(&grid, 11);
+    let serial = serial_options();
     let program = compile(&grid, Backend::Cpu, serial);
     let mut first = poisoned(&grid);
     let first_allocations = allocations_of(|| run(&program, &inputs, &mut first).expect("runs"));
@@ -312,13 +317,7 @@ fn doubled_twice(
 
 #[test]
 fn a_repeated_call_of_stages_run_together_allocates_nothing() {
-    let serial = CpuOptions {
-        parallel_threshold: usize::MAX,
-        chunk: 64,
-        k_block: 0,
-        stage_group_chunk: 64,
-        wide_vectors: true,
-    };
+    let serial = serial_options();
     let program =
         doubled_twice::compile(&Options::new(Backend::Cpu).with_cpu(serial)).expect("compiles");
     let domain = [0..10, 0..NLEV];
