@@ -10,7 +10,7 @@
 //! cpu.parallel_threshold = 4096
 //! cpu.k_block = 16                            # split columns into blocks of 16 levels
 //! cpu.stage_group_chunk = 0                   # no stages run tile by tile together
-//! cpu.wide_vectors = false                    # never the AVX2 copy of the kernels
+//! cpu.vectors = "avx2"                        # at most the AVX2 copy of the kernels
 //! [program.apply_diffusion_to_vn.arch.sm_90]  # one program on one architecture
 //! cuda.k_block = 4
 //! ```
@@ -30,7 +30,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::options::{Backend, CpuOptions};
+use crate::options::{Backend, CpuOptions, Vectors};
 
 /// Options of the CUDA backend (used by the `cuda` feature).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,8 +78,8 @@ pub struct Settings {
     pub cpu_k_block: Option<usize>,
     /// `cpu.stage_group_chunk`: see [`CpuOptions::stage_group_chunk`].
     pub cpu_stage_group_chunk: Option<usize>,
-    /// `cpu.wide_vectors`: see [`CpuOptions::wide_vectors`].
-    pub cpu_wide_vectors: Option<bool>,
+    /// `cpu.vectors`: see [`CpuOptions::vectors`].
+    pub cpu_vectors: Option<Vectors>,
     /// `cuda.block_size`: see [`CudaOptions::block_size`].
     pub cuda_block_size: Option<u32>,
     /// `cuda.k_block`: see [`CudaOptions::k_block`].
@@ -99,7 +99,7 @@ pub const KEYS: &[&str] = &[
     "cpu.chunk",
     "cpu.k_block",
     "cpu.stage_group_chunk",
-    "cpu.wide_vectors",
+    "cpu.vectors",
     "cuda.block_size",
     "cuda.k_block",
     "cuda.max_registers",
@@ -380,7 +380,14 @@ fn settings(value: &toml::Value, section: &str, path: &Path) -> Result<Settings,
             "cpu.chunk" => s.cpu_chunk = Some(int(v)?.max(1) as usize),
             "cpu.k_block" => s.cpu_k_block = Some(int(v)? as usize),
             "cpu.stage_group_chunk" => s.cpu_stage_group_chunk = Some(int(v)? as usize),
-            "cpu.wide_vectors" => s.cpu_wide_vectors = Some(boolean(v)?),
+            "cpu.vectors" => {
+                let name = v.as_str().ok_or_else(|| {
+                    Error::Config(format!("{file}: `{section}.cpu.vectors` must be a string"))
+                })?;
+                s.cpu_vectors = Some(name.parse().map_err(|e: Error| {
+                    Error::Config(format!("{file}: `{section}.cpu.vectors`: {e}"))
+                })?);
+            }
             "cuda.block_size" => s.cuda_block_size = Some(int(v)? as u32),
             "cuda.k_block" => s.cuda_k_block = Some(int(v)?.max(1) as u32),
             "cuda.max_registers" => s.cuda_max_registers = Some(int(v)? as u32),
@@ -467,7 +474,7 @@ pub fn resolve(
             cpu_default.stage_group_chunk as u64,
             &|s| s.cpu_stage_group_chunk.map(|v| v as u64),
         ) as usize,
-        wide_vectors: cpu_default.wide_vectors,
+        vectors: cpu_default.vectors,
     };
     let cuda = CudaOptions {
         block_size: num("cuda.block_size", cuda_default.block_size as u64, &|s| {
@@ -502,12 +509,12 @@ pub fn resolve(
         ),
         ..cuda
     };
-    let cpu = CpuOptions {
-        wide_vectors: flag("cpu.wide_vectors", cpu_default.wide_vectors, &|s| {
-            s.cpu_wide_vectors
-        }),
-        ..cpu
-    };
+    let (text, source) = pick(Some(&arch), &|s| s.cpu_vectors.map(|v| v.to_string()))
+        .unwrap_or_else(|| (cpu_default.vectors.to_string(), Source::BuiltIn));
+    // `text` is a name `Vectors` wrote (from a parsed value or the default).
+    let vectors = text.parse().unwrap_or(cpu_default.vectors);
+    sources.push(("cpu.vectors".to_string(), text, source));
+    let cpu = CpuOptions { vectors, ..cpu };
     ProgramOptions {
         program: program.to_string(),
         arch,
@@ -652,6 +659,41 @@ mod tests {
                 .contains("cuda.hoist_column_work` must be true or false"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn vectors_come_from_the_file_by_name() {
+        let file = "[default]\ncpu.vectors = \"avx2\"\n[program.p]\ncpu.vectors = \"baseline\"\n";
+        let c = Config::parse(file, Path::new("x.toml")).expect("valid");
+        let p = resolve("p", &Settings::default(), None, Some(&c), None);
+        assert_eq!(p.cpu.vectors, Vectors::Baseline);
+        let q = resolve("q", &Settings::default(), None, Some(&c), None);
+        assert_eq!(q.cpu.vectors, Vectors::Avx2);
+        let (_, text, src) = q
+            .sources
+            .iter()
+            .find(|(k, _, _)| k == "cpu.vectors")
+            .expect("listed");
+        assert_eq!(
+            (text.as_str(), src.to_string()),
+            ("avx2", "x.toml [default]".into())
+        );
+        let built_in = resolve("q", &Settings::default(), None, None, None);
+        assert_eq!(built_in.cpu.vectors, CpuOptions::default().vectors);
+        for (bad, says) in [
+            (
+                "\"avx\"",
+                "unknown vector instructions `avx` (expected baseline, avx2 or avx512)",
+            ),
+            ("true", "`default.cpu.vectors` must be a string"),
+        ] {
+            let err = Config::parse(
+                &format!("[default]\ncpu.vectors = {bad}\n"),
+                Path::new("x.toml"),
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains(says), "{err}");
+        }
     }
 
     #[test]

@@ -146,7 +146,7 @@ pub use gt4rs_macros::{
     bind, dimensions, export_c, export_c_fn, field_operator, offsets, program, scalar_types,
     scan_operator,
 };
-pub use options::{Backend, CpuOptions, Options};
+pub use options::{Backend, CpuOptions, Options, Vectors};
 pub use signature::{ParamKind, ParamSignature, Signature};
 pub use view::{FieldMut, FieldRef};
 

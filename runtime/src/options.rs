@@ -53,6 +53,56 @@ impl std::str::FromStr for Backend {
     }
 }
 
+/// The widest vector instructions the CPU kernels may use. On x86-64 every loop nest is
+/// compiled once for the build's target and once for each wider set above it; a program runs
+/// the widest copy its options allow and the CPU has (`compile()` detects the CPU once). All
+/// copies give the same results bit for bit: none multiplies and adds in one rounding (Rust
+/// fuses no multiply-add the code does not ask for), and the vector operations round as the
+/// scalar ones. Elsewhere, and below the build's target, only the build's target applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Vectors {
+    /// The build's target only (x86-64's baseline: SSE2, two doubles an instruction).
+    Baseline,
+    /// AVX2 and FMA: four doubles an instruction, sixteen registers.
+    Avx2,
+    /// AVX-512 (F, VL, BW, DQ, CD) with AVX2 and FMA: eight doubles an instruction, 32
+    /// registers, masked loads and gathers.
+    Avx512,
+}
+
+impl Vectors {
+    /// The name used in options files (`"avx2"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Vectors::Baseline => "baseline",
+            Vectors::Avx2 => "avx2",
+            Vectors::Avx512 => "avx512",
+        }
+    }
+}
+
+impl std::fmt::Display for Vectors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Vectors {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "baseline" => Vectors::Baseline,
+            "avx2" => Vectors::Avx2,
+            "avx512" => Vectors::Avx512,
+            other => {
+                return Err(crate::Error::Config(format!(
+                    "unknown vector instructions `{other}` (expected baseline, avx2 or avx512)"
+                )))
+            }
+        })
+    }
+}
+
 /// Tuning of the fused CPU kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuOptions {
@@ -72,12 +122,9 @@ pub struct CpuOptions {
     /// tile, so what a stage reads of another's fields and inputs is still in cache); `0`: each
     /// stage over its whole domain before the next.
     pub stage_group_chunk: usize,
-    /// On x86-64, run the copy of the kernels compiled for AVX2 and FMA where the CPU has
-    /// them (detected at run time), else the copy for the build's target; `false`: always the
-    /// latter. The copies give the same results bit for bit (neither multiplies and adds in
-    /// one rounding: Rust fuses no multiply-add the code does not ask for). No effect where
-    /// the build's target has AVX2 already, or on other architectures.
-    pub wide_vectors: bool,
+    /// The widest vector instructions the kernels may use (see [`Vectors`]); `compile()`
+    /// lowers it to what the CPU has, so a compiled program's options name the copy it runs.
+    pub vectors: Vectors,
 }
 
 impl Default for CpuOptions {
@@ -87,7 +134,7 @@ impl Default for CpuOptions {
             chunk: 256,
             k_block: 0,
             stage_group_chunk: 256,
-            wide_vectors: true,
+            vectors: Vectors::Avx512,
         }
     }
 }
@@ -224,7 +271,7 @@ impl Options {
         self.settings.cpu_chunk = Some(cpu.chunk);
         self.settings.cpu_k_block = Some(cpu.k_block);
         self.settings.cpu_stage_group_chunk = Some(cpu.stage_group_chunk);
-        self.settings.cpu_wide_vectors = Some(cpu.wide_vectors);
+        self.settings.cpu_vectors = Some(cpu.vectors);
         self
     }
     /// Fixes static argument `name` of `program` to `value` at `compile()` (one variant).

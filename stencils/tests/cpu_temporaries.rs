@@ -218,14 +218,14 @@ fn the_temporary_covers_only_the_reach_of_the_domain_on_a_grid_with_skips() {
             chunk: 64,
             k_block: 0,
             stage_group_chunk: 64,
-            wide_vectors: true,
+            vectors: gt4rs::Vectors::Avx512,
         },
         CpuOptions {
             parallel_threshold: 0,
             chunk: 7,
             k_block: 2,
             stage_group_chunk: 5,
-            wide_vectors: false,
+            vectors: gt4rs::Vectors::Baseline,
         },
     ] {
         let mut actual = poisoned(&grid);
@@ -250,7 +250,7 @@ fn serial_options() -> CpuOptions {
         chunk: 64,
         k_block: 0,
         stage_group_chunk: 64,
-        wide_vectors: true,
+        vectors: gt4rs::Vectors::Avx512,
     }
 }
 

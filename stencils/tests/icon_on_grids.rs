@@ -15,13 +15,13 @@
 //! numbers (in [-1, 1) unless ICON's ranges are needed, `gt4rs_stencils::icon::calls::Draw`); pure outputs are
 //! poisoned with NaN before the run, and whole arrays are compared, so values outside the
 //! domain must survive. Both backends and the references agree bit for bit today; the bound is
-//! `RTOL`. The CPU kernels run in both their copies (`CpuOptions::wide_vectors`), which must
+//! `RTOL`. The CPU kernels run in each of their copies (`CpuOptions::vectors`), which must
 //! agree bit for bit.
 
 mod support;
 
 use gt4rs::grid::{GridDim, Zone, TABLE_WIDTHS};
-use gt4rs::{Backend, Connectivities, CpuOptions, Options};
+use gt4rs::{Backend, Connectivities, CpuOptions, Options, Vectors};
 use gt4rs_stencils::icon::reference::{self, PROGRAMS};
 use gt4rs_stencils::programs;
 use ndarray::ArrayD;
@@ -119,18 +119,24 @@ fn check_program(program: &str, g: &TestGrid, conns: &Connectivities, seed: u64)
             "{program} on {} (variant {variant}): the reference writes nothing",
             g.label
         );
-        // The CPU kernels run twice: their AVX2 copy where this CPU has it (the default), and
-        // the copy for the build's target, which must agree with it bit for bit.
-        let mut wide_outputs = None;
-        for (backend, wide_vectors) in [
-            (Backend::Embedded, true),
-            (Backend::Cpu, true),
-            (Backend::Cpu, false),
-        ] {
+        // The CPU kernels run in each copy this CPU has (the widest first, the default), which
+        // must agree bit for bit.
+        let mut widest_outputs = None;
+        let widest_here = gt4rs::__private::cpu::widest_vectors_here();
+        let runs = [
+            (Backend::Embedded, Vectors::Avx512),
+            (Backend::Cpu, Vectors::Avx512),
+            (Backend::Cpu, Vectors::Avx2),
+            (Backend::Cpu, Vectors::Baseline),
+        ];
+        for (backend, vectors) in runs {
+            if backend == Backend::Cpu && vectors < Vectors::Avx512 && vectors >= widest_here {
+                continue; // the same copy as the run before
+            }
             let options = Options::new(backend)
                 .with_connectivities(conns.clone())
                 .with_cpu(CpuOptions {
-                    wide_vectors,
+                    vectors,
                     ..CpuOptions::default()
                 });
             let compiled = (entry.compile)(&options).unwrap_or_else(|e| panic!("{program}: {e}"));
@@ -157,14 +163,15 @@ fn check_program(program: &str, g: &TestGrid, conns: &Connectivities, seed: u64)
             let outputs =
                 outcome.unwrap_or_else(|e| panic!("{program} on {} ({backend:?}): {e}", g.label));
             if backend == Backend::Cpu {
-                match &wide_outputs {
-                    None => wide_outputs = Some(outputs.clone()),
-                    Some(wide) => {
+                match &widest_outputs {
+                    None => widest_outputs = Some(outputs.clone()),
+                    Some(widest) => {
                         for name in &written {
                             assert!(
-                                bit_equal(&outputs[name], &wide[name]),
+                                bit_equal(&outputs[name], &widest[name]),
                                 "{program} on {} (variant {variant}): `{name}` differs between the \
-                                 CPU kernels' copy for the build's target and their AVX2 copy",
+                                 CPU kernels' copy for {vectors} and the widest this CPU has \
+                                 ({widest_here})",
                                 g.label
                             );
                         }

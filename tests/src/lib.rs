@@ -108,10 +108,10 @@ impl TestBackend {
                 cpu.chunk,
                 cpu.k_block,
                 cpu.stage_group_chunk,
-                if cpu.wide_vectors {
-                    ""
-                } else {
-                    ", the build target's vectors"
+                match cpu.vectors {
+                    gt4rs::Vectors::Avx512 => "",
+                    gt4rs::Vectors::Avx2 => ", at most AVX2",
+                    gt4rs::Vectors::Baseline => ", the build target's vectors",
                 }
             ),
             (_, Some(cuda)) => format!(
@@ -134,10 +134,10 @@ pub fn available_backends() -> Vec<TestBackend> {
         k_block: 0,
         // Tiles of stages run together cut elsewhere than single stages' chunks.
         stage_group_chunk: 3,
-        // The kernels' copy for the build's target (the default runs the AVX2 copy where the
-        // CPU has it). This crate's own programs have that copy only (`build.rs`); the
-        // library's, which its tests call too, have both.
-        wide_vectors: false,
+        // The kernels' copy for the build's target (the default runs the widest copy the CPU
+        // has). This crate's own programs have that copy only (`build.rs`); the library's,
+        // which its tests call too, have one per vector width.
+        vectors: gt4rs::Vectors::Baseline,
     };
     // One horizontal tile, so every column is split into one block of levels per thread.
     let split_columns = gt4rs::CpuOptions {
@@ -146,7 +146,8 @@ pub fn available_backends() -> Vec<TestBackend> {
         k_block: 1,
         // Split columns: stages of a group run one after the other.
         stage_group_chunk: 1 << 30,
-        wide_vectors: true,
+        // The library's programs' AVX2 copy, where the CPU has AVX-512 too.
+        vectors: gt4rs::Vectors::Avx2,
     };
     let plain = |backend| TestBackend {
         backend,

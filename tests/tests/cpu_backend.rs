@@ -43,7 +43,7 @@ fn options(parallel: bool, conns: Connectivities) -> Options {
             chunk: 7,
             k_block: 0,
             stage_group_chunk: 5,
-            wide_vectors: true,
+            vectors: gt4rs::Vectors::Avx512,
         })
 }
 

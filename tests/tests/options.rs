@@ -72,7 +72,7 @@ fn per_program_backends_from_code_and_file() -> Result<(), Error> {
 fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
     let file = Config::parse(
         "[default]\ncpu.parallel_threshold = 0\n[program.double_a]\ncpu.chunk = 3\ncpu.k_block = 4\n\
-         cpu.stage_group_chunk = 6\ncpu.wide_vectors = false\n",
+         cpu.stage_group_chunk = 6\ncpu.vectors = \"baseline\"\n",
         std::path::Path::new("test.toml"),
     )?;
     let options = Options::new(Backend::Cpu).with_config(file);
@@ -85,9 +85,9 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
             ta.chunk,
             ta.k_block,
             ta.stage_group_chunk,
-            ta.wide_vectors
+            ta.vectors
         ),
-        (0, 3, 4, 6, false)
+        (0, 3, 4, 6, gt4rs::Vectors::Baseline)
     );
     let default = CpuOptions::default();
     assert_eq!(
@@ -96,14 +96,15 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
             tb.chunk,
             tb.k_block,
             tb.stage_group_chunk,
-            tb.wide_vectors
+            tb.vectors
         ),
         (
             0,
             default.chunk,
             default.k_block,
             default.stage_group_chunk,
-            true
+            // The widest copy this CPU runs (`compile()` lowers the default to it).
+            gt4rs::__private::cpu::widest_vectors_here()
         )
     );
     // Explicit options in code win over the file.
@@ -112,7 +113,7 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
         chunk: 2,
         k_block: 8,
         stage_group_chunk: 9,
-        wide_vectors: false,
+        vectors: gt4rs::Vectors::Baseline,
     };
     assert_eq!(
         double_a::compile(&options.clone().with_cpu(explicit))?.cpu_options(),

@@ -294,7 +294,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     None
                 };
                 Ok(Compiled {
-                    backend, cpu: resolved.cpu, connectivities, cuda, statics, debug,
+                    backend, cpu: ::gt4rs::__private::cpu::on_this_machine(resolved.cpu), connectivities, cuda, statics, debug,
                     allow_unlisted_static_values: options.allow_unlisted_static_values,
                     cpu_scratch: ::core::default::Default::default(),
                 })
@@ -348,7 +348,8 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                 }
 
                 /// The CPU tuning this program resolved at `compile()` (from code, the options
-                /// file and the defaults; see `gt4rs::config`).
+                /// file and the defaults; see `gt4rs::config`), `vectors` lowered to what
+                /// this CPU has: the copy of the kernels that runs.
                 pub fn cpu_options(&self) -> ::gt4rs::CpuOptions {
                     self.cpu
                 }

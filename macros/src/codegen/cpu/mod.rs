@@ -85,19 +85,22 @@ pub fn emit(
     }
 }
 
-/// `fn name(&self, args) -> Result<(), Error>` running `body`'s loops, compiled twice on x86-64
-/// (unless the build's target has AVX2 already): `name_portable` for the build's target and
-/// `name_wide` with AVX2 and FMA, which `name` calls where the CPU has them and
-/// `CpuOptions::wide_vectors` allows. The baseline x86-64 target vectorises two doubles per
+/// `fn name(&self, args) -> Result<(), Error>` running `body`'s loops, compiled up to three
+/// times on x86-64: `name_portable` for the build's target, `name_avx2` with AVX2 and FMA
+/// (unless the target has AVX2) and `name_avx512` with AVX-512 too (unless the target has
+/// AVX-512F); `name` calls the widest that `CpuOptions::vectors` allows, which `compile()` has
+/// lowered to what the CPU has. The baseline x86-64 target vectorises two doubles per
 /// instruction in sixteen registers; the compute-bound stages (∇² and the Smagorinsky
 /// coefficient, the w diffusion) ran 20-35 % faster with four in thirty-two (the diffusion step
-/// 20 %, docs/performance.md). Closures defined in the wide copy (each stage's body over a
-/// tile) inherit its target features; the column loops and operations they call are
-/// `#[inline(always)]`, so they compile with them too.
+/// 20 %); AVX-512's gathers vectorise the loops that read at a level taken from a field (the
+/// pressure gradient, the θ diffusion at steep points 30-50 % faster again,
+/// docs/performance.md). Closures defined in a copy (each stage's body over a tile) inherit
+/// its target features; the column loops and operations they call are `#[inline(always)]`, so
+/// they compile with them too.
 ///
 /// A crate whose programs only test the semantics may build one copy: its build script sets
-/// `cargo:rustc-env=GT4RS_KERNEL_COPIES=portable` (`gt4rs-tests` does; the second copy nearly
-/// doubles a crate's build time).
+/// `cargo:rustc-env=GT4RS_KERNEL_COPIES=portable` (`gt4rs-tests` does; each further copy
+/// costs about as much build time as the first).
 fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -> TokenStream {
     // `fn function` running the loops, after `attributes`.
     let loops = |function: &syn::Ident, attributes: TokenStream| {
@@ -117,15 +120,22 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
         // call about 25 ns slower (`--bench call_overhead`, docs/performance.md).
         return loops(name, quote!());
     }
-    let (portable, wide) = (
+    let (portable, avx2, avx512) = (
         format_ident!("{}_portable", name),
-        format_ident!("{}_wide", name),
+        format_ident!("{}_avx2", name),
+        format_ident!("{}_avx512", name),
     );
-    let wide_target = quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]);
+    let avx2_target = quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]);
+    let avx512_target =
+        quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]);
     let portable_loops = loops(&portable, quote!());
-    let wide_loops = loops(
-        &wide,
-        quote!(#wide_target #[target_feature(enable = "avx2,fma")]),
+    let avx2_loops = loops(
+        &avx2,
+        quote!(#avx2_target #[target_feature(enable = "avx2,fma")]),
+    );
+    let avx512_loops = loops(
+        &avx512,
+        quote!(#avx512_target #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq,avx512cd")]),
     );
     quote! {
         // Only the choice is inlined into `call`; the loops are kept out of it: inlined there,
@@ -133,15 +143,22 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
         // (`--bench call_overhead`, docs/performance.md).
         #[inline(always)]
         fn #name(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
-            #wide_target
-            if self.cpu.wide_vectors && ::gt4rs::__private::cpu::has_avx2_and_fma() {
-                // SAFETY: `#wide` needs AVX2 and FMA only, and this CPU has both.
-                return unsafe { self.#wide(args) };
+            #avx512_target
+            if self.cpu.vectors == ::gt4rs::Vectors::Avx512 {
+                // SAFETY: `compile()` lowers `vectors` to what this CPU has
+                // (`cpu::on_this_machine`), so it has every feature `#avx512` is compiled for.
+                return unsafe { self.#avx512(args) };
+            }
+            #avx2_target
+            if self.cpu.vectors >= ::gt4rs::Vectors::Avx2 {
+                // SAFETY: as above; `#avx2` needs AVX2 and FMA only.
+                return unsafe { self.#avx2(args) };
             }
             self.#portable(args)
         }
         #portable_loops
-        #wide_loops
+        #avx2_loops
+        #avx512_loops
     }
 }
 

@@ -195,10 +195,10 @@ fn function_body<'a>(code: &'a str, name: &str) -> &'a str {
     rest
 }
 
-/// Each kernel is compiled twice on x86-64: for the build's target and with AVX2 and FMA,
-/// the same loops, the second run where the options and the CPU allow.
+/// Each kernel is compiled three times on x86-64: for the build's target, with AVX2 and FMA,
+/// and with AVX-512 too, the same loops; the widest the options allow runs.
 #[test]
-fn kernels_have_a_copy_for_wide_vectors() {
+fn kernels_have_a_copy_per_vector_width() {
     for json in [
         include_str!("laplacian.json"),
         include_str!("apply_diffusion_to_theta_and_exner.json"),
@@ -211,22 +211,31 @@ fn kernels_have_a_copy_for_wide_vectors() {
         };
         for name in names {
             let dispatch = function_body(&code, name);
-            assert!(
-                dispatch.contains("self . cpu . wide_vectors && :: gt4rs :: __private :: cpu :: has_avx2_and_fma ()"),
-                "{dispatch}"
-            );
-            let (portable, wide) = (
-                function_body(&code, &format!("{name}_portable")),
-                function_body(&code, &format!("{name}_wide")),
-            );
+            let widest = dispatch
+                .find("if self . cpu . vectors == :: gt4rs :: Vectors :: Avx512 {")
+                .expect(dispatch);
+            let avx2 = dispatch
+                .find("if self . cpu . vectors >= :: gt4rs :: Vectors :: Avx2 {")
+                .expect(dispatch);
+            assert!(widest < avx2, "the widest copy is tried first: {dispatch}");
+            let portable = function_body(&code, &format!("{name}_portable"));
             assert!(portable.contains("for k in"), "{portable}");
-            assert_eq!(portable, wide);
-            let attributes = &code[..code.find(&format!("fn {name}_wide (")).expect("wide")];
-            let attributes = &attributes[attributes.rfind("fn ").expect("a function before")..];
-            assert!(
-                attributes.contains("target_feature (enable = \"avx2,fma\")"),
-                "{attributes}"
-            );
+            for (copy, features) in [
+                ("avx2", "avx2,fma"),
+                (
+                    "avx512",
+                    "avx2,fma,avx512f,avx512vl,avx512bw,avx512dq,avx512cd",
+                ),
+            ] {
+                assert_eq!(portable, function_body(&code, &format!("{name}_{copy}")));
+                let function = format!("fn {name}_{copy} (");
+                let attributes = &code[..code.find(&function).expect(&function)];
+                let attributes = &attributes[attributes.rfind("fn ").expect("a function before")..];
+                assert!(
+                    attributes.contains(&format!("target_feature (enable = \"{features}\")")),
+                    "{attributes}"
+                );
+            }
         }
     }
 }
@@ -246,8 +255,8 @@ fn neighbour_sums_get_a_level_loop_with_every_slot_present() {
         .filter(|rest| !rest.starts_with("stage0_levels (n :"))
         .collect();
     // Two per copy of the program (`type_shear` is 2 or not, below), in each of its
-    // compilations (for the build's target and with AVX2).
-    assert_eq!(calls.len(), 8, "{code}");
+    // compilations (for the build's target, with AVX2 and with AVX-512).
+    assert_eq!(calls.len(), 12, "{code}");
     let argument_list = |call: &str| call[..call.find("} ;").unwrap_or(call.len())].to_string();
     for pair in calls.chunks(2) {
         let (usual, general) = (argument_list(pair[0]), argument_list(pair[1]));

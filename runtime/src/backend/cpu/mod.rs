@@ -11,14 +11,40 @@ mod stage_groups;
 pub use stage_groups::{for_tiles_of_stages, GroupStage, StageTiles};
 
 use crate::error::Error;
-use crate::options::CpuOptions;
+use crate::options::{CpuOptions, Vectors};
 
-/// Whether this CPU has AVX2 and FMA, which the kernels' wide copy is compiled for (the
-/// standard library caches the detection: a load and a test after the first call).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub fn has_avx2_and_fma() -> bool {
-    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+/// The widest vector instructions of [`Vectors`] this CPU has (the standard library caches
+/// the detection).
+pub fn widest_vectors_here() -> Vectors {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let avx2 = has!("avx2") && has!("fma");
+        let avx512 = has!("avx512f")
+            && has!("avx512vl")
+            && has!("avx512bw")
+            && has!("avx512dq")
+            && has!("avx512cd");
+        if avx2 && avx512 {
+            Vectors::Avx512
+        } else if avx2 {
+            Vectors::Avx2
+        } else {
+            Vectors::Baseline
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Vectors::Baseline
+}
+
+/// `options` as a program compiled on this machine keeps them: `vectors` lowered to what this
+/// CPU has, so a call picks its kernels' copy from the one value it holds, without asking the
+/// CPU (and the options shown for a compiled program name the copy that runs).
+pub fn on_this_machine(options: CpuOptions) -> CpuOptions {
+    CpuOptions {
+        vectors: options.vectors.min(widest_vectors_here()),
+        ..options
+    }
 }
 
 /// A field buffer pointer that a kernel's blocks share across threads.
@@ -300,6 +326,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn vectors_are_lowered_to_what_this_cpu_has() {
+        let here = widest_vectors_here();
+        for asked in [Vectors::Baseline, Vectors::Avx2, Vectors::Avx512] {
+            let options = CpuOptions {
+                vectors: asked,
+                ..CpuOptions::default()
+            };
+            let kept = on_this_machine(options);
+            assert_eq!(kept.vectors, asked.min(here));
+            assert_eq!(
+                CpuOptions {
+                    vectors: asked,
+                    ..kept
+                },
+                options
+            );
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            here >= Vectors::Avx2,
+            is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+        );
+    }
+
+    #[test]
     fn dense_layouts_are_counted_exactly() {
         assert_eq!(dense_layout([3, 4]), Some(([4, 1], 12)));
         assert_eq!(dense_layout([0, 4]), Some(([4, 1], 4)));
@@ -378,7 +429,7 @@ mod tests {
                 chunk: 7,
                 k_block,
                 stage_group_chunk: 0,
-                wide_vectors: true,
+                vectors: Vectors::Avx512,
             };
             pool.install(|| {
                 for_tiles(n_outer, levels, split_levels, &options, |lo, hi, k0, k1| {

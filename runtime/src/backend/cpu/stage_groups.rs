@@ -173,7 +173,7 @@ mod tests {
                 chunk: 7,
                 k_block,
                 stage_group_chunk: chunk,
-                wide_vectors: true,
+                vectors: crate::options::Vectors::Avx512,
             };
             let hits: Vec<Vec<AtomicUsize>> = ranges
                 .iter()
