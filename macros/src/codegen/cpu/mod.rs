@@ -93,8 +93,8 @@ pub fn emit(
 /// instruction in sixteen registers; the compute-bound stages (∇² and the Smagorinsky
 /// coefficient, the w diffusion) ran 20-35 % faster with four in thirty-two (the diffusion step
 /// 20 %); AVX-512's gathers vectorise the loops that read at a level taken from a field (the
-/// pressure gradient, the θ diffusion at steep points 30-50 % faster again,
-/// docs/performance.md). Closures defined in a copy (each stage's body over a tile) inherit
+/// pressure gradient 14-25 % faster than with AVX2, the θ diffusion with `apply_zdiffusion_t`
+/// 59-65 %, docs/performance.md). Closures defined in a copy (each stage's body over a tile) inherit
 /// its target features; the column loops and operations they call are `#[inline(always)]`, so
 /// they compile with them too.
 ///
