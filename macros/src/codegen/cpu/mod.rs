@@ -37,24 +37,25 @@ pub fn emit(
 ) -> TokenStream {
     let ty = &args.ty;
     let statics = lowered.map_or_else(|_| Vec::new(), |l| specialised_statics(program, l));
-    let emitted = if !statics.is_empty() {
-        // A copy that cannot be lowered (not expected where the program itself can be)
-        // leaves the program unspecialised rather than unable to run.
-        emit_specialised(program, &statics, ty).or_else(|_| {
-            lowered
-                .map_err(str::to_string)
-                .and_then(|l| emit_body(program, l, None, ""))
-        })
-    } else {
+    let unspecialised = || {
         lowered
             .map_err(str::to_string)
             .and_then(|l| emit_body(program, l, None, ""))
+            .map(|(scratch, body)| (scratch, kernel_copies(&format_ident!("run_cpu"), ty, &body)))
+    };
+    let emitted = if !statics.is_empty() {
+        // A copy that cannot be lowered (not expected where the program itself can be)
+        // leaves the program unspecialised rather than unable to run.
+        emit_specialised(program, &statics, ty).or_else(|_| unspecialised())
+    } else {
+        unspecialised()
     };
     match emitted {
-        Ok((scratch, body)) => {
-            let run_cpu = kernel_copies(&format_ident!("run_cpu"), ty, &body);
+        Ok((scratch, run_cpu)) => {
+            let tracked = kernel_copies_tracked();
             quote! {
                 const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
+                #tracked
                 #scratch
                 impl Compiled {
                     #run_cpu
@@ -98,9 +99,13 @@ pub fn emit(
 /// its target features; the column loops and operations they call are `#[inline(always)]`, so
 /// they compile with them too.
 ///
-/// A crate whose programs only test the semantics may build one copy: its build script sets
-/// `cargo:rustc-env=GT4RS_KERNEL_COPIES=portable` (`gt4rs-tests` does; each further copy
-/// costs about as much build time as the first).
+/// The wider copies are left out of a crate's own unit tests (`cfg(test)`): those check what a
+/// program computes, which every copy computes bit for bit alike, and each further copy costs
+/// about as much build time as the first (the stencil library's unit tests took 8.5 minutes of
+/// CPU time to build with three). A crate whose programs only test the semantics may build one
+/// copy everywhere: `GT4RS_KERNEL_COPIES=portable` in the environment of its build, or
+/// `cargo:rustc-env=GT4RS_KERNEL_COPIES=portable` from its build script (`gt4rs-tests` does);
+/// [`kernel_copies_tracked`] makes cargo rebuild the crate when the variable changes.
 fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -> TokenStream {
     // `fn function` running the loops, after `attributes`.
     let loops = |function: &syn::Ident, attributes: TokenStream| {
@@ -115,7 +120,7 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
             }
         }
     };
-    if std::env::var_os("GT4RS_KERNEL_COPIES").is_some_and(|copies| copies == "portable") {
+    if one_kernel_copy() {
         // Kept out of `call`: inlined there, its large frame and pre-loop checks made a 1-point
         // call about 25 ns slower (`--bench call_overhead`, docs/performance.md).
         return loops(name, quote!());
@@ -125,9 +130,10 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
         format_ident!("{}_avx2", name),
         format_ident!("{}_avx512", name),
     );
-    let avx2_target = quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]);
+    let avx2_target =
+        quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx2"), not(test)))]);
     let avx512_target =
-        quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f")))]);
+        quote!(#[cfg(all(target_arch = "x86_64", not(target_feature = "avx512f"), not(test)))]);
     let portable_loops = loops(&portable, quote!());
     let avx2_loops = loops(
         &avx2,
@@ -159,6 +165,22 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
         #portable_loops
         #avx2_loops
         #avx512_loops
+    }
+}
+
+/// Whether the crate being compiled asked for one copy of the kernels (`GT4RS_KERNEL_COPIES`).
+fn one_kernel_copy() -> bool {
+    std::env::var_os("GT4RS_KERNEL_COPIES").is_some_and(|copies| copies == "portable")
+}
+
+/// A constant naming `GT4RS_KERNEL_COPIES` through `option_env!`, emitted once per program:
+/// rustc records the variables a crate's code reads that way in its dep-info, and cargo
+/// rebuilds the crate when one changes. The macro's own read of the variable is invisible to
+/// both, so without it a crate built with one copy would keep its one copy after the variable
+/// is unset.
+fn kernel_copies_tracked() -> TokenStream {
+    quote! {
+        const _: ::core::option::Option<&str> = ::core::option_env!("GT4RS_KERNEL_COPIES");
     }
 }
 
@@ -311,12 +333,18 @@ fn emit_specialised(
             #(#functions)*
         }
     };
-    let body = quote! {
-        match (#(args.#names,)*) {
-            #(#arms)*
+    // The match is compiled once: each specialisation's `run_cpu_vN` has the copies of its
+    // loops and picks one.
+    let run_cpu = quote! {
+        #[inline(always)]
+        fn run_cpu(&self, args: #args_ty) -> ::core::result::Result<(), ::gt4rs::Error> {
+            match (#(args.#names,)*) {
+                #(#arms)*
+            }
+            Ok(())
         }
     };
-    Ok((scratch, body))
+    Ok((scratch, run_cpu))
 }
 
 /// The loop nests of `lowered`; for `Some(variant)`, its scratch type is `CpuScratchV{variant}`,

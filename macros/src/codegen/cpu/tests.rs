@@ -195,8 +195,9 @@ fn function_body<'a>(code: &'a str, name: &str) -> &'a str {
     rest
 }
 
-/// Each kernel is compiled three times on x86-64: for the build's target, with AVX2 and FMA,
-/// and with AVX-512 too, the same loops; the widest the options allow runs.
+/// Each kernel is compiled three times on x86-64 (once in a crate's unit tests): for the
+/// build's target, with AVX2 and FMA, and with AVX-512 too, the same loops; the widest the
+/// options allow runs.
 #[test]
 fn kernels_have_a_copy_per_vector_width() {
     for json in [
@@ -204,7 +205,14 @@ fn kernels_have_a_copy_per_vector_width() {
         include_str!("apply_diffusion_to_theta_and_exner.json"),
     ] {
         let code = emitted(json);
+        // The variable that asks for one copy is named where rustc tracks it.
+        assert!(
+            code.contains("option_env ! (\"GT4RS_KERNEL_COPIES\")"),
+            "{code}"
+        );
         let names: Vec<&str> = if code.contains("fn run_cpu_v0 (") {
+            // The match on the static values is compiled once, not per copy.
+            assert!(!code.contains("fn run_cpu_portable ("), "{code}");
             vec!["run_cpu_v0", "run_cpu_v1"]
         } else {
             vec!["run_cpu"]
@@ -235,6 +243,8 @@ fn kernels_have_a_copy_per_vector_width() {
                     attributes.contains(&format!("target_feature (enable = \"{features}\")")),
                     "{attributes}"
                 );
+                // A crate's own unit tests build the portable copy only.
+                assert!(attributes.contains("not (test)"), "{attributes}");
             }
         }
     }
