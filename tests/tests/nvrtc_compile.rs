@@ -11,6 +11,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use gt4rs::__private::cuda_source::Translation;
 use gt4rs::__private::ir::{ScalarType, ScalarValue, Type};
 use gt4rs::cuda::offline::{self, CompiledVariant, OfflineTarget, Variant};
@@ -249,61 +251,74 @@ fn every_kernel_compiles_and_assembles_without_warnings_within_the_register_budg
         println!("skipped: no ptxas (set GT4RS_PTXAS or put it on PATH)");
         return;
     };
-    let mut problems = Vec::new();
-    let mut rows = Vec::new();
-    let mut kernels = 0usize;
-    for translation in translations() {
+    let translations = translations();
+    let mut jobs = Vec::new();
+    for translation in &translations {
         assert_eq!(translation.kernels.err(), None, "{}", translation.name);
         for arch in ["sm_80", "sm_90"] {
+            for (variant, options) in compilations(translation) {
+                if variant.label == "hoisted" && arch != "sm_90" {
+                    continue;
+                }
+                jobs.push((translation, arch, variant, options));
+            }
+        }
+    }
+    // NVRTC and ptxas on every core (each compilation has a temporary folder of its own); the
+    // results are read in the order above.
+    let results: Vec<_> = jobs
+        .into_par_iter()
+        .map(|(translation, arch, variant, options)| {
+            let label = format!("{} ({}) {arch}", translation.name, variant.label);
             let target = OfflineTarget {
                 arch,
                 out: None,
                 ptxas: Some(&ptxas),
             };
-            for (variant, options) in compilations(&translation) {
-                if variant.label == "hoisted" && arch != "sm_90" {
-                    continue;
-                }
-                let label = format!("{} ({}) {arch}", translation.name, variant.label);
-                let compiled =
-                    match offline::compile_variant(&translation, variant, &options, &target) {
-                        Ok(c) => c,
-                        Err(e) => {
-                            problems.push(format!("{label}: {e}"));
-                            continue;
-                        }
-                    };
-                if !compiled.nvrtc_log.is_empty() {
-                    problems.push(format!("{label}: NVRTC warns:\n{}", compiled.nvrtc_log));
-                }
-                for w in &compiled.ptxas_warnings {
-                    problems.push(format!("{label}: ptxas warns: {w}"));
-                }
-                for k in &compiled.kernels {
-                    kernels += 1;
-                    let Some(r) = &k.resources else {
-                        problems.push(format!("{label}: ptxas reported nothing on {}", k.kernel));
-                        continue;
-                    };
-                    let budgeted = arch == "sm_90" && compiled.variant.label == "dynamic";
-                    let (registers, stores, loads) = OVER_BUDGET
-                        .iter()
-                        .find(|(name, ..)| *name == k.kernel)
-                        .map_or((REGISTER_BUDGET, 0, 0), |&(_, r, s, l)| (r, s, l));
-                    let over = r.registers > registers
-                        || r.spill_store_bytes > stores
-                        || r.spill_load_bytes > loads;
-                    if budgeted && over {
-                        problems.push(format!(
-                            "{label}: {} uses {} registers (budget {registers}) and spills \
-                             {} B / loads {} B",
-                            k.kernel, r.registers, r.spill_store_bytes, r.spill_load_bytes
-                        ));
-                    }
-                }
-                rows.extend(table_row(&compiled));
+            let compiled = offline::compile_variant(translation, variant, &options, &target);
+            (label, arch, compiled)
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let mut rows = Vec::new();
+    let mut kernels = 0usize;
+    for (label, arch, compiled) in results {
+        let compiled = match compiled {
+            Ok(c) => c,
+            Err(e) => {
+                problems.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        if !compiled.nvrtc_log.is_empty() {
+            problems.push(format!("{label}: NVRTC warns:\n{}", compiled.nvrtc_log));
+        }
+        for w in &compiled.ptxas_warnings {
+            problems.push(format!("{label}: ptxas warns: {w}"));
+        }
+        for k in &compiled.kernels {
+            kernels += 1;
+            let Some(r) = &k.resources else {
+                problems.push(format!("{label}: ptxas reported nothing on {}", k.kernel));
+                continue;
+            };
+            let budgeted = arch == "sm_90" && compiled.variant.label == "dynamic";
+            let (registers, stores, loads) = OVER_BUDGET
+                .iter()
+                .find(|(name, ..)| *name == k.kernel)
+                .map_or((REGISTER_BUDGET, 0, 0), |&(_, r, s, l)| (r, s, l));
+            let over = r.registers > registers
+                || r.spill_store_bytes > stores
+                || r.spill_load_bytes > loads;
+            if budgeted && over {
+                problems.push(format!(
+                    "{label}: {} uses {} registers (budget {registers}) and spills \
+                     {} B / loads {} B",
+                    k.kernel, r.registers, r.spill_store_bytes, r.spill_load_bytes
+                ));
             }
         }
+        rows.extend(table_row(&compiled));
     }
     println!("| kernel | arch | variant | registers | spill stores / loads (B) | PTX (B) |");
     println!("|---|---|---|---|---|---|");
