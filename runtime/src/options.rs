@@ -124,6 +124,9 @@ pub struct CpuOptions {
     pub stage_group_chunk: usize,
     /// The widest vector instructions the kernels may use (see [`Vectors`]); `compile()`
     /// lowers it to what the CPU has, so a compiled program's options name the copy it runs.
+    /// Except where the program's crate was built with one copy (its own unit tests, or
+    /// `GT4RS_KERNEL_COPIES=portable` in its build's environment): that copy, the build
+    /// target's, runs whatever this says.
     pub vectors: Vectors,
 }
 

@@ -260,7 +260,8 @@ fn specialised_statics(program: &Program, lowered: &StageProgram) -> Vec<Special
 /// with those values fixed, chosen by a `match` at the call: a branch on a static argument that
 /// is not taken is then neither computed nor read (ICON's `apply_zdiffusion_t = false` skips the
 /// truly horizontal diffusion and its gathers, `type_shear != 2` the gradients of w), and the
-/// stages left may take the fast path.
+/// stages left may take the fast path. Returns the scratch types with each copy's `run_cpu_vN`,
+/// and `fn run_cpu` holding the match.
 fn emit_specialised(
     program: &Program,
     statics: &[Specialised],
