@@ -13,10 +13,12 @@
 //! after one warm-up call, its arguments converted once (`DynProgram::call_dynamic_timed`).
 //!
 //! `cargo bench -p gt4rs-benches --bench roofline [-- --grids r2b4,r2b5 --calls 20
-//!  --precision double,mixed --programs NAME,… --no-step --step-only --stages]`; `--stages` also
-//! prints how the all-threads calls' time splits over each program's stages
-//! (`gt4rs::profiling::stages`); `--step-only` times the diffusion step alone (at R2B4, the
-//! grid it runs on), counting its programs' bytes without timing them.
+//!  --precision double,mixed --programs NAME,… --setup N --no-step --step-only --stages]`;
+//! `--stages` also prints how the all-threads calls' time splits over each program's stages
+//! (`gt4rs::profiling::stages`); `--setup N` times only the Nth call of each program (its Nth
+//! set of static values in `icon_calls`, from 0), to profile one copy of its kernels;
+//! `--step-only` times the diffusion step alone (at R2B4, the grid it runs on), counting its
+//! programs' bytes without timing them.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -49,6 +51,9 @@ struct Settings {
     step_only: bool,
     /// Also time each program's stages (with all threads) and print them per grid.
     stages: bool,
+    /// Time only this one of each program's calls (the static values of `icon_calls`, in its
+    /// order), as when profiling one copy of the kernels.
+    setup: Option<usize>,
 }
 
 fn settings() -> Result<Settings, String> {
@@ -60,6 +65,7 @@ fn settings() -> Result<Settings, String> {
         step: true,
         step_only: false,
         stages: false,
+        setup: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -92,6 +98,13 @@ fn settings() -> Result<Settings, String> {
                         .split(',')
                         .map(str::to_string)
                         .collect(),
+                )
+            }
+            "--setup" => {
+                s.setup = Some(
+                    value("--setup")?
+                        .parse()
+                        .map_err(|e| format!("--setup: {e}"))?,
                 )
             }
             "--no-step" => s.step = false,
@@ -292,6 +305,9 @@ fn programs_on(
                 .map_err(|e| format!("{}: {e}", entry.name))?
                 .signature();
             for (i, setup) in setups.iter().enumerate() {
+                if settings.setup.is_some_and(|only| only != i) {
+                    continue;
+                }
                 let call = calls::random_call(&signature, grid, setup, 7 + i as u64)
                     .map_err(|e| e.to_string())?;
                 let bytes = traffic(&signature, &call)?;

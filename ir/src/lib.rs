@@ -18,6 +18,7 @@ pub mod build;
 pub mod carried;
 pub mod failure;
 pub mod fieldview;
+pub mod integer_cases;
 pub mod kernel;
 pub mod lower;
 pub mod scalar;

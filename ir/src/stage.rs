@@ -12,8 +12,6 @@
 //! table entry of the offset's `to` dimension. A sparse field (one with a local dimension) is
 //! additionally read at a [`Slot`], and written one slot per [`Output`].
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use crate::fieldview::{BinaryOp, Literal, MathFun, ReduceOp, UnaryOp};
@@ -548,53 +546,5 @@ impl StageProgram {
     /// The offset named `name`, if the program mentions it.
     pub fn offset(&self, name: &str) -> Option<&OffsetInfo> {
         self.offsets.iter().find(|o| o.name == name)
-    }
-
-    /// The integer literals scalar parameter `param` is compared with, when testing it for
-    /// equality (`==`, `!=`) with literals is all the stages do with it: its value then matters
-    /// only through which of them it equals, if any (ICON's `type_shear == 2`). `None` where
-    /// the stages use it in any other way (arithmetic, an order, a bound, a stored value).
-    pub fn equality_tests_of(&self, param: u32) -> Option<BTreeSet<i64>> {
-        let mut values = BTreeSet::new();
-        for stage in &self.stages {
-            let is_param =
-                |id: NodeId| matches!(stage.node(id), Node::Scalar { param: p, .. } if *p == param);
-            let bounds = stage
-                .domain
-                .iter()
-                .flat_map(|r| r.start.nodes().into_iter().chain(r.end.nodes()));
-            let carries = stage.scan.iter().flat_map(|scan| {
-                scan.carry
-                    .iter()
-                    .flat_map(|c| [Some(c.init), Some(c.next), c.active])
-                    .flatten()
-            });
-            let stored = stage.outputs.iter().map(|o| o.value);
-            if bounds.chain(carries).chain(stored).any(is_param) {
-                return None;
-            }
-            for node in &stage.nodes {
-                if !node.children().into_iter().any(is_param) {
-                    continue;
-                }
-                let Node::Compare {
-                    op: CmpOp::Eq | CmpOp::Ne,
-                    lhs,
-                    rhs,
-                } = node
-                else {
-                    return None;
-                };
-                let other = if is_param(*lhs) { *rhs } else { *lhs };
-                match stage.node(other) {
-                    Node::Literal {
-                        value: Literal::Int(v),
-                        ..
-                    } => values.insert(*v),
-                    _ => return None,
-                };
-            }
-        }
-        Some(values)
     }
 }

@@ -123,11 +123,21 @@ pub struct CpuOptions {
     /// stage over its whole domain before the next.
     pub stage_group_chunk: usize,
     /// The widest vector instructions the kernels may use (see [`Vectors`]); `compile()`
-    /// lowers it to what the CPU has, so a compiled program's options name the copy it runs.
-    /// Except where the program's crate was built with one copy (its own unit tests, or
-    /// `GT4RS_KERNEL_COPIES=portable` in its build's environment): that copy, the build
-    /// target's, runs whatever this says.
+    /// lowers it to what the CPU has and to the widest copy the program's crate compiled (a
+    /// crate built with one copy, for its own unit tests or with `GT4RS_KERNEL_COPIES=portable`
+    /// in its build's environment, holds only the build target's), so a compiled program's
+    /// options name the copy it runs.
     pub vectors: Vectors,
+}
+
+impl CpuOptions {
+    /// These options with [`CpuOptions::vectors`] at most `widest`.
+    pub fn with_vectors_at_most(self, widest: Vectors) -> Self {
+        CpuOptions {
+            vectors: self.vectors.min(widest),
+            ..self
+        }
+    }
 }
 
 impl Default for CpuOptions {

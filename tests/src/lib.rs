@@ -238,6 +238,21 @@ pub fn for_each_backend(mut case: impl FnMut(TestBackend) -> Result<(), Error>) 
     }
 }
 
+/// The widest vectors a program of this crate runs: `gt4rs-tests` builds one copy of the kernels
+/// (its build script sets `GT4RS_KERNEL_COPIES`), the build target's, and `compile()` lowers
+/// `cpu.vectors` to that copy and to what the CPU has.
+pub fn widest_vectors_of_this_build() -> gt4rs::Vectors {
+    use gt4rs::Vectors;
+    let target = if cfg!(all(target_arch = "x86_64", target_feature = "avx512f")) {
+        Vectors::Avx512
+    } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+        Vectors::Avx2
+    } else {
+        Vectors::Baseline
+    };
+    target.min(gt4rs::__private::cpu::widest_vectors_here())
+}
+
 /// The seeded generator of one case (each case picks its own seed, so cases stay independent).
 pub fn rng(seed: u64) -> ChaCha8Rng {
     testing::rng(seed)

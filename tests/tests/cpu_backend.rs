@@ -662,3 +662,15 @@ fn cpu_scans_in_concat_where_branches_start_at_their_region() {
         }
     }
 }
+
+/// `gt4rs-tests` builds one copy of the kernels (its build script sets `GT4RS_KERNEL_COPIES`),
+/// compiled for the build's target: asked for AVX-512, a compiled program's options name that
+/// copy (and no more than the CPU has), the copy it runs.
+#[test]
+fn a_one_copy_build_names_its_copy_in_the_options() {
+    let prog = laplacian::compile(&options(true, Connectivities::new())).expect("compiles");
+    assert_eq!(
+        prog.cpu_options().vectors,
+        gt4rs_tests::widest_vectors_of_this_build()
+    );
+}

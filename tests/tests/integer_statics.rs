@@ -56,3 +56,56 @@ fn each_value_of_an_integer_static_runs_its_own_copy() {
         Ok(())
     });
 }
+
+#[field_operator]
+fn by_order(a: Field<(I, K), f64>, mode: i32) -> Field<(I, K), f64> {
+    if mode >= 3 {
+        a * 2.0
+    } else if 0 > mode {
+        a.at(K - 1)
+    } else {
+        a + 1.0
+    }
+}
+
+#[program]
+fn by_order_prog(a: &Field<(I, K), f64>, out: &mut Field<(I, K), f64>, #[static_arg] mode: i32) {
+    by_order(a, mode).write_to(out, domain![I: 0..5, K: 1..4]);
+}
+
+/// An `i32` static argument compared in order (`mode >= 3`, `0 > mode`): the CPU kernels get a
+/// copy per class of values (`..=-1`, `0..=2`, `3..`); every backend gives the same values at
+/// each class's edges and far from them.
+#[test]
+fn each_class_of_an_integer_static_compared_in_order_runs_its_own_copy() {
+    let ir = gt4rs::__private::ir::lower::lower(by_order_prog::ir()).expect("lowers");
+    let comparisons = ir
+        .literal_comparisons_of(2)
+        .expect("compared with literals only");
+    assert_eq!(comparisons.len(), 2, "{comparisons:?}");
+    assert_eq!(ir.equality_tests_of(2), None, "not equality tests only");
+    let mut rng = rng(1702);
+    let a: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..4]);
+    for_each_backend(|backend| {
+        let prog = by_order_prog::compile(&backend.options())?;
+        for mode in [-1, 0, 2, 3, 4, -7, 9, i32::MIN, i32::MAX] {
+            let mut out = poisoned(&[0..5, 0..4]);
+            prog.call(by_order_prog::Args {
+                a: &a,
+                out: &mut out,
+                mode,
+            })?;
+            expect_field(
+                &format!("mode {mode}"),
+                &out,
+                &[0..5, 1..4],
+                |p| match mode {
+                    3.. => 2.0 * at(&a, p),
+                    ..=-1 => at(&a, &[p[0], p[1] - 1]),
+                    _ => at(&a, p) + 1.0,
+                },
+            );
+        }
+        Ok(())
+    });
+}

@@ -103,8 +103,9 @@ fn cpu_tuning_from_the_file_reaches_the_program() -> Result<(), Error> {
             default.chunk,
             default.k_block,
             default.stage_group_chunk,
-            // The widest copy this CPU runs (`compile()` lowers the default to it).
-            gt4rs::__private::cpu::widest_vectors_here()
+            // The widest copy this build holds and this CPU runs (`compile()` lowers the
+            // default to it).
+            gt4rs_tests::widest_vectors_of_this_build()
         )
     );
     // Explicit options in code win over the file.

@@ -294,7 +294,7 @@ pub fn emit(func: &ItemFn, program: &Program) -> TokenStream {
                     None
                 };
                 Ok(Compiled {
-                    backend, cpu: ::gt4rs::__private::cpu::on_this_machine(resolved.cpu), connectivities, cuda, statics, debug,
+                    backend, cpu: ::gt4rs::__private::cpu::on_this_machine(resolved.cpu).with_vectors_at_most(WIDEST_KERNEL_COPY), connectivities, cuda, statics, debug,
                     allow_unlisted_static_values: options.allow_unlisted_static_values,
                     cpu_scratch: ::core::default::Default::default(),
                 })

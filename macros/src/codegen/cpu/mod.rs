@@ -11,6 +11,7 @@
 
 mod failure;
 mod ops;
+mod specialise;
 mod stage;
 
 use std::collections::BTreeSet;
@@ -25,6 +26,7 @@ use gt4rs_ir::tile_groups::tile_groups;
 use gt4rs_ir::{ScalarType, Type};
 
 use crate::codegen::program::ArgsInfo;
+use specialise::{specialised_statics, Specialised};
 
 /// Emits `impl Compiled { fn run_cpu(&self, args: Args) -> Result<(), Error> }` and
 /// `CPU_UNSUPPORTED`: `None`, or why the program cannot run on the CPU backend. A program the
@@ -53,9 +55,11 @@ pub fn emit(
     match emitted {
         Ok((scratch, run_cpu)) => {
             let tracked = kernel_copies_tracked();
+            let widest = widest_kernel_copy();
             quote! {
                 const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::None;
                 #tracked
+                #widest
                 #scratch
                 impl Compiled {
                     #run_cpu
@@ -69,6 +73,8 @@ pub fn emit(
             );
             quote! {
                 const CPU_UNSUPPORTED: ::core::option::Option<&str> = ::core::option::Option::Some(#message);
+                /// No kernels: nothing to choose.
+                const WIDEST_KERNEL_COPY: ::gt4rs::Vectors = ::gt4rs::Vectors::Baseline;
                 /// No temporaries: the CPU backend does not run this program.
                 #[derive(Debug, Default)]
                 pub struct CpuScratch;
@@ -168,6 +174,28 @@ fn kernel_copies(name: &syn::Ident, args_ty: &TokenStream, body: &TokenStream) -
     }
 }
 
+/// `WIDEST_KERNEL_COPY`, the widest vectors a copy of the program's kernels uses, which
+/// `compile()` lowers `CpuOptions::vectors` to, so that the options a compiled program shows
+/// name the copy it runs: with every copy (x86-64, not a unit test) AVX-512; with one copy, what
+/// the build's target has.
+fn widest_kernel_copy() -> TokenStream {
+    let every_copy = if one_kernel_copy() {
+        quote!(false)
+    } else {
+        quote!(cfg!(all(target_arch = "x86_64", not(test))))
+    };
+    quote! {
+        const WIDEST_KERNEL_COPY: ::gt4rs::Vectors =
+            if #every_copy || cfg!(all(target_arch = "x86_64", target_feature = "avx512f")) {
+                ::gt4rs::Vectors::Avx512
+            } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+                ::gt4rs::Vectors::Avx2
+            } else {
+                ::gt4rs::Vectors::Baseline
+            };
+    }
+}
+
 /// Whether the crate being compiled asked for one copy of the kernels (`GT4RS_KERNEL_COPIES`).
 fn one_kernel_copy() -> bool {
     std::env::var_os("GT4RS_KERNEL_COPIES").is_some_and(|copies| copies == "portable")
@@ -182,78 +210,6 @@ fn kernel_copies_tracked() -> TokenStream {
     quote! {
         const _: ::core::option::Option<&str> = ::core::option_env!("GT4RS_KERNEL_COPIES");
     }
-}
-
-/// The most copies of a program's CPU kernels its static arguments may make.
-const MAX_SPECIALISED_COPIES: usize = 8;
-
-/// A static argument the CPU kernels are specialised on: its position, name and the values a
-/// copy is lowered with, each with the pattern that picks that copy.
-struct Specialised {
-    param: u32,
-    name: syn::Ident,
-    cases: Vec<(Literal, TokenStream)>,
-}
-
-/// The static arguments that get a copy of the kernels per value: every `bool`, and every
-/// integer the stages only test for equality with literals (a copy per literal and one for
-/// any other value, lowered with a value equal to none of them); in parameter order while the
-/// copies stay within [`MAX_SPECIALISED_COPIES`].
-fn specialised_statics(program: &Program, lowered: &StageProgram) -> Vec<Specialised> {
-    let mut chosen = Vec::new();
-    let mut copies = 1usize;
-    for (i, p) in program.params.iter().enumerate() {
-        let Type::Scalar(dtype) = p.ty else {
-            continue;
-        };
-        if !p.is_static {
-            continue;
-        }
-        let param = i as u32;
-        let cases = match dtype {
-            ScalarType::Bool => vec![
-                (Literal::Bool(false), quote!(false)),
-                (Literal::Bool(true), quote!(true)),
-            ],
-            ScalarType::I32 | ScalarType::I64 => {
-                let Some(tested) = lowered.equality_tests_of(param) else {
-                    continue;
-                };
-                // A literal outside the parameter's type never equals it: the copy for other
-                // values covers it.
-                let fits = |v: i64| dtype == ScalarType::I64 || i32::try_from(v).is_ok();
-                let tested: Vec<i64> = tested.into_iter().filter(|&v| fits(v)).collect();
-                if tested.is_empty() {
-                    continue;
-                }
-                let other = (0..).find(|v| !tested.contains(v)).unwrap_or(-1);
-                let mut cases: Vec<(Literal, TokenStream)> = tested
-                    .into_iter()
-                    .map(|v| {
-                        let pattern = if dtype == ScalarType::I32 {
-                            proc_macro2::Literal::i32_suffixed(v as i32)
-                        } else {
-                            proc_macro2::Literal::i64_suffixed(v)
-                        };
-                        (Literal::Int(v), quote!(#pattern))
-                    })
-                    .collect();
-                cases.push((Literal::Int(other), quote!(_)));
-                cases
-            }
-            _ => continue,
-        };
-        if copies.saturating_mul(cases.len()) > MAX_SPECIALISED_COPIES {
-            continue;
-        }
-        copies *= cases.len();
-        chosen.push(Specialised {
-            param,
-            name: syn::Ident::new(&p.name, Span::call_site()),
-            cases,
-        });
-    }
-    chosen
 }
 
 /// One loop nest per combination of the specialised static arguments' cases, each lowered
@@ -291,7 +247,7 @@ fn emit_specialised(
         let values: Vec<(u32, Literal)> = statics
             .iter()
             .zip(combination)
-            .map(|(s, &c)| (s.param, s.cases[c].0))
+            .map(|(s, &c)| (s.param, s.cases[c].value))
             .collect();
         let fixed = program.with_scalar_values(&values);
         let lowered = lower(&fixed).map_err(|e| e.message)?;
@@ -299,13 +255,7 @@ fn emit_specialised(
         let label = statics
             .iter()
             .zip(combination)
-            .map(|(s, &c)| match s.cases[c].0 {
-                Literal::Bool(b) => format!("{}={b}", s.name),
-                Literal::Int(i) if !s.cases[c].1.to_string().starts_with('_') => {
-                    format!("{}={i}", s.name)
-                }
-                _ => format!("{}=other", s.name),
-            })
+            .map(|(s, &c)| s.cases[c].label.as_str())
             .collect::<Vec<_>>()
             .join(",");
         let (scratch, body) = emit_body(&fixed, &lowered, Some(variant), &label)?;
@@ -315,7 +265,10 @@ fn emit_specialised(
         );
         scratch_defs.push(scratch);
         scratch_fields.push(quote!(#field: #ty));
-        let pattern = statics.iter().zip(combination).map(|(s, &c)| &s.cases[c].1);
+        let pattern = statics
+            .iter()
+            .zip(combination)
+            .map(|(s, &c)| &s.cases[c].pattern);
         // A function per copy: one function holding every copy's loops was optimised worse
         // (the truly horizontal diffusion's general loop took 1.6x as long).
         let function = format_ident!("run_cpu_v{}", variant);

@@ -1,8 +1,9 @@
 //! The emitted code's structure, on IR fixtures written by `tests/build.rs`. Set
 //! `GT4RS_PRINT_CPU=1` to print the emitted code (pipe through rustfmt to read it).
 
-use gt4rs_ir::fieldview::Program;
+use gt4rs_ir::fieldview::{Expr, Program, ProgramParam, ReduceOp, Role};
 use gt4rs_ir::lower::lower;
+use gt4rs_ir::{CmpOp, ScalarType, Type};
 use quote::quote;
 
 use crate::codegen::program::ArgsInfo;
@@ -339,4 +340,118 @@ fn a_scan_walks_groups_of_columns_side_by_side() {
     }
     assert!(!group.contains("continue"), "{group}");
     assert!(code.contains("'points : for p in first .. hi"), "{code}");
+}
+
+/// A program over `Edge × K` of `a` (and `c` at cells, read through `E2C`) with the static
+/// arguments `statics` after them, writing `value` to `out`.
+fn program_with_statics(statics: &[(&str, ScalarType)], value: Expr) -> Program {
+    use gt4rs_ir::build::{bundle, offset, program, program_param, whole_field, write};
+    let mut params = vec![
+        program_param("a", ek(), Role::In),
+        program_param("c", Type::field(&["Cell", "K"], F), Role::In),
+        program_param("out", ek(), Role::Out),
+    ];
+    params.extend(statics.iter().map(|&(name, dtype)| ProgramParam {
+        is_static: true,
+        ..program_param(name, Type::Scalar(dtype), Role::In)
+    }));
+    program(
+        "statics",
+        params,
+        vec![write(value, whole_field(2))],
+        bundle(
+            vec![],
+            &["Cell", "Edge"],
+            &["K"],
+            &[offset("E2C", "Edge", "Cell", 2)],
+        ),
+    )
+}
+
+const F: ScalarType = ScalarType::F64;
+
+fn ek() -> Type {
+    Type::field(&["Edge", "K"], F)
+}
+
+/// The `match` of a specialised program's `run_cpu`, from `match` to its closing brace.
+fn specialisation_match(code: &str) -> &str {
+    let start = code.find("match (args").expect("a specialised program");
+    let end = code[start..].find("} Ok").expect("the match closes") + start;
+    &code[start..=end]
+}
+
+/// `mode >= 3` on a static `i32`: a copy for `..=2` and one for the rest (the ICON solver's
+/// `divdamp_type >= 3`); a static `bool` the stages never read makes no copies.
+#[test]
+fn integer_statics_compared_in_order_get_a_copy_per_class() {
+    use gt4rs_ir::build::{add, compare, float, if_else, int, mul, param};
+    let value = if_else(
+        compare(
+            CmpOp::Ge,
+            param(3, Type::Scalar(ScalarType::I32)),
+            int(3),
+            Type::Scalar(ScalarType::Bool),
+        ),
+        mul(param(0, ek()), float(2.0)),
+        add(param(0, ek()), float(1.0)),
+        ek(),
+    );
+    let program = program_with_statics(
+        &[("mode", ScalarType::I32), ("unread", ScalarType::Bool)],
+        value,
+    );
+    let code = emit(&program).to_string();
+    assert!(!code.contains("compile_error"), "{code}");
+    assert_eq!(
+        specialisation_match(&code),
+        "match (args . mode ,) { (..= 2i32 ,) => self . run_cpu_v0 (args) ? , (_ ,) => self . run_cpu_v1 (args) ? , }"
+    );
+    assert!(
+        code.contains("\"mode in ..=2\""),
+        "the copies' stage-time names: {code}"
+    );
+    assert!(code.contains("\"mode in 3..\""), "{code}");
+}
+
+/// Four `bool` static arguments that each guard a product and one that guards a neighbour
+/// sum: of the 32 combinations the kernels get 8, and the neighbour sum's flag is among the
+/// three arguments specialised (taken in parameter order, it would have been left out).
+#[test]
+fn statics_that_take_the_most_work_out_are_specialised_first() {
+    use gt4rs_ir::build::{add, float, if_else, mul, neighbor_shift, param, reduce};
+    let flag = |i: u32| param(3 + i, Type::Scalar(ScalarType::Bool));
+    let mut value = param(0, ek());
+    for i in 0..4 {
+        value = if_else(
+            flag(i),
+            mul(value.clone(), float(2.0 + f64::from(i))),
+            value,
+            ek(),
+        );
+    }
+    let sparse = Type::field(&["Edge", "E2C", "K"], F);
+    let gathered = reduce(
+        ReduceOp::Sum,
+        "E2C",
+        neighbor_shift(
+            param(1, Type::field(&["Cell", "K"], F)),
+            "E2C",
+            None,
+            sparse,
+        ),
+    );
+    let value = if_else(flag(4), add(value.clone(), gathered), value, ek());
+    let statics: Vec<(String, ScalarType)> = (0..5)
+        .map(|i| (format!("b{i}"), ScalarType::Bool))
+        .collect();
+    let statics: Vec<(&str, ScalarType)> = statics.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+    let code = emit(&program_with_statics(&statics, value)).to_string();
+    let matched = specialisation_match(&code);
+    assert!(
+        matched.starts_with("match (args . b0 , args . b1 , args . b4 ,)"),
+        "{matched}"
+    );
+    assert!(code.contains("fn run_cpu_v7"), "8 copies: {code}");
+    assert!(!code.contains("fn run_cpu_v8"), "{code}");
 }

@@ -41,10 +41,7 @@ pub fn widest_vectors_here() -> Vectors {
 /// CPU has, so a call picks its kernels' copy from the one value it holds, without asking the
 /// CPU (and the options shown for a compiled program name the copy that runs).
 pub fn on_this_machine(options: CpuOptions) -> CpuOptions {
-    CpuOptions {
-        vectors: options.vectors.min(widest_vectors_here()),
-        ..options
-    }
+    options.with_vectors_at_most(widest_vectors_here())
 }
 
 /// A field buffer pointer that a kernel's blocks share across threads.
