@@ -7,6 +7,8 @@
 use std::collections::BTreeSet;
 
 use crate::fieldview::Literal;
+use crate::scalar::ops::compare;
+use crate::scalar::ScalarValue;
 use crate::stage::{Node, NodeId, StageProgram};
 use crate::types::{CmpOp, ScalarType};
 
@@ -23,15 +25,12 @@ pub struct LiteralComparison {
 impl LiteralComparison {
     /// The comparison's result for the parameter's value `value`.
     pub fn holds_for(&self, value: i64) -> bool {
-        let l = self.literal;
-        match self.op {
-            CmpOp::Eq => value == l,
-            CmpOp::Ne => value != l,
-            CmpOp::Lt => value < l,
-            CmpOp::Le => value <= l,
-            CmpOp::Gt => value > l,
-            CmpOp::Ge => value >= l,
-        }
+        let result = compare(
+            self.op,
+            ScalarValue::I64(value),
+            ScalarValue::I64(self.literal),
+        );
+        matches!(result, Ok(ScalarValue::Bool(true)))
     }
 }
 

@@ -1,7 +1,8 @@
-//! An `i32` static argument that the program only tests for equality with literals, one of
-//! them negative: the CPU kernels get a copy per literal and one for every other value (a
-//! `match` at the call picks it). Every backend gives the same values for the literals, for
-//! values next to them and for values far from them.
+//! `i32` static arguments that a program only compares with literals: tested for equality (one
+//! literal negative), the CPU kernels get a copy per literal and one for every other value;
+//! compared in order, a copy per class of values that compare alike (a `match` at the call
+//! picks it). Every backend gives the same values for the literals, for values next to them and
+//! for values far from them.
 
 use gt4rs_tests::*;
 
@@ -31,27 +32,37 @@ fn each_value_of_an_integer_static_runs_its_own_copy() {
         Some([-1, 3].into_iter().collect()),
         "the program tests `mode` against -1 and 3 only"
     );
-    let mut rng = rng(1701);
+    each_mode_on_every_backend(
+        1701,
+        &[-1, 3, 0, -2, 2, 4, i32::MIN, i32::MAX],
+        |options, a, mode, out| {
+            by_mode_prog::compile(options)?.call(by_mode_prog::Args { a, out, mode })
+        },
+        |mode, a, p| match mode {
+            -1 => 2.0 * at(a, p),
+            3 => at(a, &[p[0], p[1] - 1]),
+            _ => at(a, p) + 1.0,
+        },
+    );
+}
+
+/// Runs a program of `a` and `mode` (through `run`, on every backend, into a NaN-poisoned
+/// output) for each of `modes`, and checks the levels it writes against `expected`.
+fn each_mode_on_every_backend(
+    seed: u64,
+    modes: &[i32],
+    run: impl Fn(&Options, &Field<(I, K), f64>, i32, &mut Field<(I, K), f64>) -> Result<(), Error>,
+    expected: impl Fn(i32, &Field<(I, K), f64>, &[i64]) -> f64,
+) {
+    let mut rng = rng(seed);
     let a: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..4]);
     for_each_backend(|backend| {
-        let prog = by_mode_prog::compile(&backend.options())?;
-        for mode in [-1, 3, 0, -2, 2, 4, i32::MIN, i32::MAX] {
+        for &mode in modes {
             let mut out = poisoned(&[0..5, 0..4]);
-            prog.call(by_mode_prog::Args {
-                a: &a,
-                out: &mut out,
-                mode,
-            })?;
-            expect_field(
-                &format!("mode {mode}"),
-                &out,
-                &[0..5, 1..4],
-                |p| match mode {
-                    -1 => 2.0 * at(&a, p),
-                    3 => at(&a, &[p[0], p[1] - 1]),
-                    _ => at(&a, p) + 1.0,
-                },
-            );
+            run(&backend.options(), &a, mode, &mut out)?;
+            expect_field(&format!("mode {mode}"), &out, &[0..5, 1..4], |p| {
+                expected(mode, &a, p)
+            });
         }
         Ok(())
     });
@@ -84,28 +95,16 @@ fn each_class_of_an_integer_static_compared_in_order_runs_its_own_copy() {
         .expect("compared with literals only");
     assert_eq!(comparisons.len(), 2, "{comparisons:?}");
     assert_eq!(ir.equality_tests_of(2), None, "not equality tests only");
-    let mut rng = rng(1702);
-    let a: Field<(I, K), f64> = random_field(&mut rng, &[0..5, 0..4]);
-    for_each_backend(|backend| {
-        let prog = by_order_prog::compile(&backend.options())?;
-        for mode in [-1, 0, 2, 3, 4, -7, 9, i32::MIN, i32::MAX] {
-            let mut out = poisoned(&[0..5, 0..4]);
-            prog.call(by_order_prog::Args {
-                a: &a,
-                out: &mut out,
-                mode,
-            })?;
-            expect_field(
-                &format!("mode {mode}"),
-                &out,
-                &[0..5, 1..4],
-                |p| match mode {
-                    3.. => 2.0 * at(&a, p),
-                    ..=-1 => at(&a, &[p[0], p[1] - 1]),
-                    _ => at(&a, p) + 1.0,
-                },
-            );
-        }
-        Ok(())
-    });
+    each_mode_on_every_backend(
+        1702,
+        &[-1, 0, 2, 3, 4, -7, 9, i32::MIN, i32::MAX],
+        |options, a, mode, out| {
+            by_order_prog::compile(options)?.call(by_order_prog::Args { a, out, mode })
+        },
+        |mode, a, p| match mode {
+            3.. => 2.0 * at(a, p),
+            ..=-1 => at(a, &[p[0], p[1] - 1]),
+            _ => at(a, p) + 1.0,
+        },
+    );
 }
